@@ -1,0 +1,139 @@
+# prismlab - one non-recursive Makefile for the whole tree.
+#
+#   make            build bin/prismlab (needs the packages of `make deps`)
+#   make deps       install the Debian packages the build and tests need
+#   make check      deps, unit tests, the same tests under ASan+UBSan, summary
+#   make asan       build the sanitizer variant into build/asan/
+#   make bench      run the benchmarks; each prints `name: value unit`
+#   make demo       deps, build, run the pipeline on the bundled fixtures
+#   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page
+#
+# Sources are found by folder: every .c in a stage folder goes into the
+# library build/libprismlab.a, tests/<stage>/*_test.c become one test
+# program each, tests/<stage>/*_test.sh are script tests, and
+# tests/bench/*_bench.c are benchmarks.  Adding a file never needs an edit
+# here.  `make check` and `make demo` first call `make deps` and then
+# re-enter this Makefile, because pkg-config can only answer once the
+# packages are there.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+# Debian packages: build libraries, test tools, and what the tests boot or
+# drive (qemu and a kernel for the comedi VM test, chromium for the report).
+DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
+	libsndfile1-dev libfftw3-dev libcomedi-dev libcsv-dev libcmocka-dev \
+	libgsl-dev zlib1g-dev nettle-dev libinih-dev libplplot-dev \
+	plplot-driver-cairo fonts-dejavu-core qemu-system-x86 busybox-static \
+	cpio chromium
+
+PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lpthread -lm
+
+WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CFLAGS  ?= -O2 -g
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS) \
+	-DPL_VERSION='"$(VERSION)"' -MMD -MP
+
+STAGES  := core db acquire process model
+LIB_SRC := $(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c)))
+SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9]_*.sql))
+TEST_SRC  := $(sort $(wildcard $(addprefix tests/,$(addsuffix /*_test.c,$(STAGES) cli))))
+TEST_SH   := $(sort $(wildcard $(addprefix tests/,$(addsuffix /*_test.sh,$(STAGES) cli))))
+BENCH_SRC := $(sort $(wildcard tests/bench/*_bench.c))
+TEST_UTIL := $(wildcard tests/util/*.c)
+
+.DEFAULT_GOAL := all
+
+# Two build variants share the rules below: B is the output folder.
+define variant
+$(1)/gen/schemas.c: $(SCHEMAS) schemas/embed.sh
+	@mkdir -p $$(@D)
+	sh schemas/embed.sh $(SCHEMAS) > $$@.tmp && mv $$@.tmp $$@
+
+$(1)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
+
+$(1)/obj/gen/schemas.o: $(1)/gen/schemas.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
+
+$(1)/libprismlab.a: $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRC)) $(1)/obj/gen/schemas.o
+	rm -f $$@ && ar rcs $$@ $$^
+
+$(1)/bin/prismlab: $(1)/obj/prismlab.o $(1)/libprismlab.a
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$^ -o $$@ $$(PKG_LIBS)
+
+$(1)/tests/%: $(1)/obj/tests/%.o $(patsubst %.c,$(1)/obj/%.o,$(TEST_UTIL)) $(1)/libprismlab.a
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$^ -o $$@ $$(PKG_LIBS) -lcmocka
+endef
+
+$(eval $(call variant,build,))
+$(eval $(call variant,build/asan,$(SANFLAGS)))
+
+TESTS      := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
+ASAN_TESTS := $(patsubst tests/%.c,build/asan/tests/%,$(TEST_SRC))
+BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
+
+.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures
+.SECONDARY:
+
+all: bin/prismlab
+
+bin/prismlab: build/bin/prismlab
+	@mkdir -p bin
+	cp $< $@
+
+asan: build/asan/bin/prismlab $(ASAN_TESTS)
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "prismlab: missing Debian packages:$$missing -- run 'make deps' as root or 'apt-get install$$missing'" >&2; exit 1; \
+	fi; \
+	echo "prismlab: installing$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null
+
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: bin/prismlab build/asan/bin/prismlab $(TESTS) $(ASAN_TESTS)
+	@sh tests/run-tests.sh "$(TESTS)" "$(ASAN_TESTS)" "$(TEST_SH)"
+
+bench: bin/prismlab $(BENCHES)
+	@for b in $(BENCHES); do $$b || exit 1; done
+
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: bin/prismlab
+	@sh fixtures/demo.sh
+
+fixtures: bin/prismlab
+	@sh fixtures/make-fixtures.sh
+
+install: bin/prismlab
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/prismlab/schemas \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 bin/prismlab $(DESTDIR)$(PREFIX)/bin/prismlab
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(PREFIX)/share/prismlab/schemas/
+	install -m 644 docs/prismlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/prismlab.1
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

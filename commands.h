@@ -1,0 +1,19 @@
+/* commands.h - every `prismlab <command>` entry point.
+ *
+ * Each command lives in its stage's folder as cmd_<name>.c, parses its own
+ * options (getopt_long, with --help) and returns the exit status: 0 on
+ * success, 1 on a usage error, 2 on a data or I/O error (core/cli.h).
+ * To add a command: write the file, declare it here, add a row to the
+ * table in prismlab.c, and document it in docs/prismlab.1.
+ */
+#ifndef PL_COMMANDS_H
+#define PL_COMMANDS_H
+
+/* db/ */
+int pl_cmd_db(int argc, char **argv);
+int pl_cmd_prism(int argc, char **argv);
+int pl_cmd_ramp(int argc, char **argv);
+int pl_cmd_experiment(int argc, char **argv);
+int pl_cmd_run(int argc, char **argv);
+
+#endif

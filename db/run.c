@@ -1,0 +1,575 @@
+/* db/run.c - runs, channels and chunks in the store. */
+#include "db/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} formats[PL_NFMT] = {
+    [PL_FMT_S16] = {"s16", 2},    [PL_FMT_S24_32] = {"s24_32", 4},
+    [PL_FMT_S32] = {"s32", 4},    [PL_FMT_U16] = {"u16", 2},
+    [PL_FMT_U32] = {"u32", 4},    [PL_FMT_F32] = {"f32", 4},
+    [PL_FMT_F64] = {"f64", 8},
+};
+
+static const char *const cal_names[PL_NCAL] = {
+    "softcal", "hardcal", "linear", "file", "identity"};
+
+static const char *const state_names[PL_NRUNSTATE] = {
+    "recording", "complete", "interrupted", "overrun", "imported"};
+
+size_t pl_sample_format_size(pl_sample_format fmt) { return formats[fmt].size; }
+const char *pl_sample_format_name(pl_sample_format fmt) { return formats[fmt].name; }
+const char *pl_cal_kind_name(pl_cal_kind kind) { return cal_names[kind]; }
+const char *pl_run_state_name(pl_run_state s) { return state_names[s]; }
+
+static pl_status parse_name(const char *what, const char *name,
+                            const char *const *names, int count, int *out)
+{
+    for (int i = 0; name && i < count; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = i;
+            return PL_OK;
+        }
+    (void)what;
+    return PL_EINVAL;
+}
+
+pl_status pl_sample_format_parse(const char *name, pl_sample_format *fmt)
+{
+    for (int i = 0; name && i < PL_NFMT; i++)
+        if (strcmp(name, formats[i].name) == 0) {
+            *fmt = (pl_sample_format)i;
+            return PL_OK;
+        }
+    return PL_EINVAL;
+}
+
+pl_status pl_cal_kind_parse(const char *name, pl_cal_kind *kind)
+{
+    int i;
+    pl_status s = parse_name("calibration", name, cal_names, PL_NCAL, &i);
+    if (s == PL_OK)
+        *kind = (pl_cal_kind)i;
+    return s;
+}
+
+pl_status pl_run_state_parse(const char *name, pl_run_state *st)
+{
+    int i;
+    pl_status s = parse_name("state", name, state_names, PL_NRUNSTATE, &i);
+    if (s == PL_OK)
+        *st = (pl_run_state)i;
+    return s;
+}
+
+int pl_host_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+double pl_channel_volts(const pl_channel *ch, double code)
+{
+    /* Horner in (code - origin), as comedi_to_physical() evaluates it. */
+    double x = code - ch->cal_origin, v = 0.0;
+    for (int k = ch->cal_order; k >= 0; k--)
+        v = v * x + ch->cal_coef[k];
+    return v;
+}
+
+void pl_run_info_init(pl_run_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->n_channels = 2;
+    info->format = PL_FMT_S16;
+    info->little_endian = pl_host_little_endian();
+    info->state = PL_RUN_RECORDING;
+    info->overrun_frame = -1;
+    info->lambda0_rad = NAN;
+    snprintf(info->source_kind, sizeof info->source_kind, "sim");
+}
+
+/* Binds a catalogue reference by name: NULL when empty, an error naming
+ * the table when the name is unknown. */
+static pl_status lookup_id(pl_store *store, const char *table,
+                           const char *name, long long *id, pl_err *err)
+{
+    char sql[96];
+    sqlite3_stmt *st;
+    int rc;
+
+    *id = 0;
+    if (!name[0])
+        return PL_OK;
+    snprintf(sql, sizeof sql, "SELECT id FROM %s WHERE name = ?", table);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return pl_err_set(err, PL_ENOTFOUND,
+                          "no %s named '%s' in the catalogue (see 'prismlab "
+                          "%s list')", table, name, table);
+    return PL_OK;
+}
+
+static void bind_id_or_null(sqlite3_stmt *st, int col, long long id)
+{
+    if (id > 0)
+        sqlite3_bind_int64(st, col, id);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int col, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static pl_status insert_channel(pl_store *store, long long run_id, int idx,
+                                const pl_channel *c, pl_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO channel (run_id, idx, name, source_channel, "
+        " beam_height_m, beam_sign, ldv_scale_mps_per_v, cal_kind, "
+        " cal_origin, cal_order, cal_c0, cal_c1, cal_c2, cal_c3, "
+        " range_min_v, range_max_v, maxdata) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    sqlite3_stmt *st;
+    int rc;
+
+    if (c->beam_sign != 1 && c->beam_sign != -1)
+        return pl_err_set(err, PL_EINVAL,
+                          "channel %d: beam sign must be +1 or -1, got %d", idx,
+                          c->beam_sign);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, idx);
+    sqlite3_bind_text(st, 3, c->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, c->source_channel);
+    sqlite3_bind_double(st, 5, c->beam_height_m);
+    sqlite3_bind_int(st, 6, c->beam_sign);
+    sqlite3_bind_double(st, 7, c->ldv_scale_mps_per_v);
+    sqlite3_bind_text(st, 8, pl_cal_kind_name(c->cal_kind), -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 9, c->cal_origin);
+    sqlite3_bind_int(st, 10, c->cal_order);
+    for (int k = 0; k < 4; k++)
+        sqlite3_bind_double(st, 11 + k, k <= c->cal_order ? c->cal_coef[k] : 0.0);
+    bind_real_or_null(st, 15, c->range_min_v);
+    bind_real_or_null(st, 16, c->range_max_v);
+    if (c->maxdata > 0)
+        sqlite3_bind_int64(st, 17, c->maxdata);
+    else
+        sqlite3_bind_null(st, 17);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "storing a channel", err);
+    return PL_OK;
+}
+
+pl_status pl_run_create(pl_store *store, pl_run_info *info,
+                        const pl_channel *ch, pl_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO run (prism_id, ramp_id, experiment_id, started_utc, "
+        " sample_rate_hz, n_channels, sample_format, byte_order, state, "
+        " source_kind, source_detail, source_sha256, synthetic, lambda0_rad, "
+        " pretrigger_frames, notes) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    long long prism, ramp, experiment;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (!(info->sample_rate_hz > 0) || info->n_channels < 1 ||
+        info->n_channels > 64)
+        return pl_err_set(err, PL_EINVAL,
+                          "a run needs a positive sample rate and 1..64 "
+                          "channels, got %g Hz and %d channels",
+                          info->sample_rate_hz, info->n_channels);
+    if (lookup_id(store, "prism", info->prism, &prism, err) != PL_OK ||
+        lookup_id(store, "ramp", info->ramp, &ramp, err) != PL_OK ||
+        lookup_id(store, "experiment", info->experiment, &experiment, err) !=
+            PL_OK)
+        return err->code;
+    if (!info->started_utc[0])
+        pl_store_utc_now(info->started_utc);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    bind_id_or_null(st, 1, prism);
+    bind_id_or_null(st, 2, ramp);
+    bind_id_or_null(st, 3, experiment);
+    sqlite3_bind_text(st, 4, info->started_utc, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, info->sample_rate_hz);
+    sqlite3_bind_int(st, 6, info->n_channels);
+    sqlite3_bind_text(st, 7, pl_sample_format_name(info->format), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, info->little_endian ? "le" : "be", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, pl_run_state_name(info->state), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 10, info->source_kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 11, info->source_detail, -1, SQLITE_STATIC);
+    if (info->source_sha256[0])
+        sqlite3_bind_text(st, 12, info->source_sha256, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 12);
+    sqlite3_bind_int(st, 13, info->synthetic ? 1 : 0);
+    bind_real_or_null(st, 14, info->lambda0_rad);
+    sqlite3_bind_int64(st, 15, info->pretrigger_frames);
+    sqlite3_bind_text(st, 16, info->notes, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "creating a run", err);
+    info->id = sqlite3_last_insert_rowid(pl_store_db(store));
+    info->n_frames = 0;
+    for (int i = 0; i < info->n_channels; i++)
+        if (insert_channel(store, info->id, i, &ch[i], err) != PL_OK)
+            return err->code;
+    return PL_OK;
+}
+
+pl_status pl_run_append_chunk(pl_store *store, long long run_id,
+                              long long first_frame, long long n_frames,
+                              const void *data, size_t bytes, pl_err *err)
+{
+    static const char ins[] =
+        "INSERT INTO chunk (run_id, first_frame, n_frames, crc32, data) "
+        "VALUES (?,?,?,?,?)";
+    static const char upd[] =
+        "UPDATE run SET n_frames = ?2 WHERE id = ?1 AND n_frames = ?3";
+    sqlite3_stmt *st;
+    uint32_t crc = (uint32_t)crc32(0L, data, (uInt)bytes);
+    int rc;
+
+    if (n_frames <= 0)
+        return pl_err_set(err, PL_EINVAL, "run %lld: empty chunk", run_id);
+    if (pl_store_prepare(store, ins, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, first_frame);
+    sqlite3_bind_int64(st, 3, n_frames);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)crc);
+    sqlite3_bind_blob64(st, 5, data, bytes, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "storing a chunk", err);
+    /* The guard on the old n_frames keeps chunks contiguous: a chunk that
+     * does not start where the run ends changes no row and is refused. */
+    if (pl_store_prepare(store, upd, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, first_frame + n_frames);
+    sqlite3_bind_int64(st, 3, first_frame);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "updating the run's frame count", err);
+    if (sqlite3_changes(pl_store_db(store)) != 1)
+        return pl_err_set(err, PL_ESTATE,
+                          "run %lld: chunk at frame %lld does not continue the "
+                          "run", run_id, first_frame);
+    return PL_OK;
+}
+
+pl_status pl_run_set_state(pl_store *store, long long run_id,
+                           pl_run_state state, long long overrun_frame,
+                           pl_err *err)
+{
+    static const char sql[] =
+        "UPDATE run SET state = ?2, "
+        " overrun_frame = COALESCE(?3, overrun_frame), "
+        " ended_utc = CASE WHEN ?2 = 'recording' THEN NULL ELSE ?4 END "
+        "WHERE id = ?1";
+    char now[32];
+    sqlite3_stmt *st;
+    int rc;
+
+    pl_store_utc_now(now);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, pl_run_state_name(state), -1, SQLITE_STATIC);
+    if (overrun_frame >= 0)
+        sqlite3_bind_int64(st, 3, overrun_frame);
+    else
+        sqlite3_bind_null(st, 3);
+    sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "updating the run's state", err);
+    if (sqlite3_changes(pl_store_db(store)) != 1)
+        return pl_err_set(err, PL_ENOTFOUND, "no run %lld", run_id);
+    return PL_OK;
+}
+
+static void copy_text(char *dst, size_t n, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+static double column_real_or_nan(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL
+               ? NAN
+               : sqlite3_column_double(st, col);
+}
+
+#define RUN_COLUMNS                                                         \
+    "SELECT r.id, COALESCE(p.name,''), COALESCE(m.name,''), "               \
+    " COALESCE(e.name,''), r.started_utc, r.sample_rate_hz, r.n_channels, " \
+    " r.sample_format, r.byte_order, r.state, r.overrun_frame, "            \
+    " r.source_kind, r.source_detail, r.source_sha256, r.synthetic, "       \
+    " r.lambda0_rad, r.pretrigger_frames, r.n_frames, r.ended_utc, "        \
+    " r.notes "                                                             \
+    "FROM run r LEFT JOIN prism p ON p.id = r.prism_id "                    \
+    " LEFT JOIN ramp m ON m.id = r.ramp_id "                                \
+    " LEFT JOIN experiment e ON e.id = r.experiment_id "
+
+static void row_to_info(sqlite3_stmt *st, pl_run_info *info)
+{
+    pl_run_info_init(info);
+    info->id = sqlite3_column_int64(st, 0);
+    copy_text(info->prism, sizeof info->prism, st, 1);
+    copy_text(info->ramp, sizeof info->ramp, st, 2);
+    copy_text(info->experiment, sizeof info->experiment, st, 3);
+    copy_text(info->started_utc, sizeof info->started_utc, st, 4);
+    info->sample_rate_hz = sqlite3_column_double(st, 5);
+    info->n_channels = sqlite3_column_int(st, 6);
+    pl_sample_format_parse((const char *)sqlite3_column_text(st, 7), &info->format);
+    info->little_endian = strcmp((const char *)sqlite3_column_text(st, 8), "le") == 0;
+    pl_run_state_parse((const char *)sqlite3_column_text(st, 9), &info->state);
+    info->overrun_frame = sqlite3_column_type(st, 10) == SQLITE_NULL
+                              ? -1 : sqlite3_column_int64(st, 10);
+    copy_text(info->source_kind, sizeof info->source_kind, st, 11);
+    copy_text(info->source_detail, sizeof info->source_detail, st, 12);
+    copy_text(info->source_sha256, sizeof info->source_sha256, st, 13);
+    info->synthetic = sqlite3_column_int(st, 14);
+    info->lambda0_rad = column_real_or_nan(st, 15);
+    info->pretrigger_frames = sqlite3_column_int64(st, 16);
+    info->n_frames = sqlite3_column_int64(st, 17);
+    copy_text(info->ended_utc, sizeof info->ended_utc, st, 18);
+    copy_text(info->notes, sizeof info->notes, st, 19);
+}
+
+pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,
+                     pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (pl_store_prepare(store, RUN_COLUMNS "WHERE r.id = ?", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        row_to_info(st, info);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return PL_OK;
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "reading a run", err);
+    return pl_err_set(err, PL_ENOTFOUND, "no run %lld in '%s' (see 'prismlab "
+                      "run list')", run_id, pl_store_path(store));
+}
+
+pl_status pl_run_list(pl_store *store, const char *experiment,
+                      pl_run_visit_fn fn, void *ctx, pl_err *err)
+{
+    sqlite3_stmt *st;
+    pl_run_info info;
+    int rc;
+
+    if (pl_store_prepare(store,
+                         RUN_COLUMNS "WHERE ?1 IS NULL OR e.name = ?1 "
+                                     "ORDER BY r.id DESC",
+                         &st, err) != PL_OK)
+        return err->code;
+    if (experiment)
+        sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row_to_info(st, &info);
+        if (fn(ctx, &info))
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pl_store_fail(store, "listing runs", err);
+    return PL_OK;
+}
+
+pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
+                          int max, pl_err *err)
+{
+    static const char sql[] =
+        "SELECT idx, name, source_channel, beam_height_m, beam_sign, "
+        " ldv_scale_mps_per_v, cal_kind, cal_origin, cal_order, cal_c0, "
+        " cal_c1, cal_c2, cal_c3, range_min_v, range_max_v, maxdata "
+        "FROM channel WHERE run_id = ? ORDER BY idx";
+    sqlite3_stmt *st;
+    int rc, n = 0;
+
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max) {
+        pl_channel *c = &ch[n++];
+        memset(c, 0, sizeof *c);
+        copy_text(c->name, sizeof c->name, st, 1);
+        c->source_channel = sqlite3_column_int(st, 2);
+        c->beam_height_m = sqlite3_column_double(st, 3);
+        c->beam_sign = sqlite3_column_int(st, 4);
+        c->ldv_scale_mps_per_v = sqlite3_column_double(st, 5);
+        pl_cal_kind_parse((const char *)sqlite3_column_text(st, 6), &c->cal_kind);
+        c->cal_origin = sqlite3_column_double(st, 7);
+        c->cal_order = sqlite3_column_int(st, 8);
+        for (int k = 0; k < 4; k++)
+            c->cal_coef[k] = sqlite3_column_double(st, 9 + k);
+        c->range_min_v = column_real_or_nan(st, 13);
+        c->range_max_v = column_real_or_nan(st, 14);
+        c->maxdata = sqlite3_column_int64(st, 15);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pl_store_fail(store, "reading channels", err);
+    return PL_OK;
+}
+
+pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
+                          long long n, void *buf, size_t bufsize, pl_err *err)
+{
+    static const char sql[] =
+        "SELECT id, first_frame, n_frames, crc32, data FROM chunk "
+        "WHERE run_id = ?1 AND first_frame < ?3 AND first_frame + n_frames > ?2 "
+        "ORDER BY first_frame";
+    pl_run_info info;
+    sqlite3_stmt *st;
+    size_t frame_bytes;
+    long long got = 0;
+    int rc;
+
+    if (pl_run_get(store, run_id, &info, err) != PL_OK)
+        return err->code;
+    if (first < 0 || n < 0 || first + n > info.n_frames)
+        return pl_err_set(err, PL_EINVAL,
+                          "run %lld: frames %lld..%lld requested, run has %lld",
+                          run_id, first, first + n - 1, info.n_frames);
+    frame_bytes = pl_sample_format_size(info.format) * (size_t)info.n_channels;
+    if ((size_t)n * frame_bytes > bufsize)
+        return pl_err_set(err, PL_EINVAL, "run %lld: buffer too small", run_id);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, first);
+    sqlite3_bind_int64(st, 3, first + n);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long cid = sqlite3_column_int64(st, 0);
+        long long cfirst = sqlite3_column_int64(st, 1);
+        long long cn = sqlite3_column_int64(st, 2);
+        uint32_t crc = (uint32_t)sqlite3_column_int64(st, 3);
+        const unsigned char *data = sqlite3_column_blob(st, 4);
+        size_t bytes = (size_t)sqlite3_column_bytes(st, 4);
+        long long lo = first > cfirst ? first : cfirst;
+        long long hi = (first + n < cfirst + cn) ? first + n : cfirst + cn;
+
+        if (bytes != (size_t)cn * frame_bytes ||
+            (uint32_t)crc32(0L, data, (uInt)bytes) != crc) {
+            sqlite3_finalize(st);
+            return pl_err_set(err, PL_ECORRUPT,
+                              "run %lld chunk %lld (frames %lld..%lld) fails "
+                              "its CRC-32 check: run 'prismlab db check'",
+                              run_id, cid, cfirst, cfirst + cn - 1);
+        }
+        memcpy((unsigned char *)buf + (size_t)(lo - first) * frame_bytes,
+               data + (size_t)(lo - cfirst) * frame_bytes,
+               (size_t)(hi - lo) * frame_bytes);
+        got += hi - lo;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "reading chunks", err);
+    if (got != n)
+        return pl_err_set(err, PL_ECORRUPT,
+                          "run %lld: chunks hold %lld of frames %lld..%lld",
+                          run_id, got, first, first + n - 1);
+    return PL_OK;
+}
+
+/* Decodes one stored sample to a double code, honouring the byte order. */
+static double decode_sample(const unsigned char *p, pl_sample_format fmt,
+                            int swap)
+{
+    unsigned char b[8];
+    size_t size = pl_sample_format_size(fmt);
+
+    for (size_t i = 0; i < size; i++)
+        b[i] = swap ? p[size - 1 - i] : p[i];
+    switch (fmt) {
+    case PL_FMT_S16: { int16_t v; memcpy(&v, b, 2); return v; }
+    case PL_FMT_U16: { uint16_t v; memcpy(&v, b, 2); return v; }
+    case PL_FMT_S24_32:
+    case PL_FMT_S32: { int32_t v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_U32: { uint32_t v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_F32: { float v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_F64: { double v; memcpy(&v, b, 8); return v; }
+    default: return NAN;
+    }
+}
+
+pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
+                            long long n, double *out, pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[64];
+    unsigned char *raw;
+    size_t ss, bytes;
+    int swap;
+
+    if (pl_run_get(store, run_id, &info, err) != PL_OK ||
+        pl_run_channels(store, run_id, ch, 64, err) != PL_OK)
+        return err->code;
+    ss = pl_sample_format_size(info.format);
+    bytes = (size_t)n * ss * (size_t)info.n_channels;
+    if (!(raw = malloc(bytes ? bytes : 1)))
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
+    if (pl_run_read_raw(store, run_id, first, n, raw, bytes, err) != PL_OK) {
+        free(raw);
+        return err->code;
+    }
+    swap = info.little_endian != pl_host_little_endian();
+    for (size_t i = 0; i < (size_t)n * (size_t)info.n_channels; i++)
+        out[i] = pl_channel_volts(&ch[i % (size_t)info.n_channels],
+                                  decode_sample(raw + i * ss, info.format, swap));
+    free(raw);
+    return PL_OK;
+}
+
+pl_status pl_run_mark_interrupted(pl_store *store, long long *count,
+                                  pl_err *err)
+{
+    char now[32];
+    char sql[160];
+
+    pl_store_utc_now(now);
+    snprintf(sql, sizeof sql,
+             "UPDATE run SET state = 'interrupted', ended_utc = '%s' "
+             "WHERE state = 'recording'", now);
+    if (pl_store_exec(store, sql, err) != PL_OK)
+        return err->code;
+    *count = sqlite3_changes(pl_store_db(store));
+    return PL_OK;
+}

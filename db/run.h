@@ -1,0 +1,155 @@
+/* db/run.h - runs, their channels and their raw sample chunks.
+ *
+ * A run's samples are stored frame-interleaved (one sample per channel per
+ * frame) in chunk BLOBs, each with its first frame, frame count and the
+ * CRC-32 of its bytes.  Samples keep the source's format and byte order;
+ * nothing is converted on the way in, so an export gives back exactly what
+ * came in.  Calibration (raw code -> volts) is stored per channel.
+ */
+#ifndef PL_DB_RUN_H
+#define PL_DB_RUN_H
+
+#include "core/error.h"
+#include "db/store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    PL_FMT_S16,     /* signed 16-bit */
+    PL_FMT_S24_32,  /* a signed 24-bit code in a 32-bit word */
+    PL_FMT_S32,     /* signed 32-bit */
+    PL_FMT_U16,     /* comedi's sampl_t: unsigned 16-bit codes */
+    PL_FMT_U32,     /* comedi's lsampl_t: unsigned 32-bit codes */
+    PL_FMT_F32,     /* IEEE-754 single */
+    PL_FMT_F64,     /* IEEE-754 double */
+    PL_NFMT
+} pl_sample_format;
+
+/* Bytes one sample of fmt occupies. */
+size_t pl_sample_format_size(pl_sample_format fmt);
+
+/* The schema's name of fmt ("s16", "u16", ...). */
+const char *pl_sample_format_name(pl_sample_format fmt);
+
+/* Parses a schema name; PL_EINVAL for an unknown one. */
+pl_status pl_sample_format_parse(const char *name, pl_sample_format *fmt);
+
+/* True when this machine stores multi-byte numbers little-endian. */
+int pl_host_little_endian(void);
+
+/* Calibration kinds, as in the channel table. */
+typedef enum {
+    PL_CAL_SOFTCAL,  /* comedilib's per-board software calibration */
+    PL_CAL_HARDCAL,  /* hardware-calibrated board: comedilib's converter */
+    PL_CAL_LINEAR,   /* the range's nominal linear map */
+    PL_CAL_FILE,     /* a file's full-scale value (--full-scale) */
+    PL_CAL_IDENTITY, /* samples are already volts (float files, CSV) */
+    PL_NCAL
+} pl_cal_kind;
+
+const char *pl_cal_kind_name(pl_cal_kind kind);
+pl_status pl_cal_kind_parse(const char *name, pl_cal_kind *kind);
+
+/* One channel: where its beam is and how its codes become velocities. */
+typedef struct {
+    char name[32];
+    int source_channel;          /* channel number at the DAQ or in the file */
+    double beam_height_m;        /* h_i of seed 000 section 4 */
+    int beam_sign;               /* +1 or -1: makes downhill motion positive */
+    double ldv_scale_mps_per_v;  /* the LDV decoder's scale */
+    pl_cal_kind cal_kind;
+    double cal_origin;           /* V = sum_k cal_coef[k] (code - origin)^k */
+    int cal_order;               /* 0..3 */
+    double cal_coef[4];
+    double range_min_v, range_max_v; /* NaN when not known */
+    long long maxdata;           /* 0 when not known */
+} pl_channel;
+
+/* Converts one raw code to volts by the channel's polynomial. */
+double pl_channel_volts(const pl_channel *ch, double code);
+
+typedef enum {
+    PL_RUN_RECORDING, PL_RUN_COMPLETE, PL_RUN_INTERRUPTED, PL_RUN_OVERRUN,
+    PL_RUN_IMPORTED, PL_NRUNSTATE
+} pl_run_state;
+
+const char *pl_run_state_name(pl_run_state s);
+pl_status pl_run_state_parse(const char *name, pl_run_state *s);
+
+/* What a run is, apart from its samples.  Names refer to the catalogue;
+ * an empty name leaves the reference NULL. */
+typedef struct {
+    long long id;                /* filled by pl_run_create / pl_run_get */
+    char prism[64], ramp[64], experiment[64];
+    char started_utc[32];        /* empty: now */
+    double sample_rate_hz;
+    int n_channels;
+    pl_sample_format format;
+    int little_endian;           /* byte order of the stored samples */
+    pl_run_state state;
+    long long overrun_frame;     /* -1 when none */
+    char source_kind[8];         /* comedi, wav, csv, sim */
+    char source_detail[256];
+    char source_sha256[65];      /* empty when not a file */
+    int synthetic;
+    double lambda0_rad;          /* NaN when not known */
+    long long pretrigger_frames;
+    long long n_frames;          /* frames committed */
+    char ended_utc[32];
+    char notes[512];
+} pl_run_info;
+
+/* Fills info with defaults: 2 channels, s16 host order, NaN angles. */
+void pl_run_info_init(pl_run_info *info);
+
+/* Inserts a run and its channels (ch[0..info->n_channels-1]) and sets
+ * info->id.  Does not begin a transaction: the caller decides. */
+pl_status pl_run_create(pl_store *store, pl_run_info *info,
+                        const pl_channel *ch, pl_err *err);
+
+/* Appends a chunk of n_frames frames (bytes = n_frames * n_channels *
+ * sample size) that must start at the run's current n_frames, and advances
+ * n_frames.  No transaction of its own. */
+pl_status pl_run_append_chunk(pl_store *store, long long run_id,
+                              long long first_frame, long long n_frames,
+                              const void *data, size_t bytes, pl_err *err);
+
+/* Sets the state (and ended_utc when the state is final, overrun_frame
+ * when >= 0). */
+pl_status pl_run_set_state(pl_store *store, long long run_id,
+                           pl_run_state state, long long overrun_frame,
+                           pl_err *err);
+
+/* Reads a run's description; PL_ENOTFOUND when there is no such run. */
+pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,
+                     pl_err *err);
+
+/* Reads the run's channels into ch[0..info.n_channels-1] (at most max). */
+pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
+                          int max, pl_err *err);
+
+/* Reads frames [first, first + n) as stored (raw bytes, frame-interleaved)
+ * into buf, verifying each chunk's CRC on the way: PL_ECORRUPT names the
+ * run and chunk that fails. */
+pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
+                          long long n, void *buf, size_t bufsize, pl_err *err);
+
+/* Reads frames [first, first + n) converted to volts (by each channel's
+ * calibration), frame-interleaved doubles. */
+pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
+                            long long n, double *out, pl_err *err);
+
+/* Calls fn for each run, newest first, restricted to experiment when it is
+ * not NULL; stops early when fn returns non-zero. */
+typedef int (*pl_run_visit_fn)(void *ctx, const pl_run_info *info);
+pl_status pl_run_list(pl_store *store, const char *experiment,
+                      pl_run_visit_fn fn, void *ctx, pl_err *err);
+
+/* Marks every run still 'recording' as 'interrupted' (a recorder that died
+ * left it so); *count receives how many.  Only a recorder that holds the
+ * recording lock may call this. */
+pl_status pl_run_mark_interrupted(pl_store *store, long long *count,
+                                  pl_err *err);
+
+#endif

@@ -1,0 +1,66 @@
+/* prismlab.c - the command dispatcher: `prismlab <command> [options]`.
+ *
+ * main() does only what is process-wide: it turns GSL's abort-on-error
+ * handler off (library code checks GSL's return codes instead), makes
+ * stdout line-buffered for scripts that read progress, and dispatches.
+ */
+#include "commands.h"
+#include "core/cli.h"
+
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"db", pl_cmd_db, "create, check and describe the database"},
+    {"prism", pl_cmd_prism, "add, list and import prisms of the catalogue"},
+    {"ramp", pl_cmd_ramp, "add, list and import ramps of the catalogue"},
+    {"experiment", pl_cmd_experiment, "add and list experiments"},
+    {"run", pl_cmd_run, "list runs and show one"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: prismlab <command> [options]   (prismlab %s)\n\n"
+            "Data acquisition and model validation for a prism rolling on a\n"
+            "ramp (Zhao, Liu & Ma 2014).  Commands:\n\n",
+            PL_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n'prismlab <command> --help' describes a command.  The database "
+            "is --db FILE,\nelse $PRISMLAB_DB, else ./prismlab.db.  Exit "
+            "status: 0 success, 1 usage\nerror, 2 data or I/O error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        usage(stderr);
+        return PL_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return PL_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("prismlab %s\n", PL_VERSION);
+        return PL_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "prismlab: '%s' is not a prismlab command (see 'prismlab "
+                    "--help')\n", argv[1]);
+    return PL_EXIT_USAGE;
+}

@@ -1,0 +1,104 @@
+/* tests/util/testutil.c - temp dirs and running the binary for tests. */
+#include "tests/util/testutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tu_tmpdir(const char *tag)
+{
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/prismlab-%s-XXXXXX", tag);
+    if (!mkdtemp(path)) {
+        perror("mkdtemp");
+        abort();
+    }
+    return path;
+}
+
+void tu_rmtree(const char *path)
+{
+    char cmd[600];
+    if (!path || strncmp(path, "/tmp/prismlab-", 14) != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", path);
+}
+
+char *tu_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+int tu_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+const char *tu_prismlab_path(void)
+{
+    const char *p = getenv("PRISMLAB_BIN");
+    return p && *p ? p : "bin/prismlab";
+}
+
+static void slurp(int fd, char *buf, size_t size)
+{
+    size_t got = 0;
+    ssize_t n;
+    char sink[4096];
+    while (1) {
+        if (buf && got + 1 < size)
+            n = read(fd, buf + got, size - 1 - got);
+        else
+            n = read(fd, sink, sizeof sink);
+        if (n <= 0)
+            break;
+        if (buf && got + 1 < size)
+            got += (size_t)n;
+    }
+    if (buf && size)
+        buf[got] = '\0';
+}
+
+int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv)
+{
+    char outname[] = "/tmp/prismlab-out-XXXXXX";
+    char errname[] = "/tmp/prismlab-err-XXXXXX";
+    int ofd = mkstemp(outname), efd = mkstemp(errname), status;
+    pid_t pid;
+
+    unlink(outname);
+    unlink(errname);
+    pid = fork();
+    if (pid == 0) {
+        int n = 0;
+        const char *args[64];
+        args[n++] = tu_prismlab_path();
+        for (int i = 1; argv[i] && n < 63; i++)
+            args[n++] = argv[i];
+        args[n] = NULL;
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    waitpid(pid, &status, 0);
+    lseek(ofd, 0, SEEK_SET);
+    lseek(efd, 0, SEEK_SET);
+    slurp(ofd, out, size);
+    slurp(efd, errout, size);
+    close(ofd);
+    close(efd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -1,0 +1,33 @@
+/* tests/util/testutil.h - helpers shared by the cmocka tests.
+ *
+ * Tests run from the source tree's top (make check does so); they find the
+ * prismlab binary in $PRISMLAB_BIN and the sources in $PRISMLAB_SRC.
+ */
+#ifndef PL_TESTUTIL_H
+#define PL_TESTUTIL_H
+
+#include <stddef.h>
+
+/* Makes a fresh empty directory under /tmp and returns its path (static
+ * storage per call site is the caller's business: the result is malloc'd). */
+char *tu_tmpdir(const char *tag);
+
+/* Removes a directory made by tu_tmpdir() and everything in it. */
+void tu_rmtree(const char *path);
+
+/* Joins dir and name into a malloc'd path. */
+char *tu_path(const char *dir, const char *name);
+
+/* Writes text to path (truncating); returns 0 on success. */
+int tu_write_file(const char *path, const char *text);
+
+/* Runs the prismlab binary with a NULL-terminated argv (argv[0] ignored)
+ * and returns its exit status (-1 when it did not exit normally).  Its
+ * stdout and stderr go to out and errout (each at most size bytes,
+ * NUL-terminated) when those are not NULL. */
+int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv);
+
+/* Path of the prismlab binary under test ($PRISMLAB_BIN or bin/prismlab). */
+const char *tu_prismlab_path(void);
+
+#endif
