@@ -6,7 +6,19 @@
 #ifndef PL_TESTUTIL_H
 #define PL_TESTUTIL_H
 
+#include <math.h>
 #include <stddef.h>
+
+/* Debian's cmocka 1.1.5 has no double comparison (its float one rounds to
+ * float): |a - b| <= tol, printing both values when it fails.  Use after
+ * including cmocka.h. */
+#define tu_assert_close(a, b, tol)                                          \
+    do {                                                                    \
+        double tu_a_ = (a), tu_b_ = (b), tu_t_ = (tol);                     \
+        if (!(fabs(tu_a_ - tu_b_) <= tu_t_))                                \
+            fail_msg("%s = %.17g, expected %.17g within %g", #a, tu_a_,     \
+                     tu_b_, tu_t_);                                         \
+    } while (0)
 
 /* Makes a fresh empty directory under /tmp and returns its path (static
  * storage per call site is the caller's business: the result is malloc'd). */

@@ -1,0 +1,435 @@
+/* tests/db/store_test.c - db/store.c and db/run.c against the real SQLite:
+ * migrations (fresh, upgrade from an older file, refusal of a newer one),
+ * WAL and foreign keys, chunk storage with CRC, and `check` catching a
+ * flipped byte, a missing chunk and a run whose count disagrees. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "db/migrations.h"
+#include "db/run.h"
+#include "db/store.h"
+#include "tests/util/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *dir;
+    char *db;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("store");
+    f->db = tu_path(f->dir, "t.db");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
+}
+
+static pl_store *open_ok(const char *path, unsigned flags)
+{
+    pl_store *s = NULL;
+    pl_err err = {0};
+    pl_status st = pl_store_open(&s, path, flags, &err);
+    if (st != PL_OK)
+        fail_msg("open: %s", err.msg);
+    return s;
+}
+
+static long long scalar(pl_store *s, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long v = -1;
+    assert_int_equal(sqlite3_prepare_v2(pl_store_db(s), sql, -1, &st, NULL),
+                     SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void text_of(pl_store *s, const char *sql, char *out, size_t n)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(pl_store_db(s), sql, -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+static void fresh_database_is_wal_at_latest_version(void **state)
+{
+    fixture *f = *state;
+    char mode[16];
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+
+    assert_int_equal(pl_store_schema_version(s), pl_migration_count);
+    assert_int_equal(pl_store_latest_version(), pl_migration_count);
+    text_of(s, "PRAGMA journal_mode", mode, sizeof mode);
+    assert_string_equal(mode, "wal");
+    assert_int_equal(scalar(s, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM sqlite_master WHERE "
+                               "type = 'table' AND name = 'chunk'"), 1);
+    pl_store_close(s);
+}
+
+static void missing_file_without_create_is_not_found(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = NULL;
+    pl_err err = {0};
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_ENOTFOUND);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "prismlab db init"));
+}
+
+static void not_a_database_is_refused(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = NULL;
+    pl_err err = {0};
+    assert_int_equal(tu_write_file(f->db, "this is a CSV, not SQLite\n"
+                                          "a,b,c\n1,2,3\n"), 0);
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_EDB);
+    assert_non_null(strstr(err.msg, f->db));
+}
+
+static void newer_schema_is_refused_and_left_alone(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    char sql[64];
+    int future = pl_store_latest_version() + 5;
+
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", future);
+    assert_int_equal(pl_store_exec(s, sql, &err), PL_OK);
+    pl_store_close(s);
+
+    s = NULL;
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_ESCHEMA);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "newer"));
+
+    /* Still the future version: refusing must not touch the file. */
+    {
+        sqlite3 *db;
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_int_equal(sqlite3_column_int(st, 0), future);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+}
+
+/* An "old" database: version 0 with an unrelated table a user made, as a
+ * file from before the first migration would look.  Opening migrates it
+ * and keeps the user's data. */
+static void old_database_is_migrated_keeping_data(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_store *s;
+
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (t TEXT);"
+                                      "INSERT INTO notes VALUES ('keep me');",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    s = open_ok(f->db, 0);
+    assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+    assert_int_equal(scalar(s, "SELECT count(*) FROM notes"), 1);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run"), 0);
+    pl_store_close(s);
+}
+
+/* A failing migration must leave the file at its old version: here the
+ * user's own table named 'prism' collides with the first migration. */
+static void failed_migration_rolls_back(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_store *s = NULL;
+    pl_err err = {0};
+
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE prism (x);", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_EDB);
+    assert_non_null(strstr(err.msg, "001_init"));
+
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    {
+        sqlite3_stmt *st;
+        sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM "
+                               "pragma_user_version), (SELECT count(*) FROM "
+                               "sqlite_master WHERE name = 'ramp')",
+                           -1, &st, NULL);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_int_equal(sqlite3_column_int(st, 0), 0);
+        assert_int_equal(sqlite3_column_int(st, 1), 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+static void two_channels(pl_channel ch[2])
+{
+    memset(ch, 0, 2 * sizeof *ch);
+    for (int i = 0; i < 2; i++) {
+        ch[i].beam_height_m = i ? 0.0112 : 0.0199;
+        ch[i].beam_sign = i ? -1 : 1;
+        ch[i].ldv_scale_mps_per_v = 0.025;
+        ch[i].cal_kind = PL_CAL_LINEAR;
+        ch[i].cal_order = 1;
+        ch[i].cal_coef[0] = -10.0;
+        ch[i].cal_coef[1] = 20.0 / 65535.0;
+        ch[i].range_min_v = -10;
+        ch[i].range_max_v = 10;
+        ch[i].maxdata = 65535;
+    }
+}
+
+/* Stores 3 chunks of 1000 frames of a ramp of u16 codes. */
+static long long store_run(pl_store *s)
+{
+    pl_run_info info;
+    pl_channel ch[2];
+    pl_err err = {0};
+    uint16_t buf[2000];
+
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 10000;
+    info.format = PL_FMT_U16;
+    snprintf(info.source_kind, sizeof info.source_kind, "comedi");
+    two_channels(ch);
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < 1000; i++) {
+            buf[2 * i] = (uint16_t)(c * 1000 + i);
+            buf[2 * i + 1] = (uint16_t)(65535 - (c * 1000 + i));
+        }
+        if (pl_run_append_chunk(s, info.id, c * 1000, 1000, buf, sizeof buf,
+                                &err) != PL_OK)
+            fail_msg("append: %s", err.msg);
+    }
+    return info.id;
+}
+
+static void chunks_round_trip_and_convert(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    long long id = store_run(s);
+    uint16_t raw[2 * 500];
+    double volts[2 * 500];
+    pl_run_info info;
+
+    assert_int_equal(pl_run_get(s, id, &info, &err), PL_OK);
+    assert_int_equal(info.n_frames, 3000);
+    assert_int_equal(info.format, PL_FMT_U16);
+    /* A window that straddles two chunks. */
+    assert_int_equal(pl_run_read_raw(s, id, 800, 500, raw, sizeof raw, &err),
+                     PL_OK);
+    for (int i = 0; i < 500; i++) {
+        assert_int_equal(raw[2 * i], 800 + i);
+        assert_int_equal(raw[2 * i + 1], 65535 - (800 + i));
+    }
+    assert_int_equal(pl_run_read_volts(s, id, 800, 500, volts, &err), PL_OK);
+    tu_assert_close(volts[0], -10.0 + 20.0 * 800 / 65535.0, 1e-12);
+    tu_assert_close(volts[1], -10.0 + 20.0 * (65535 - 800) / 65535.0,
+                        1e-12);
+    /* Past the end is an error naming the range, not a short read. */
+    assert_int_equal(pl_run_read_raw(s, id, 2900, 200, raw, sizeof raw, &err),
+                     PL_EINVAL);
+    pl_store_close(s);
+}
+
+static void chunk_must_continue_the_run(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    long long id = store_run(s);
+    uint16_t buf[20] = {0};
+
+    assert_int_equal(pl_run_append_chunk(s, id, 5000, 10, buf, sizeof buf, &err),
+                     PL_ESTATE);
+    assert_int_equal(pl_run_append_chunk(s, id, 3000, 10, buf, sizeof buf, &err),
+                     PL_OK);
+    pl_store_close(s);
+}
+
+typedef struct {
+    int count;
+    long long run, chunk;
+    char last[512];
+} problems_seen;
+
+static void collect(void *ctx, long long run, long long chunk, const char *what)
+{
+    problems_seen *p = ctx;
+    p->count++;
+    p->run = run;
+    p->chunk = chunk;
+    snprintf(p->last, sizeof p->last, "%s", what);
+}
+
+static void check_is_clean_on_good_data(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    problems_seen seen = {0};
+    long long n = -1;
+
+    store_run(s);
+    assert_int_equal(pl_store_check(s, collect, &seen, &n, &err), PL_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(seen.count, 0);
+    pl_store_close(s);
+}
+
+static void flip_bit(pl_store *s, long long first_frame, int offset)
+{
+    sqlite3_stmt *st;
+    unsigned char *copy;
+    int n;
+
+    assert_int_equal(sqlite3_prepare_v2(pl_store_db(s),
+        "SELECT data FROM chunk WHERE first_frame = ?", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, first_frame);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    n = sqlite3_column_bytes(st, 0);
+    copy = malloc((size_t)n);
+    memcpy(copy, sqlite3_column_blob(st, 0), (size_t)n);
+    sqlite3_finalize(st);
+    copy[offset] ^= 0x04;
+    assert_int_equal(sqlite3_prepare_v2(pl_store_db(s),
+        "UPDATE chunk SET data = ? WHERE first_frame = ?", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_blob(st, 1, copy, n, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, first_frame);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    free(copy);
+}
+
+static void check_catches_a_flipped_byte(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    problems_seen seen = {0};
+    long long n = -1, id = store_run(s), chunk;
+    uint16_t raw[2];
+
+    chunk = scalar(s, "SELECT id FROM chunk WHERE first_frame = 1000");
+    /* Flip one bit in the middle of the second chunk's BLOB, as a bad
+     * sector or a stray write would. */
+    flip_bit(s, 1000, 1999);
+    assert_int_equal(pl_store_check(s, collect, &seen, &n, &err), PL_OK);
+    assert_true(n >= 1);
+    assert_int_equal(seen.run, id);
+    assert_int_equal(seen.chunk, chunk);
+    assert_non_null(strstr(seen.last, "CRC"));
+    /* Reading through the damage is refused, naming the chunk. */
+    assert_int_equal(pl_run_read_raw(s, id, 1500, 1, raw, sizeof raw, &err),
+                     PL_ECORRUPT);
+    assert_non_null(strstr(err.msg, "CRC"));
+    /* Frames of an intact chunk still read. */
+    assert_int_equal(pl_run_read_raw(s, id, 10, 1, raw, sizeof raw, &err), PL_OK);
+    pl_store_close(s);
+}
+
+static void check_catches_a_missing_chunk(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    problems_seen seen = {0};
+    long long n = -1;
+
+    store_run(s);
+    assert_int_equal(pl_store_exec(s, "DELETE FROM chunk WHERE first_frame = 1000",
+                                   &err), PL_OK);
+    assert_int_equal(pl_store_check(s, collect, &seen, &n, &err), PL_OK);
+    assert_true(n >= 1);
+    assert_non_null(strstr(seen.last, "frames missing"));
+    pl_store_close(s);
+}
+
+static void interrupted_runs_are_marked(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    long long id = store_run(s), count = -1;
+    pl_run_info info;
+
+    assert_int_equal(pl_run_mark_interrupted(s, &count, &err), PL_OK);
+    assert_int_equal(count, 1);
+    assert_int_equal(pl_run_get(s, id, &info, &err), PL_OK);
+    assert_int_equal(info.state, PL_RUN_INTERRUPTED);
+    assert_int_equal(info.n_frames, 3000); /* data kept */
+    assert_int_equal(pl_run_mark_interrupted(s, &count, &err), PL_OK);
+    assert_int_equal(count, 0);
+    pl_store_close(s);
+}
+
+static void polynomial_calibration_matches_horner(void **state)
+{
+    pl_channel ch = {0};
+    (void)state;
+    ch.cal_order = 3;
+    ch.cal_origin = 32768;
+    ch.cal_coef[0] = 0.01;
+    ch.cal_coef[1] = 3.05e-4;
+    ch.cal_coef[2] = 1e-12;
+    ch.cal_coef[3] = -2e-16;
+    {
+        double x = 40000 - 32768.0;
+        double want = 0.01 + 3.05e-4 * x + 1e-12 * x * x - 2e-16 * x * x * x;
+        tu_assert_close(pl_channel_volts(&ch, 40000), want, 1e-15);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(fresh_database_is_wal_at_latest_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_file_without_create_is_not_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(not_a_database_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_alone, setup, teardown),
+        cmocka_unit_test_setup_teardown(old_database_is_migrated_keeping_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(failed_migration_rolls_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(chunks_round_trip_and_convert, setup, teardown),
+        cmocka_unit_test_setup_teardown(chunk_must_continue_the_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_is_clean_on_good_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_catches_a_flipped_byte, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_catches_a_missing_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(interrupted_runs_are_marked, setup, teardown),
+        cmocka_unit_test(polynomial_calibration_matches_horner),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
