@@ -27,6 +27,7 @@ struct pl_csvtable {
     row_t cur;        /* the row being parsed */
     long line;        /* physical line being fed */
     int failed;       /* ENOMEM inside a callback */
+    int row_open;     /* a field of the current row has been seen */
 };
 
 static void row_free(row_t *r)
@@ -42,6 +43,8 @@ static void on_field(void *s, size_t len, void *data)
     pl_csvtable *t = data;
     row_t *r = &t->cur;
     char *copy;
+
+    t->row_open = 1;
 
     if (r->n == r->cap) {
         int cap = r->cap ? 2 * r->cap : 8;
@@ -81,6 +84,7 @@ static void on_row(int c, void *data)
     row_t r = t->cur;
 
     (void)c;
+    t->row_open = 0;
     memset(&t->cur, 0, sizeof t->cur);
     r.line = t->line;
     if (is_comment(&r) || is_blank(&r)) {
@@ -117,6 +121,11 @@ static pl_status parse_stream(pl_csvtable *t, FILE *f, pl_err *err)
         return pl_err_set(err, PL_ENOMEM, "%s: out of memory", t->path);
     while ((len = getline(&line, &cap, f)) > 0) {
         t->line++;
+        /* A comment line is dropped before libcsv sees it, so that quotes
+         * in prose cannot upset the strict parser; only at a row start
+         * and outside a quoted field (p.quoted is public in csv.h). */
+        if (line[0] == '#' && !t->row_open && !p.quoted)
+            continue;
         if (csv_parse(&p, line, (size_t)len, on_field, on_row, t) !=
             (size_t)len) {
             s = pl_err_set(err, PL_EFORMAT, "%s:%ld: %s", t->path, t->line,

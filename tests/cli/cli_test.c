@@ -1,0 +1,175 @@
+/* tests/cli/cli_test.c - the prismlab binary as a user meets it: exit
+ * status 0/1/2, --help on every command, the database path rules, and
+ * `db check` naming a corrupted chunk.  Runs the real binary
+ * ($PRISMLAB_BIN) against real database files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "tests/util/testutil.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BUF = 1 << 16 };
+
+typedef struct {
+    char *dir, *db;
+    char out[BUF], err[BUF];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("cli");
+    f->db = tu_path(f->dir, "t.db");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
+}
+
+#define RUN(f, ...) \
+    tu_prismlab((f)->out, (f)->err, BUF, (const char *const[]){"prismlab", __VA_ARGS__, NULL})
+
+static void every_command_has_help(void **state)
+{
+    static const char *const cmds[] = {"db", "prism", "ramp", "experiment", "run"};
+    fixture *f = *state;
+
+    assert_int_equal(RUN(f, "--help"), 0);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        assert_non_null(strstr(f->out, cmds[i]));
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        assert_int_equal(RUN(f, cmds[i], "--help"), 0);
+        assert_non_null(strstr(f->out, "usage: prismlab"));
+    }
+}
+
+static void usage_errors_exit_1(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(RUN(f, "no-such-command"), 1);
+    assert_non_null(strstr(f->err, "'no-such-command' is not a prismlab command"));
+    assert_int_equal(RUN(f, "db"), 1);
+    assert_int_equal(RUN(f, "db", "frobnicate", "--db", f->db), 1);
+    assert_int_equal(RUN(f, "prism", "add", "p", "--N", "2", "--a0", "0.01",
+                         "--length", "0.05", "--material", "steel",
+                         "--density", "7850", "--db", f->db), 1);
+    assert_non_null(strstr(f->err, "option '--N': expected a value in [3, 10000], got 2"));
+    assert_int_equal(RUN(f, "ramp", "add", "r", "--beta-deg", "abc",
+                         "--mu-s", "0.1", "--material", "glass", "--db", f->db), 1);
+    assert_non_null(strstr(f->err, "option '--beta-deg': expected a number, got 'abc'"));
+    assert_int_equal(RUN(f, "run", "show", "x", "--db", f->db), 1);
+    /* None of these created the database. */
+    assert_int_equal(RUN(f, "db", "info", "--db", f->db), 2);
+    assert_non_null(strstr(f->err, "does not exist"));
+}
+
+static void init_add_list_and_duplicates(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(RUN(f, "db", "init", "--db", f->db), 0);
+    assert_non_null(strstr(f->out, "schema version 1"));
+    assert_int_equal(RUN(f, "prism", "add", "steel-22", "--N", "22", "--a0",
+                         "0.015", "--length", "0.05", "--material", "steel",
+                         "--density", "7850", "--db", f->db), 0);
+    assert_int_equal(RUN(f, "prism", "add", "steel-22", "--N", "24", "--a0",
+                         "0.015", "--length", "0.05", "--material", "steel",
+                         "--density", "7850", "--db", f->db), 2);
+    assert_non_null(strstr(f->err, "already exists"));
+    assert_int_equal(RUN(f, "prism", "list", "--db", f->db), 0);
+    assert_non_null(strstr(f->out, "steel-22"));
+    assert_non_null(strstr(f->out, "N=22"));
+    assert_int_equal(RUN(f, "ramp", "add", "glass-a", "--beta-deg", "0.3702",
+                         "--mu-s", "0.12", "--material", "glass", "--db", f->db), 0);
+    assert_int_equal(RUN(f, "ramp", "list", "--db", f->db), 0);
+    assert_non_null(strstr(f->out, "beta=0.3702 deg"));
+    assert_int_equal(RUN(f, "experiment", "add", "fig8", "--description",
+                         "six steel prisms on glass", "--db", f->db), 0);
+    assert_int_equal(RUN(f, "experiment", "list", "--db", f->db), 0);
+    assert_non_null(strstr(f->out, "six steel prisms on glass"));
+    assert_int_equal(RUN(f, "run", "list", "--db", f->db), 0);
+    assert_int_equal(RUN(f, "run", "show", "7", "--db", f->db), 2);
+    assert_non_null(strstr(f->err, "no run 7"));
+}
+
+static void csv_import_error_exits_2_with_line(void **state)
+{
+    fixture *f = *state;
+    char *csv = tu_path(f->dir, "p.csv");
+    char want[600];
+    tu_write_file(csv, "name,n_edges,a0_m,length_m,density_kg_m3,material\n"
+                       "a,22,0.015,0.05,7850,steel\n"
+                       "b,22,0.015,0.05,heavy,steel\n");
+    assert_int_equal(RUN(f, "prism", "import", csv, "--db", f->db), 2);
+    snprintf(want, sizeof want, "%s:3: column 'density_kg_m3': expected a "
+             "number, got 'heavy'", csv);
+    assert_non_null(strstr(f->err, want));
+    assert_int_equal(RUN(f, "prism", "list", "--db", f->db), 0);
+    assert_string_equal(f->out, "");
+    free(csv);
+}
+
+static void env_var_names_the_database(void **state)
+{
+    fixture *f = *state;
+    setenv("PRISMLAB_DB", f->db, 1);
+    assert_int_equal(RUN(f, "db", "init"), 0);
+    assert_non_null(strstr(f->out, f->db));
+    unsetenv("PRISMLAB_DB");
+}
+
+/* Stores a run with chunks directly through SQLite's C API, exactly as the
+ * schema documents it, then corrupts one chunk: `db check` must exit 2
+ * and name run and chunk. */
+static void db_check_names_a_corrupt_chunk(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    char want[128];
+
+    assert_int_equal(RUN(f, "db", "init", "--db", f->db), 0);
+    assert_int_equal(RUN(f, "db", "check", "--db", f->db), 0);
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    /* crc32 of four zero bytes is 0x2144df1c. */
+    assert_int_equal(sqlite3_exec(db,
+        "INSERT INTO run (id, started_utc, sample_rate_hz, n_channels, "
+        " sample_format, byte_order, state, source_kind, n_frames) VALUES "
+        " (3, '2026-01-01T00:00:00Z', 10000, 2, 's16', 'le', 'complete', 'wav', 2);"
+        "INSERT INTO chunk (id, run_id, first_frame, n_frames, crc32, data) VALUES "
+        " (41, 3, 0, 1, 558161692, zeroblob(4)),"
+        " (42, 3, 1, 1, 558161692, x'00000100');",
+        NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(RUN(f, "db", "check", "--db", f->db), 2);
+    snprintf(want, sizeof want, "run 3 chunk 42");
+    assert_non_null(strstr(f->out, want));
+    assert_null(strstr(f->out, "chunk 41"));
+    assert_non_null(strstr(f->err, "1 problem"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_command_has_help, setup, teardown),
+        cmocka_unit_test_setup_teardown(usage_errors_exit_1, setup, teardown),
+        cmocka_unit_test_setup_teardown(init_add_list_and_duplicates, setup, teardown),
+        cmocka_unit_test_setup_teardown(csv_import_error_exits_2_with_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(env_var_names_the_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(db_check_names_a_corrupt_chunk, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
