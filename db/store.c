@@ -339,6 +339,26 @@ static pl_status check_chunks(pl_store *store, pl_store_problem_fn fn,
     return PL_OK;
 }
 
+/* A run that claims frames but has no chunk at all never shows up in the
+ * chunk walk; ask for those separately. */
+static pl_status check_empty_runs(pl_store *store, pl_store_problem_fn fn,
+                                  void *ctx, long long *count, pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store,
+                         "SELECT id, n_frames FROM run r WHERE n_frames > 0 "
+                         "AND NOT EXISTS (SELECT 1 FROM chunk c "
+                         "WHERE c.run_id = r.id)", &st, err) != PL_OK)
+        return err->code;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        problem(fn, ctx, count, sqlite3_column_int64(st, 0), 0,
+                "run %lld: says %lld frames but has no chunks",
+                (long long)sqlite3_column_int64(st, 0),
+                (long long)sqlite3_column_int64(st, 1));
+    sqlite3_finalize(st);
+    return PL_OK;
+}
+
 pl_status pl_store_check(pl_store *store, pl_store_problem_fn fn, void *ctx,
                          long long *problems, pl_err *err)
 {
@@ -346,6 +366,8 @@ pl_status pl_store_check(pl_store *store, pl_store_problem_fn fn, void *ctx,
     pl_status s = check_sqlite(store, fn, ctx, &count, err);
     if (s == PL_OK)
         s = check_chunks(store, fn, ctx, &count, err);
+    if (s == PL_OK)
+        s = check_empty_runs(store, fn, ctx, &count, err);
     *problems = count;
     return s;
 }

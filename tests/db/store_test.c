@@ -162,6 +162,38 @@ static void old_database_is_migrated_keeping_data(void **state)
     pl_store_close(s);
 }
 
+/* A database made by every earlier prismlab version: the first k
+ * migrations applied by hand, user_version k, one row of data; opening
+ * migrates it to the latest and keeps the row.  With a single migration
+ * only k = 0 exists; each new schemas/NNN file adds a case. */
+static void every_older_version_upgrades(void **state)
+{
+    fixture *f = *state;
+    for (int k = 0; k < pl_migration_count; k++) {
+        sqlite3 *db;
+        pl_store *s;
+        char sql[64];
+
+        remove(f->db);
+        assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+        for (int i = 0; i < k; i++)
+            assert_int_equal(sqlite3_exec(db, pl_migrations[i].sql, NULL, NULL,
+                                          NULL), SQLITE_OK);
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d", k);
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        if (k >= 1)
+            assert_int_equal(sqlite3_exec(db,
+                "INSERT INTO ramp (name, material, beta_rad, mu_s) "
+                "VALUES ('old', 'glass', 0.007, 0.12)", NULL, NULL, NULL),
+                SQLITE_OK);
+        sqlite3_close(db);
+        s = open_ok(f->db, 0);
+        assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+        assert_int_equal(scalar(s, "SELECT count(*) FROM ramp"), k >= 1);
+        pl_store_close(s);
+    }
+}
+
 /* A failing migration must leave the file at its old version: here the
  * user's own table named 'prism' collides with the first migration. */
 static void failed_migration_rolls_back(void **state)
@@ -379,6 +411,23 @@ static void check_catches_a_missing_chunk(void **state)
     pl_store_close(s);
 }
 
+static void check_catches_a_run_without_chunks(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    problems_seen seen = {0};
+    long long n = -1, id = store_run(s);
+    char sql[96];
+
+    snprintf(sql, sizeof sql, "DELETE FROM chunk WHERE run_id = %lld", id);
+    assert_int_equal(pl_store_exec(s, sql, &err), PL_OK);
+    assert_int_equal(pl_store_check(s, collect, &seen, &n, &err), PL_OK);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(seen.last, "says 3000 frames but has no chunks"));
+    pl_store_close(s);
+}
+
 static void interrupted_runs_are_marked(void **state)
 {
     fixture *f = *state;
@@ -422,7 +471,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(not_a_database_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(old_database_is_migrated_keeping_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_older_version_upgrades, setup, teardown),
         cmocka_unit_test_setup_teardown(failed_migration_rolls_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_catches_a_run_without_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(chunks_round_trip_and_convert, setup, teardown),
         cmocka_unit_test_setup_teardown(chunk_must_continue_the_run, setup, teardown),
         cmocka_unit_test_setup_teardown(check_is_clean_on_good_data, setup, teardown),
