@@ -80,26 +80,6 @@ pl_status pl_ramp_validate(const pl_ramp *r, pl_err *err)
     return PL_OK;
 }
 
-static void bind_real_or_null(sqlite3_stmt *st, int col, double v)
-{
-    if (isfinite(v))
-        sqlite3_bind_double(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
-}
-
-static double column_real_or_nan(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL
-               ? NAN : sqlite3_column_double(st, col);
-}
-
-static void copy_text(char *dst, size_t n, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, n, "%s", t ? (const char *)t : "");
-}
-
 /* Steps an INSERT and turns a UNIQUE violation into PL_EEXIST. */
 static pl_status step_insert(pl_store *store, sqlite3_stmt *st,
                              const char *what, const char *name,
@@ -132,8 +112,8 @@ pl_status pl_prism_add(pl_store *store, pl_prism *p, pl_err *err)
     sqlite3_bind_int(st, 2, p->n_edges);
     sqlite3_bind_double(st, 3, p->a0_m);
     sqlite3_bind_double(st, 4, p->length_m);
-    bind_real_or_null(st, 5, p->mass_kg);
-    bind_real_or_null(st, 6, p->density_kg_m3);
+    pl_store_bind_real(st, 5, p->mass_kg);
+    pl_store_bind_real(st, 6, p->density_kg_m3);
     sqlite3_bind_text(st, 7, p->material, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, p->source, -1, SQLITE_STATIC);
     return step_insert(store, st, "prism", p->name, &p->id, err);
@@ -153,10 +133,10 @@ pl_status pl_ramp_add(pl_store *store, pl_ramp *r, pl_err *err)
     sqlite3_bind_text(st, 1, r->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, r->material, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 3, r->beta_rad);
-    bind_real_or_null(st, 4, r->beta_sd_rad);
+    pl_store_bind_real(st, 4, r->beta_sd_rad);
     sqlite3_bind_double(st, 5, r->mu_s);
-    bind_real_or_null(st, 6, r->mu);
-    bind_real_or_null(st, 7, r->length_m);
+    pl_store_bind_real(st, 6, r->mu);
+    pl_store_bind_real(st, 7, r->length_m);
     sqlite3_bind_text(st, 8, r->source, -1, SQLITE_STATIC);
     return step_insert(store, st, "ramp", r->name, &r->id, err);
 }
@@ -194,14 +174,14 @@ static void row_prism(sqlite3_stmt *st, void *item)
     pl_prism *p = item;
     pl_prism_init(p);
     p->id = sqlite3_column_int64(st, 0);
-    copy_text(p->name, sizeof p->name, st, 1);
+    pl_store_column_text(st, 1, p->name, sizeof p->name);
     p->n_edges = sqlite3_column_int(st, 2);
     p->a0_m = sqlite3_column_double(st, 3);
     p->length_m = sqlite3_column_double(st, 4);
-    p->mass_kg = column_real_or_nan(st, 5);
-    p->density_kg_m3 = column_real_or_nan(st, 6);
-    copy_text(p->material, sizeof p->material, st, 7);
-    copy_text(p->source, sizeof p->source, st, 8);
+    p->mass_kg = pl_store_column_real(st, 5);
+    p->density_kg_m3 = pl_store_column_real(st, 6);
+    pl_store_column_text(st, 7, p->material, sizeof p->material);
+    pl_store_column_text(st, 8, p->source, sizeof p->source);
 }
 
 static void row_ramp(sqlite3_stmt *st, void *item)
@@ -209,14 +189,14 @@ static void row_ramp(sqlite3_stmt *st, void *item)
     pl_ramp *r = item;
     pl_ramp_init(r);
     r->id = sqlite3_column_int64(st, 0);
-    copy_text(r->name, sizeof r->name, st, 1);
-    copy_text(r->material, sizeof r->material, st, 2);
+    pl_store_column_text(st, 1, r->name, sizeof r->name);
+    pl_store_column_text(st, 2, r->material, sizeof r->material);
     r->beta_rad = sqlite3_column_double(st, 3);
-    r->beta_sd_rad = column_real_or_nan(st, 4);
+    r->beta_sd_rad = pl_store_column_real(st, 4);
     r->mu_s = sqlite3_column_double(st, 5);
-    r->mu = column_real_or_nan(st, 6);
-    r->length_m = column_real_or_nan(st, 7);
-    copy_text(r->source, sizeof r->source, st, 8);
+    r->mu = pl_store_column_real(st, 6);
+    r->length_m = pl_store_column_real(st, 7);
+    pl_store_column_text(st, 8, r->source, sizeof r->source);
 }
 
 static void row_experiment(sqlite3_stmt *st, void *item)
@@ -224,9 +204,9 @@ static void row_experiment(sqlite3_stmt *st, void *item)
     pl_experiment *e = item;
     memset(e, 0, sizeof *e);
     e->id = sqlite3_column_int64(st, 0);
-    copy_text(e->name, sizeof e->name, st, 1);
-    copy_text(e->description, sizeof e->description, st, 2);
-    copy_text(e->created_utc, sizeof e->created_utc, st, 3);
+    pl_store_column_text(st, 1, e->name, sizeof e->name);
+    pl_store_column_text(st, 2, e->description, sizeof e->description);
+    pl_store_column_text(st, 3, e->created_utc, sizeof e->created_utc);
 }
 
 /* One generic walk over a SELECT; row() fills the caller's struct, which

@@ -130,14 +130,6 @@ static void bind_id_or_null(sqlite3_stmt *st, int col, long long id)
         sqlite3_bind_null(st, col);
 }
 
-static void bind_real_or_null(sqlite3_stmt *st, int col, double v)
-{
-    if (isfinite(v))
-        sqlite3_bind_double(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
-}
-
 static pl_status insert_channel(pl_store *store, long long run_id, int idx,
                                 const pl_channel *c, pl_err *err)
 {
@@ -168,8 +160,8 @@ static pl_status insert_channel(pl_store *store, long long run_id, int idx,
     sqlite3_bind_int(st, 10, c->cal_order);
     for (int k = 0; k < 4; k++)
         sqlite3_bind_double(st, 11 + k, k <= c->cal_order ? c->cal_coef[k] : 0.0);
-    bind_real_or_null(st, 15, c->range_min_v);
-    bind_real_or_null(st, 16, c->range_max_v);
+    pl_store_bind_real(st, 15, c->range_min_v);
+    pl_store_bind_real(st, 16, c->range_max_v);
     if (c->maxdata > 0)
         sqlite3_bind_int64(st, 17, c->maxdata);
     else
@@ -225,7 +217,7 @@ pl_status pl_run_create(pl_store *store, pl_run_info *info,
     else
         sqlite3_bind_null(st, 12);
     sqlite3_bind_int(st, 13, info->synthetic ? 1 : 0);
-    bind_real_or_null(st, 14, info->lambda0_rad);
+    pl_store_bind_real(st, 14, info->lambda0_rad);
     sqlite3_bind_int64(st, 15, info->pretrigger_frames);
     sqlite3_bind_text(st, 16, info->notes, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
@@ -316,19 +308,6 @@ pl_status pl_run_set_state(pl_store *store, long long run_id,
     return PL_OK;
 }
 
-static void copy_text(char *dst, size_t n, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, n, "%s", t ? (const char *)t : "");
-}
-
-static double column_real_or_nan(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL
-               ? NAN
-               : sqlite3_column_double(st, col);
-}
-
 #define RUN_COLUMNS                                                         \
     "SELECT r.id, COALESCE(p.name,''), COALESCE(m.name,''), "               \
     " COALESCE(e.name,''), r.started_utc, r.sample_rate_hz, r.n_channels, " \
@@ -344,10 +323,10 @@ static void row_to_info(sqlite3_stmt *st, pl_run_info *info)
 {
     pl_run_info_init(info);
     info->id = sqlite3_column_int64(st, 0);
-    copy_text(info->prism, sizeof info->prism, st, 1);
-    copy_text(info->ramp, sizeof info->ramp, st, 2);
-    copy_text(info->experiment, sizeof info->experiment, st, 3);
-    copy_text(info->started_utc, sizeof info->started_utc, st, 4);
+    pl_store_column_text(st, 1, info->prism, sizeof info->prism);
+    pl_store_column_text(st, 2, info->ramp, sizeof info->ramp);
+    pl_store_column_text(st, 3, info->experiment, sizeof info->experiment);
+    pl_store_column_text(st, 4, info->started_utc, sizeof info->started_utc);
     info->sample_rate_hz = sqlite3_column_double(st, 5);
     info->n_channels = sqlite3_column_int(st, 6);
     pl_sample_format_parse((const char *)sqlite3_column_text(st, 7), &info->format);
@@ -355,15 +334,15 @@ static void row_to_info(sqlite3_stmt *st, pl_run_info *info)
     pl_run_state_parse((const char *)sqlite3_column_text(st, 9), &info->state);
     info->overrun_frame = sqlite3_column_type(st, 10) == SQLITE_NULL
                               ? -1 : sqlite3_column_int64(st, 10);
-    copy_text(info->source_kind, sizeof info->source_kind, st, 11);
-    copy_text(info->source_detail, sizeof info->source_detail, st, 12);
-    copy_text(info->source_sha256, sizeof info->source_sha256, st, 13);
+    pl_store_column_text(st, 11, info->source_kind, sizeof info->source_kind);
+    pl_store_column_text(st, 12, info->source_detail, sizeof info->source_detail);
+    pl_store_column_text(st, 13, info->source_sha256, sizeof info->source_sha256);
     info->synthetic = sqlite3_column_int(st, 14);
-    info->lambda0_rad = column_real_or_nan(st, 15);
+    info->lambda0_rad = pl_store_column_real(st, 15);
     info->pretrigger_frames = sqlite3_column_int64(st, 16);
     info->n_frames = sqlite3_column_int64(st, 17);
-    copy_text(info->ended_utc, sizeof info->ended_utc, st, 18);
-    copy_text(info->notes, sizeof info->notes, st, 19);
+    pl_store_column_text(st, 18, info->ended_utc, sizeof info->ended_utc);
+    pl_store_column_text(st, 19, info->notes, sizeof info->notes);
 }
 
 pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,
@@ -429,7 +408,7 @@ pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max) {
         pl_channel *c = &ch[n++];
         memset(c, 0, sizeof *c);
-        copy_text(c->name, sizeof c->name, st, 1);
+        pl_store_column_text(st, 1, c->name, sizeof c->name);
         c->source_channel = sqlite3_column_int(st, 2);
         c->beam_height_m = sqlite3_column_double(st, 3);
         c->beam_sign = sqlite3_column_int(st, 4);
@@ -439,8 +418,8 @@ pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
         c->cal_order = sqlite3_column_int(st, 8);
         for (int k = 0; k < 4; k++)
             c->cal_coef[k] = sqlite3_column_double(st, 9 + k);
-        c->range_min_v = column_real_or_nan(st, 13);
-        c->range_max_v = column_real_or_nan(st, 14);
+        c->range_min_v = pl_store_column_real(st, 13);
+        c->range_max_v = pl_store_column_real(st, 14);
         c->maxdata = sqlite3_column_int64(st, 15);
     }
     sqlite3_finalize(st);

@@ -10,6 +10,7 @@
 #include "db/migrations.h"
 #include "db/run.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,26 @@ void pl_store_rollback(pl_store *store)
 {
     if (!sqlite3_get_autocommit(store->db))
         sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void pl_store_bind_real(sqlite3_stmt *st, int col, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+double pl_store_column_real(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL
+               ? NAN : sqlite3_column_double(st, col);
+}
+
+void pl_store_column_text(sqlite3_stmt *st, int col, char *dst, size_t n)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
 }
 
 void pl_store_utc_now(char buf[32])

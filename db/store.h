@@ -62,6 +62,15 @@ pl_status pl_store_prepare(pl_store *store, const char *sql,
  * returns PL_EDB. */
 pl_status pl_store_fail(pl_store *store, const char *what, pl_err *err);
 
+/* Binds v, or NULL when v is not finite (NaN marks "unknown" in structs). */
+void pl_store_bind_real(sqlite3_stmt *st, int col, double v);
+
+/* Reads a REAL column, NaN for NULL. */
+double pl_store_column_real(sqlite3_stmt *st, int col);
+
+/* Copies a TEXT column into dst (size n), "" for NULL; truncates. */
+void pl_store_column_text(sqlite3_stmt *st, int col, char *dst, size_t n);
+
 /* The current UTC time as ISO 8601 text ("2026-11-22T10:31:07Z"). */
 void pl_store_utc_now(char buf[32]);
 
