@@ -151,7 +151,7 @@ typedef struct {
     double b, a0c, m, J, mu_s, mu;
 } imp_ctx;
 
-typedef struct { double vu, vw, om, SA, SB; } imp_state;
+typedef struct { double vu, vw, om, SA, SB, W; } imp_state; /* W: friction work */
 
 /* g1, g2 from the two end values; returns the mode (1..4) or 0 with no
  * contact. */
@@ -198,13 +198,14 @@ static int imp_deriv(const imp_ctx *c, double tau, const imp_state *z,
     d->om = -f * (g2 + c->a0c * g3) / c->J;
     d->SA = -f * vnA / Ss;
     d->SB = -f * vnB / Ss;
+    d->W = -f * g3 * (z->vu - z->om * c->a0c);
     return 0;
 }
 
 static void axpy(imp_state *o, const imp_state *z, double h, const imp_state *d)
 {
     o->vu = z->vu + h * d->vu; o->vw = z->vw + h * d->vw; o->om = z->om + h * d->om;
-    o->SA = z->SA + h * d->SA; o->SB = z->SB + h * d->SB;
+    o->SA = z->SA + h * d->SA; o->SB = z->SB + h * d->SB; o->W = z->W + h * d->W;
 }
 
 static int imp_rk4(const imp_ctx *c, double tau, const imp_state *z, double h,
@@ -224,6 +225,7 @@ static int imp_rk4(const imp_ctx *c, double tau, const imp_state *z, double h,
     out->om = z->om + h / 6 * (k1.om + 2 * k2.om + 2 * k3.om + k4.om);
     out->SA = z->SA + h / 6 * (k1.SA + 2 * k2.SA + 2 * k3.SA + k4.SA);
     out->SB = z->SB + h / 6 * (k1.SB + 2 * k2.SB + 2 * k3.SB + k4.SB);
+    out->W = z->W + h / 6 * (k1.W + 2 * k2.W + 2 * k3.W + k4.W);
     return 0;
 }
 
@@ -265,7 +267,7 @@ pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
                  mass * a0 * a0 * (cos(2 * alpha) + 2) / 6, mu_s, mu};
     memset(out, 0, sizeof *out);
     /* pre-impact: rotation about A, v^tau = 0, v^n(xi) = -omega xi */
-    imp_state z = {omega_minus * c.a0c, -omega_minus * c.b / 2, omega_minus, 0, 0};
+    imp_state z = {omega_minus * c.a0c, -omega_minus * c.b / 2, omega_minus, 0, 0, 0};
     out->ke_before = 0.5 * mass * (z.vu * z.vu + z.vw * z.vw) + 0.5 * c.J * z.om * z.om;
     /* Scale of the terminal impulse: stopping B's approach with the
      * DS-I(s=0) resultant b/2 takes about p* = 2 m omega-. */
@@ -280,7 +282,6 @@ pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
                   (c.J + mass * c.a0c * c.a0c)) / c.J;
     z.SB = sqrt(2 * omega_minus * c.b * p0);
     int slip = 0, mode = 1, n = 0;
-    double fwork = 0;
     out->mode_mask = 1;
     for (;;) {
         if (n > 200 * steps)
@@ -322,13 +323,11 @@ pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
                     break;
                 }
             }
-            if (slip) fwork += fabs(mu * g1 * vt) * (2 * tau + hb) * hb;
             z = nz;
             tau += hb;
             n++;
             break;
         }
-        if (slip) fwork += fabs(mu * g1 * vt) * (2 * tau + h) * h;
         z = nz;
         tau += h;
         n++;
@@ -339,7 +338,7 @@ pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
     out->vw = z.vw;
     out->ke_after = 0.5 * mass * (z.vu * z.vu + z.vw * z.vw) + 0.5 * c.J * z.om * z.om;
     out->layer_energy = layer_energy(&c, &z);
-    out->friction_work = fwork;
+    out->friction_work = z.W;
     out->p_end = tau * tau;
     out->steps = n;
     out->end_at_b = fabs(vnB) <= fabs(vnA);
@@ -492,8 +491,11 @@ static double find_event(const pl_model *m, const eng *e, double hmax, int which
 static void advance(const pl_model *m, eng *e, double t1, pl_model_result *res)
 {
     double r = pl_model_impact_ratio(m);
+    double hmax = 1.0 / m->p.rate;
     while (!e->done && e->t < t1) {
         double h = t1 - e->t, ps, w;
+        double tstop = t1;
+        if (h > hmax * (1 + 1e-9)) { h = hmax; tstop = e->t + h; }
         rk4_pend(m, e->psi, e->om, h, &ps, &w);
         /* which event comes first within h */
         double hev = h;
@@ -514,9 +516,9 @@ static void advance(const pl_model *m, eng *e, double t1, pl_model_result *res)
             }
         }
         if (ev < 0) {
-            e->psi = ps; e->om = w; e->t = t1;
-            check_22(m, e);
-            break;
+            e->psi = ps; e->om = w; e->t = tstop;
+            if (check_22(m, e)) break;
+            continue;
         }
         rk4_pend(m, e->psi, e->om, hev, &e->psi, &e->om);
         e->t += hev;
