@@ -17,6 +17,8 @@
 struct pl_model {
     pl_model_params p;
     double alpha, b, J_over_m, JA_over_m, K; /* K = g a0 / (J_A/m) */
+    double sb, cb;                           /* sin, cos beta */
+    double spsi0;                            /* sin(alpha - lambda0) */
     double ratio_line, ratio_plastic;
     int line_slipped, line_mode_mask, line_end_at_b;
 };
@@ -369,6 +371,9 @@ static void set_geometry(pl_model *m)
     m->J_over_m = m->p.a0 * m->p.a0 * (cos(2 * m->alpha) + 2) / 6;
     m->JA_over_m = m->J_over_m + m->p.a0 * m->p.a0;
     m->K = G_ACC * m->p.a0 / m->JA_over_m;
+    m->sb = sin(m->p.beta);
+    m->cb = cos(m->p.beta);
+    m->spsi0 = sin(m->alpha - m->p.lambda0);
 }
 
 pl_status pl_model_create(pl_model **out, const pl_model_params *p, pl_err *err)
@@ -441,14 +446,17 @@ static double psi0_of(const pl_model *m) { return m->alpha - m->p.lambda0; }
 
 static double x_of(const pl_model *m, const eng *e)
 {
-    return e->k * m->b + m->p.a0 * (sin(e->psi) - sin(psi0_of(m)));
+    return e->k * m->b + m->p.a0 * (sin(e->psi) - m->spsi0);
 }
 
 /* (2.2) on the rolling edge; sets the end status when violated. */
 static int check_22(const pl_model *m, eng *e)
 {
-    double fn, ft;
-    pl_contact_forces(m->p.N, m->p.a0, m->p.mass, m->p.beta, e->psi, e->om, &fn, &ft);
+    /* pl_contact_forces() with the handle's constants (hot path) */
+    double sp = sin(e->psi), cp = cos(e->psi), a0 = m->p.a0, ms = m->p.mass;
+    double wdot = m->K * (sp * m->cb + cp * m->sb), w2 = e->om * e->om;
+    double ft = ms * a0 * (wdot * cp - w2 * sp) - ms * G_ACC * m->sb;
+    double fn = ms * G_ACC * m->cb - ms * a0 * (wdot * sp + w2 * cp);
     if (fn <= 0) {
         e->end = PL_END_DETACHED;
     } else if (fabs(ft) > m->p.mu_s * fn) {
