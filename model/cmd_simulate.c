@@ -151,6 +151,8 @@ int pl_cmd_simulate(int argc, char **argv)
     p.h2 = h2;
     p.duration = dur;
 
+    if (p.duration * p.rate > 5e7)
+        return pl_cli_usage_error(cmd, "--duration times --rate = %g samples: at most 5e7", p.duration * p.rate);
     pl_model *m = NULL;
     if (pl_model_create(&m, &p, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
