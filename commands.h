@@ -16,4 +16,7 @@ int pl_cmd_ramp(int argc, char **argv);
 int pl_cmd_experiment(int argc, char **argv);
 int pl_cmd_run(int argc, char **argv);
 
+/* model/ */
+int pl_cmd_simulate(int argc, char **argv);
+
 #endif

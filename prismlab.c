@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"ramp", pl_cmd_ramp, "add, list and import ramps of the catalogue"},
     {"experiment", pl_cmd_experiment, "add and list experiments"},
     {"run", pl_cmd_run, "list runs and show one"},
+    {"simulate", pl_cmd_simulate, "simulate a prism rolling down a ramp"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,71 @@
+/* tests/bench/model_bench.c - time of one 7 s simulation at 10 kHz output
+ * (line-impact and plastic law) and of the one-off impact solution; prints
+ * `name: value unit` lines.  Best of several repetitions. */
+#include "model/prism.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#define NS 70001
+static double T[NS], X[NS], Y[NS], TH[NS], OM[NS], V1[NS], V2[NS], LP[NS];
+static pl_model_impact IMP[2000];
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int run_case(const char *name, pl_law law, double lambda0_deg)
+{
+    pl_model_params p;
+    pl_model_params_default(&p);
+    p.law = law;
+    p.lambda0 = lambda0_deg * M_PI / 180;
+    pl_err err = {0};
+    pl_model *m;
+    if (pl_model_create(&m, &p, &err) != PL_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+        return 1;
+    }
+    pl_model_result r = {0};
+    r.t = T; r.x = X; r.y = Y; r.theta = TH; r.omega = OM; r.vp1 = V1; r.vp2 = V2;
+    r.lp = LP; r.cap_samples = NS; r.impacts = IMP; r.cap_impacts = 2000;
+    double best = 1e9;
+    for (int i = 0; i < 7; i++) {
+        double t0 = now();
+        if (pl_model_run(m, &r, &err) != PL_OK) {
+            fprintf(stderr, "%s: %s\n", name, err.msg);
+            pl_model_destroy(m);
+            return 1;
+        }
+        double dt = now() - t0;
+        if (dt < best) best = dt;
+    }
+    printf("%s: %.3f ms\n", name, best * 1e3);
+    printf("%s_Lp_end: %.4f (status %s, %zu samples, %zu impacts)\n", name, r.lp_end,
+           pl_model_end_name(r.end), r.n_samples, r.n_impacts);
+    pl_model_destroy(m);
+    return 0;
+}
+
+int main(void)
+{
+    int rc = run_case("model_line_7s_10khz", PL_LAW_LINE, 5.322);
+    /* the plastic law stops N = 22 released at 5.322 deg after one impact;
+     * release it from 8.5 deg so that the benchmark times a full run */
+    rc |= run_case("model_plastic_7s_10khz", PL_LAW_PLASTIC, 8.5);
+    pl_impact_detail d;
+    pl_err err = {0};
+    double best = 1e9;
+    for (int i = 0; i < 20; i++) {
+        double t0 = now();
+        pl_line_impact_solve(22, 0.015, 0.2, 0.12, 0.12, 1, 400, &d, &err);
+        double dt = now() - t0;
+        if (dt < best) best = dt;
+    }
+    printf("model_line_impact_solve_400: %.3f us\n", best * 1e6);
+    return rc;
+}
