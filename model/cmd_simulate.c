@@ -4,9 +4,8 @@
  * the impact list.  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
-#include "db/catalog.h"
-#include "db/store.h"
 #include "model/prism.h"
+#include "model/setup.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -109,25 +108,8 @@ int pl_cmd_simulate(int argc, char **argv)
     if ((prism != NULL) != (ramp != NULL))
         return pl_cli_usage_error(cmd, "--prism and --ramp go together");
     if (prism) {
-        pl_store *store = NULL;
-        if (pl_store_open(&store, pl_cli_db_path(db), 0, &err) != PL_OK)
+        if (pl_model_params_lookup(&p, pl_cli_db_path(db), prism, ramp, &err) != PL_OK)
             return pl_cli_fail(cmd, &err);
-        pl_prism pr;
-        pl_ramp rp;
-        if (pl_prism_get(store, prism, &pr, &err) != PL_OK ||
-            pl_ramp_get(store, ramp, &rp, &err) != PL_OK) {
-            pl_store_close(store);
-            return pl_cli_fail(cmd, &err);
-        }
-        pl_store_close(store);
-        p.N = pr.n_edges;
-        p.a0 = pr.a0_m;
-        double pm = pl_prism_mass(&pr);
-        if (isfinite(pm) && pm > 0) p.mass = pm;
-        p.beta = rp.beta_rad;
-        p.mu_s = rp.mu_s;
-        p.mu = rp.mu;
-        if (isfinite(rp.length_m) && rp.length_m > 0) p.ramp_length = rp.length_m;
     } else {
         const char *miss = n < 0 ? "--N" : isnan(a0) ? "--a0" : isnan(beta) ? "--beta-deg"
                          : isnan(mus) ? "--mu-s" : NULL;
