@@ -16,6 +16,9 @@ int pl_cmd_ramp(int argc, char **argv);
 int pl_cmd_experiment(int argc, char **argv);
 int pl_cmd_run(int argc, char **argv);
 
+/* acquire/ */
+int pl_cmd_sim(int argc, char **argv);
+
 /* model/ */
 int pl_cmd_simulate(int argc, char **argv);
 
