@@ -1,0 +1,157 @@
+/* acquire/source.c - the table of sources and what they share: the
+ * prismlab metadata line, per-channel options, a file's SHA-256. */
+#include "acquire/source.h"
+
+#include <errno.h>
+#include <math.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The comedi source joins this table when acquire/comedi_source.c lands. */
+static const pl_source_type *const sources[] = {
+    &pl_source_wav, &pl_source_csv, &pl_source_sim,
+};
+
+const pl_source_type *pl_source_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+        if (!strcmp(sources[i]->name, name))
+            return sources[i];
+    return NULL;
+}
+
+void pl_source_config_init(pl_source_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->comedi.subdevice = -1;
+    cfg->file.full_scale_v = NAN;
+    cfg->file.rate_hz = NAN;
+    pl_simrun_config_default(&cfg->sim.run);
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++) {
+        cfg->beam_height_m[i] = NAN;
+        cfg->ldv_scale_mps_per_v[i] = NAN;
+    }
+}
+
+/* Parses "a,b,..." into at most max doubles; returns how many, -1 when a
+ * value is not a number. */
+static int parse_list(const char *text, double *v, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p && n < max) {
+        char *end;
+        errno = 0;
+        v[n] = strtod(p, &end);
+        if (end == p || errno || !isfinite(v[n]) || (*end && *end != ','))
+            return -1;
+        n++;
+        p = *end ? end + 1 : end;
+    }
+    return *p ? -1 : n;
+}
+
+pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
+                                   double *full_scale_v, pl_err *err)
+{
+    if (!line || strncmp(line, "prismlab ", 9) != 0)
+        return PL_OK;
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", line + 9);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " \t\r\n", &save); tok;
+         tok = strtok_r(NULL, " \t\r\n", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return pl_err_set(err, PL_EFORMAT, "metadata: '%s' is not key=value", tok);
+        *eq = '\0';
+        const char *key = tok, *val = eq + 1;
+        double v[PL_SOURCE_MAX_CHANNELS];
+        int n = 0;
+        if (!strcmp(key, "prism")) {
+            snprintf(info->prism, sizeof info->prism, "%s", val);
+            continue;
+        }
+        if (!strcmp(key, "ramp")) {
+            snprintf(info->ramp, sizeof info->ramp, "%s", val);
+            continue;
+        }
+        n = parse_list(val, v, PL_SOURCE_MAX_CHANNELS);
+        if (n < 1)
+            return pl_err_set(err, PL_EFORMAT, "metadata: %s='%s': expected "
+                              "a number or a comma-separated list", key, val);
+        if (!strcmp(key, "rate_hz")) {
+            info->sample_rate_hz = v[0];
+        } else if (!strcmp(key, "full_scale_v")) {
+            if (full_scale_v)
+                *full_scale_v = v[0];
+        } else if (!strcmp(key, "synthetic")) {
+            info->synthetic = v[0] != 0;
+        } else if (!strcmp(key, "lambda0_deg")) {
+            info->lambda0_rad = v[0] * M_PI / 180.0;
+        } else if (!strcmp(key, "ldv_scale") || !strcmp(key, "sign") ||
+                   !strcmp(key, "h")) {
+            for (int i = 0; i < n; i++) {
+                if (!strcmp(key, "h"))
+                    info->channel[i].beam_height_m = v[i];
+                else if (!strcmp(key, "sign"))
+                    info->channel[i].beam_sign = (int)v[i];
+                else
+                    info->channel[i].ldv_scale_mps_per_v = v[i];
+            }
+        }
+        /* Unknown keys are kept for newer writers: ignored, not an error. */
+    }
+    return PL_OK;
+}
+
+pl_status pl_source_apply_config(const pl_source_config *cfg,
+                                 pl_source_info *info, pl_err *err)
+{
+    for (int i = 0; i < info->n_channels; i++) {
+        pl_channel *ch = &info->channel[i];
+        if (!isnan(cfg->beam_height_m[i]))
+            ch->beam_height_m = cfg->beam_height_m[i];
+        if (cfg->beam_sign[i])
+            ch->beam_sign = cfg->beam_sign[i];
+        if (!isnan(cfg->ldv_scale_mps_per_v[i]))
+            ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
+        const char *opt = i == 0 ? "1" : i == 1 ? "2" : "N";
+        if (!(ch->beam_height_m >= 0))
+            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
+                              "height: give --h%s M", info->detail, i, opt);
+        if (ch->beam_sign != 1 && ch->beam_sign != -1)
+            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
+                              "sign (+1 or -1): give --sign%s", info->detail,
+                              i, opt);
+        if (!(ch->ldv_scale_mps_per_v > 0))
+            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no LDV "
+                              "scale: give --ldv-scale MPS_PER_V",
+                              info->detail, i);
+    }
+    return PL_OK;
+}
+
+pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    struct sha256_ctx ctx;
+    sha256_init(&ctx);
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sha256_update(&ctx, n, buf);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return pl_err_set(err, PL_EIO, "%s: read error", path);
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_digest(&ctx, sizeof d, d);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    return PL_OK;
+}

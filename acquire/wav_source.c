@@ -1,0 +1,182 @@
+/* acquire/wav_source.c - a stored recording in a WAV file (libsndfile).
+ *
+ * The samples are stored as the file holds them: 16-bit PCM as s16, 24-bit
+ * as s24_32 (sndfile's int read gives the 24-bit code in the top bits of a
+ * 32-bit word: we shift it back down so the stored code is the file's),
+ * 32-bit PCM as s32, float as f32.  Calibration kind 'file': volts =
+ * code x full_scale / 2^(bits-1) for PCM, sample x full_scale for float,
+ * with full_scale from --full-scale-v or the file's prismlab metadata.
+ *
+ * A file that ends before its header's frame count is an error at the
+ * read that finds it (the importer then leaves the run 'interrupted'), not
+ * a silently short run.
+ */
+#include "acquire/source.h"
+
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    SNDFILE *f;
+    char path[1024];
+    int bits;                 /* 16, 24, 32; 0 for float */
+    int channels;
+    long long total, done;
+    int *ibuf;                /* 24-bit: sndfile's int frames */
+    size_t ibuf_frames;
+} wav_source;
+
+static void wav_close(void *self)
+{
+    wav_source *s = self;
+    if (!s)
+        return;
+    if (s->f)
+        sf_close(s->f);
+    free(s->ibuf);
+    free(s);
+}
+
+static pl_status wav_open(void **self, const pl_source_config *cfg,
+                          pl_source_info *info, pl_err *err)
+{
+    const char *path = cfg->file.path;
+    SF_INFO sfi = {0};
+    SNDFILE *f = sf_open(path, SFM_READ, &sfi);
+    if (!f)
+        return pl_err_set(err, PL_EFORMAT, "%s: not a readable sound file: %s",
+                          path, sf_strerror(NULL));
+    wav_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        sf_close(f);
+        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
+    }
+    s->f = f;
+    snprintf(s->path, sizeof s->path, "%s", path);
+    memset(info, 0, sizeof *info);
+    info->lambda0_rad = NAN;
+    int sub = sfi.format & SF_FORMAT_SUBMASK;
+    switch (sub) {
+    case SF_FORMAT_PCM_16: s->bits = 16; info->format = PL_FMT_S16; break;
+    case SF_FORMAT_PCM_24: s->bits = 24; info->format = PL_FMT_S24_32; break;
+    case SF_FORMAT_PCM_32: s->bits = 32; info->format = PL_FMT_S32; break;
+    case SF_FORMAT_FLOAT: s->bits = 0; info->format = PL_FMT_F32; break;
+    default:
+        wav_close(s);
+        return pl_err_set(err, PL_EFORMAT, "%s: sample encoding 0x%x not "
+                          "supported: expected 16-, 24- or 32-bit PCM or "
+                          "32-bit float", path, sub);
+    }
+    if (sfi.channels < 1 || sfi.channels > PL_SOURCE_MAX_CHANNELS) {
+        wav_close(s);
+        return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d",
+                          path, sfi.channels, PL_SOURCE_MAX_CHANNELS);
+    }
+    s->channels = sfi.channels;
+    s->total = (long long)sfi.frames;
+    info->sample_rate_hz = sfi.samplerate;
+    info->n_channels = sfi.channels;
+    info->little_endian = pl_host_little_endian();
+    info->total_frames = s->total;
+    snprintf(info->kind, sizeof info->kind, "wav");
+    snprintf(info->detail, sizeof info->detail, "%.255s", path);
+
+    double fs = NAN;
+    pl_status st = pl_source_apply_metadata(sf_get_string(f, SF_STR_COMMENT),
+                                            info, &fs, err);
+    if (st != PL_OK) {
+        pl_err_prefix(err, "%s: comment", path);
+        wav_close(s);
+        return st;
+    }
+    if (fabs(info->sample_rate_hz - sfi.samplerate) > 1e-9)
+        info->sample_rate_hz = sfi.samplerate; /* the header rules */
+    if (!isnan(cfg->file.full_scale_v))
+        fs = cfg->file.full_scale_v;
+    if (!(fs > 0)) {
+        wav_close(s);
+        return pl_err_set(err, PL_EINVAL, "%s: the volts at full scale are "
+                          "not known: give --full-scale-v V (the DAQ "
+                          "range, e.g. 10)", path);
+    }
+    double per_code = s->bits ? fs / ldexp(1.0, s->bits - 1) : fs;
+    for (int i = 0; i < s->channels; i++) {
+        pl_channel *ch = &info->channel[i];
+        snprintf(ch->name, sizeof ch->name, "ldv%d", i + 1);
+        ch->source_channel = i;
+        ch->cal_kind = PL_CAL_FILE;
+        ch->cal_order = 1;
+        ch->cal_coef[1] = per_code;
+        ch->range_min_v = -fs;
+        ch->range_max_v = fs;
+        ch->maxdata = s->bits ? (long long)ldexp(1.0, s->bits) - 1 : 0;
+        if (!(ch->beam_height_m >= 0))
+            ch->beam_height_m = NAN;
+    }
+    if ((st = pl_source_apply_config(cfg, info, err)) != PL_OK ||
+        (st = pl_source_file_sha256(path, info->sha256, err)) != PL_OK) {
+        wav_close(s);
+        return st;
+    }
+    *self = s;
+    return PL_OK;
+}
+
+static pl_status wav_start(void *self, pl_err *err)
+{
+    (void)self;
+    (void)err;
+    return PL_OK;
+}
+
+static pl_status wav_read(void *self, void *buf, size_t max_frames,
+                          size_t *got, pl_err *err)
+{
+    wav_source *s = self;
+    sf_count_t n = 0;
+    *got = 0;
+    if (s->done >= s->total)
+        return PL_OK;
+    if ((long long)max_frames > s->total - s->done)
+        max_frames = (size_t)(s->total - s->done);
+    switch (s->bits) {
+    case 16: n = sf_readf_short(s->f, buf, (sf_count_t)max_frames); break;
+    case 32: n = sf_readf_int(s->f, buf, (sf_count_t)max_frames); break;
+    case 0: n = sf_readf_float(s->f, buf, (sf_count_t)max_frames); break;
+    case 24: {
+        n = sf_readf_int(s->f, buf, (sf_count_t)max_frames);
+        int32_t *v = buf;
+        for (sf_count_t i = 0; i < n * s->channels; i++)
+            v[i] = v[i] / 256;   /* exact: sndfile put the code in bits 8..31 */
+        break;
+    }
+    }
+    if (n < 0)
+        n = 0;
+    s->done += n;
+    *got = (size_t)n;
+    if (n == 0 && s->done < s->total)
+        return pl_err_set(err, PL_EFORMAT, "%s: the file ends at frame %lld "
+                          "but its header promises %lld frames (truncated?)",
+                          s->path, s->done, s->total);
+    return PL_OK;
+}
+
+static pl_status wav_stop(void *self, pl_err *err)
+{
+    (void)self;
+    (void)err;
+    return PL_OK;
+}
+
+const pl_source_type pl_source_wav = {
+    .name = "wav",
+    .open = wav_open,
+    .start = wav_start,
+    .read = wav_read,
+    .stop = wav_stop,
+    .close = wav_close,
+};

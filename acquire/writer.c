@@ -1,0 +1,310 @@
+/* acquire/writer.c - ring buffer and writer thread.  See writer.h.
+ *
+ * The ring is single-producer, single-consumer, guarded by one mutex and
+ * two condition variables.  The lock covers only the counters: the
+ * producer copies into the free part and the consumer out of the filled
+ * part outside the lock, which is safe because the two parts never
+ * overlap.  A mutex rather than C11 atomics: the writer wakes ten times a
+ * second, so the lock costs nothing measurable and the waiting (for data,
+ * for space) needs condition variables anyway.
+ */
+#include "acquire/writer.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pl_writer {
+    pl_store *store;
+    pl_writer_config cfg;
+
+    /* run */
+    long long run_id;
+    int running;              /* thread started */
+    size_t frame_bytes;
+    size_t commit_frames;
+
+    /* ring: frames [tail, head) are filled; counters only grow */
+    unsigned char *ring;
+    size_t cap;               /* frames */
+    long long head, tail;
+    unsigned char *stage;     /* one commit's frames, contiguous */
+
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t data, space;
+    int ending;
+    long long overrun_frame;  /* -1: none */
+    int failed;               /* the thread stopped on an error */
+    pl_err thread_err;
+
+    long long pushed, committed, commits;
+    size_t peak;
+};
+
+pl_status pl_writer_create(pl_writer **out, const char *db_path,
+                           const pl_writer_config *cfg, pl_err *err)
+{
+    *out = NULL;
+    pl_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return pl_err_set(err, PL_ENOMEM, "writer: out of memory");
+    w->cfg = *cfg;
+    if (pl_store_open(&w->store, db_path,
+                      PL_STORE_CREATE | (cfg->sync_full ? PL_STORE_SYNC_FULL : 0),
+                      err) != PL_OK) {
+        free(w);
+        return err->code;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->data, NULL);
+    pthread_cond_init(&w->space, NULL);
+    w->overrun_frame = -1;
+    *out = w;
+    return PL_OK;
+}
+
+pl_store *pl_writer_store(pl_writer *w) { return w->store; }
+
+/* Copies frames [from, from + n) of the ring into dst. */
+static void ring_read(const pl_writer *w, long long from, size_t n,
+                      unsigned char *dst)
+{
+    size_t at = (size_t)(from % (long long)w->cap);
+    size_t first = n < w->cap - at ? n : w->cap - at;
+    memcpy(dst, w->ring + at * w->frame_bytes, first * w->frame_bytes);
+    if (first < n)
+        memcpy(dst + first * w->frame_bytes, w->ring, (n - first) * w->frame_bytes);
+}
+
+static void ring_write(pl_writer *w, long long to, size_t n,
+                       const unsigned char *src)
+{
+    size_t at = (size_t)(to % (long long)w->cap);
+    size_t first = n < w->cap - at ? n : w->cap - at;
+    memcpy(w->ring + at * w->frame_bytes, src, first * w->frame_bytes);
+    if (first < n)
+        memcpy(w->ring, src + first * w->frame_bytes, (n - first) * w->frame_bytes);
+}
+
+static pl_status commit_chunk(pl_writer *w, long long first, size_t n,
+                              pl_err *err)
+{
+    if (pl_store_begin(w->store, err) != PL_OK)
+        return err->code;
+    if (pl_run_append_chunk(w->store, w->run_id, first, (long long)n, w->stage,
+                            n * w->frame_bytes, err) != PL_OK ||
+        pl_store_commit(w->store, err) != PL_OK) {
+        pl_store_rollback(w->store);
+        return err->code;
+    }
+    return PL_OK;
+}
+
+static void *writer_main(void *arg)
+{
+    pl_writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->ending && w->head - w->tail < (long long)w->commit_frames)
+            pthread_cond_wait(&w->data, &w->mu);
+        long long avail = w->head - w->tail;
+        if (avail == 0 && w->ending)
+            break;
+        size_t n = avail < (long long)w->commit_frames ? (size_t)avail
+                                                        : w->commit_frames;
+        long long first = w->tail;
+        pthread_mutex_unlock(&w->mu);
+
+        ring_read(w, first, n, w->stage);
+        pl_err err = {0};
+        pl_status st = commit_chunk(w, first, n, &err);
+
+        pthread_mutex_lock(&w->mu);
+        if (st != PL_OK) {
+            w->failed = 1;
+            w->thread_err = err;
+            pthread_cond_broadcast(&w->space);
+            break;
+        }
+        w->tail += (long long)n;
+        w->committed += (long long)n;
+        w->commits++;
+        pthread_cond_broadcast(&w->space);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
+                              const pl_channel *ch, pl_err *err)
+{
+    if (w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: run %lld is still open",
+                          w->run_id);
+    if (!(info->sample_rate_hz > 0) || info->n_channels < 1)
+        return pl_err_set(err, PL_EINVAL, "writer: a run needs a positive "
+                          "rate and at least one channel");
+    double interval = w->cfg.commit_interval_s > 0 ? w->cfg.commit_interval_s : 0.1;
+    size_t cap = w->cfg.ring_frames ? w->cfg.ring_frames
+                                    : (size_t)ceil(10.0 * info->sample_rate_hz);
+    w->commit_frames = (size_t)ceil(interval * info->sample_rate_hz);
+    if (w->commit_frames < 1)
+        w->commit_frames = 1;
+    if (w->commit_frames > cap)
+        w->commit_frames = cap;
+    w->frame_bytes = pl_sample_format_size(info->format) * (size_t)info->n_channels;
+    free(w->ring);
+    free(w->stage);
+    w->cap = cap;
+    w->ring = malloc(cap * w->frame_bytes);
+    w->stage = malloc(w->commit_frames * w->frame_bytes);
+    if (!w->ring || !w->stage)
+        return pl_err_set(err, PL_ENOMEM, "writer: out of memory for a ring "
+                          "of %zu frames", cap);
+
+    info->state = PL_RUN_RECORDING;
+    info->overrun_frame = -1;
+    info->n_frames = 0;
+    if (pl_store_begin(w->store, err) != PL_OK)
+        return err->code;
+    if (pl_run_create(w->store, info, ch, err) != PL_OK ||
+        pl_store_commit(w->store, err) != PL_OK) {
+        pl_store_rollback(w->store);
+        return err->code;
+    }
+    w->run_id = info->id;
+    w->head = w->tail = 0;
+    w->pushed = w->committed = w->commits = 0;
+    w->peak = 0;
+    w->ending = 0;
+    w->failed = 0;
+    w->overrun_frame = -1;
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
+        return pl_err_set(err, PL_ENOMEM, "writer: cannot start its thread");
+    w->running = 1;
+    return PL_OK;
+}
+
+pl_status pl_writer_push(pl_writer *w, const void *frames, size_t n,
+                         pl_err *err)
+{
+    const unsigned char *src = frames;
+    if (!w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: push without a run");
+    while (n > 0) {
+        /* Pieces of at most half the ring, so a blocking push always
+         * makes progress while the thread drains the other half. */
+        size_t piece = n < w->cap / 2 + 1 ? n : w->cap / 2 + 1;
+        pthread_mutex_lock(&w->mu);
+        if (w->overrun_frame >= 0) {
+            pthread_mutex_unlock(&w->mu);
+            return pl_err_set(err, PL_EOVERRUN, "run %lld: overrun at frame "
+                              "%lld: frames from there on are not stored",
+                              w->run_id, w->overrun_frame);
+        }
+        while (!w->failed && w->cap - (size_t)(w->head - w->tail) < piece) {
+            if (!w->cfg.block_when_full) {
+                w->overrun_frame = w->pushed;
+                pthread_mutex_unlock(&w->mu);
+                return pl_err_set(err, PL_EOVERRUN, "run %lld: the writer "
+                                  "fell %zu frames behind (the ring holds "
+                                  "%zu): overrun at frame %lld", w->run_id,
+                                  (size_t)(w->head - w->tail), w->cap,
+                                  w->overrun_frame);
+            }
+            pthread_cond_wait(&w->space, &w->mu);
+        }
+        if (w->failed) {
+            *err = w->thread_err;
+            pthread_mutex_unlock(&w->mu);
+            return err->code;
+        }
+        long long at = w->head;
+        pthread_mutex_unlock(&w->mu);
+
+        ring_write(w, at, piece, src);
+
+        pthread_mutex_lock(&w->mu);
+        w->head += (long long)piece;
+        w->pushed += (long long)piece;
+        size_t fill = (size_t)(w->head - w->tail);
+        if (fill > w->peak)
+            w->peak = fill;
+        if (fill >= w->commit_frames)
+            pthread_cond_signal(&w->data);
+        pthread_mutex_unlock(&w->mu);
+        src += piece * w->frame_bytes;
+        n -= piece;
+    }
+    return PL_OK;
+}
+
+pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
+                                 pl_err *err)
+{
+    if (!w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: no run to mark");
+    pthread_mutex_lock(&w->mu);
+    if (w->overrun_frame < 0 || frame_index < w->overrun_frame)
+        w->overrun_frame = frame_index;
+    pthread_mutex_unlock(&w->mu);
+    return PL_OK;
+}
+
+pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
+                            pl_err *err)
+{
+    if (!w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: no run to end");
+    pthread_mutex_lock(&w->mu);
+    w->ending = 1;
+    pthread_cond_signal(&w->data);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    w->running = 0;
+    if (w->failed) {
+        /* What is committed stays; the run must not look complete. */
+        pl_err ignore = {0};
+        pl_run_set_state(w->store, w->run_id, PL_RUN_INTERRUPTED, -1, &ignore);
+        *err = w->thread_err;
+        return err->code;
+    }
+    if (w->overrun_frame >= 0)
+        final_state = PL_RUN_OVERRUN;
+    return pl_run_set_state(w->store, w->run_id, final_state,
+                            final_state == PL_RUN_OVERRUN ? w->overrun_frame : -1,
+                            err);
+}
+
+void pl_writer_get_stats(pl_writer *w, pl_writer_stats *st)
+{
+    pthread_mutex_lock(&w->mu);
+    st->frames_pushed = w->pushed;
+    st->frames_committed = w->committed;
+    st->ring_fill = (size_t)(w->head - w->tail);
+    st->ring_capacity = w->cap;
+    st->ring_peak = w->peak;
+    st->overruns = w->overrun_frame >= 0;
+    st->run_id = w->run_id;
+    st->commits = w->commits;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void pl_writer_destroy(pl_writer *w)
+{
+    if (!w)
+        return;
+    if (w->running) {
+        pl_err ignore = {0};
+        pl_writer_end_run(w, PL_RUN_INTERRUPTED, &ignore);
+    }
+    pl_store_close(w->store);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->data);
+    pthread_cond_destroy(&w->space);
+    free(w->ring);
+    free(w->stage);
+    free(w);
+}
