@@ -110,6 +110,11 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
 pl_status pl_source_apply_config(const pl_source_config *cfg,
                                  pl_source_info *info, pl_err *err)
 {
+    if (cfg->expect_channels > 0 && info->n_channels != cfg->expect_channels)
+        return pl_err_set(err, PL_EFORMAT, "%s: %d channel%s, expected %d "
+                          "(one per LDV)", info->detail, info->n_channels,
+                          info->n_channels == 1 ? "" : "s",
+                          cfg->expect_channels);
     for (int i = 0; i < info->n_channels; i++) {
         pl_channel *ch = &info->channel[i];
         if (!isnan(cfg->beam_height_m[i]))
@@ -118,18 +123,17 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
             ch->beam_sign = cfg->beam_sign[i];
         if (!isnan(cfg->ldv_scale_mps_per_v[i]))
             ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
-        const char *opt = i == 0 ? "1" : i == 1 ? "2" : "N";
         if (!(ch->beam_height_m >= 0))
             return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
-                              "height: give --h%s M", info->detail, i, opt);
+                              "height: give --h%d M", info->detail, i + 1, i + 1);
         if (ch->beam_sign != 1 && ch->beam_sign != -1)
             return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
-                              "sign (+1 or -1): give --sign%s", info->detail,
-                              i, opt);
+                              "sign (+1 or -1): give --sign%d", info->detail,
+                              i + 1, i + 1);
         if (!(ch->ldv_scale_mps_per_v > 0))
             return pl_err_set(err, PL_EINVAL, "%s: channel %d has no LDV "
                               "scale: give --ldv-scale MPS_PER_V",
-                              info->detail, i);
+                              info->detail, i + 1);
     }
     return PL_OK;
 }

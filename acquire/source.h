@@ -64,6 +64,7 @@ typedef struct {
         pl_simrun_config run;
         int paced;               /* 1: deliver at the card's real rate */
     } sim;
+    int expect_channels;         /* > 0: any other count is an error */
     /* Per channel; NaN / 0 when not given. */
     double beam_height_m[PL_SOURCE_MAX_CHANNELS];
     int beam_sign[PL_SOURCE_MAX_CHANNELS];

@@ -75,6 +75,20 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
         return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d",
                           path, sfi.channels, PL_SOURCE_MAX_CHANNELS);
     }
+    /* libsndfile quietly shortens a truncated file's frame count to what
+     * is there, noting the header's promise in its log: a recording cut
+     * short must not pass for a complete one. */
+    char log[8192] = "";
+    sf_command(f, SFC_GET_LOG_INFO, log, sizeof log);
+    const char *data = strstr(log, "\ndata : ");
+    long long promised, held;
+    if (data && sscanf(data, "\ndata : %lld (should be %lld)", &promised, &held) == 2 &&
+        held < promised) {
+        wav_close(s);
+        return pl_err_set(err, PL_EFORMAT, "%s: truncated: the header promises "
+                          "%lld bytes of samples, the file holds %lld", path,
+                          promised, held);
+    }
     s->channels = sfi.channels;
     s->total = (long long)sfi.frames;
     info->sample_rate_hz = sfi.samplerate;

@@ -1,0 +1,208 @@
+/* acquire/import.c - WAV and CSV recordings into the store.  See import.h. */
+#include "acquire/import.h"
+
+#include "acquire/pump.h"
+#include "acquire/writer.h"
+#include "core/csvtable.h"
+#include "db/catalog.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void pl_import_options_init(pl_import_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->lambda0_rad = NAN;
+    pl_source_config_init(&opt->src);
+    opt->src.expect_channels = 2;   /* two LDVs: (4.1) needs both */
+}
+
+static const char *format_of(const char *path, const char *format)
+{
+    if (format)
+        return format;
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".wav"))
+        return "wav";
+    if (dot && !strcasecmp(dot, ".csv"))
+        return "csv";
+    return NULL;
+}
+
+static pl_status ensure_experiment(pl_store *store, const char *name,
+                                   pl_err *err)
+{
+    pl_experiment e;
+    pl_status st = pl_experiment_get(store, name, &e, err);
+    if (st != PL_ENOTFOUND)
+        return st;
+    memset(&e, 0, sizeof e);
+    snprintf(e.name, sizeof e.name, "%s", name);
+    return pl_experiment_add(store, &e, err);
+}
+
+/* A failed import leaves nothing: the partial run and its chunks go. */
+static void delete_run(pl_store *store, long long id)
+{
+    char sql[96];
+    pl_err ignore = {0};
+    snprintf(sql, sizeof sql, "DELETE FROM run WHERE id = %lld", id);
+    pl_store_exec(store, sql, &ignore);
+}
+
+pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
+                         long long *run_id, long long *frames, pl_err *err)
+{
+    const char *fmt = format_of(opt->path, opt->format);
+    if (!fmt)
+        return pl_err_set(err, PL_EINVAL, "%s: cannot tell the format from "
+                          "the name: give --format wav|csv", opt->path);
+    const pl_source_type *type = pl_source_find(fmt);
+    if (!type || (strcmp(fmt, "wav") && strcmp(fmt, "csv")))
+        return pl_err_set(err, PL_EINVAL, "format '%s': expected wav or csv", fmt);
+
+    pl_source_config cfg = opt->src;
+    snprintf(cfg.file.path, sizeof cfg.file.path, "%s", opt->path);
+    pl_source_info info;
+    void *src = NULL;
+    if (type->open(&src, &cfg, &info, err) != PL_OK)
+        return err->code;
+
+    pl_run_info run;
+    pl_run_info_init(&run);
+    const char *prism = opt->prism ? opt->prism : info.prism;
+    const char *ramp = opt->ramp ? opt->ramp : info.ramp;
+    snprintf(run.prism, sizeof run.prism, "%s", prism);
+    snprintf(run.ramp, sizeof run.ramp, "%s", ramp);
+    if (opt->experiment)
+        snprintf(run.experiment, sizeof run.experiment, "%s", opt->experiment);
+    run.sample_rate_hz = info.sample_rate_hz;
+    run.n_channels = info.n_channels;
+    run.format = info.format;
+    run.little_endian = info.little_endian;
+    snprintf(run.source_kind, sizeof run.source_kind, "%s", info.kind);
+    snprintf(run.source_detail, sizeof run.source_detail, "%s", info.detail);
+    snprintf(run.source_sha256, sizeof run.source_sha256, "%s", info.sha256);
+    run.synthetic = opt->synthetic || info.synthetic;
+    run.lambda0_rad = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info.lambda0_rad;
+
+    pl_writer_config wc = {.commit_interval_s = 1.0, .sync_full = opt->sync_full,
+                           .block_when_full = 1};
+    pl_writer *w = NULL;
+    pl_status st = pl_writer_create(&w, db_path, &wc, err);
+    if (st == PL_OK && run.experiment[0])
+        st = ensure_experiment(pl_writer_store(w), run.experiment, err);
+    if (st == PL_OK)
+        st = pl_writer_begin_run(w, &run, info.channel, err);
+    if (st != PL_OK) {
+        type->close(src);
+        pl_writer_destroy(w);
+        return st;
+    }
+    pl_pump_options po = {.max_frames = -1, .progress = opt->progress,
+                          .progress_ctx = opt->progress_ctx};
+    long long moved = 0;
+    st = type->start(src, err);
+    if (st == PL_OK)
+        st = pl_acquire_pump(type, src, &info, w, &po, &moved, err);
+    pl_err end_err = {0};
+    pl_status est = pl_writer_end_run(w, st == PL_OK ? PL_RUN_IMPORTED
+                                                     : PL_RUN_INTERRUPTED,
+                                      &end_err);
+    if (st == PL_OK && est != PL_OK) {
+        st = est;
+        *err = end_err;
+    }
+    if (st != PL_OK)
+        delete_run(pl_writer_store(w), run.id);
+    type->stop(src, &end_err);
+    type->close(src);
+    pl_writer_destroy(w);
+    if (st == PL_OK) {
+        *run_id = run.id;
+        if (frames)
+            *frames = moved;
+    }
+    return st;
+}
+
+static const char *const manifest_columns[] = {
+    "file", "format", "experiment", "prism", "ramp", "h1_m", "h2_m",
+    "ldv_scale_mps_per_v", "sign1", "sign2", "full_scale_v", "lambda0_deg",
+    "synthetic"};
+
+pl_status pl_import_manifest(const char *db_path, const char *manifest,
+                             int sync_full,
+                             void (*each)(void *ctx, int row, int rows,
+                                          long long run_id, const char *path),
+                             void *ctx, int *count, pl_err *err)
+{
+    pl_csvtable *t = NULL;
+    *count = 0;
+    if (pl_csvtable_read(&t, manifest, err) != PL_OK)
+        return err->code;
+    pl_status st = pl_csvtable_check_columns(t, manifest_columns, 13, err);
+    if (st == PL_OK)
+        st = pl_csvtable_require(t, "file", err);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", manifest);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        dir[0] = '\0';
+    int rows = pl_csvtable_rows(t);
+    for (int r = 0; r < rows && st == PL_OK; r++) {
+        char file[512], format[8], exp[64], prism[64], ramp[64], path[1600];
+        double h1, h2, scale, s1, s2, fs, lam, syn;
+        pl_import_options o;
+        pl_import_options_init(&o);
+        if ((st = pl_csvtable_string(t, r, "file", 1, file, sizeof file, err)) ||
+            (st = pl_csvtable_string(t, r, "format", 0, format, sizeof format, err)) ||
+            (st = pl_csvtable_string(t, r, "experiment", 0, exp, sizeof exp, err)) ||
+            (st = pl_csvtable_string(t, r, "prism", 0, prism, sizeof prism, err)) ||
+            (st = pl_csvtable_string(t, r, "ramp", 0, ramp, sizeof ramp, err)) ||
+            (st = pl_csvtable_double(t, r, "h1_m", 0, 10, 1, NAN, &h1, err)) ||
+            (st = pl_csvtable_double(t, r, "h2_m", 0, 10, 1, NAN, &h2, err)) ||
+            (st = pl_csvtable_double(t, r, "ldv_scale_mps_per_v", 1e-9, 1e3, 1, NAN, &scale, err)) ||
+            (st = pl_csvtable_double(t, r, "sign1", -1, 1, 1, 0, &s1, err)) ||
+            (st = pl_csvtable_double(t, r, "sign2", -1, 1, 1, 0, &s2, err)) ||
+            (st = pl_csvtable_double(t, r, "full_scale_v", 1e-9, 1e6, 1, NAN, &fs, err)) ||
+            (st = pl_csvtable_double(t, r, "lambda0_deg", -180, 180, 1, NAN, &lam, err)) ||
+            (st = pl_csvtable_double(t, r, "synthetic", 0, 1, 1, 0, &syn, err)))
+            break;
+        if ((s1 != 0 && fabs(s1) != 1) || (s2 != 0 && fabs(s2) != 1)) {
+            st = pl_err_set(err, PL_EFORMAT, "%s:%ld: sign1/sign2: expected "
+                            "+1 or -1", manifest, pl_csvtable_line(t, r));
+            break;
+        }
+        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+        o.path = path;
+        o.format = format[0] ? format : NULL;
+        o.experiment = exp[0] ? exp : NULL;
+        o.prism = prism[0] ? prism : NULL;
+        o.ramp = ramp[0] ? ramp : NULL;
+        o.lambda0_rad = lam * M_PI / 180.0;
+        o.synthetic = syn != 0;
+        o.sync_full = sync_full;
+        o.src.beam_height_m[0] = h1;
+        o.src.beam_height_m[1] = h2;
+        o.src.ldv_scale_mps_per_v[0] = o.src.ldv_scale_mps_per_v[1] = scale;
+        o.src.beam_sign[0] = (int)s1;
+        o.src.beam_sign[1] = (int)s2;
+        o.src.file.full_scale_v = fs;
+        long long id = 0;
+        if ((st = pl_import_file(db_path, &o, &id, NULL, err)) != PL_OK) {
+            pl_err_prefix(err, "%s:%ld", manifest, pl_csvtable_line(t, r));
+            break;
+        }
+        ++*count;
+        if (each)
+            each(ctx, r, rows, id, path);
+    }
+    pl_csvtable_free(t);
+    return st;
+}

@@ -1,0 +1,47 @@
+/* acquire/import.h - stored recordings (WAV, CSV) into the store.
+ *
+ * An import is the same path as a live recording (source -> pump ->
+ * writer), with the writer waiting instead of overrunning.  It either
+ * stores the whole file as one run in state 'imported' or stores nothing:
+ * a file that turns out bad half-way (truncated WAV) has its partial run
+ * deleted, and the error names the file and the frame.
+ */
+#ifndef PL_ACQUIRE_IMPORT_H
+#define PL_ACQUIRE_IMPORT_H
+
+#include "acquire/source.h"
+#include "core/error.h"
+
+typedef struct {
+    const char *path;
+    const char *format;          /* "wav", "csv"; NULL: from the extension */
+    const char *prism, *ramp, *experiment;  /* NULL: the file's metadata */
+    double lambda0_rad;          /* NaN: the file's metadata */
+    int synthetic;               /* 1 forces the mark; 0: the file's metadata */
+    int sync_full;
+    pl_source_config src;        /* heights, signs, scales, full scale, rate */
+    void (*progress)(void *ctx, long long frames, long long total);
+    void *progress_ctx;
+} pl_import_options;
+
+/* Fills opt with defaults ("from the file" everywhere). */
+void pl_import_options_init(pl_import_options *opt);
+
+/* Imports one file into the database at db_path (created if missing);
+ * *run_id receives the new run.  The experiment is created when it does
+ * not exist; the prism and ramp must be in the catalogue. */
+pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
+                         long long *run_id, long long *frames, pl_err *err);
+
+/* Imports every file a manifest lists (columns in docs/acquire.md; paths
+ * relative to the manifest's folder).  Stops at the first bad row or file
+ * with its FILE:LINE; runs imported before it stay.  *count receives the
+ * runs imported.  each(ctx, row, n_rows, run_id, path) is called after each
+ * file when not NULL. */
+pl_status pl_import_manifest(const char *db_path, const char *manifest,
+                             int sync_full,
+                             void (*each)(void *ctx, int row, int rows,
+                                          long long run_id, const char *path),
+                             void *ctx, int *count, pl_err *err);
+
+#endif
