@@ -4,6 +4,7 @@
  * ramp, passes the gauge velocities through the rig's signal chain and
  * writes what the DAQ card would have recorded (WAV or CSV) and the ground
  * truth.  Only this file prints. */
+#include "acquire/record.h"
 #include "acquire/simrun.h"
 #include "commands.h"
 #include "core/cli.h"
@@ -19,10 +20,10 @@
 
 static const char usage[] =
     "usage: prismlab sim --prism NAME --ramp NAME [--db FILE] --lambda0-deg DEG\n"
-    "                    --h1 M --h2 M (--wav FILE | --csv FILE) [--truth FILE]\n"
-    "                    [options]\n"
+    "                    --h1 M --h2 M (--wav FILE | --csv FILE | --store)\n"
+    "                    [--truth FILE] [options]\n"
     "       prismlab sim --N N --a0 M --beta-deg DEG --mu-s MU --lambda0-deg DEG\n"
-    "                    --h1 M --h2 M (--wav FILE | --csv FILE) [options]\n\n"
+    "                    --h1 M --h2 M (--wav FILE | --csv FILE | --store) [options]\n\n"
     "The rig simulator: simulates the prism (seed 000 sections 2-4) and writes\n"
     "what the two LDVs and the DAQ card would have recorded, with the bench's\n"
     "imperfections (docs/rig.md), plus the ground truth.  The output files\n"
@@ -56,6 +57,11 @@ static const char usage[] =
     "Output:\n"
     "  --wav FILE         16-bit PCM, full scale = the card's 10 V\n"
     "  --csv FILE         volts, columns t_s,v1_V,v2_V\n"
+    "  --store            record into the database (--db) as a live recorder\n"
+    "                     would, through the writer; the run is SYNTHETIC\n"
+    "  --experiment E     with --store: file the run under E (created if new)\n"
+    "  --paced            with --store: deliver the frames in real time, as\n"
+    "                     the card would (a rehearsal of a live recording)\n"
     "  --truth FILE       the ground truth (CSV with '#' parameter lines)\n"
     "  --truth-step S     spacing of the truth's omega/Lp samples (default 0.01)\n\n"
     "Summary: frames=<n> release_t=<s> leave_t=<s|none> impacts=<n>\n"
@@ -66,7 +72,7 @@ enum { O_PRISM = 1000, O_RAMP, O_DB, O_N, O_A0, O_BETA, O_MUS, O_MU, O_LAMBDA0,
        O_LEAD, O_TAIL, O_SEED, O_LDV, O_SIGN1, O_SIGN2, O_IDEAL, O_NOSHAPE,
        O_NORING, O_NONOISE, O_NOSPECKLE, O_NOOFFSET, O_NOHUM, O_NOISERMS,
        O_RINGF, O_RINGD, O_RINGA, O_SPECKR, O_HUMA, O_WAV, O_CSV, O_TRUTH,
-       O_TSTEP, O_HELP };
+       O_TSTEP, O_STORE, O_EXP, O_PACED, O_HELP };
 
 static const struct option opts[] = {
     {"prism", required_argument, 0, O_PRISM}, {"ramp", required_argument, 0, O_RAMP},
@@ -98,6 +104,8 @@ static const struct option opts[] = {
     {"wav", required_argument, 0, O_WAV}, {"csv", required_argument, 0, O_CSV},
     {"truth", required_argument, 0, O_TRUTH},
     {"truth-step", required_argument, 0, O_TSTEP},
+    {"store", no_argument, 0, O_STORE}, {"experiment", required_argument, 0, O_EXP},
+    {"paced", no_argument, 0, O_PACED},
     {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
 
 static pl_status parse_sign(const char *name, const char *text, int *sign,
@@ -113,6 +121,44 @@ static pl_status parse_sign(const char *name, const char *text, int *sign,
     return PL_OK;
 }
 
+static void progress(void *ctx, long long frames, long long total)
+{
+    (void)ctx;
+    if (total > 0)
+        pl_cli_progress("sim", (unsigned long long)frames, (unsigned long long)total);
+}
+
+/* --store: the simulated recording goes the way a live one does, through
+ * the sim source, the pump and the writer, under the recorder lock. */
+static pl_status record(const char *db, const pl_simrun_config *run, int paced,
+                        const char *experiment, long long *run_id, pl_err *err)
+{
+    pl_source_config sc;
+    pl_source_config_init(&sc);
+    sc.sim.run = *run;
+    sc.sim.paced = paced;
+    pl_record_options ro;
+    pl_record_options_init(&ro);
+    ro.experiment = experiment;
+    ro.writer.block_when_full = !paced;  /* paced behaves as a live card */
+    ro.pump.progress = progress;
+    pl_recorder *r = NULL;
+    long long interrupted = 0;
+    if (pl_recorder_open(&r, pl_cli_db_path(db), &ro.writer, &interrupted, err) != PL_OK)
+        return err->code;
+    if (interrupted > 0)
+        fprintf(stderr, "prismlab sim: marked %lld unfinished run%s interrupted\n",
+                interrupted, interrupted == 1 ? "" : "s");
+    void *src = NULL;
+    pl_source_info info;
+    pl_status st = pl_source_sim.open(&src, &sc, &info, err);
+    if (st == PL_OK)
+        st = pl_recorder_run(r, &pl_source_sim, src, &info, &ro, run_id, NULL, err);
+    pl_source_sim.close(src);
+    pl_recorder_close(r);
+    return st;
+}
+
 int pl_cmd_sim(int argc, char **argv)
 {
     const char *cmd = "sim";
@@ -125,6 +171,8 @@ int pl_cmd_sim(int argc, char **argv)
     long n = -1, seed;
     double a0 = nan_, beta = nan_, mus = nan_, mu = nan_, lam = nan_, h1 = nan_,
            h2 = nan_, ramplen = nan_, nlam = nan_, nbeta = nan_, tstep = 0.01;
+    int store = 0, paced = 0;
+    const char *experiment = NULL;
     int ideal = 0, off_shape = 0, off_ring = 0, off_noise = 0, off_speckle = 0,
         off_offset = 0, off_hum = 0;
     const char *prism = NULL, *ramp = NULL, *db = NULL, *wav = NULL, *csv = NULL,
@@ -184,6 +232,9 @@ int pl_cmd_sim(int argc, char **argv)
         case O_CSV: csv = optarg; break;
         case O_TRUTH: truth = optarg; break;
         case O_TSTEP: st = pl_parse_double("truth-step", optarg, 1e-6, 10, &tstep, &err); break;
+        case O_STORE: store = 1; break;
+        case O_EXP: experiment = optarg; break;
+        case O_PACED: paced = 1; break;
         case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
         default: return pl_cli_usage_error(cmd, "unknown option");
         }
@@ -194,8 +245,10 @@ int pl_cmd_sim(int argc, char **argv)
         return pl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if ((prism != NULL) != (ramp != NULL))
         return pl_cli_usage_error(cmd, "--prism and --ramp go together");
-    if (!wav && !csv)
-        return pl_cli_usage_error(cmd, "nothing to write: give --wav FILE or --csv FILE");
+    if (!wav && !csv && !store)
+        return pl_cli_usage_error(cmd, "nothing to write: give --wav FILE, --csv FILE or --store");
+    if ((paced || experiment) && !store)
+        return pl_cli_usage_error(cmd, "--paced and --experiment go with --store");
 
     pl_model_params *p = &cfg.model;
     if (prism) {
@@ -260,6 +313,9 @@ int pl_cmd_sim(int argc, char **argv)
         st = pl_simrun_write_csv(s, csv, &err);
     if (st == PL_OK && truth)
         st = pl_simrun_write_truth(s, truth, tstep, &err);
+    long long run_id = -1;
+    if (st == PL_OK && store)
+        st = record(db, &cfg, paced, experiment, &run_id, &err);
     if (st != PL_OK) {
         pl_simrun_destroy(s);
         return pl_cli_fail(cmd, &err);
@@ -277,6 +333,8 @@ int pl_cmd_sim(int argc, char **argv)
            "status=%s clipped=%zu\n", nf, pl_simrun_release_index(s) / cfg.rate_hz,
            leave_t, r->n_impacts, r->lp_end, pl_model_end_name(r->end),
            pl_simrun_clipped(s));
+    if (run_id >= 0)
+        printf("run=%lld SYNTHETIC\n", run_id);
     pl_simrun_destroy(s);
     return PL_EXIT_OK;
 }

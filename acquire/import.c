@@ -32,18 +32,6 @@ static const char *format_of(const char *path, const char *format)
     return NULL;
 }
 
-static pl_status ensure_experiment(pl_store *store, const char *name,
-                                   pl_err *err)
-{
-    pl_experiment e;
-    pl_status st = pl_experiment_get(store, name, &e, err);
-    if (st != PL_ENOTFOUND)
-        return st;
-    memset(&e, 0, sizeof e);
-    snprintf(e.name, sizeof e.name, "%s", name);
-    return pl_experiment_add(store, &e, err);
-}
-
 /* A failed import leaves nothing: the partial run and its chunks go. */
 static void delete_run(pl_store *store, long long id)
 {
@@ -94,7 +82,7 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     pl_writer *w = NULL;
     pl_status st = pl_writer_create(&w, db_path, &wc, err);
     if (st == PL_OK && run.experiment[0])
-        st = ensure_experiment(pl_writer_store(w), run.experiment, err);
+        st = pl_experiment_ensure(pl_writer_store(w), run.experiment, err);
     if (st == PL_OK)
         st = pl_writer_begin_run(w, &run, info.channel, err);
     if (st != PL_OK) {

@@ -447,3 +447,14 @@ pl_status pl_ramp_import_csv(pl_store *store, const char *path, int *count,
 {
     return import_csv(store, path, 0, count, err);
 }
+
+pl_status pl_experiment_ensure(pl_store *store, const char *name, pl_err *err)
+{
+    pl_experiment e;
+    pl_status st = pl_experiment_get(store, name, &e, err);
+    if (st != PL_ENOTFOUND)
+        return st;
+    memset(&e, 0, sizeof e);
+    snprintf(e.name, sizeof e.name, "%s", name);
+    return pl_experiment_add(store, &e, err);
+}

@@ -60,6 +60,10 @@ pl_status pl_prism_add(pl_store *store, pl_prism *p, pl_err *err);
 pl_status pl_ramp_add(pl_store *store, pl_ramp *r, pl_err *err);
 pl_status pl_experiment_add(pl_store *store, pl_experiment *e, pl_err *err);
 
+/* Creates the experiment when there is none of that name (recorders and
+ * importers file runs under names an operator types). */
+pl_status pl_experiment_ensure(pl_store *store, const char *name, pl_err *err);
+
 /* Looks up by name; PL_ENOTFOUND when there is none. */
 pl_status pl_prism_get(pl_store *store, const char *name, pl_prism *p,
                        pl_err *err);

@@ -1,0 +1,119 @@
+/* acquire/record.c - one live recording under the recorder lock.  See
+ * record.h. */
+#include "acquire/record.h"
+
+#include "db/catalog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+struct pl_recorder {
+    pl_writer *w;
+    int lock_fd;
+};
+
+void pl_record_options_init(pl_record_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->lambda0_rad = NAN;
+    opt->writer.commit_interval_s = 0.1;
+    opt->pump.max_frames = -1;
+}
+
+pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
+                           const pl_writer_config *wc, long long *interrupted,
+                           pl_err *err)
+{
+    *out = NULL;
+    char lock[1100];
+    snprintf(lock, sizeof lock, "%s.recorder.lock", db_path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pl_err_set(err, PL_EIO, "%s: %s", lock, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this "
+                          "database (stop it first: prismlab acquire stop)",
+                          lock);
+    }
+    pl_recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        close(fd);
+        return pl_err_set(err, PL_ENOMEM, "recorder: out of memory");
+    }
+    r->lock_fd = fd;
+    long long n = 0;
+    if (pl_writer_create(&r->w, db_path, wc, err) != PL_OK ||
+        pl_run_mark_interrupted(pl_writer_store(r->w), &n, err) != PL_OK) {
+        pl_recorder_close(r);
+        return err->code;
+    }
+    if (interrupted)
+        *interrupted = n;
+    *out = r;
+    return PL_OK;
+}
+
+pl_writer *pl_recorder_writer(pl_recorder *r) { return r->w; }
+
+pl_status pl_recorder_run(pl_recorder *r, const pl_source_type *type,
+                          void *src, const pl_source_info *info,
+                          const pl_record_options *opt, long long *run_id,
+                          long long *frames, pl_err *err)
+{
+    pl_run_info run;
+    pl_run_info_init(&run);
+    snprintf(run.prism, sizeof run.prism, "%s", opt->prism ? opt->prism : info->prism);
+    snprintf(run.ramp, sizeof run.ramp, "%s", opt->ramp ? opt->ramp : info->ramp);
+    if (opt->experiment)
+        snprintf(run.experiment, sizeof run.experiment, "%s", opt->experiment);
+    run.sample_rate_hz = info->sample_rate_hz;
+    run.n_channels = info->n_channels;
+    run.format = info->format;
+    run.little_endian = info->little_endian;
+    snprintf(run.source_kind, sizeof run.source_kind, "%s", info->kind);
+    snprintf(run.source_detail, sizeof run.source_detail, "%s", info->detail);
+    run.synthetic = info->synthetic;
+    run.lambda0_rad = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info->lambda0_rad;
+    snprintf(run.notes, sizeof run.notes, "%s", opt->notes);
+    if ((run.experiment[0] &&
+         pl_experiment_ensure(pl_writer_store(r->w), run.experiment, err) != PL_OK) ||
+        pl_writer_begin_run(r->w, &run, info->channel, err) != PL_OK)
+        return err->code;
+    *run_id = run.id;
+    long long moved = 0;
+    pl_status st = type->start(src, err);
+    if (st == PL_OK)
+        st = pl_acquire_pump(type, src, info, r->w, &opt->pump, &moved, err);
+    pl_err stop_err = {0};
+    type->stop(src, &stop_err);
+    /* An overrun is an outcome, not a failure: the run keeps every frame
+     * before the loss and says where it happened. */
+    pl_run_state fin = st == PL_OK || st == PL_EOVERRUN ? PL_RUN_COMPLETE
+                                                        : PL_RUN_INTERRUPTED;
+    pl_err end_err = {0};
+    pl_status est = pl_writer_end_run(r->w, fin, &end_err);
+    if (st == PL_OK && est != PL_OK) {
+        st = est;
+        *err = end_err;
+    }
+    if (frames)
+        *frames = moved;
+    return st;
+}
+
+void pl_recorder_close(pl_recorder *r)
+{
+    if (!r)
+        return;
+    pl_writer_destroy(r->w);
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);
+    free(r);
+}
