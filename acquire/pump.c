@@ -10,7 +10,8 @@ pl_status pl_acquire_pump(const pl_source_type *type, void *src,
 {
     /* Blocks of ~10 ms: small enough for a paced source to hand over data
      * promptly, large enough that the per-call cost vanishes. */
-    size_t block = (size_t)(info->sample_rate_hz / 100.0);
+    size_t block = opt && opt->block_frames ? opt->block_frames
+                                            : (size_t)(info->sample_rate_hz / 100.0);
     if (block < 64)
         block = 64;
     size_t frame_bytes = pl_sample_format_size(info->format) * (size_t)info->n_channels;

@@ -10,6 +10,7 @@
 
 typedef struct {
     long long max_frames;                  /* -1: until the end or stop */
+    size_t block_frames;                   /* per read; 0: ~10 ms of data */
     volatile sig_atomic_t *stop;           /* set by a signal handler; NULL */
     void (*progress)(void *ctx, long long frames, long long total);
     void *progress_ctx;                    /* progress is called ~10 times a second of data */

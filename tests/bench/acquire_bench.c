@@ -1,0 +1,163 @@
+/* tests/bench/acquire_bench.c - acquisition paths against the store's raw
+ * ceiling (db_bench's db_chunk_write):
+ *   acquire_import_wav: `prismlab import` of a 10-minute two-channel 16-bit
+ *     WAV at 10 kHz (source -> pump -> ring -> writer thread -> chunks), in
+ *     million samples per second, best of three (a shorter file measures
+ *     the database's creation more than the import);
+ *   acquire_import_wav_vs_raw: that over db_chunk_write measured here;
+ *   acquire_import_csv: a 60 s rig-simulator recording as a CSV of volts. */
+#include "db/run.h"
+#include "db/store.h"
+#include "acquire/import.h"
+#include "acquire/simrun.h"
+
+#include <math.h>
+#include <sndfile.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double best_import(const char *db, const char *file, long long *frames)
+{
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) {
+        unlink(db);
+        pl_import_options o;
+        pl_import_options_init(&o);
+        o.path = file;
+        long long id;
+        pl_err err = {0};
+        double t0 = now_s();
+        if (pl_import_file(db, &o, &id, frames, &err) != PL_OK) {
+            fprintf(stderr, "acquire_bench: %s\n", err.msg);
+            exit(1);
+        }
+        double dt = now_s() - t0;
+        if (dt < best)
+            best = dt;
+    }
+    return best;
+}
+
+/* The store's raw ceiling, as db_bench measures it: 65536-frame chunks,
+ * 16 a transaction. */
+static double raw_ceiling(const char *db)
+{
+    enum { CHUNK = 65536, CHUNKS = 96 };
+    int16_t *buf = calloc((size_t)CHUNK * 2, sizeof *buf);
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) {
+        unlink(db);
+        pl_store *s = NULL;
+        pl_err err = {0};
+        pl_run_info info;
+        pl_channel ch[2];
+        memset(ch, 0, sizeof ch);
+        pl_run_info_init(&info);
+        info.sample_rate_hz = 10000;
+        snprintf(info.source_kind, sizeof info.source_kind, "wav");
+        for (int i = 0; i < 2; i++) {
+            ch[i].beam_sign = 1;
+            ch[i].ldv_scale_mps_per_v = 1;
+            ch[i].cal_kind = PL_CAL_IDENTITY;
+            ch[i].cal_order = 1;
+        }
+        if (pl_store_open(&s, db, PL_STORE_CREATE, &err) != PL_OK ||
+            pl_run_create(s, &info, ch, &err) != PL_OK)
+            exit(1);
+        double t0 = now_s();
+        for (int c = 0; c < CHUNKS; c++) {
+            if (c % 16 == 0 && pl_store_begin(s, &err) != PL_OK)
+                exit(1);
+            if (pl_run_append_chunk(s, info.id, (long long)c * CHUNK, CHUNK, buf,
+                                    sizeof(int16_t) * 2 * CHUNK, &err) != PL_OK)
+                exit(1);
+            if ((c % 16 == 15 || c == CHUNKS - 1) && pl_store_commit(s, &err) != PL_OK)
+                exit(1);
+        }
+        double dt = now_s() - t0;
+        pl_store_close(s);
+        if (dt < best)
+            best = dt;
+    }
+    free(buf);
+    return 2.0 * CHUNK * CHUNKS / best / 1e6;
+}
+
+/* Ten minutes of two LDV-like channels: slow sawtooth plus a fast one. */
+static int write_long_wav(const char *path)
+{
+    SF_INFO info = {.samplerate = 10000, .channels = 2,
+                    .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f)
+        return -1;
+    sf_set_string(f, SF_STR_COMMENT, "prismlab full_scale_v=10 ldv_scale=0.025,0.025 "
+                  "sign=1,-1 h=0.0199,0.0116");
+    short buf[2 * 10000];
+    for (int sec = 0; sec < 600; sec++) {
+        for (int k = 0; k < 10000; k++) {
+            buf[2 * k] = (short)((k * 7 + sec) % 20000 - 10000);
+            buf[2 * k + 1] = (short)(-(k * 3) % 15000);
+        }
+        if (sf_writef_short(f, buf, 10000) != 10000)
+            return -1;
+    }
+    return sf_close(f);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/prismlab-bench-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    char wav[64], csv[64], db[64];
+    snprintf(wav, sizeof wav, "%s/a.wav", dir);
+    snprintf(csv, sizeof csv, "%s/a.csv", dir);
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    pl_simrun_config c;
+    pl_simrun_config_default(&c);
+    c.model.ramp_length = 0;        /* roll on: 60 s of motion */
+    c.model.duration = 59.0;
+    c.lead_in_s = 1.0;
+    c.tail_s = 0.0;
+    pl_simrun *s = NULL;
+    pl_err err = {0};
+    if (pl_simrun_create(&s, &c, &err) != PL_OK ||
+        pl_simrun_write_csv(s, csv, &err) != PL_OK) {
+        fprintf(stderr, "acquire_bench: %s\n", err.msg);
+        return 1;
+    }
+    pl_simrun_destroy(s);
+    long long frames = 0;
+    double t = best_import(db, csv, &frames);
+    printf("acquire_import_csv: %.2f MS/s\n", 2.0 * frames / t / 1e6);
+    if (write_long_wav(wav) != 0) {
+        fprintf(stderr, "acquire_bench: cannot write %s\n", wav);
+        return 1;
+    }
+    t = best_import(db, wav, &frames);
+    double raw = raw_ceiling(db);
+    printf("acquire_import_wav: %.1f MS/s\n", 2.0 * frames / t / 1e6);
+    printf("acquire_import_wav_vs_raw: %.2f ratio\n", 2.0 * frames / t / 1e6 / raw);
+    unlink(wav);
+    unlink(csv);
+    unlink(db);
+    char side[80];
+    snprintf(side, sizeof side, "%s-wal", db);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db);
+    unlink(side);
+    rmdir(dir);
+    return 0;
+}
