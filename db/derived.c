@@ -1,0 +1,262 @@
+/* db/derived.c - processing record, series and impacts.  See derived.h. */
+#include "db/derived.h"
+
+#include "db/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Series BLOBs are little-endian whatever the host: byte-swap on the rare
+ * big-endian machine. */
+static void to_le(double *v, size_t n)
+{
+    if (pl_host_little_endian())
+        return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *b = (unsigned char *)&v[i];
+        for (int j = 0; j < 4; j++) {
+            unsigned char t = b[j];
+            b[j] = b[7 - j];
+            b[7 - j] = t;
+        }
+    }
+}
+
+static pl_status save_series(pl_store *store, long long run, const pl_series *s,
+                             pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (pl_store_prepare(store, "INSERT INTO series (run_id, name, unit, "
+                         "decimation, t0_s, rate_hz, n, data) VALUES "
+                         "(?, ?, ?, ?, ?, ?, ?, ?)", &st, err) != PL_OK)
+        return err->code;
+    double *copy = NULL;
+    const void *blob = s->data;
+    if (!pl_host_little_endian()) {
+        copy = malloc((s->n ? s->n : 1) * sizeof *copy);
+        if (!copy) {
+            sqlite3_finalize(st);
+            return pl_err_set(err, PL_ENOMEM, "series '%s': out of memory", s->name);
+        }
+        memcpy(copy, s->data, s->n * sizeof *copy);
+        to_le(copy, s->n);
+        blob = copy;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, s->decimation);
+    sqlite3_bind_double(st, 5, s->t0_s);
+    sqlite3_bind_double(st, 6, s->rate_hz);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+    sqlite3_bind_blob64(st, 8, s->n ? blob : "", s->n * sizeof(double),
+                        SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    free(copy);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "saving a series", err);
+    return PL_OK;
+}
+
+pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
+                          const pl_series *series, size_t n_series,
+                          const pl_impact *impacts, size_t n_impacts,
+                          pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (pl_store_begin(store, err) != PL_OK)
+        return err->code;
+    char sql[96];
+    snprintf(sql, sizeof sql, "DELETE FROM processing WHERE run_id = %lld",
+             rec->run_id);
+    if (pl_store_exec(store, sql, err) != PL_OK)
+        goto fail;
+    if (pl_store_prepare(store, "INSERT INTO processing (run_id, processed_utc, "
+                         "prismlab_version, params, release_frame, end_frame, "
+                         "release_t_s, end_t_s, n_impacts, lp_end, "
+                         "omega_last_mean, ratio_mean, ratio_sd, warnings) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, err) != PL_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, rec->run_id);
+    sqlite3_bind_text(st, 2, rec->processed_utc, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, rec->version, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, rec->params, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, rec->release_frame);
+    sqlite3_bind_int64(st, 6, rec->end_frame);
+    pl_store_bind_real(st, 7, rec->release_t_s);
+    pl_store_bind_real(st, 8, rec->end_t_s);
+    sqlite3_bind_int64(st, 9, rec->n_impacts);
+    pl_store_bind_real(st, 10, rec->lp_end);
+    pl_store_bind_real(st, 11, rec->omega_last_mean);
+    pl_store_bind_real(st, 12, rec->ratio_mean);
+    pl_store_bind_real(st, 13, rec->ratio_sd);
+    sqlite3_bind_text(st, 14, rec->warnings, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        pl_store_fail(store, "saving the processing record", err);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    for (size_t i = 0; i < n_series; i++)
+        if (save_series(store, rec->run_id, &series[i], err) != PL_OK)
+            goto fail;
+    if (pl_store_prepare(store, "INSERT INTO impact (run_id, idx, t_s, "
+                         "omega_minus, omega_plus, ratio, interval_s) VALUES "
+                         "(?,?,?,?,?,?,?)", &st, err) != PL_OK)
+        goto fail;
+    for (size_t i = 0; i < n_impacts; i++) {
+        const pl_impact *m = &impacts[i];
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, rec->run_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_double(st, 3, m->t_s);
+        sqlite3_bind_double(st, 4, m->omega_minus);
+        sqlite3_bind_double(st, 5, m->omega_plus);
+        sqlite3_bind_double(st, 6, m->ratio);
+        pl_store_bind_real(st, 7, m->interval_s);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            pl_store_fail(store, "saving an impact", err);
+            goto fail;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (pl_store_commit(store, err) != PL_OK)
+        goto fail;
+    return PL_OK;
+fail:
+    sqlite3_finalize(st);
+    pl_store_rollback(store);
+    return err->code;
+}
+
+pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
+                         pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (pl_store_prepare(store, "SELECT processed_utc, prismlab_version, params, "
+                         "release_frame, end_frame, release_t_s, end_t_s, "
+                         "n_impacts, lp_end, omega_last_mean, ratio_mean, "
+                         "ratio_sd, warnings FROM processing WHERE run_id = ?",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE)
+            return pl_err_set(err, PL_ENOTFOUND, "run %lld is not processed "
+                              "(run: prismlab process %lld)", run_id, run_id);
+        return pl_store_fail(store, "reading the processing record", err);
+    }
+    memset(rec, 0, sizeof *rec);
+    rec->run_id = run_id;
+    pl_store_column_text(st, 0, rec->processed_utc, sizeof rec->processed_utc);
+    pl_store_column_text(st, 1, rec->version, sizeof rec->version);
+    pl_store_column_text(st, 2, rec->params, sizeof rec->params);
+    rec->release_frame = sqlite3_column_int64(st, 3);
+    rec->end_frame = sqlite3_column_int64(st, 4);
+    rec->release_t_s = pl_store_column_real(st, 5);
+    rec->end_t_s = pl_store_column_real(st, 6);
+    rec->n_impacts = sqlite3_column_int64(st, 7);
+    rec->lp_end = pl_store_column_real(st, 8);
+    rec->omega_last_mean = pl_store_column_real(st, 9);
+    rec->ratio_mean = pl_store_column_real(st, 10);
+    rec->ratio_sd = pl_store_column_real(st, 11);
+    pl_store_column_text(st, 12, rec->warnings, sizeof rec->warnings);
+    sqlite3_finalize(st);
+    return PL_OK;
+}
+
+pl_status pl_derived_series(pl_store *store, long long run_id,
+                            const char *name, int decimation, double **data,
+                            size_t *n, double *t0_s, double *rate_hz,
+                            pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *data = NULL;
+    *n = 0;
+    if (pl_store_prepare(store, "SELECT t0_s, rate_hz, n, data FROM series "
+                         "WHERE run_id = ? AND name = ? AND decimation = ?",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, decimation);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE)
+            return pl_err_set(err, PL_ENOTFOUND, "run %lld has no series '%s' "
+                              "at decimation %d", run_id, name, decimation);
+        return pl_store_fail(store, "reading a series", err);
+    }
+    size_t count = (size_t)sqlite3_column_int64(st, 2);
+    size_t bytes = (size_t)sqlite3_column_bytes(st, 3);
+    if (bytes != count * sizeof(double)) {
+        sqlite3_finalize(st);
+        return pl_err_set(err, PL_ECORRUPT, "run %lld series '%s': %zu bytes "
+                          "for %zu values", run_id, name, bytes, count);
+    }
+    double *v = malloc(count ? bytes : sizeof(double));
+    if (!v) {
+        sqlite3_finalize(st);
+        return pl_err_set(err, PL_ENOMEM, "series '%s': out of memory", name);
+    }
+    if (count)
+        memcpy(v, sqlite3_column_blob(st, 3), bytes);
+    to_le(v, count);   /* the swap is its own inverse */
+    if (t0_s)
+        *t0_s = sqlite3_column_double(st, 0);
+    if (rate_hz)
+        *rate_hz = sqlite3_column_double(st, 1);
+    sqlite3_finalize(st);
+    *data = v;
+    *n = count;
+    return PL_OK;
+}
+
+pl_status pl_derived_impacts(pl_store *store, long long run_id,
+                             pl_impact **out, size_t *n, pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    *n = 0;
+    if (pl_store_prepare(store, "SELECT t_s, omega_minus, omega_plus, ratio, "
+                         "interval_s FROM impact WHERE run_id = ? ORDER BY idx",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    pl_impact *v = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            pl_impact *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                free(v);
+                sqlite3_finalize(st);
+                return pl_err_set(err, PL_ENOMEM, "impacts: out of memory");
+            }
+            v = nv;
+        }
+        pl_impact *m = &v[(*n)++];
+        m->t_s = sqlite3_column_double(st, 0);
+        m->omega_minus = sqlite3_column_double(st, 1);
+        m->omega_plus = sqlite3_column_double(st, 2);
+        m->ratio = sqlite3_column_double(st, 3);
+        m->interval_s = pl_store_column_real(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        *n = 0;
+        return pl_store_fail(store, "reading impacts", err);
+    }
+    *out = v;
+    return PL_OK;
+}

@@ -1,0 +1,73 @@
+/* db/derived.h - what processing derives from a run: the processing
+ * record, uniformly sampled series and the line impacts (tables
+ * processing, series, impact of schemas/001_init.sql).
+ *
+ * A run's derived data is replaced as a whole: pl_derived_save() deletes
+ * the previous record (its series and impacts go with it by cascade) and
+ * writes the new one inside one transaction, so a reader sees either the
+ * old result or the new one, never a mixture.
+ *
+ * Series hold little-endian IEEE-754 doubles.  For time series sample k is
+ * at t0_s + k / rate_hz; for spectra (names starting "psd_") bin k is at
+ * frequency k / rate_hz, i.e. rate_hz holds 1 / bin width and t0_s = 0.
+ */
+#ifndef PL_DB_DERIVED_H
+#define PL_DB_DERIVED_H
+
+#include "core/error.h"
+#include "db/store.h"
+
+#include <stddef.h>
+
+typedef struct {
+    long long run_id;
+    char processed_utc[32];
+    char version[64];
+    char params[2048];        /* key=value lines */
+    long long release_frame, end_frame;
+    double release_t_s, end_t_s;
+    long long n_impacts;
+    double lp_end;
+    double omega_last_mean;   /* rad/s, over the last second of the window */
+    double ratio_mean, ratio_sd;
+    char warnings[2048];      /* one per line; "" when none */
+} pl_processing;
+
+typedef struct {
+    const char *name;         /* omega, theta, Lp, vp1, vp2, psd_vp1, ... */
+    const char *unit;
+    int decimation;           /* 1: full rate */
+    double t0_s, rate_hz;
+    size_t n;
+    const double *data;
+} pl_series;
+
+typedef struct {
+    double t_s;               /* on the run's clock */
+    double omega_minus, omega_plus, ratio;
+    double interval_s;        /* to the next impact; NaN for the last */
+} pl_impact;
+
+/* Replaces the run's derived data with rec, series[0..n_series-1] and
+ * impacts[0..n_impacts-1], atomically. */
+pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
+                          const pl_series *series, size_t n_series,
+                          const pl_impact *impacts, size_t n_impacts,
+                          pl_err *err);
+
+/* Reads the processing record; PL_ENOTFOUND when the run is not processed. */
+pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
+                         pl_err *err);
+
+/* Reads a series into a malloc'd array (*data, *n; the caller frees),
+ * with its start and rate; PL_ENOTFOUND when there is none. */
+pl_status pl_derived_series(pl_store *store, long long run_id,
+                            const char *name, int decimation, double **data,
+                            size_t *n, double *t0_s, double *rate_hz,
+                            pl_err *err);
+
+/* Reads the impacts into a malloc'd array (*out, *n; the caller frees). */
+pl_status pl_derived_impacts(pl_store *store, long long run_id,
+                             pl_impact **out, size_t *n, pl_err *err);
+
+#endif
