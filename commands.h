@@ -20,6 +20,9 @@ int pl_cmd_run(int argc, char **argv);
 int pl_cmd_import(int argc, char **argv);
 int pl_cmd_sim(int argc, char **argv);
 
+/* process/ */
+int pl_cmd_process(int argc, char **argv);
+
 /* model/ */
 int pl_cmd_simulate(int argc, char **argv);
 

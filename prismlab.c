@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"run", pl_cmd_run, "list runs and show one"},
     {"import", pl_cmd_import, "store a recording from a WAV or CSV file (or a manifest of them)"},
     {"sim", pl_cmd_sim, "the rig simulator: write a synthetic recording and its truth"},
+    {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},
     {"simulate", pl_cmd_simulate, "simulate a prism rolling down a ramp"},
 };
 

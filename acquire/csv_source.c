@@ -111,7 +111,7 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
                 m++;
             double fs;
             if ((st = pl_source_apply_metadata(m, info, &fs, err)) != PL_OK) {
-                pl_err_prefix(err, "%s:%ld", path, line);
+                pl_err_prefix(err, "%s:%ld: ", path, line);
                 break;
             }
             continue;

@@ -188,7 +188,7 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
         o.src.file.full_scale_v = fs;
         long long id = 0;
         if ((st = pl_import_file(db_path, &o, &id, NULL, err)) != PL_OK) {
-            pl_err_prefix(err, "%s:%ld", manifest, pl_csvtable_line(t, r));
+            pl_err_prefix(err, "%s:%ld: ", manifest, pl_csvtable_line(t, r));
             break;
         }
         ++*count;

@@ -102,7 +102,7 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
     pl_status st = pl_source_apply_metadata(sf_get_string(f, SF_STR_COMMENT),
                                             info, &fs, err);
     if (st != PL_OK) {
-        pl_err_prefix(err, "%s: comment", path);
+        pl_err_prefix(err, "%s: comment: ", path);
         wav_close(s);
         return st;
     }

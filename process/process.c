@@ -1,0 +1,844 @@
+/* process/process.c - velocities to omega, theta, L_p, impacts, spectra.
+ * See process.h and docs/process.md. */
+#include "process/process.h"
+
+#include "db/catalog.h"
+#include "db/run.h"
+#include "process/spectral.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pl_process_config_default(pl_process_config *cfg)
+{
+    cfg->cutoff_hz = NAN;
+    cfg->despike_jump_mps = 3e-3;
+    cfg->release_sigmas = 8.0;
+    cfg->impact_sigmas = 5.0;
+    cfg->gap_s = 0.002;
+    cfg->fit_s = 0.006;
+    cfg->quiet_s = 0.2;
+    cfg->impact_half_s = 0.00015;
+    cfg->psd_segment = 4096;
+}
+
+void pl_process_result_free(pl_process_result *r)
+{
+    free(r->vp1);
+    free(r->vp2);
+    free(r->omega);
+    free(r->theta);
+    free(r->lp);
+    free(r->impacts);
+    free(r->psd_vp1);
+    free(r->psd_vp2);
+    free(r->psd_residual);
+    memset(r, 0, sizeof *r);
+}
+
+static void warn(pl_process_result *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->warnings);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->warnings + len, sizeof r->warnings - len, fmt, ap);
+    va_end(ap);
+    len = strlen(r->warnings);
+    if (len + 1 < sizeof r->warnings) {
+        r->warnings[len] = '\n';
+        r->warnings[len + 1] = '\0';
+    }
+}
+
+/* Speckle drop-outs: the decoder jumps to a random level for a few
+ * samples and comes back.  A jump larger than any motion or ringing gives
+ * in one sample, followed within max_len by a return to the level before
+ * it, is bridged by a straight line.  A jump that does not return (the
+ * prism leaving the beams) is left alone. */
+static size_t despike(double *v, size_t n, double jump, size_t max_len)
+{
+    size_t count = 0;
+    for (size_t k = 1; k < n; k++) {
+        if (fabs(v[k] - v[k - 1]) <= jump)
+            continue;
+        double base = v[k - 1];
+        size_t j = k + 1;
+        while (j < n && j <= k + max_len && fabs(v[j] - base) > 0.5 * jump)
+            j++;
+        if (j >= n || j > k + max_len)
+            continue;
+        for (size_t i = k; i < j; i++)
+            v[i] = base + (v[j] - base) * (double)(i - k + 1) / (double)(j - k + 1);
+        count++;
+        k = j;
+    }
+    return count;
+}
+
+static double mean_of(const double *v, size_t a, size_t b)
+{
+    double s = 0;
+    for (size_t i = a; i < b; i++)
+        s += v[i];
+    return b > a ? s / (double)(b - a) : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Robust standard deviation: 1.4826 x the median absolute deviation. */
+static double robust_sd(const double *v, size_t a, size_t b)
+{
+    size_t m = b - a;
+    if (m < 8)
+        return NAN;
+    double *t = malloc(m * sizeof *t);
+    if (!t)
+        return NAN;
+    memcpy(t, v + a, m * sizeof *t);
+    qsort(t, m, sizeof *t, cmp_double);
+    double med = t[m / 2];
+    for (size_t i = 0; i < m; i++)
+        t[i] = fabs(t[i] - med);
+    qsort(t, m, sizeof *t, cmp_double);
+    double mad = t[m / 2];
+    free(t);
+    return 1.4826 * mad;
+}
+
+/* Centered moving average of half-width h (prefix sums, O(n)). */
+static void boxcar(const double *x, double *y, size_t n, size_t h)
+{
+    double *c = malloc((n + 1) * sizeof *c);
+    if (!c) {
+        memcpy(y, x, n * sizeof *y);
+        return;
+    }
+    c[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        c[i + 1] = c[i] + x[i];
+    for (size_t i = 0; i < n; i++) {
+        size_t a = i > h ? i - h : 0, b = i + h + 1 < n ? i + h + 1 : n;
+        y[i] = (c[b] - c[a]) / (double)(b - a);
+    }
+    free(c);
+}
+
+/* Least-squares line through (j - at, y[j]) for j in [a, b), evaluated at
+ * offset x0 from `at`. */
+static double line_at(const double *y, size_t a, size_t b, double at,
+                      double x0)
+{
+    double s0 = 0, st = 0, stt = 0, sy = 0, sty = 0;
+    for (size_t j = a; j < b; j++) {
+        double t = (double)j - at;
+        s0 += 1;
+        st += t;
+        stt += t * t;
+        sy += y[j];
+        sty += t * y[j];
+    }
+    double det = s0 * stt - st * st;
+    if (det == 0)
+        return s0 > 0 ? sy / s0 : NAN;
+    double slope = (s0 * sty - st * sy) / det;
+    double icpt = (sy - slope * st) / s0;
+    return icpt + slope * x0;
+}
+
+/* The step statistic D(k): the left line fit (window [k-g-w, k-g)) minus
+ * the right one ([k+g, k+g+w)), both evaluated at k.  Symmetric windows
+ * make a parabola's D vanish, so the concave arcs between impacts do not
+ * count; a downward step of size s gives D = s.  Sliding sums, resynced
+ * every 1024 samples so rounding cannot build up. */
+static void step_statistic(const double *y, size_t g, size_t w,
+                           size_t from, size_t to, double *d)
+{
+    /* t runs over the window as 0..w-1; the fit value at the window's
+     * offset x0 is icpt + slope x0. */
+    double s0 = (double)w, st = 0, stt = 0;
+    for (size_t t = 0; t < w; t++) {
+        st += (double)t;
+        stt += (double)t * t;
+    }
+    double det = s0 * stt - st * st;
+    double syL = 0, styL = 0, syR = 0, styR = 0;
+    for (size_t k = from; k < to; k++) {
+        size_t aL = k - g - w, aR = k + g;
+        if ((k - from) % 1024 == 0) {
+            syL = styL = syR = styR = 0;
+            for (size_t t = 0; t < w; t++) {
+                syL += y[aL + t];
+                styL += (double)t * y[aL + t];
+                syR += y[aR + t];
+                styR += (double)t * y[aR + t];
+            }
+        } else {
+            /* shift both windows by one: t of every old sample drops by 1 */
+            double outL = y[aL - 1], inL = y[aL + w - 1];
+            styL = styL - syL + outL + (double)(w - 1) * inL;
+            syL += inL - outL;
+            double outR = y[aR - 1], inR = y[aR + w - 1];
+            styR = styR - syR + outR + (double)(w - 1) * inR;
+            syR += inR - outR;
+        }
+        double slL = (s0 * styL - st * syL) / det, icL = (syL - slL * st) / s0;
+        double slR = (s0 * styR - st * syR) / det, icR = (syR - slR * st) / s0;
+        double left = icL + slL * (double)(g + w);       /* t of k in L */
+        double right = icR - slR * (double)g;            /* t of k in R */
+        d[k] = left - right;
+    }
+}
+
+/* One least-squares fit over both windows of centre c (before:
+ * [c-g-w, c-g), after: [c+g, c+g+w)) with its own level and slope on each
+ * side and a common curvature, in time from origin t0 (samples), scaled
+ * to ms: coef = {level before, slope before, level after, slope after,
+ * curvature}.  Between impacts omega'' = (m g a0 / J_A) omega cos psi (the
+ * derivative of (2.1)) is nearly the same on both sides, so sharing it
+ * removes the bias a straight line has when it is extrapolated across the
+ * gap of a curved arc, at the price of one parameter for both sides. */
+static int joint_fit(const double *om, size_t c, size_t g, size_t w, double t0,
+                     double coef[5], double *chisq)
+{
+    size_t m = 2 * w;
+    gsl_matrix *X = gsl_matrix_alloc(m, 5), *cov = gsl_matrix_alloc(5, 5);
+    gsl_vector *y = gsl_vector_alloc(m), *b = gsl_vector_alloc(5);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, 5);
+    int rc = -1;
+    if (X && cov && y && b && ws) {
+        for (size_t i = 0; i < m; i++) {
+            size_t j = i < w ? c - g - w + i : c + g + (i - w);
+            double t = ((double)j - t0) * 0.1;   /* ms at 10 kHz: conditioning */
+            int right = i >= w;
+            gsl_matrix_set(X, i, 0, right ? 0 : 1);
+            gsl_matrix_set(X, i, 1, right ? 0 : t);
+            gsl_matrix_set(X, i, 2, right ? 1 : 0);
+            gsl_matrix_set(X, i, 3, right ? t : 0);
+            gsl_matrix_set(X, i, 4, t * t);
+            gsl_vector_set(y, i, om[j]);
+        }
+        if (gsl_multifit_linear(X, y, b, cov, chisq, ws) == GSL_SUCCESS) {
+            for (int k = 0; k < 5; k++)
+                coef[k] = gsl_vector_get(b, k);
+            rc = 0;
+        }
+    }
+    gsl_multifit_linear_free(ws);
+    gsl_matrix_free(X);
+    gsl_matrix_free(cov);
+    gsl_vector_free(y);
+    gsl_vector_free(b);
+    return rc;
+}
+
+static double curve(const double coef[5], int after, double t0, double j)
+{
+    double t = (j - t0) * 0.1;
+    return after ? coef[2] + coef[3] * t + coef[4] * t * t
+                 : coef[0] + coef[1] * t + coef[4] * t * t;
+}
+
+/* The change point of a step near sample c: for each split tau in
+ * [c - g, c + g], omega is compared with the line fitted before the gap
+ * (window [c-g-w, c-g)) up to tau and with the line fitted after it
+ * ([c+g, c+g+w)) from tau on; the split with the least squared misfit is
+ * the step, refined between samples by a parabola through the misfits.
+ * The lines carry the slopes on each side, so the kink of the arc at the
+ * impact (speeding up before, slowing down after) does not move the
+ * instant.  *t receives it, in samples; *misfit the squared misfit of
+ * the whole model (both windows and the gap), which is small only when
+ * neither window straddles the step. */
+static int locate_step(const double *om, size_t c, size_t g, size_t w,
+                       double rate, double *t, double *misfit, double *wm,
+                       double *wp, double *kink)
+{
+    enum { MAXG = 64 };
+    if (g > MAXG)
+        g = MAXG;
+    size_t lo = c - g, hi = c + g;
+    double coef[5], chisq, at = (double)c, cost[2 * MAXG + 1], best = INFINITY;
+    if (joint_fit(om, c, g, w, at, coef, &chisq) != 0)
+        return -1;
+    size_t kbest = lo;
+    for (size_t tau = lo; tau <= hi; tau++) {
+        double sum = 0;
+        for (size_t i = lo; i < hi; i++) {
+            double e = om[i] - curve(coef, i >= tau, at, (double)i);
+            sum += e * e;
+        }
+        cost[tau - lo] = sum;
+        if (sum < best) {
+            best = sum;
+            kbest = tau;
+        }
+    }
+    if (kbest == lo || kbest == hi)
+        return -1;   /* the step is not inside this gap */
+    /* the step lies between samples kbest - 1 and kbest */
+    double tk = (double)kbest - 0.5;
+    double c0 = cost[kbest - 1 - lo], c1 = cost[kbest - lo], c2 = cost[kbest + 1 - lo];
+    double den = c0 - 2 * c1 + c2;
+    if (den > 0)
+        tk += 0.5 * (c0 - c2) / den;
+    *t = tk;
+    *misfit = best + chisq;
+    *wm = curve(coef, 0, at, tk);
+    *wp = curve(coef, 1, at, tk);
+    /* The bend of a line impact: speeding up before (the centre ahead of
+     * the rolling edge), slowing down after (behind the new one); in
+     * rad/s^2, NaN when the slopes do not have those signs. */
+    double to_s = 0.1 * rate;   /* coef's time unit is 10 samples */
+    *kink = coef[1] > 0 && coef[3] < 0 ? (coef[1] - coef[3]) * to_s : NAN;
+    return 0;
+}
+
+static pl_status fail(pl_process_result *r, pl_status code, pl_err *err,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pl_process_result_free(r);
+    return pl_err_set(err, code, "%s", msg);
+}
+
+/* The ringing's frequency: the most prominent peak of the smoothed
+ * spectrum above 500 Hz, measured against the lowest level between half
+ * its frequency and itself.  The steps' own spectrum falls steadily and
+ * white noise is flat, so neither makes a prominent peak; a resonance
+ * does.  NaN when no peak stands 4 times above its valley. */
+static double ring_peak(const double *psd, size_t len, double df)
+{
+    enum { H = 16 };
+    size_t a = (size_t)ceil(500.0 / df);
+    if (a < 2 * H || a + 2 * H >= len)
+        return NAN;
+    double *sm = malloc(len * sizeof *sm);
+    if (!sm)
+        return NAN;
+    for (size_t k = 0; k < len; k++) {
+        size_t lo = k > H ? k - H : 0, hi = k + H < len ? k + H : len - 1;
+        double acc = 0;
+        for (size_t j = lo; j <= hi; j++)
+            acc += psd[j];
+        sm[k] = acc / (double)(hi - lo + 1);
+    }
+    double best_prom = 0;
+    size_t best = 0;
+    for (size_t k = a; k + 2 * H < len; k++) {
+        int is_max = 1;
+        for (size_t j = k - 2 * H; j <= k + 2 * H && is_max; j++)
+            is_max = sm[j] <= sm[k];
+        if (!is_max)
+            continue;
+        double valley = sm[k];
+        for (size_t j = k / 2; j < k; j++)
+            valley = sm[j] < valley ? sm[j] : valley;
+        double prom = valley > 0 ? sm[k] / valley : 0;
+        if (prom > best_prom) {
+            best_prom = prom;
+            best = k;
+        }
+    }
+    free(sm);
+    if (!(best_prom > 4))
+        return NAN;
+    double y0 = psd[best - 1], y1 = psd[best], y2 = psd[best + 1];
+    double den = y0 - 2 * y1 + y2, off = den != 0 ? 0.5 * (y0 - y2) / den : 0;
+    if (fabs(off) > 1)
+        off = 0;
+    return ((double)best + off) * df;
+}
+
+pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
+                             double rate, double h1, double h2, int N,
+                             const pl_process_config *cfg,
+                             pl_process_result *r, pl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->ring_freq_hz = NAN;
+    if (!(fabs(h1 - h2) > 1e-6))
+        return pl_err_set(err, PL_EINVAL, "beam heights h1 = %g m and h2 = %g m "
+                          "must differ: (4.1) divides by h1 - h2", h1, h2);
+    if (N < 3)
+        return pl_err_set(err, PL_EINVAL, "N = %d: a prism has at least 3 edges", N);
+    if (!(rate > 0) || n < (size_t)(0.5 * rate))
+        return pl_err_set(err, PL_ENUMERIC, "%zu samples at %g Hz: at least "
+                          "0.5 s are needed", n, rate);
+    r->n = n;
+    r->rate_hz = rate;
+    r->vp1 = malloc(n * sizeof *r->vp1);
+    r->vp2 = malloc(n * sizeof *r->vp2);
+    r->omega = malloc(n * sizeof *r->omega);
+    r->theta = calloc(n, sizeof *r->theta);
+    r->lp = calloc(n, sizeof *r->lp);
+    double *work = malloc(n * sizeof *work), *raw = malloc(n * sizeof *raw);
+    if (!r->vp1 || !r->vp2 || !r->omega || !r->theta || !r->lp || !work || !raw) {
+        free(work);
+        free(raw);
+        return fail(r, PL_ENOMEM, err, "processing: out of memory for %zu samples", n);
+    }
+    memcpy(r->vp1, v1, n * sizeof *v1);
+    memcpy(r->vp2, v2, n * sizeof *v2);
+
+    /* All clipped?  A converter pinned at one end gives the same value
+     * for most samples. */
+    for (int c = 0; c < 2; c++) {
+        const double *v = c ? v2 : v1;
+        double lo = v[0], hi = v[0];
+        for (size_t i = 1; i < n; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+        size_t at_edge = 0;
+        for (size_t i = 0; i < n; i++)
+            at_edge += v[i] == lo || v[i] == hi;
+        if (hi > lo && at_edge > n / 2) {
+            free(work);
+            free(raw);
+            return fail(r, PL_ENUMERIC, err, "channel %d sits at its extreme "
+                        "values in %.0f %% of the samples: clipped (widen the "
+                        "LDV's velocity range or the DAQ's input range)",
+                        c + 1, 100.0 * at_edge / n);
+        }
+    }
+
+    size_t max_spike = (size_t)ceil(0.005 * rate);
+    r->spikes = despike(r->vp1, n, cfg->despike_jump_mps, max_spike) +
+                despike(r->vp2, n, cfg->despike_jump_mps, max_spike);
+
+    /* Offsets from the quiet lead-in; refined below once the release is
+     * known. */
+    size_t q = (size_t)(cfg->quiet_s * rate);
+    if (q < 16)
+        q = 16;
+    double o1 = mean_of(r->vp1, 0, q), o2 = mean_of(r->vp2, 0, q);
+    double dh = h1 - h2;
+    for (size_t i = 0; i < n; i++)
+        raw[i] = ((r->vp1[i] - o1) - (r->vp2[i] - o2)) / dh;
+
+    /* Release: the 10 ms moving average of omega leaves the noise for
+     * good (50 ms in a row above the threshold). */
+    size_t h = (size_t)(0.005 * rate);
+    boxcar(raw, work, n, h);
+    double sd_s = robust_sd(work, h, q > 2 * h ? q - h : q);
+    r->noise_omega = robust_sd(raw, 0, q);
+    double thr = cfg->release_sigmas * (sd_s > 0 ? sd_s : 1e-9);
+    size_t hold = (size_t)(0.05 * rate), run = 0, cross = n;
+    for (size_t i = q; i < n; i++) {
+        run = work[i] > thr ? run + 1 : 0;
+        if (run >= hold) {
+            cross = i + 1 - hold;
+            break;
+        }
+    }
+    if (cross == n) {
+        free(work);
+        free(raw);
+        return fail(r, PL_ENUMERIC, err, "no motion: the rotary speed never "
+                    "exceeds %.3g rad/s (%g noise standard deviations) for "
+                    "50 ms", thr, cfg->release_sigmas);
+    }
+    /* From rest the speed grows linearly at first: extrapolate the line
+     * through the first rise back to zero. */
+    size_t k2 = cross;
+    while (k2 < n && work[k2] < 4 * thr && k2 < cross + (size_t)(0.3 * rate))
+        k2++;
+    /* The moving average leads the motion by its half-width: fit the
+     * unsmoothed speed from there on, over at least 20 ms. */
+    size_t k1 = cross + h < n ? cross + h : cross;
+    if (k2 < k1 + (size_t)(0.02 * rate))
+        k2 = k1 + (size_t)(0.02 * rate);
+    if (k2 >= n)
+        k2 = n - 1;
+    double t0 = line_at(raw, k1, k2 + 1, 0.0, 0.0);
+    double slope = line_at(raw, k1, k2 + 1, 0.0, 1.0) - t0;
+    size_t release = cross;
+    if (slope > 0) {
+        double z = -t0 / slope;
+        release = z < 0 ? 0 : z > (double)k1 ? k1 : (size_t)llround(z);
+    }
+
+    /* Refined offsets over the whole lead-in (less a margin). */
+    size_t lead = release > (size_t)(0.02 * rate) ? release - (size_t)(0.02 * rate) : 0;
+    if (lead >= q) {
+        o1 = mean_of(r->vp1, 0, lead);
+        o2 = mean_of(r->vp2, 0, lead);
+    } else {
+        warn(r, "lead-in before the release is only %.3f s: offsets from %.3f s",
+             lead / rate, q / rate);
+    }
+    for (size_t i = 0; i < n; i++) {
+        r->vp1[i] -= o1;
+        r->vp2[i] -= o2;
+        raw[i] = (r->vp1[i] - r->vp2[i]) / dh;
+    }
+    boxcar(raw, work, n, h);
+
+    /* End of valid data: the last time the averaged speed is above the
+     * threshold, refined to the largest one-sample drop near it (the
+     * beams lose the prism at once). */
+    size_t last = n - 1;
+    while (last > release && !(work[last] > thr))
+        last--;
+    size_t end = last + 1;
+    if (last + 1 < n) {
+        size_t a = last > 2 * h ? last - 2 * h : release + 1, b = last + 2 * h < n ? last + 2 * h : n - 1;
+        double best = 0;
+        for (size_t i = a + 1; i <= b; i++)
+            if (raw[i - 1] - raw[i] > best) {
+                best = raw[i - 1] - raw[i];
+                end = i;
+            }
+    }
+    size_t guard = (size_t)ceil(0.002 * rate);
+    end = end > release + guard ? end - guard : release + 1;
+    r->release = release;
+    r->end = end;
+    r->release_t = release / rate;
+    r->end_t = end / rate;
+
+    /* Low-pass: the cut-off from the ringing when the data show one. */
+    double fc = cfg->cutoff_hz;
+    size_t seg = cfg->psd_segment;
+    while (seg > 256 && seg > end - release)
+        seg /= 2;
+    if (end - release < seg) {
+        free(work);
+        free(raw);
+        return fail(r, PL_ENUMERIC, err, "the motion lasts %.3f s: too short "
+                    "to process (at least %.3f s)", (end - release) / rate,
+                    seg / rate);
+    }
+    r->psd_len = seg / 2 + 1;
+    r->psd_df = rate / seg;
+    r->psd_vp1 = malloc(r->psd_len * sizeof(double));
+    r->psd_vp2 = malloc(r->psd_len * sizeof(double));
+    r->psd_residual = malloc(r->psd_len * sizeof(double));
+    if (!r->psd_vp1 || !r->psd_vp2 || !r->psd_residual) {
+        free(work);
+        free(raw);
+        return fail(r, PL_ENOMEM, err, "processing: out of memory");
+    }
+    pl_status st = PL_OK;
+    if (isnan(fc)) {
+        /* first look at omega's own spectrum for the ringing */
+        double f_ring = NAN;
+        if (pl_welch_psd(raw + release, end - release, rate, seg,
+                         r->psd_residual, NULL, err) == PL_OK)
+            f_ring = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
+        fc = isnan(f_ring) ? 1000.0 : 0.4 * f_ring;
+        if (fc > 0.4 * rate)
+            fc = 0.4 * rate;
+        if (fc < 100.0)
+            fc = 100.0;
+    }
+    r->cutoff_hz = fc;
+    if (fc > 0) {
+        pl_lowpass *lp = NULL;
+        st = pl_lowpass_create(&lp, fc, rate, err);
+        if (st == PL_OK)
+            st = pl_lowpass_apply(lp, raw, r->omega, n, err);
+        pl_lowpass_destroy(lp);
+        if (st != PL_OK) {
+            free(work);
+            free(raw);
+            pl_process_result_free(r);
+            return st;
+        }
+    } else {
+        memcpy(r->omega, raw, n * sizeof *raw);
+    }
+
+    /* theta by the trapezoid rule from the release (4.2), L_p = N theta / 2 pi */
+    double *om = r->omega;
+    for (size_t i = release + 1; i < n; i++) {
+        size_t j = i < end ? i : end - 1;
+        r->theta[i] = i < end ? r->theta[i - 1] + 0.5 * (om[i - 1] + om[i]) / rate
+                              : r->theta[j];
+    }
+    for (size_t i = 0; i < n; i++)
+        r->lp[i] = N * r->theta[i] / (2 * M_PI);
+    r->lp_end = r->lp[end - 1];
+    size_t last_s = (size_t)rate < end - release ? end - (size_t)rate : release;
+    r->omega_last_mean = mean_of(om, last_s, end);
+
+    /* Spectra of the window: both velocities and the residual of omega
+     * after the low-pass (what the filter removed: ringing and noise). */
+    for (size_t i = 0; i < n; i++)
+        work[i] = raw[i] - om[i];
+    if ((st = pl_welch_psd(r->vp1 + release, end - release, rate, seg, r->psd_vp1, NULL, err)) != PL_OK ||
+        (st = pl_welch_psd(r->vp2 + release, end - release, rate, seg, r->psd_vp2, NULL, err)) != PL_OK ||
+        (st = pl_welch_psd(work + release, end - release, rate, seg, r->psd_residual, NULL, err)) != PL_OK) {
+        free(work);
+        free(raw);
+        pl_process_result_free(r);
+        return st;
+    }
+    r->ring_freq_hz = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
+
+    /* Line impacts: peaks of the step statistic above its noise. */
+    size_t g = (size_t)llround(cfg->gap_s * rate), w = (size_t)llround(cfg->fit_s * rate);
+    if (w < 4)
+        w = 4;
+    size_t from = release + g + w, to = end > g + w ? end - g - w : 0;
+    double *d = work;   /* reuse */
+    for (size_t i = 0; i < n; i++)
+        d[i] = 0;
+    if (to > from + 1)
+        step_statistic(om, g, w, from, to, d);
+    /* noise of D: in the lead-in when it is long enough, else over the
+     * window (impacts are rare enough not to move the median much) */
+    double sd_d;
+    if (release > 2 * (g + w) + (size_t)(0.1 * rate)) {
+        step_statistic(om, g, w, g + w, release - g - w, d);
+        sd_d = robust_sd(d, g + w, release - g - w);
+        for (size_t i = g + w; i < release - g - w; i++)
+            d[i] = 0;
+    } else {
+        sd_d = robust_sd(d, from, to);
+    }
+    /* A floor for noise-free signals (a noise estimate of zero): steps
+     * below 1e-4 of the mean speed are not impacts a rig can resolve. */
+    double level = 0;
+    for (size_t i = from; i < to; i++)
+        level += fabs(om[i]);
+    level = to > from ? level / (double)(to - from) : 0;
+    double dthr = fmax(cfg->impact_sigmas * sd_d, 1e-4 * level);
+    /* the same noise, as a change of slope across the fit windows */
+    double kthr = dthr / cfg->fit_s;
+    size_t cap = 256;
+    r->impacts = malloc(cap * sizeof *r->impacts);
+    if (!r->impacts) {
+        free(work);
+        free(raw);
+        return fail(r, PL_ENOMEM, err, "processing: out of memory");
+    }
+    for (size_t k = from; k < to; k++) {
+        if (!(d[k] > dthr))
+            continue;
+        size_t start = k, peak = k;
+        while (k < to && d[k] > dthr) {
+            if (d[k] > d[peak])
+                peak = k;
+            k++;
+        }
+        /* D grows across its plateau (the arc's slope changes sign at an
+         * impact), so its maximum is no good centre.  Every centre from a
+         * gap before the plateau to a gap after it is tried; the one whose
+         * two windows fit their lines best (neither straddles the step)
+         * gives the change point, and a last pass centres on it. */
+        size_t ra = start > g ? start - g : 0, rb = k + g;
+        if (ra < 2 * (g + w) || rb + 2 * (g + w) >= n)
+            continue;
+        size_t stride = g / 4 ? g / 4 : 1;
+        double tk = NAN, best_fit = INFINITY, wm = NAN, wp = NAN, kink;
+        for (size_t c = ra; c <= rb; c += stride) {
+            double t2, fit, a1, a2;
+            /* Windows on one side of the impact fit well too, but find
+             * neither a step nor a bend between them: a line impact drops
+             * the speed and turns the arc from speeding up to slowing down
+             * (the centre passes from ahead of the old edge to behind the
+             * new one). */
+            if (locate_step(om, c, g, w, rate, &t2, &fit, &a1, &a2, &kink) == 0 &&
+                a1 > a2 && (a1 - a2 > 0.5 * dthr || kink > kthr) && fit < best_fit) {
+                best_fit = fit;
+                tk = t2;
+            }
+        }
+        if (isnan(tk))
+            continue;
+        /* centred on the step, the windows are symmetric about it */
+        double t2, fit;
+        if (locate_step(om, (size_t)llround(tk), g, w, rate, &t2, &fit, &wm, &wp, &kink) == 0)
+            tk = t2;
+        else
+            continue;
+        if (!(wm > wp && (wm - wp > 0.5 * dthr || kink > kthr)))
+            continue;
+        /* the contact instant: half an impact before the step's middle,
+         * omega- and omega+ the two arcs there */
+        {
+            double coef[5], chi;
+            size_t c = (size_t)llround(tk);
+            tk -= cfg->impact_half_s * rate;
+            if (joint_fit(om, c, g, w, (double)c, coef, &chi) != 0)
+                continue;
+            wm = curve(coef, 0, (double)c, tk);
+            wp = curve(coef, 1, (double)c, tk);
+        }
+        if (r->n_impacts == cap) {
+            cap *= 2;
+            pl_impact *nv = realloc(r->impacts, cap * sizeof *nv);
+            if (!nv) {
+                free(work);
+                free(raw);
+                return fail(r, PL_ENOMEM, err, "processing: out of memory");
+            }
+            r->impacts = nv;
+        }
+        pl_impact *m = &r->impacts[r->n_impacts++];
+        m->t_s = tk / rate;
+        m->omega_minus = wm;
+        m->omega_plus = wp;
+        m->ratio = wp / wm;
+        m->interval_s = NAN;
+    }
+    free(work);
+    free(raw);
+    double sum = 0, sum2 = 0;
+    for (size_t i = 0; i < r->n_impacts; i++) {
+        if (i + 1 < r->n_impacts)
+            r->impacts[i].interval_s = r->impacts[i + 1].t_s - r->impacts[i].t_s;
+        sum += r->impacts[i].ratio;
+        sum2 += r->impacts[i].ratio * r->impacts[i].ratio;
+    }
+    if (r->n_impacts == 0)
+        return fail(r, PL_ENUMERIC, err, "no line impact between the release "
+                    "at %.3f s and the end at %.3f s (L_p grows by %.2f): the "
+                    "run is shorter than one impact", r->release_t, r->end_t,
+                    r->lp_end);
+    r->ratio_mean = sum / r->n_impacts;
+    r->ratio_sd = r->n_impacts > 1
+        ? sqrt(fmax(0, (sum2 - sum * sum / r->n_impacts) / (r->n_impacts - 1))) : NAN;
+    /* Cross-check: one impact per unit of L_p (4.2).  From a release at
+     * lambda0 the first impact comes at L_p < 1, so the count lies within
+     * one of L_p at the end. */
+    double diff = (double)r->n_impacts - r->lp_end;
+    if (diff > 1.0 || diff < -1.0)
+        warn(r, "%zu impacts detected but L_p grows by %.2f: %s", r->n_impacts,
+             r->lp_end, diff > 0 ? "spurious detections?" : "missed impacts?");
+    if (r->spikes > 0)
+        warn(r, "%zu speckle drop-outs bridged", r->spikes);
+    return PL_OK;
+}
+
+/* --- the stored run ----------------------------------------------------- */
+
+static pl_series series(const char *name, const char *unit, int dec,
+                        double t0, double rate, size_t n, const double *v)
+{
+    pl_series s = {name, unit, dec, t0, rate, n, v};
+    return s;
+}
+
+pl_status pl_process_run(pl_store *store, long long run_id,
+                         const pl_process_config *cfg, pl_process_result *out,
+                         pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[2];
+    if (pl_run_get(store, run_id, &info, err) != PL_OK)
+        return err->code;
+    if (info.n_channels != 2)
+        return pl_err_set(err, PL_EINVAL, "run %lld has %d channels: "
+                          "processing needs the two LDVs", run_id, info.n_channels);
+    if (!info.prism[0])
+        return pl_err_set(err, PL_EINVAL, "run %lld names no prism: its edge "
+                          "count N is needed for L_p (4.2)", run_id);
+    if (info.n_frames < 1)
+        return pl_err_set(err, PL_ENUMERIC, "run %lld holds no frames", run_id);
+    pl_prism prism;
+    if (pl_prism_get(store, info.prism, &prism, err) != PL_OK ||
+        pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
+        return err->code;
+    size_t n = (size_t)info.n_frames;
+    double *volts = malloc(2 * n * sizeof *volts);
+    double *v1 = malloc(n * sizeof *v1), *v2 = malloc(n * sizeof *v2);
+    if (!volts || !v1 || !v2) {
+        free(volts);
+        free(v1);
+        free(v2);
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
+                          run_id, n);
+    }
+    pl_status st = pl_run_read_volts(store, run_id, 0, (long long)n, volts, err);
+    for (size_t i = 0; st == PL_OK && i < n; i++) {
+        v1[i] = ch[0].beam_sign * ch[0].ldv_scale_mps_per_v * volts[2 * i];
+        v2[i] = ch[1].beam_sign * ch[1].ldv_scale_mps_per_v * volts[2 * i + 1];
+    }
+    free(volts);
+    pl_process_result r;
+    if (st == PL_OK)
+        st = pl_process_signals(v1, v2, n, info.sample_rate_hz,
+                                ch[0].beam_height_m, ch[1].beam_height_m,
+                                prism.n_edges, cfg, &r, err);
+    free(v1);
+    free(v2);
+    if (st != PL_OK) {
+        pl_err_prefix(err, "run %lld: ", run_id);
+        return st;
+    }
+
+    /* Decimated copies for plots: every 10th sample of the filtered
+     * series (omega is low-passed well below the new Nyquist). */
+    size_t nd = (n + 9) / 10;
+    double *dec = malloc(5 * nd * sizeof *dec);
+    if (!dec) {
+        pl_process_result_free(&r);
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
+    }
+    const double *full[5] = {r.omega, r.theta, r.lp, r.vp1, r.vp2};
+    for (int s = 0; s < 5; s++)
+        for (size_t i = 0; i < nd; i++)
+            dec[s * nd + i] = full[s][10 * i];
+    double rate = info.sample_rate_hz;
+    pl_series sv[13] = {
+        series("omega", "rad/s", 1, 0, rate, n, r.omega),
+        series("theta", "rad", 1, 0, rate, n, r.theta),
+        series("Lp", "1", 1, 0, rate, n, r.lp),
+        series("vp1", "m/s", 1, 0, rate, n, r.vp1),
+        series("vp2", "m/s", 1, 0, rate, n, r.vp2),
+        series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
+        series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
+        series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
+        series("vp1", "m/s", 10, 0, rate / 10, nd, dec + 3 * nd),
+        series("vp2", "m/s", 10, 0, rate / 10, nd, dec + 4 * nd),
+        series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_vp1),
+        series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_vp2),
+        series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_residual),
+    };
+    pl_processing rec;
+    memset(&rec, 0, sizeof rec);
+    rec.run_id = run_id;
+    pl_store_utc_now(rec.processed_utc);
+    snprintf(rec.version, sizeof rec.version, "%s", PL_VERSION);
+    snprintf(rec.params, sizeof rec.params,
+             "cutoff_hz=%.6g\ncutoff_from=%s\ndespike_jump_mps=%g\n"
+             "release_sigmas=%g\nimpact_sigmas=%g\ngap_s=%g\nfit_s=%g\n"
+             "quiet_s=%g\nimpact_half_s=%g\npsd_segment=%zu\nring_freq_hz=%.6g\n"
+             "noise_omega_rad_s=%.6g\nspikes=%zu\nN=%d\nh1_m=%.9g\nh2_m=%.9g\n",
+             r.cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
+             cfg->despike_jump_mps, cfg->release_sigmas, cfg->impact_sigmas,
+             cfg->gap_s, cfg->fit_s, cfg->quiet_s, cfg->impact_half_s, cfg->psd_segment,
+             r.ring_freq_hz, r.noise_omega, r.spikes, prism.n_edges,
+             ch[0].beam_height_m, ch[1].beam_height_m);
+    rec.release_frame = (long long)r.release;
+    rec.end_frame = (long long)r.end;
+    rec.release_t_s = r.release_t;
+    rec.end_t_s = r.end_t;
+    rec.n_impacts = (long long)r.n_impacts;
+    rec.lp_end = r.lp_end;
+    rec.omega_last_mean = r.omega_last_mean;
+    rec.ratio_mean = r.ratio_mean;
+    rec.ratio_sd = r.ratio_sd;
+    snprintf(rec.warnings, sizeof rec.warnings, "%s", r.warnings);
+    st = pl_derived_save(store, &rec, sv, 13, r.impacts, r.n_impacts, err);
+    free(dec);
+    if (out && st == PL_OK)
+        *out = r;
+    else
+        pl_process_result_free(&r);
+    return st;
+}

@@ -1,0 +1,86 @@
+/* process/process.h - from two LDV velocity signals to the quantities of
+ * seed 000 section 4: rotary speed (4.1), theta and L_p (4.2), the line
+ * impacts and the spectra.  docs/process.md explains every step and
+ * threshold.
+ *
+ * pl_process_signals() works on arrays (m/s, already calibrated), so that
+ * it can be tested on hand-built signals; pl_process_run() reads a stored
+ * run, calls it and writes the result back (db/derived.h).
+ *
+ * Units: SI throughout (s, m/s, rad, rad/s).  Threading: a handle is used
+ * by one thread at a time.
+ */
+#ifndef PL_PROCESS_PROCESS_H
+#define PL_PROCESS_PROCESS_H
+
+#include "core/error.h"
+#include "db/derived.h"
+#include "db/store.h"
+
+#include <stddef.h>
+
+typedef struct {
+    double cutoff_hz;        /* low-pass cut-off; NaN: from the data; 0: none */
+    double despike_jump_mps; /* a sample-to-sample jump this large starts a
+                                speckle drop-out (default 3e-3 m/s) */
+    double release_sigmas;   /* motion when omega exceeds this many noise
+                                standard deviations (default 8) */
+    double impact_sigmas;    /* detection threshold of the step statistic in
+                                its noise standard deviations (default 5) */
+    double gap_s;            /* skipped each side of an impact (2 ms) */
+    double fit_s;            /* line-fit window each side (6 ms) */
+    double quiet_s;          /* lead-in used for offsets and noise (0.2 s) */
+    double impact_half_s;    /* half an impact's duration (0.15 ms): the
+                                contact instant precedes the middle of the
+                                velocity step by this much */
+    size_t psd_segment;      /* Welch segment, samples (4096) */
+} pl_process_config;
+
+/* The defaults above. */
+void pl_process_config_default(pl_process_config *cfg);
+
+typedef struct {
+    /* window */
+    size_t release, end;     /* samples: motion starts; valid data ends */
+    double release_t, end_t; /* s */
+    double cutoff_hz;        /* used (0 when not filtered) */
+    /* full-rate series over the whole recording (caller frees with
+     * pl_process_result_free); theta and Lp are 0 before the release and
+     * hold their last value after the end */
+    size_t n;
+    double rate_hz;
+    double *vp1, *vp2, *omega, *theta, *lp;
+    /* impacts */
+    pl_impact *impacts;
+    size_t n_impacts;
+    double lp_end, omega_last_mean, ratio_mean, ratio_sd;
+    /* spectra: psd_len bins, bin k at k * psd_df Hz */
+    size_t psd_len;
+    double psd_df;
+    double *psd_vp1, *psd_vp2, *psd_residual;
+    double ring_freq_hz;     /* peak of the residual above 500 Hz; NaN */
+    size_t spikes;           /* speckle drop-outs removed */
+    double noise_omega;      /* rad/s, std of omega in the lead-in */
+    char warnings[2048];
+} pl_process_result;
+
+/* Processes v1, v2 (m/s, downhill positive, beams at h1 > h2 or h1 < h2,
+ * n samples at rate_hz) of a prism with N edges.  PL_EINVAL for h1 == h2;
+ * PL_ENUMERIC naming the cause for a run with no motion, one shorter than
+ * one impact, or all clipped.  res is filled only on success. */
+pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
+                             double rate_hz, double h1, double h2, int N,
+                             const pl_process_config *cfg,
+                             pl_process_result *res, pl_err *err);
+
+/* Frees the arrays of a result. */
+void pl_process_result_free(pl_process_result *res);
+
+/* Processes stored run run_id and replaces its derived data (processing
+ * record, series omega/theta/Lp/vp1/vp2 at full rate and decimated by 10,
+ * spectra, impacts) in one transaction.  On error nothing is written. */
+pl_status pl_process_run(pl_store *store, long long run_id,
+                         const pl_process_config *cfg, pl_process_result *out,
+                         pl_err *err);
+
+#endif

@@ -1,0 +1,186 @@
+/* process/spectral.c - zero-phase low-pass by overlap-save, Welch PSD.
+ * See spectral.h. */
+#include "process/spectral.h"
+
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BLOCK = 8192 };
+
+struct pl_lowpass {
+    double fc, rate;
+    size_t pad;               /* samples of context each side of a block */
+    double *buf;              /* BLOCK real samples */
+    fftw_complex *spec;       /* BLOCK / 2 + 1 bins */
+    double *gain;             /* H at each bin, divided by BLOCK */
+    fftw_plan fwd, inv;
+};
+
+double pl_lowpass_gain(const pl_lowpass *lp, double f)
+{
+    double r = f / lp->fc;
+    return exp2(-r * r);
+}
+
+pl_status pl_lowpass_create(pl_lowpass **out, double fc, double rate,
+                            pl_err *err)
+{
+    *out = NULL;
+    if (!(rate > 0) || !(fc > 0) || !(fc < rate / 2))
+        return pl_err_set(err, PL_EINVAL, "low-pass: cut-off %g Hz must lie "
+                          "in (0, %g) Hz (half the sample rate)", fc, rate / 2);
+    /* The impulse response must fit in the context: 8 standard deviations
+     * each side leave less than 1e-14 of it outside. */
+    double sigma = sqrt(2 * log(2.0)) / (2 * M_PI * fc) * rate;
+    size_t pad = (size_t)ceil(8 * sigma) + 1;
+    if (2 * pad >= BLOCK / 2)
+        return pl_err_set(err, PL_EINVAL, "low-pass: cut-off %g Hz too low "
+                          "for the sample rate %g Hz (at least %g Hz)", fc,
+                          rate, fc * (2.0 * pad) / (BLOCK / 2.0) * 1.01);
+    pl_lowpass *lp = calloc(1, sizeof *lp);
+    if (!lp)
+        return pl_err_set(err, PL_ENOMEM, "low-pass: out of memory");
+    lp->fc = fc;
+    lp->rate = rate;
+    lp->pad = pad;
+    lp->buf = fftw_alloc_real(BLOCK);
+    lp->spec = fftw_alloc_complex(BLOCK / 2 + 1);
+    lp->gain = malloc((BLOCK / 2 + 1) * sizeof *lp->gain);
+    if (!lp->buf || !lp->spec || !lp->gain) {
+        pl_lowpass_destroy(lp);
+        return pl_err_set(err, PL_ENOMEM, "low-pass: out of memory");
+    }
+    lp->fwd = fftw_plan_dft_r2c_1d(BLOCK, lp->buf, lp->spec, FFTW_ESTIMATE);
+    lp->inv = fftw_plan_dft_c2r_1d(BLOCK, lp->spec, lp->buf, FFTW_ESTIMATE);
+    if (!lp->fwd || !lp->inv) {
+        pl_lowpass_destroy(lp);
+        return pl_err_set(err, PL_ENOMEM, "low-pass: FFTW could not plan");
+    }
+    for (size_t k = 0; k <= BLOCK / 2; k++)
+        lp->gain[k] = pl_lowpass_gain(lp, k * rate / BLOCK) / BLOCK;
+    *out = lp;
+    return PL_OK;
+}
+
+void pl_lowpass_destroy(pl_lowpass *lp)
+{
+    if (!lp)
+        return;
+    if (lp->fwd)
+        fftw_destroy_plan(lp->fwd);
+    if (lp->inv)
+        fftw_destroy_plan(lp->inv);
+    fftw_free(lp->buf);
+    fftw_free(lp->spec);
+    free(lp->gain);
+    free(lp);
+}
+
+/* x at index i, reflected about the ends (i may lie outside 0..n-1). */
+static double reflected(const double *x, size_t n, long long i)
+{
+    if (n == 1)
+        return x[0];
+    long long period = 2 * ((long long)n - 1);
+    i %= period;
+    if (i < 0)
+        i += period;
+    if (i >= (long long)n)
+        i = period - i;
+    return x[i];
+}
+
+pl_status pl_lowpass_apply(pl_lowpass *lp, const double *x, double *y,
+                           size_t n, pl_err *err)
+{
+    (void)err;
+    if (n == 0)
+        return PL_OK;
+    size_t step = BLOCK - 2 * lp->pad;
+    /* y may be x: keep the input of the next block's context safe by
+     * writing each block's output only after its input was read, and
+     * holding back the pad samples the next block still needs. */
+    double *hold = malloc(step * sizeof *hold);
+    if (!hold)
+        return pl_err_set(err, PL_ENOMEM, "low-pass: out of memory");
+    size_t pending = 0, pending_at = 0;
+    for (size_t at = 0; at < n; at += step) {
+        long long first = (long long)at - (long long)lp->pad;
+        for (size_t k = 0; k < BLOCK; k++) {
+            long long i = first + (long long)k;
+            /* inside the signal use x unless already overwritten */
+            lp->buf[k] = reflected(x, n, i);
+        }
+        if (pending) {
+            memcpy(y + pending_at, hold, pending * sizeof *hold);
+            pending = 0;
+        }
+        fftw_execute(lp->fwd);
+        for (size_t k = 0; k <= BLOCK / 2; k++) {
+            lp->spec[k][0] *= lp->gain[k];
+            lp->spec[k][1] *= lp->gain[k];
+        }
+        fftw_execute(lp->inv);
+        size_t m = n - at < step ? n - at : step;
+        memcpy(hold, lp->buf + lp->pad, m * sizeof *hold);
+        pending = m;
+        pending_at = at;
+    }
+    memcpy(y + pending_at, hold, pending * sizeof *hold);
+    free(hold);
+    return PL_OK;
+}
+
+pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
+                       double *psd, size_t *segments, pl_err *err)
+{
+    if (seg < 16 || (seg & (seg - 1)) || n < seg)
+        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
+                          "power of two >= 16 and at most the %zu samples",
+                          seg, n);
+    double *buf = fftw_alloc_real(seg);
+    fftw_complex *spec = fftw_alloc_complex(seg / 2 + 1);
+    double *win = malloc(seg * sizeof *win);
+    if (!buf || !spec || !win) {
+        fftw_free(buf);
+        fftw_free(spec);
+        free(win);
+        return pl_err_set(err, PL_ENOMEM, "Welch PSD: out of memory");
+    }
+    fftw_plan plan = fftw_plan_dft_r2c_1d((int)seg, buf, spec, FFTW_ESTIMATE);
+    double wss = 0;
+    for (size_t k = 0; k < seg; k++) {
+        win[k] = 0.5 - 0.5 * cos(2 * M_PI * k / seg);
+        wss += win[k] * win[k];
+    }
+    memset(psd, 0, (seg / 2 + 1) * sizeof *psd);
+    size_t count = 0;
+    for (size_t at = 0; at + seg <= n; at += seg / 2) {
+        double mean = 0;
+        for (size_t k = 0; k < seg; k++)
+            mean += x[at + k];
+        mean /= seg;
+        for (size_t k = 0; k < seg; k++)
+            buf[k] = (x[at + k] - mean) * win[k];
+        fftw_execute(plan);
+        for (size_t k = 0; k <= seg / 2; k++)
+            psd[k] += spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1];
+        count++;
+    }
+    /* One-sided density: |X|^2 / (rate * sum w^2), doubled except at DC and
+     * Nyquist, so that its integral over frequency is the variance. */
+    for (size_t k = 0; k <= seg / 2; k++) {
+        psd[k] /= count * rate * wss;
+        if (k > 0 && k < seg / 2)
+            psd[k] *= 2;
+    }
+    fftw_destroy_plan(plan);
+    fftw_free(buf);
+    fftw_free(spec);
+    free(win);
+    if (segments)
+        *segments = count;
+    return PL_OK;
+}

@@ -1,0 +1,347 @@
+/* tests/process/process_test.c - the processing stage on signals whose
+ * answers are known: closed forms (constant rotation, uniform
+ * acceleration, steps of known size and time, a pure tone), the malformed
+ * inputs, and the scores against the rig simulator's truth on every
+ * fixture run (issue 7's numbers, printed and asserted). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "acquire/import.h"
+#include "db/catalog.h"
+#include "db/store.h"
+#include "process/process.h"
+#include "process/spectral.h"
+#include "tests/util/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RATE = 10000 };
+static const double H1 = 0.0199, H2 = 0.0116;
+
+/* v_p = v_c + omega h for a rolling body: build both beams from omega(t)
+ * and a centre speed, so that (4.1) must give omega back. */
+static void beams(const double *omega, size_t n, double *v1, double *v2)
+{
+    for (size_t i = 0; i < n; i++) {
+        double vc = 0.015 * omega[i];
+        v1[i] = vc + omega[i] * (H1 - 0.015);
+        v2[i] = vc + omega[i] * (H2 - 0.015);
+    }
+}
+
+static pl_process_config quiet_config(void)
+{
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.cutoff_hz = 0;   /* closed forms: no filter */
+    return c;
+}
+
+/* Release at 0.5 s into uniform acceleration 2 rad/s^2, no impacts but
+ * a step at 1.5 s of -5 % so the run counts one impact; theta by the
+ * trapezoid is exact for piecewise-linear omega. */
+static void test_uniform_acceleration_and_step(void **state)
+{
+    (void)state;
+    size_t n = 3 * RATE;
+    double *om = calloc(n, sizeof *om), *v1 = malloc(n * sizeof *v1), *v2 = malloc(n * sizeof *v2);
+    double tr = 0.5, ts = 1.5;
+    for (size_t i = 0; i < n; i++) {
+        double t = (double)i / RATE;
+        om[i] = t < tr ? 0 : 2.0 * (t - tr);
+        if (t >= ts)
+            om[i] -= 0.05 * 2.0 * (ts - tr);
+    }
+    beams(om, n, v1, v2);
+    pl_process_config c = quiet_config();
+    pl_process_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 30, &c, &r, &err), PL_OK);
+    tu_assert_close(r.release_t, tr, 2e-3);
+    assert_int_equal(r.end, n - (size_t)ceil(0.002 * RATE));
+    for (size_t i = 0; i < n; i += 997)
+        tu_assert_close(r.omega[i], om[i], 1e-12);
+    /* theta at 1.2 s: 1/2 a t^2 */
+    size_t k = (size_t)(1.2 * RATE);
+    tu_assert_close(r.theta[k], 0.5 * 2.0 * 0.7 * 0.7, 2e-6);
+    tu_assert_close(r.lp[k], 30 * r.theta[k] / (2 * M_PI), 1e-12);
+    assert_int_equal(r.n_impacts, 1);
+    /* the contact instant is half an impact before the step's middle */
+    tu_assert_close(r.impacts[0].t_s, ts - 0.5 / RATE - c.impact_half_s, 1e-4);
+    tu_assert_close(r.impacts[0].omega_minus, 2.0 * (ts - tr), 2e-3);
+    tu_assert_close(r.impacts[0].ratio, 0.95, 2e-3);
+    pl_process_result_free(&r);
+    free(om);
+    free(v1);
+    free(v2);
+}
+
+/* Constant rotation after a release: L_p grows as N omega t / 2 pi, and
+ * steps of 1 % every 0.1 s are all found at their times. */
+static void test_steps_of_known_size_and_time(void **state)
+{
+    (void)state;
+    size_t n = 4 * RATE;
+    double *om = calloc(n, sizeof *om), *v1 = malloc(n * sizeof *v1), *v2 = malloc(n * sizeof *v2);
+    double w = 5.0;
+    int steps = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = (double)i / RATE;
+        if (t < 0.5)
+            om[i] = 0;
+        else if (t < 0.7)
+            om[i] = w * (t - 0.5) / 0.2;   /* ramp up from rest */
+        else {
+            int k = (int)floor((t - 0.7) / 0.1 + 1e-9);
+            om[i] = w * pow(0.99, k);
+            steps = k > steps ? k : steps;
+        }
+    }
+    beams(om, n, v1, v2);
+    pl_process_config c = quiet_config();
+    pl_process_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 24, &c, &r, &err), PL_OK);
+    /* steps at 0.8, 0.9, ... 3.9 s lie inside the window */
+    assert_int_equal(r.n_impacts, 32);
+    for (size_t i = 0; i < r.n_impacts; i++) {
+        tu_assert_close(r.impacts[i].t_s, 0.8 + 0.1 * i - 0.5 / RATE - c.impact_half_s, 1e-4);
+        tu_assert_close(r.impacts[i].ratio, 0.99, 1e-6);
+        if (i + 1 < r.n_impacts)
+            tu_assert_close(r.impacts[i].interval_s, 0.1, 1e-6);
+    }
+    pl_process_result_free(&r);
+    free(om);
+    free(v1);
+    free(v2);
+}
+
+/* Welch PSD of a pure tone: the peak at its frequency, the integral its
+ * variance; the low-pass is 1/2 at its cut-off and passes DC. */
+static void test_spectrum_and_filter(void **state)
+{
+    (void)state;
+    size_t n = 1 << 16;
+    double *x = malloc(n * sizeof *x), psd[2049];
+    for (size_t i = 0; i < n; i++)
+        x[i] = 0.3 * sin(2 * M_PI * 1250.0 * i / RATE);
+    size_t segs;
+    pl_err err = {0};
+    assert_int_equal(pl_welch_psd(x, n, RATE, 4096, psd, &segs, &err), PL_OK);
+    assert_int_equal(segs, 31);
+    size_t kmax = 0;
+    double var = 0;
+    for (size_t k = 0; k <= 2048; k++) {
+        if (psd[k] > psd[kmax])
+            kmax = k;
+        var += psd[k] * RATE / 4096.0;
+    }
+    tu_assert_close(kmax * RATE / 4096.0, 1250.0, RATE / 4096.0);
+    tu_assert_close(var, 0.3 * 0.3 / 2, 1e-3);
+
+    pl_lowpass *lp = NULL;
+    assert_int_equal(pl_lowpass_create(&lp, 1000, RATE, &err), PL_OK);
+    tu_assert_close(pl_lowpass_gain(lp, 1000), 0.5, 1e-12);
+    /* filtering in place: a tone at the cut-off comes out at half amplitude
+     * in phase (zero phase), a constant unchanged */
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1.0 + sin(2 * M_PI * 1000.0 * i / RATE);
+    assert_int_equal(pl_lowpass_apply(lp, x, x, n, &err), PL_OK);
+    for (size_t i = 1000; i < n - 1000; i += 123)
+        tu_assert_close(x[i], 1.0 + 0.5 * sin(2 * M_PI * 1000.0 * i / RATE), 1e-3);
+    pl_lowpass_destroy(lp);
+    assert_int_equal(pl_lowpass_create(&lp, 6000, RATE, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "cut-off 6000 Hz"));
+    free(x);
+}
+
+static void test_malformed_inputs(void **state)
+{
+    (void)state;
+    size_t n = 2 * RATE;
+    double *v1 = calloc(n, sizeof *v1), *v2 = calloc(n, sizeof *v2);
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_process_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, 0.01, 0.01, 22, &c, &r, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "must differ"));
+    /* no motion: noise only */
+    for (size_t i = 0; i < n; i++) {
+        v1[i] = 1e-5 * sin(i * 1.7);
+        v2[i] = 1e-5 * cos(i * 2.3);
+    }
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_ENUMERIC);
+    assert_non_null(strstr(err.msg, "no motion"));
+    /* motion too short for one impact */
+    for (size_t i = 0; i < n; i++) {
+        double om = i > RATE ? 0.3 * (double)(i - RATE) / RATE : 0;
+        v1[i] = om * H1 + 1e-6 * sin(i * 1.7);
+        v2[i] = om * H2 + 1e-6 * cos(i * 2.3);
+    }
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_ENUMERIC);
+    if (!strstr(err.msg, "no line impact"))
+        fail_msg("expected 'no line impact', got: %s", err.msg);
+    /* all clipped */
+    for (size_t i = 0; i < n; i++) {
+        v1[i] = i % 3 ? 0.25 : -0.25;
+        v2[i] = 0;
+    }
+    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_ENUMERIC);
+    assert_non_null(strstr(err.msg, "clipped"));
+    free(v1);
+    free(v2);
+}
+
+/* --- scores against the rig simulator's truth ------------------------- */
+
+typedef struct {
+    double *t, *ratio;
+    size_t n;
+    double lp_end, release_t, leave_t, omega_end;
+    int N;
+} truth;
+
+static void read_truth(const char *path, truth *tr)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    size_t cap = 512;
+    tr->t = malloc(cap * sizeof *tr->t);
+    tr->ratio = malloc(cap * sizeof *tr->ratio);
+    tr->n = 0;
+    while (fgets(line, sizeof line, f)) {
+        double t, lp, wm, wp, ratio;
+        if (sscanf(line, "impact,%lf,,%lf,%lf,%lf,%lf", &t, &lp, &wm, &wp, &ratio) == 5) {
+            assert_true(tr->n < cap);
+            tr->t[tr->n] = t;
+            tr->ratio[tr->n++] = ratio;
+        }
+        sscanf(line, "# Lp_end=%lf", &tr->lp_end);
+        sscanf(line, "# release_t_s=%lf", &tr->release_t);
+        sscanf(line, "# leave_t_s=%lf", &tr->leave_t);
+        sscanf(line, "# omega_end_rad_s=%lf", &tr->omega_end);
+        sscanf(line, "# N=%d", &tr->N);
+    }
+    fclose(f);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_fixture_scores(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("process");
+    char *db = tu_path(dir, "p.db");
+    pl_store *store = NULL;
+    pl_err err = {0};
+    int count = 0;
+    assert_int_equal(pl_store_open(&store, db, PL_STORE_CREATE, &err), PL_OK);
+    assert_int_equal(pl_prism_import_csv(store, "fixtures/catalog/prisms.csv", &count, &err), PL_OK);
+    assert_int_equal(pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, &err), PL_OK);
+    pl_store_close(store);
+    assert_int_equal(pl_import_manifest(db, "fixtures/runs/manifest.csv", 0, NULL, NULL, &count, &err), PL_OK);
+    assert_int_equal(count, 17);
+    assert_int_equal(pl_store_open(&store, db, 0, &err), PL_OK);
+
+    FILE *m = fopen("fixtures/runs/manifest.csv", "r");
+    char line[512];
+    long long id = 0;
+    size_t truth_total = 0, det_total = 0, matched = 0, nerr = 0, cap = 8192;
+    double *terr = malloc(cap * sizeof *terr), ratio_err_sum = 0, worst_lp = 0;
+    while (fgets(line, sizeof line, m)) {
+        if (line[0] == '#' || !strncmp(line, "file,", 5))
+            continue;
+        id++;
+        char file[128], tpath[256];
+        sscanf(line, "%127[^,]", file);
+        *strrchr(file, '.') = '\0';
+        snprintf(tpath, sizeof tpath, "fixtures/runs/%s.truth.csv", file);
+        truth tr;
+        read_truth(tpath, &tr);
+        pl_process_config c;
+        pl_process_config_default(&c);
+        pl_process_result r;
+        if (pl_process_run(store, id, &c, &r, &err) != PL_OK)
+            fail_msg("run %lld (%s): %s", id, file, err.msg);
+        /* truth inside the processed window */
+        size_t in = 0, hit = 0, first_err = nerr;
+        for (size_t i = 0; i < tr.n; i++) {
+            if (tr.t[i] < r.release_t + 0.01 || tr.t[i] > r.end_t - 0.01)
+                continue;
+            in++;
+            double best = INFINITY;
+            size_t bj = 0;
+            for (size_t j = 0; j < r.n_impacts; j++)
+                if (fabs(r.impacts[j].t_s - tr.t[i]) < fabs(best)) {
+                    best = r.impacts[j].t_s - tr.t[i];
+                    bj = j;
+                }
+            if (fabs(best) < 0.002) {
+                hit++;
+                terr[nerr++] = fabs(best);
+                ratio_err_sum += fabs(r.impacts[bj].ratio / tr.ratio[i] - 1);
+            }
+        }
+        size_t det_in = 0;
+        for (size_t j = 0; j < r.n_impacts; j++)
+            det_in += r.impacts[j].t_s >= r.release_t + 0.01 && r.impacts[j].t_s <= r.end_t - 0.01;
+        truth_total += in;
+        det_total += det_in;
+        matched += hit;
+        /* L_p at the end of the window against the truth there: the truth's
+         * L_p at the leave instant, less what the 2 ms guard cuts off */
+        double tr_lp = tr.lp_end - tr.N / (2 * M_PI) * tr.omega_end * (tr.leave_t - r.end_t);
+        double rel = fabs(r.lp_end - tr_lp) / tr_lp;
+        double tol = fmax(1e-3 * tr_lp, 0.1);
+        qsort(terr + first_err, nerr - first_err, sizeof *terr, cmp_d);
+        print_message("%-22s impacts %3zu/%3zu  Lp_end %.3f (truth %.3f, %+.3f)  "
+                      "dt median %.3f ms\n", file, hit, in, r.lp_end, tr_lp,
+                      r.lp_end - tr_lp, 1e3 * terr[first_err + (nerr - first_err) / 2]);
+        worst_lp = rel > worst_lp ? rel : worst_lp;
+        if (fabs(r.lp_end - tr_lp) > tol)
+            fail_msg("%s: L_p at the end %.4f, truth %.4f", file, r.lp_end, tr_lp);
+        pl_process_result_free(&r);
+        free(tr.t);
+        free(tr.ratio);
+    }
+    fclose(m);
+    qsort(terr, nerr, sizeof *terr, cmp_d);
+    double recall = (double)matched / truth_total, precision = (double)matched / det_total;
+    double median = terr[nerr / 2], ratio_err = ratio_err_sum / nerr;
+    print_message("recall %.2f %%  precision %.2f %%  time error median %.3f ms  "
+                  "ratio error mean %.3f %%  worst L_p error %.3f %%\n",
+                  100 * recall, 100 * precision, 1e3 * median, 100 * ratio_err,
+                  100 * worst_lp);
+    assert_true(recall >= 0.995);
+    assert_true(precision >= 0.995);
+    assert_true(median <= 0.0002);
+    assert_true(ratio_err <= 0.003);
+    free(terr);
+    pl_store_close(store);
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uniform_acceleration_and_step),
+        cmocka_unit_test(test_steps_of_known_size_and_time),
+        cmocka_unit_test(test_spectrum_and_filter),
+        cmocka_unit_test(test_malformed_inputs),
+        cmocka_unit_test(test_fixture_scores),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
