@@ -7,7 +7,7 @@
 #include "process/spectral.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,44 +200,78 @@ static void step_statistic(const double *y, size_t g, size_t w,
 
 /* One least-squares fit over both windows of centre c (before:
  * [c-g-w, c-g), after: [c+g, c+g+w)) with its own level and slope on each
- * side and a common curvature, in time from origin t0 (samples), scaled
- * to ms: coef = {level before, slope before, level after, slope after,
+ * side and a common curvature, in time from c in units of 10 samples:
+ * coef = {level before, slope before, level after, slope after,
  * curvature}.  Between impacts omega'' = (m g a0 / J_A) omega cos psi (the
  * derivative of (2.1)) is nearly the same on both sides, so sharing it
  * removes the bias a straight line has when it is extrapolated across the
- * gap of a curved arc, at the price of one parameter for both sides. */
-static int joint_fit(const double *om, size_t c, size_t g, size_t w, double t0,
-                     double coef[5], double *chisq)
+ * gap of a curved arc, at the price of one parameter for both sides.
+ *
+ * The design depends only on g and w, so its normal matrix is factored
+ * once (GSL's Cholesky) and each fit costs a pass over the windows and a
+ * 5 x 5 triangular solve: there are tens of thousands of impacts in a
+ * long run. */
+typedef struct {
+    size_t g, w;
+    gsl_matrix *chol;          /* Cholesky factor of X'X */
+    gsl_vector *rhs, *coef;
+} step_fitter;
+
+static void fitter_free(step_fitter *f)
 {
-    size_t m = 2 * w;
-    gsl_matrix *X = gsl_matrix_alloc(m, 5), *cov = gsl_matrix_alloc(5, 5);
-    gsl_vector *y = gsl_vector_alloc(m), *b = gsl_vector_alloc(5);
-    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, 5);
-    int rc = -1;
-    if (X && cov && y && b && ws) {
-        for (size_t i = 0; i < m; i++) {
-            size_t j = i < w ? c - g - w + i : c + g + (i - w);
-            double t = ((double)j - t0) * 0.1;   /* ms at 10 kHz: conditioning */
-            int right = i >= w;
-            gsl_matrix_set(X, i, 0, right ? 0 : 1);
-            gsl_matrix_set(X, i, 1, right ? 0 : t);
-            gsl_matrix_set(X, i, 2, right ? 1 : 0);
-            gsl_matrix_set(X, i, 3, right ? t : 0);
-            gsl_matrix_set(X, i, 4, t * t);
-            gsl_vector_set(y, i, om[j]);
-        }
-        if (gsl_multifit_linear(X, y, b, cov, chisq, ws) == GSL_SUCCESS) {
-            for (int k = 0; k < 5; k++)
-                coef[k] = gsl_vector_get(b, k);
-            rc = 0;
-        }
+    gsl_matrix_free(f->chol);
+    gsl_vector_free(f->rhs);
+    gsl_vector_free(f->coef);
+}
+
+static int fitter_init(step_fitter *f, size_t g, size_t w)
+{
+    f->g = g;
+    f->w = w;
+    f->chol = gsl_matrix_calloc(5, 5);
+    f->rhs = gsl_vector_alloc(5);
+    f->coef = gsl_vector_alloc(5);
+    if (!f->chol || !f->rhs || !f->coef)
+        return -1;
+    for (size_t i = 0; i < 2 * w; i++) {
+        double t = (i < w ? -(double)(g + w) + (double)i : (double)(g + i - w)) * 0.1;
+        int right = i >= w;
+        double x[5] = {right ? 0 : 1, right ? 0 : t, right ? 1 : 0, right ? t : 0, t * t};
+        for (int r = 0; r < 5; r++)
+            for (int c = 0; c < 5; c++)
+                *gsl_matrix_ptr(f->chol, r, c) += x[r] * x[c];
     }
-    gsl_multifit_linear_free(ws);
-    gsl_matrix_free(X);
-    gsl_matrix_free(cov);
-    gsl_vector_free(y);
-    gsl_vector_free(b);
-    return rc;
+    return gsl_linalg_cholesky_decomp1(f->chol) == GSL_SUCCESS ? 0 : -1;
+}
+
+static int joint_fit(step_fitter *f, const double *om, size_t c, double coef[5],
+                     double *chisq)
+{
+    size_t g = f->g, w = f->w;
+    double s[5] = {0}, yy = 0;
+    for (size_t i = 0; i < w; i++) {
+        double t = (-(double)(g + w) + (double)i) * 0.1, y = om[c - g - w + i];
+        s[0] += y;
+        s[1] += t * y;
+        s[4] += t * t * y;
+        yy += y * y;
+        double t2 = (double)(g + i) * 0.1, y2 = om[c + g + i];
+        s[2] += y2;
+        s[3] += t2 * y2;
+        s[4] += t2 * t2 * y2;
+        yy += y2 * y2;
+    }
+    for (int k = 0; k < 5; k++)
+        gsl_vector_set(f->rhs, k, s[k]);
+    if (gsl_linalg_cholesky_solve(f->chol, f->rhs, f->coef) != GSL_SUCCESS)
+        return -1;
+    double bxy = 0;
+    for (int k = 0; k < 5; k++) {
+        coef[k] = gsl_vector_get(f->coef, k);
+        bxy += coef[k] * s[k];
+    }
+    *chisq = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
+    return 0;
 }
 
 static double curve(const double coef[5], int after, double t0, double j)
@@ -248,36 +282,43 @@ static double curve(const double coef[5], int after, double t0, double j)
 }
 
 /* The change point of a step near sample c: for each split tau in
- * [c - g, c + g], omega is compared with the line fitted before the gap
- * (window [c-g-w, c-g)) up to tau and with the line fitted after it
- * ([c+g, c+g+w)) from tau on; the split with the least squared misfit is
- * the step, refined between samples by a parabola through the misfits.
- * The lines carry the slopes on each side, so the kink of the arc at the
- * impact (speeding up before, slowing down after) does not move the
- * instant.  *t receives it, in samples; *misfit the squared misfit of
- * the whole model (both windows and the gap), which is small only when
- * neither window straddles the step. */
-static int locate_step(const double *om, size_t c, size_t g, size_t w,
+ * [c - g, c + g], omega is compared with the curve fitted before the gap
+ * up to tau and with the one after it from tau on; the split with the
+ * least squared misfit is the step, refined between samples by a parabola
+ * through the misfits.  The curves carry the slopes on each side, so the
+ * kink of the arc at the impact (speeding up before, slowing down after)
+ * does not move the instant.  *t receives it, in samples; *misfit the
+ * squared misfit of the whole model (both windows and the gap), which is
+ * small only when neither window straddles the step; *wm, *wp the curves
+ * at *t; *kink the bend (below) and *slope_min the smaller of the two
+ * slopes' sizes (a bend into a flat arc is no impact). */
+static int locate_step(step_fitter *f, const double *om, size_t c,
                        double rate, double *t, double *misfit, double *wm,
-                       double *wp, double *kink)
+                       double *wp, double *kink, double *slope_min)
 {
     enum { MAXG = 64 };
+    size_t g = f->g;
     if (g > MAXG)
-        g = MAXG;
-    size_t lo = c - g, hi = c + g;
-    double coef[5], chisq, at = (double)c, cost[2 * MAXG + 1], best = INFINITY;
-    if (joint_fit(om, c, g, w, at, coef, &chisq) != 0)
         return -1;
+    size_t lo = c - g, hi = c + g;
+    double coef[5], chisq, at = (double)c;
+    if (joint_fit(f, om, c, coef, &chisq) != 0)
+        return -1;
+    /* cost(tau) = sum_{i<tau} eL^2 + sum_{i>=tau} eR^2 by running sums */
+    double cl[2 * MAXG + 1], cr[2 * MAXG + 1], cost[2 * MAXG + 1];
+    cl[0] = cr[0] = 0;
+    for (size_t i = lo; i < hi; i++) {
+        double el = om[i] - curve(coef, 0, at, (double)i);
+        double er = om[i] - curve(coef, 1, at, (double)i);
+        cl[i - lo + 1] = cl[i - lo] + el * el;
+        cr[i - lo + 1] = cr[i - lo] + er * er;
+    }
     size_t kbest = lo;
+    double best = INFINITY;
     for (size_t tau = lo; tau <= hi; tau++) {
-        double sum = 0;
-        for (size_t i = lo; i < hi; i++) {
-            double e = om[i] - curve(coef, i >= tau, at, (double)i);
-            sum += e * e;
-        }
-        cost[tau - lo] = sum;
-        if (sum < best) {
-            best = sum;
+        cost[tau - lo] = cl[tau - lo] + (cr[hi - lo] - cr[tau - lo]);
+        if (cost[tau - lo] < best) {
+            best = cost[tau - lo];
             kbest = tau;
         }
     }
@@ -298,6 +339,7 @@ static int locate_step(const double *om, size_t c, size_t g, size_t w,
      * rad/s^2, NaN when the slopes do not have those signs. */
     double to_s = 0.1 * rate;   /* coef's time unit is 10 samples */
     *kink = coef[1] > 0 && coef[3] < 0 ? (coef[1] - coef[3]) * to_s : NAN;
+    *slope_min = fmin(coef[1], -coef[3]) * to_s;
     return 0;
 }
 
@@ -619,8 +661,10 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     /* the same noise, as a change of slope across the fit windows */
     double kthr = dthr / cfg->fit_s;
     size_t cap = 256;
+    step_fitter fitter = {0};
     r->impacts = malloc(cap * sizeof *r->impacts);
-    if (!r->impacts) {
+    if (!r->impacts || fitter_init(&fitter, g, w) != 0) {
+        fitter_free(&fitter);
         free(work);
         free(raw);
         return fail(r, PL_ENOMEM, err, "processing: out of memory");
@@ -642,8 +686,8 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         size_t ra = start > g ? start - g : 0, rb = k + g;
         if (ra < 2 * (g + w) || rb + 2 * (g + w) >= n)
             continue;
-        size_t stride = g / 4 ? g / 4 : 1;
-        double tk = NAN, best_fit = INFINITY, wm = NAN, wp = NAN, kink;
+        size_t stride = g / 2 ? g / 2 : 1;
+        double tk = NAN, best_fit = INFINITY, wm = NAN, wp = NAN, kink, smin;
         for (size_t c = ra; c <= rb; c += stride) {
             double t2, fit, a1, a2;
             /* Windows on one side of the impact fit well too, but find
@@ -651,8 +695,9 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
              * the speed and turns the arc from speeding up to slowing down
              * (the centre passes from ahead of the old edge to behind the
              * new one). */
-            if (locate_step(om, c, g, w, rate, &t2, &fit, &a1, &a2, &kink) == 0 &&
-                a1 > a2 && (a1 - a2 > 0.5 * dthr || kink > kthr) && fit < best_fit) {
+            if (locate_step(&fitter, om, c, rate, &t2, &fit, &a1, &a2, &kink, &smin) == 0 &&
+                a1 > a2 && (a1 - a2 > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr)) &&
+                fit < best_fit) {
                 best_fit = fit;
                 tk = t2;
             }
@@ -661,11 +706,11 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
             continue;
         /* centred on the step, the windows are symmetric about it */
         double t2, fit;
-        if (locate_step(om, (size_t)llround(tk), g, w, rate, &t2, &fit, &wm, &wp, &kink) == 0)
+        if (locate_step(&fitter, om, (size_t)llround(tk), rate, &t2, &fit, &wm, &wp, &kink, &smin) == 0)
             tk = t2;
         else
             continue;
-        if (!(wm > wp && (wm - wp > 0.5 * dthr || kink > kthr)))
+        if (!(wm > wp && (wm - wp > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr))))
             continue;
         /* the contact instant: half an impact before the step's middle,
          * omega- and omega+ the two arcs there */
@@ -673,7 +718,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
             double coef[5], chi;
             size_t c = (size_t)llround(tk);
             tk -= cfg->impact_half_s * rate;
-            if (joint_fit(om, c, g, w, (double)c, coef, &chi) != 0)
+            if (joint_fit(&fitter, om, c, coef, &chi) != 0)
                 continue;
             wm = curve(coef, 0, (double)c, tk);
             wp = curve(coef, 1, (double)c, tk);
@@ -682,6 +727,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
             cap *= 2;
             pl_impact *nv = realloc(r->impacts, cap * sizeof *nv);
             if (!nv) {
+                fitter_free(&fitter);
                 free(work);
                 free(raw);
                 return fail(r, PL_ENOMEM, err, "processing: out of memory");
@@ -695,6 +741,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         m->ratio = wp / wm;
         m->interval_s = NAN;
     }
+    fitter_free(&fitter);
     free(work);
     free(raw);
     double sum = 0, sum2 = 0;
@@ -794,12 +841,11 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         for (size_t i = 0; i < nd; i++)
             dec[s * nd + i] = full[s][10 * i];
     double rate = info.sample_rate_hz;
-    pl_series sv[13] = {
-        series("omega", "rad/s", 1, 0, rate, n, r.omega),
-        series("theta", "rad", 1, 0, rate, n, r.theta),
-        series("Lp", "1", 1, 0, rate, n, r.lp),
-        series("vp1", "m/s", 1, 0, rate, n, r.vp1),
-        series("vp2", "m/s", 1, 0, rate, n, r.vp2),
+    /* Stored at 1 kHz (every 10th sample of the filtered series): enough
+     * for every plot and for matching, a tenth of the bytes.  The
+     * full-rate series are recomputed exactly from the raw chunks and the
+     * stored parameters by pl_process_run(): processing is deterministic. */
+    pl_series sv[8] = {
         series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
         series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
         series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
@@ -834,7 +880,7 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     rec.ratio_mean = r.ratio_mean;
     rec.ratio_sd = r.ratio_sd;
     snprintf(rec.warnings, sizeof rec.warnings, "%s", r.warnings);
-    st = pl_derived_save(store, &rec, sv, 13, r.impacts, r.n_impacts, err);
+    st = pl_derived_save(store, &rec, sv, 8, r.impacts, r.n_impacts, err);
     free(dec);
     if (out && st == PL_OK)
         *out = r;
