@@ -25,5 +25,7 @@ int pl_cmd_process(int argc, char **argv);
 
 /* model/ */
 int pl_cmd_simulate(int argc, char **argv);
+int pl_cmd_validate(int argc, char **argv);
+int pl_cmd_report(int argc, char **argv);
 
 #endif

@@ -27,6 +27,8 @@ static const struct command commands[] = {
     {"sim", pl_cmd_sim, "the rig simulator: write a synthetic recording and its truth"},
     {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},
     {"simulate", pl_cmd_simulate, "simulate a prism rolling down a ramp"},
+    {"validate", pl_cmd_validate, "match simulations to processed runs and measure the errors"},
+    {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,175 @@
+/* core/plot.c - PLplot panels into SVG.  See plot.h. */
+#include "core/plot.h"
+
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* White background, black axes, then a palette that stays apart on white
+ * and in grey print (Okabe-Ito's colour-blind-safe set). */
+static const int palette[12][3] = {
+    {255, 255, 255}, {0, 0, 0},
+    {0, 114, 178}, {213, 94, 0}, {0, 158, 115}, {204, 121, 167},
+    {230, 159, 0}, {86, 180, 233}, {120, 120, 120}, {240, 228, 66},
+    {0, 0, 0}, {160, 30, 30},
+};
+
+enum { MAX_POINTS = 900 };
+
+static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (size_t s = 0; s < p->n_series; s++) {
+        const double *v = ydir ? p->series[s].y : p->series[s].x;
+        for (size_t i = 0; i < p->series[s].n; i++)
+            if (isfinite(v[i])) {
+                a = v[i] < a ? v[i] : a;
+                b = v[i] > b ? v[i] : b;
+            }
+    }
+    if (!isfinite(a)) {
+        a = 0;
+        b = 1;
+    }
+    if (b - a < 1e-12 * (fabs(a) + fabs(b)) || b == a) {
+        a -= 0.5 + fabs(a) * 0.05;
+        b += 0.5 + fabs(b) * 0.05;
+    }
+    if (ydir) {   /* a little air above and below */
+        double m = 0.05 * (b - a);
+        a -= m;
+        b += m;
+    }
+    double want_lo = ydir ? p->ymin : p->xmin, want_hi = ydir ? p->ymax : p->xmax;
+    *lo = isnan(want_lo) ? a : want_lo;
+    *hi = isnan(want_hi) ? b : want_hi;
+}
+
+static void draw_panel(const pl_plot_panel *p, double y0, double y1)
+{
+    double xlo, xhi, ylo, yhi;
+    range(p, &xlo, &xhi, 0);
+    range(p, &ylo, &yhi, 1);
+    plvpor(0.10, 0.97, y0, y1);
+    plwind(xlo, xhi, ylo, yhi);
+    plcol0(1);
+    plwidth(1.0);
+    plschr(0, 0.9);
+    plbox("bcnstg", 0, 0, "bcnstvg", 0, 0);
+    pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "",
+          p->title ? p->title : "");
+    size_t nleg = 0;
+    for (size_t s = 0; s < p->n_series; s++) {
+        const pl_plot_series *ser = &p->series[s];
+        if (ser->n == 0)
+            continue;
+        plcol0(2 + ser->color % 10);
+        if (ser->style == PL_PLOT_POINTS) {
+            plssym(0, 0.8);
+            plpoin((PLINT)ser->n, ser->x, ser->y, 17);
+        } else {
+            pllsty(ser->style == PL_PLOT_DASHED ? 2 : 1);
+            plwidth(1.6);
+            /* A line of more points than a figure has pixels only makes the
+             * file heavy: draw every k-th point (and the last). */
+            size_t k = ser->n > MAX_POINTS ? (ser->n + MAX_POINTS - 1) / MAX_POINTS : 1;
+            if (k == 1) {
+                plline((PLINT)ser->n, ser->x, ser->y);
+            } else {
+                size_t m = 0;
+                double *x = malloc((ser->n / k + 2) * sizeof *x);
+                double *y = malloc((ser->n / k + 2) * sizeof *y);
+                if (x && y) {
+                    for (size_t i = 0; i < ser->n; i += k, m++) {
+                        x[m] = ser->x[i];
+                        y[m] = ser->y[i];
+                    }
+                    x[m] = ser->x[ser->n - 1];
+                    y[m] = ser->y[ser->n - 1];
+                    plline((PLINT)(m + 1), x, y);
+                }
+                free(x);
+                free(y);
+            }
+            pllsty(1);
+        }
+        nleg += ser->label != NULL;
+    }
+    if (nleg == 0)
+        return;
+    PLINT *opt = calloc(nleg, sizeof *opt), *col = calloc(nleg, sizeof *col);
+    PLINT *lsty = calloc(nleg, sizeof *lsty), *zero = calloc(nleg, sizeof *zero);
+    PLINT *nsym = calloc(nleg, sizeof *nsym);
+    PLFLT *lw = calloc(nleg, sizeof *lw), *scale = calloc(nleg, sizeof *scale);
+    const char **text = calloc(nleg, sizeof *text), **sym = calloc(nleg, sizeof *sym);
+    if (opt && col && lsty && zero && nsym && lw && scale && text && sym) {
+        size_t k = 0;
+        for (size_t s = 0; s < p->n_series; s++) {
+            const pl_plot_series *ser = &p->series[s];
+            if (!ser->label)
+                continue;
+            int pts = ser->style == PL_PLOT_POINTS;
+            opt[k] = pts ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
+            col[k] = 2 + ser->color % 10;
+            lsty[k] = ser->style == PL_PLOT_DASHED ? 2 : 1;
+            lw[k] = 1.6;
+            scale[k] = 0.8;
+            nsym[k] = pts ? 1 : 0;
+            text[k] = ser->label;
+            sym[k] = "#(728)";
+            k++;
+        }
+        PLFLT w, h;
+        plschr(0, 0.75);
+        pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+                 PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE,
+                 0.01, 0.01, 0.06, 0, 1, 1, (PLINT)nleg, 1, (PLINT)nleg, opt,
+                 1.0, 1.0, 1.8, 0.0, col, text, zero, zero, scale, lw, col,
+                 lsty, lw, col, scale, nsym, sym);
+    }
+    free(opt);
+    free(col);
+    free(lsty);
+    free(zero);
+    free(nsym);
+    free(lw);
+    free(scale);
+    free(text);
+    free(sym);
+}
+
+pl_status pl_plot_svg(const char *path, int width, int height,
+                      const pl_plot_panel *panels, size_t n_panels,
+                      pl_err *err)
+{
+    if (n_panels == 0)
+        return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
+    FILE *probe = fopen(path, "w");
+    if (!probe)
+        return pl_err_set(err, PL_EIO, "%s: cannot create the figure", path);
+    fclose(probe);
+    PLINT caller, mine;
+    plgstrm(&caller);
+    plmkstrm(&mine);
+    if (mine < 0)
+        return pl_err_set(err, PL_EIO, "%s: PLplot has no free stream", path);
+    plsdev("svg");
+    plsfnam(path);
+    plspage(0, 0, width, height, 0, 0);
+    for (int i = 0; i < 12; i++)
+        plscol0(i, palette[i][0], palette[i][1], palette[i][2]);
+    plsfont(PL_FCI_SANS, -1, -1);
+    plinit();
+    pladv(0);
+    double top = 0.93, bottom = 0.08, gap = 0.09;
+    double h = (top - bottom - gap * (double)(n_panels - 1)) / (double)n_panels;
+    for (size_t i = 0; i < n_panels; i++) {
+        double y1 = top - (double)i * (h + gap);
+        draw_panel(&panels[i], y1 - h, y1);
+    }
+    plend1();
+    plsstrm(caller);
+    return PL_OK;
+}

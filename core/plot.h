@@ -1,0 +1,46 @@
+/* core/plot.h - figures for the reports, drawn by PLplot into SVG files.
+ *
+ * A thin layer over PLplot: a figure is one or more panels stacked
+ * vertically, each with axes (labels with units), any number of series
+ * (lines or points) and a legend.  Every call makes its own PLplot stream
+ * and ends it, and restores the caller's current stream, so nothing of
+ * PLplot's state is left behind between figures.
+ *
+ * Lines of more than 900 points are drawn through every k-th point: a
+ * figure is about 900 pixels wide, and the SVG stays small.
+ *
+ * Why PLplot: a well-kept C plotting library in Debian with an SVG driver
+ * (no X server, no fonts to ship) whose output every browser shows.
+ */
+#ifndef PL_CORE_PLOT_H
+#define PL_CORE_PLOT_H
+
+#include "core/error.h"
+
+#include <stddef.h>
+
+enum { PL_PLOT_LINE = 0, PL_PLOT_POINTS = 1, PL_PLOT_DASHED = 2 };
+
+typedef struct {
+    const double *x, *y;
+    size_t n;
+    const char *label;       /* legend text; NULL: not in the legend */
+    int color;               /* 0..9, a fixed palette readable on white */
+    int style;               /* PL_PLOT_LINE, _POINTS, _DASHED */
+} pl_plot_series;
+
+typedef struct {
+    const char *title, *xlabel, *ylabel;
+    double xmin, xmax, ymin, ymax;   /* NaN: from the data */
+    const pl_plot_series *series;
+    size_t n_series;
+} pl_plot_panel;
+
+/* Draws the panels (top to bottom) into an SVG file of width x height
+ * pixels.  PL_EIO when the file cannot be written; PL_EINVAL for a panel
+ * without data. */
+pl_status pl_plot_svg(const char *path, int width, int height,
+                      const pl_plot_panel *panels, size_t n_panels,
+                      pl_err *err);
+
+#endif
