@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "db/catalog.h"
+#include "db/derived.h"
 #include "db/run.h"
 #include "db/store.h"
 
@@ -440,6 +441,31 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
                ch[i].cal_origin, ch[i].cal_coef[3], ch[i].cal_origin);
 }
 
+/* What processing derived, when the run is processed. */
+static void print_processing(pl_store *store, long long id)
+{
+    pl_processing p;
+    pl_err err = {0};
+    if (pl_derived_get(store, id, &p, &err) != PL_OK) {
+        printf("processing:     none (prismlab process %lld)\n", id);
+        return;
+    }
+    printf("processed_utc:  %s (prismlab %s)\n", p.processed_utc, p.version);
+    printf("window:         %.4f .. %.4f s (frames %lld .. %lld)\n",
+           p.release_t_s, p.end_t_s, p.release_frame, p.end_frame);
+    printf("impacts:        %lld\n", p.n_impacts);
+    printf("Lp_end:         %.4f\n", p.lp_end);
+    printf("omega_last:     %.4f rad/s (mean over the last second)\n",
+           p.omega_last_mean);
+    printf("omega+/omega-:  %.5f +- %.5f\n", p.ratio_mean, p.ratio_sd);
+    if (p.warnings[0]) {
+        char *save = NULL;
+        for (char *l = strtok_r(p.warnings, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save))
+            printf("warning:        %s\n", l);
+    }
+}
+
 int pl_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -480,6 +506,7 @@ int pl_cmd_run(int argc, char **argv)
             rc = pl_cli_fail("run", &err);
         else {
             print_run(&info, ch);
+            print_processing(store, id);
             rc = PL_EXIT_OK;
         }
     } else
