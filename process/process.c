@@ -759,13 +759,16 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     r->ratio_mean = sum / r->n_impacts;
     r->ratio_sd = r->n_impacts > 1
         ? sqrt(fmax(0, (sum2 - sum * sum / r->n_impacts) / (r->n_impacts - 1))) : NAN;
-    /* Cross-check: one impact per unit of L_p (4.2).  From a release at
-     * lambda0 the first impact comes at L_p < 1, so the count lies within
-     * one of L_p at the end. */
-    double diff = (double)r->n_impacts - r->lp_end;
+    /* Cross-check: one impact per unit of L_p (4.2): from the first
+     * detected impact on, L_p grows by one between impacts. */
+    size_t kf = (size_t)llround(r->impacts[0].t_s * rate);
+    double l1 = r->lp[kf < n ? kf : n - 1];
+    double expect = floor(r->lp_end - l1 + 1e-9) + 1;
+    double diff = (double)r->n_impacts - expect;
     if (diff > 1.0 || diff < -1.0)
-        warn(r, "%zu impacts detected but L_p grows by %.2f: %s", r->n_impacts,
-             r->lp_end, diff > 0 ? "spurious detections?" : "missed impacts?");
+        warn(r, "%zu impacts detected but L_p grows by %.2f from the first "
+             "one (%.0f expected): %s", r->n_impacts, r->lp_end - l1, expect,
+             diff > 0 ? "spurious detections?" : "missed impacts?");
     if (r->spikes > 0)
         warn(r, "%zu speckle drop-outs bridged", r->spikes);
     return PL_OK;
