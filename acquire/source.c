@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The comedi source joins this table when acquire/comedi_source.c lands. */
 static const pl_source_type *const sources[] = {
-    &pl_source_wav, &pl_source_csv, &pl_source_sim,
+    &pl_source_comedi, &pl_source_wav, &pl_source_csv, &pl_source_sim,
 };
 
 const pl_source_type *pl_source_find(const char *name)

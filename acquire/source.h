@@ -90,7 +90,8 @@ typedef struct pl_source_type {
     void (*close)(void *self);
 } pl_source_type;
 
-extern const pl_source_type pl_source_wav, pl_source_csv, pl_source_sim;
+extern const pl_source_type pl_source_comedi, pl_source_wav, pl_source_csv,
+    pl_source_sim;
 
 /* Finds a source type by name; NULL when unknown. */
 const pl_source_type *pl_source_find(const char *name);
