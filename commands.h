@@ -17,6 +17,7 @@ int pl_cmd_experiment(int argc, char **argv);
 int pl_cmd_run(int argc, char **argv);
 
 /* acquire/ */
+int pl_cmd_acquire(int argc, char **argv);
 int pl_cmd_import(int argc, char **argv);
 int pl_cmd_sim(int argc, char **argv);
 

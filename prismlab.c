@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"ramp", pl_cmd_ramp, "add, list and import ramps of the catalogue"},
     {"experiment", pl_cmd_experiment, "add and list experiments"},
     {"run", pl_cmd_run, "list runs and show one"},
+    {"acquire", pl_cmd_acquire, "record a run from the rig (DAQ card or simulator)"},
     {"import", pl_cmd_import, "store a recording from a WAV or CSV file (or a manifest of them)"},
     {"sim", pl_cmd_sim, "the rig simulator: write a synthetic recording and its truth"},
     {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},

@@ -1,0 +1,184 @@
+/* acquire/cmd_acquire.c - `prismlab acquire record`: one recording from
+ * the rig (a DAQ card through comedi, or the rig simulator in real time)
+ * into the store, in the foreground.  Only this file prints. */
+#include "acquire/record.h"
+#include "acquire/rigconf.h"
+#include "commands.h"
+#include "core/cli.h"
+#include "model/setup.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
+    "                               [--ramp R] [--experiment E] [--lambda0-deg DEG]\n"
+    "                               [--note TEXT] [--db FILE]\n\n"
+    "Records one run from the rig named by the configuration file (docs/acquire.md):\n"
+    "the DAQ card's two LDV channels through comedi ([daq] source = comedi), or\n"
+    "the rig simulator delivering in real time ([daq] source = sim).  Stops after\n"
+    "--duration (or [run] duration_s), at Ctrl-C or SIGTERM (the run is closed\n"
+    "cleanly), or at the end of a simulated run.  Every committed 0.1 s of data\n"
+    "survives a crash; a run left unfinished is marked interrupted by the next\n"
+    "recorder.  Options override the file.\n\n"
+    "Prints: run=<id> frames=<n> seconds=<s> state=<complete|overrun>.\n"
+    "Exit status 0 only when nothing was lost; 2 on an overrun or error.\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void progress(void *ctx, long long frames, long long total)
+{
+    const double *rate = ctx;
+    if (pl_cli_isatty(stderr))
+        fprintf(stderr, "\rrecording: %.1f s%s", frames / *rate,
+                total > 0 && frames >= total ? "\n" : "");
+}
+
+enum { O_CONFIG = 1000, O_DURATION, O_PRISM, O_RAMP, O_EXP, O_LAMBDA0,
+       O_NOTE, O_DB, O_HELP };
+
+int pl_cmd_acquire(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, 0, O_CONFIG},
+        {"duration", required_argument, 0, O_DURATION},
+        {"prism", required_argument, 0, O_PRISM}, {"ramp", required_argument, 0, O_RAMP},
+        {"experiment", required_argument, 0, O_EXP},
+        {"lambda0-deg", required_argument, 0, O_LAMBDA0},
+        {"note", required_argument, 0, O_NOTE}, {"db", required_argument, 0, O_DB},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    const char *cmd = "acquire";
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? PL_EXIT_USAGE : PL_EXIT_OK;
+    }
+    if (strcmp(argv[1], "record"))
+        return pl_cli_usage_error(cmd, "unknown action '%s' (expected record; the "
+                                  "daemon is not written yet)", argv[1]);
+    argc--;
+    argv++;
+    pl_err err = {0};
+    const char *config = NULL, *prism = NULL, *ramp = NULL, *exp = NULL,
+               *note = NULL, *db = NULL;
+    double duration = NAN, lam = NAN;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        pl_status st = PL_OK;
+        switch (c) {
+        case O_CONFIG: config = optarg; break;
+        case O_DURATION: st = pl_parse_double("duration", optarg, 1e-3, 86400, &duration, &err); break;
+        case O_PRISM: prism = optarg; break;
+        case O_RAMP: ramp = optarg; break;
+        case O_EXP: exp = optarg; break;
+        case O_LAMBDA0: st = pl_parse_double("lambda0-deg", optarg, 0, 90, &lam, &err); break;
+        case O_NOTE: note = optarg; break;
+        case O_DB: db = optarg; break;
+        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
+        default: return pl_cli_usage_error(cmd, "unknown option");
+        }
+        if (st != PL_OK)
+            return pl_cli_fail(cmd, &err);
+    }
+    if (!config)
+        return pl_cli_usage_error(cmd, "give --config rig.ini");
+    pl_rigconf rc;
+    pl_rigconf_init(&rc);
+    if (pl_rigconf_read(&rc, config, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    const char *dbpath = db ? db : rc.db;
+    if (!isnan(duration))
+        rc.duration_s = duration;
+
+    const pl_source_type *type = pl_source_find(rc.source);
+    if (!strcmp(rc.source, "sim")) {
+        /* the simulator plays the rig: its prism and release, the rig's beams */
+        pl_simrun_config *sr = &rc.src.sim.run;
+        unsigned long seed = sr->rig.seed;
+        int paced = rc.src.sim.paced;
+        pl_simrun_config_default(sr);
+        sr->rig.seed = seed ? seed : 1;
+        rc.src.sim.paced = paced;
+        const char *sp = rc.sim_prism[0] ? rc.sim_prism : rc.prism;
+        const char *sm = rc.sim_ramp[0] ? rc.sim_ramp : rc.ramp;
+        double sl = !isnan(rc.sim_lambda0_deg) ? rc.sim_lambda0_deg : rc.lambda0_deg;
+        if (!sp[0] || !sm[0] || isnan(sl))
+            return pl_cli_usage_error(cmd, "%s: source = sim needs [sim] (or [run]) "
+                                      "prism, ramp and lambda0_deg", config);
+        if (pl_model_params_lookup(&sr->model, dbpath, sp, sm, &err) != PL_OK)
+            return pl_cli_fail(cmd, &err);
+        snprintf(sr->prism, sizeof sr->prism, "%s", sp);
+        snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
+        sr->model.lambda0 = sl * M_PI / 180;
+        sr->nominal_lambda0 = sr->model.lambda0;
+        sr->model.h1 = rc.src.beam_height_m[0];
+        sr->model.h2 = rc.src.beam_height_m[1];
+        for (int i = 0; i < 2; i++) {
+            sr->rig.ldv_scale_mps_per_v[i] = rc.src.ldv_scale_mps_per_v[i];
+            sr->rig.beam_sign[i] = rc.src.beam_sign[i];
+        }
+        sr->rate_hz = rc.src.comedi.rate_hz;
+    }
+    pl_record_options ro;
+    pl_record_options_init(&ro);
+    ro.prism = prism ? prism : rc.prism[0] ? rc.prism : NULL;
+    ro.ramp = ramp ? ramp : rc.ramp[0] ? rc.ramp : NULL;
+    ro.experiment = exp ? exp : rc.experiment[0] ? rc.experiment : NULL;
+    ro.lambda0_rad = !isnan(lam) ? lam * M_PI / 180
+                   : !isnan(rc.lambda0_deg) ? rc.lambda0_deg * M_PI / 180 : NAN;
+    if (note)
+        snprintf(ro.notes, sizeof ro.notes, "%s", note);
+    ro.writer.sync_full = rc.sync_full;
+    ro.writer.commit_interval_s = rc.commit_interval_s;
+    ro.writer.block_when_full = 0;   /* a live source never waits */
+    ro.pump.stop = &stop_flag;
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    pl_recorder *r = NULL;
+    long long interrupted = 0;
+    if (pl_recorder_open(&r, dbpath, &ro.writer, &interrupted, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    if (interrupted)
+        fprintf(stderr, "prismlab acquire: marked %lld unfinished run%s interrupted\n",
+                interrupted, interrupted == 1 ? "" : "s");
+    void *src = NULL;
+    pl_source_info info;
+    if (type->open(&src, &rc.src, &info, &err) != PL_OK) {
+        pl_recorder_close(r);
+        return pl_cli_fail(cmd, &err);
+    }
+    double rate = info.sample_rate_hz;
+    ro.pump.max_frames = rc.duration_s > 0 ? (long long)llround(rc.duration_s * rate) : -1;
+    ro.pump.progress = progress;
+    ro.pump.progress_ctx = &rate;
+    long long id = -1, frames = 0;
+    pl_status st = pl_recorder_run(r, type, src, &info, &ro, &id, &frames, &err);
+    type->close(src);
+    pl_writer_stats ws;
+    pl_writer_get_stats(pl_recorder_writer(r), &ws);
+    pl_recorder_close(r);
+    if (st != PL_OK && st != PL_EOVERRUN)
+        return pl_cli_fail(cmd, &err);
+    printf("run=%lld frames=%lld seconds=%.3f rate=%.6g state=%s ring_peak=%zu\n",
+           id, ws.frames_committed, ws.frames_committed / rate, rate,
+           st == PL_EOVERRUN ? "overrun" : "complete", ws.ring_peak);
+    if (st == PL_EOVERRUN) {
+        fprintf(stderr, "prismlab acquire: %s\n", err.msg);
+        return PL_EXIT_DATA;
+    }
+    return PL_EXIT_OK;
+}

@@ -1,0 +1,41 @@
+/* acquire/rigconf.h - the rig's configuration file (INI, read by libinih).
+ *
+ *   [daq]    source = comedi | sim; device, subdevice, channels = 0,1,
+ *            range, aref = ground|common|diff|other, rate_hz, buffer_bytes
+ *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v
+ *   [store]  db, sync = normal|full, commit_interval_s
+ *   [run]    prism, ramp, experiment, lambda0_deg, duration_s
+ *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1
+ *
+ * docs/acquire.md has an example.  Unknown sections or keys are errors:
+ * a misspelt key must not be silently ignored on a rig.
+ */
+#ifndef PL_ACQUIRE_RIGCONF_H
+#define PL_ACQUIRE_RIGCONF_H
+
+#include "acquire/source.h"
+#include "core/error.h"
+
+typedef struct {
+    char source[16];             /* "comedi" or "sim" */
+    pl_source_config src;
+    char db[1024];
+    int sync_full;
+    double commit_interval_s;
+    char prism[64], ramp[64], experiment[64];
+    double lambda0_deg;          /* NaN: not given */
+    double duration_s;           /* 0: until stopped */
+    char sim_prism[64], sim_ramp[64];
+    double sim_lambda0_deg;
+} pl_rigconf;
+
+/* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels
+ * 0 and 1, range 0, ground reference, 10 kHz, signs +1 / -1, 25 mm/s/V,
+ * ./prismlab.db, synchronous=NORMAL, 0.1 s commits. */
+void pl_rigconf_init(pl_rigconf *rc);
+
+/* Reads path over rc.  PL_EFORMAT "FILE:LINE: [section] key: ..." naming
+ * the first bad line; PL_EIO when the file cannot be read. */
+pl_status pl_rigconf_read(pl_rigconf *rc, const char *path, pl_err *err);
+
+#endif
