@@ -18,6 +18,7 @@ int pl_cmd_run(int argc, char **argv);
 
 /* acquire/ */
 int pl_cmd_acquire(int argc, char **argv);
+int pl_cmd_export(int argc, char **argv);
 int pl_cmd_import(int argc, char **argv);
 int pl_cmd_sim(int argc, char **argv);
 

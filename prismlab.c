@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {"experiment", pl_cmd_experiment, "add and list experiments"},
     {"run", pl_cmd_run, "list runs and show one"},
     {"acquire", pl_cmd_acquire, "record a run from the rig (DAQ card or simulator)"},
+    {"export", pl_cmd_export, "write a run (CSV volts, WAV raw) or a processed series"},
     {"import", pl_cmd_import, "store a recording from a WAV or CSV file (or a manifest of them)"},
     {"sim", pl_cmd_sim, "the rig simulator: write a synthetic recording and its truth"},
     {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},

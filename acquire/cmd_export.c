@@ -1,0 +1,257 @@
+/* acquire/cmd_export.c - `prismlab export`: a stored run back out, as
+ * volts in CSV or as its raw samples in WAV, or a derived series.  Only
+ * this file prints. */
+#include "commands.h"
+#include "core/cli.h"
+#include "db/derived.h"
+#include "db/run.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: prismlab export RUN (--csv FILE | --wav FILE) [--db FILE]\n"
+    "       prismlab export RUN --series omega|theta|Lp|vp1|vp2|impacts --csv FILE\n\n"
+    "Writes a stored run out again.  --csv: columns t_s and one column of volts\n"
+    "a channel (<name>_V), with the run's prismlab metadata on the first '#' line,\n"
+    "so that `prismlab import` reads it back.  --wav: the raw samples exactly as\n"
+    "stored (16-bit, 24-in-32-bit, 32-bit PCM or float), for runs whose samples\n"
+    "are signed PCM or float.  --series: a processed series at 1 kHz (t_s,value)\n"
+    "or the impacts (t_s,omega_minus,omega_plus,ratio,interval_s).\n";
+
+enum { O_CSV = 1000, O_WAV, O_SERIES, O_DB, O_HELP };
+
+static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
+{
+    fprintf(f, "# prismlab rate_hz=%.17g ldv_scale=", r->sample_rate_hz);
+    for (int i = 0; i < r->n_channels; i++)
+        fprintf(f, "%s%.17g", i ? "," : "", ch[i].ldv_scale_mps_per_v);
+    fputs(" sign=", f);
+    for (int i = 0; i < r->n_channels; i++)
+        fprintf(f, "%s%d", i ? "," : "", ch[i].beam_sign);
+    fputs(" h=", f);
+    for (int i = 0; i < r->n_channels; i++)
+        fprintf(f, "%s%.17g", i ? "," : "", ch[i].beam_height_m);
+    fprintf(f, " synthetic=%d", r->synthetic);
+    if (r->prism[0])
+        fprintf(f, " prism=%s", r->prism);
+    if (r->ramp[0])
+        fprintf(f, " ramp=%s", r->ramp);
+    if (isfinite(r->lambda0_rad))
+        fprintf(f, " lambda0_deg=%.9f", r->lambda0_rad * 180 / M_PI);
+    fputc('\n', f);
+}
+
+static int export_csv(const char *cmd, pl_store *s, const pl_run_info *r,
+                      const pl_channel *ch, const char *path)
+{
+    pl_err err = {0};
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        pl_err_set(&err, PL_EIO, "%s: cannot create", path);
+        return pl_cli_fail(cmd, &err);
+    }
+    metadata(f, r, ch);
+    fprintf(f, "# run %lld exported by prismlab %s: volts by each channel's calibration\n",
+            r->id, PL_VERSION);
+    fputs("t_s", f);
+    for (int i = 0; i < r->n_channels; i++)
+        fprintf(f, ",%s_V", ch[i].name[0] ? ch[i].name : "ch");
+    fputc('\n', f);
+    enum { BLOCK = 65536 };
+    double *v = malloc((size_t)BLOCK * r->n_channels * sizeof *v);
+    int rc = PL_EXIT_OK;
+    for (long long at = 0; v && at < r->n_frames; at += BLOCK) {
+        long long n = r->n_frames - at < BLOCK ? r->n_frames - at : BLOCK;
+        if (pl_run_read_volts(s, r->id, at, n, v, &err) != PL_OK) {
+            rc = pl_cli_fail(cmd, &err);
+            break;
+        }
+        for (long long k = 0; k < n; k++) {
+            fprintf(f, "%.9g", (double)(at + k) / r->sample_rate_hz);
+            for (int i = 0; i < r->n_channels; i++)
+                fprintf(f, ",%.9g", v[k * r->n_channels + i]);
+            fputc('\n', f);
+        }
+    }
+    free(v);
+    if (fclose(f) != 0 && rc == PL_EXIT_OK) {
+        pl_err_set(&err, PL_EIO, "%s: write failed", path);
+        rc = pl_cli_fail(cmd, &err);
+    }
+    return rc;
+}
+
+static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
+                      const pl_channel *ch, const char *path)
+{
+    pl_err err = {0};
+    int sub;
+    switch (r->format) {
+    case PL_FMT_S16: sub = SF_FORMAT_PCM_16; break;
+    case PL_FMT_S24_32: sub = SF_FORMAT_PCM_24; break;
+    case PL_FMT_S32: sub = SF_FORMAT_PCM_32; break;
+    case PL_FMT_F32: sub = SF_FORMAT_FLOAT; break;
+    default:
+        pl_err_set(&err, PL_EINVAL, "run %lld stores %s samples: WAV export "
+                   "keeps samples exactly, which needs signed PCM or float; "
+                   "use --csv", r->id, pl_sample_format_name(r->format));
+        return pl_cli_fail(cmd, &err);
+    }
+    if (!r->little_endian != !pl_host_little_endian()) {
+        pl_err_set(&err, PL_EINVAL, "run %lld: samples of the other byte order", r->id);
+        return pl_cli_fail(cmd, &err);
+    }
+    SF_INFO info = {.samplerate = (int)lround(r->sample_rate_hz),
+                    .channels = r->n_channels, .format = SF_FORMAT_WAV | sub};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f) {
+        pl_err_set(&err, PL_EIO, "%s: %s", path, sf_strerror(NULL));
+        return pl_cli_fail(cmd, &err);
+    }
+    /* the file's full scale: the channels' volts per code x 2^(bits-1) */
+    double fs = ch[0].cal_coef[1] * (sub == SF_FORMAT_PCM_16 ? 32768.0
+                                     : sub == SF_FORMAT_PCM_24 ? 8388608.0
+                                     : sub == SF_FORMAT_PCM_32 ? 2147483648.0 : 1.0);
+    char meta[1024];
+    FILE *m = fmemopen(meta, sizeof meta, "w");
+    if (m) {
+        metadata(m, r, ch);
+        fclose(m);
+        meta[sizeof meta - 1] = '\0';
+        char *nl = strchr(meta, '\n');
+        if (nl)
+            *nl = '\0';
+        char full[1100];
+        snprintf(full, sizeof full, "%s full_scale_v=%.17g", meta + 2, fs);
+        sf_set_string(f, SF_STR_COMMENT, full);
+    }
+    enum { BLOCK = 65536 };
+    size_t fb = pl_sample_format_size(r->format) * (size_t)r->n_channels;
+    unsigned char *buf = malloc(BLOCK * fb);
+    int rc = PL_EXIT_OK;
+    for (long long at = 0; buf && at < r->n_frames; at += BLOCK) {
+        long long n = r->n_frames - at < BLOCK ? r->n_frames - at : BLOCK;
+        if (pl_run_read_raw(s, r->id, at, n, buf, BLOCK * fb, &err) != PL_OK) {
+            rc = pl_cli_fail(cmd, &err);
+            break;
+        }
+        sf_count_t w;
+        if (sub == SF_FORMAT_PCM_16) {
+            w = sf_writef_short(f, (short *)buf, n);
+        } else if (sub == SF_FORMAT_FLOAT) {
+            w = sf_writef_float(f, (float *)buf, n);
+        } else {
+            int32_t *iv = (int32_t *)buf;
+            if (sub == SF_FORMAT_PCM_24)   /* stored as the 24-bit code: back to sndfile's int */
+                for (long long i = 0; i < n * r->n_channels; i++)
+                    iv[i] *= 256;
+            w = sf_writef_int(f, iv, n);
+        }
+        if (w != n) {
+            pl_err_set(&err, PL_EIO, "%s: %s", path, sf_strerror(f));
+            rc = pl_cli_fail(cmd, &err);
+            break;
+        }
+    }
+    free(buf);
+    sf_close(f);
+    return rc;
+}
+
+static int export_series(const char *cmd, pl_store *s, long long id,
+                         const char *name, const char *path)
+{
+    pl_err err = {0};
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        pl_err_set(&err, PL_EIO, "%s: cannot create", path);
+        return pl_cli_fail(cmd, &err);
+    }
+    int rc = PL_EXIT_OK;
+    if (!strcmp(name, "impacts")) {
+        pl_impact *im;
+        size_t n;
+        if (pl_derived_impacts(s, id, &im, &n, &err) != PL_OK) {
+            fclose(f);
+            return pl_cli_fail(cmd, &err);
+        }
+        fputs("t_s,omega_minus,omega_plus,ratio,interval_s\n", f);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.6f,%.9g,%.9g,%.9g,%.9g\n", im[i].t_s, im[i].omega_minus,
+                    im[i].omega_plus, im[i].ratio, im[i].interval_s);
+        free(im);
+    } else {
+        double *v, t0, rate;
+        size_t n;
+        if (pl_derived_series(s, id, name, 10, &v, &n, &t0, &rate, &err) != PL_OK) {
+            fclose(f);
+            return pl_cli_fail(cmd, &err);
+        }
+        fprintf(f, "t_s,%s\n", name);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.6f,%.9g\n", t0 + (double)i / rate, v[i]);
+        free(v);
+    }
+    if (fclose(f) != 0) {
+        pl_err_set(&err, PL_EIO, "%s: write failed", path);
+        rc = pl_cli_fail(cmd, &err);
+    }
+    return rc;
+}
+
+int pl_cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"csv", required_argument, 0, O_CSV}, {"wav", required_argument, 0, O_WAV},
+        {"series", required_argument, 0, O_SERIES}, {"db", required_argument, 0, O_DB},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    const char *cmd = "export", *csv = NULL, *wav = NULL, *series = NULL, *db = NULL;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_CSV: csv = optarg; break;
+        case O_WAV: wav = optarg; break;
+        case O_SERIES: series = optarg; break;
+        case O_DB: db = optarg; break;
+        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
+        default: return pl_cli_usage_error(cmd, "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return pl_cli_usage_error(cmd, "expected one RUN");
+    if ((csv != NULL) + (wav != NULL) != 1)
+        return pl_cli_usage_error(cmd, "give --csv FILE or --wav FILE");
+    if (series && !csv)
+        return pl_cli_usage_error(cmd, "--series writes CSV: give --csv FILE");
+    if (series && strcmp(series, "omega") && strcmp(series, "theta") &&
+        strcmp(series, "Lp") && strcmp(series, "vp1") && strcmp(series, "vp2") &&
+        strcmp(series, "impacts"))
+        return pl_cli_usage_error(cmd, "--series: expected omega, theta, Lp, vp1, vp2 or impacts, got '%s'", series);
+    pl_err err = {0};
+    long id;
+    if (pl_parse_long("RUN", argv[optind], 1, 1L << 62, &id, &err) != PL_OK)
+        return pl_cli_usage_error(cmd, "%s", err.msg);
+    pl_store *s = NULL;
+    if (pl_store_open(&s, pl_cli_db_path(db), 0, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    int rc;
+    if (series) {
+        rc = export_series(cmd, s, id, series, csv);
+    } else {
+        pl_run_info r;
+        pl_channel ch[64];
+        if (pl_run_get(s, id, &r, &err) != PL_OK ||
+            pl_run_channels(s, id, ch, 64, &err) != PL_OK)
+            rc = pl_cli_fail(cmd, &err);
+        else
+            rc = csv ? export_csv(cmd, s, &r, ch, csv) : export_wav(cmd, s, &r, ch, wav);
+    }
+    pl_store_close(s);
+    return rc;
+}
