@@ -1,10 +1,12 @@
 /* acquire/cmd_acquire.c - `prismlab acquire record`: one recording from
  * the rig (a DAQ card through comedi, or the rig simulator in real time)
  * into the store, in the foreground.  Only this file prints. */
+#include "acquire/daemon.h"
 #include "acquire/record.h"
 #include "acquire/rigconf.h"
 #include "commands.h"
 #include "core/cli.h"
+#include "db/store.h"
 #include "model/setup.h"
 
 #include <getopt.h>
@@ -14,7 +16,10 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
+    "usage: prismlab acquire daemon --config rig.ini [--socket PATH] [--pretrigger S]\n"
+    "                               [--threshold MPS] [--still S] [--db FILE]\n"
+    "       prismlab acquire arm|start|stop|status (--config rig.ini | --socket PATH)\n"
+    "       prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
     "                               [--ramp R] [--experiment E] [--lambda0-deg DEG]\n"
     "                               [--note TEXT] [--db FILE]\n\n"
     "Records one run from the rig named by the configuration file (docs/acquire.md):\n"
@@ -25,7 +30,14 @@ static const char usage[] =
     "survives a crash; a run left unfinished is marked interrupted by the next\n"
     "recorder.  Options override the file.\n\n"
     "Prints: run=<id> frames=<n> seconds=<s> state=<complete|overrun>.\n"
-    "Exit status 0 only when nothing was lost; 2 on an overrun or error.\n";
+    "Exit status 0 only when nothing was lost; 2 on an overrun or error.\n\n"
+    "daemon: keeps the rig ready and takes commands on a Unix socket (default\n"
+    "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n"
+    "before it, default 0.5; motion = a channel leaving its resting level by\n"
+    "--threshold m/s, default 0.001), start (record now), stop, status.  A run\n"
+    "ends on stop, after [run] duration_s, when the signal is still for --still\n"
+    "seconds after motion (default 0.5), or when a simulated run ends.  Logs to\n"
+    "stderr; SIGTERM/SIGINT close the run cleanly.  docs/acquire.md.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -46,6 +58,136 @@ static void progress(void *ctx, long long frames, long long total)
 enum { O_CONFIG = 1000, O_DURATION, O_PRISM, O_RAMP, O_EXP, O_LAMBDA0,
        O_NOTE, O_DB, O_HELP };
 
+/* source = sim: the simulator plays the rig, with its prism and release
+ * from [sim] (or [run]) and the rig's beams. */
+static pl_status setup_sim(pl_rigconf *rc, const char *dbpath, const char *config,
+                           pl_err *err)
+{
+    if (strcmp(rc->source, "sim"))
+        return PL_OK;
+    pl_simrun_config *sr = &rc->src.sim.run;
+    unsigned long seed = sr->rig.seed;
+    int paced = rc->src.sim.paced;
+    pl_simrun_config_default(sr);
+    sr->rig.seed = seed ? seed : 1;
+    rc->src.sim.paced = paced;
+    const char *sp = rc->sim_prism[0] ? rc->sim_prism : rc->prism;
+    const char *sm = rc->sim_ramp[0] ? rc->sim_ramp : rc->ramp;
+    double sl = !isnan(rc->sim_lambda0_deg) ? rc->sim_lambda0_deg : rc->lambda0_deg;
+    if (!sp[0] || !sm[0] || isnan(sl))
+        return pl_err_set(err, PL_EINVAL, "%s: source = sim needs [sim] (or [run]) "
+                          "prism, ramp and lambda0_deg", config);
+    if (pl_model_params_lookup(&sr->model, dbpath, sp, sm, err) != PL_OK)
+        return err->code;
+    snprintf(sr->prism, sizeof sr->prism, "%s", sp);
+    snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
+    sr->model.lambda0 = sl * M_PI / 180;
+    sr->nominal_lambda0 = sr->model.lambda0;
+    sr->model.h1 = rc->src.beam_height_m[0];
+    sr->model.h2 = rc->src.beam_height_m[1];
+    for (int i = 0; i < 2; i++) {
+        sr->rig.ldv_scale_mps_per_v[i] = rc->src.ldv_scale_mps_per_v[i];
+        sr->rig.beam_sign[i] = rc->src.beam_sign[i];
+    }
+    sr->rate_hz = rc->src.comedi.rate_hz;
+    return PL_OK;
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    char now[32];
+    pl_store_utc_now(now);
+    fprintf(stderr, "%s prismlab acquire daemon: %s\n", now, line);
+}
+
+static int run_daemon(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, 0, 'c'}, {"socket", required_argument, 0, 's'},
+        {"pretrigger", required_argument, 0, 'p'}, {"threshold", required_argument, 0, 't'},
+        {"still", required_argument, 0, 'q'}, {"db", required_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *cmd = "acquire daemon", *config = NULL, *sock = NULL, *db = NULL;
+    pl_err err = {0};
+    pl_daemon_options o = {.pretrigger_s = 0.5, .threshold_mps = 1e-3, .still_s = 0.5,
+                           .stop = &stop_flag, .log = log_line};
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        pl_status st = PL_OK;
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 's': sock = optarg; break;
+        case 'p': st = pl_parse_double("pretrigger", optarg, 0, 60, &o.pretrigger_s, &err); break;
+        case 't': st = pl_parse_double("threshold", optarg, 1e-9, 10, &o.threshold_mps, &err); break;
+        case 'q': st = pl_parse_double("still", optarg, 0, 3600, &o.still_s, &err); break;
+        case 'd': db = optarg; break;
+        case 'h': fputs(usage, stdout); return PL_EXIT_OK;
+        default: return pl_cli_usage_error(cmd, "unknown option");
+        }
+        if (st != PL_OK)
+            return pl_cli_fail(cmd, &err);
+    }
+    if (!config)
+        return pl_cli_usage_error(cmd, "give --config rig.ini");
+    pl_rigconf rc;
+    pl_rigconf_init(&rc);
+    if (pl_rigconf_read(&rc, config, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    if (db)
+        snprintf(rc.db, sizeof rc.db, "%s", db);
+    if (setup_sim(&rc, rc.db, config, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    char path[1100];
+    snprintf(path, sizeof path, "%s", sock ? sock : "");
+    if (!sock)
+        snprintf(path, sizeof path, "%s.sock", rc.db);
+    o.socket_path = path;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    return pl_daemon_run(&rc, &o, &err) == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
+}
+
+static int run_client(const char *action, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, 0, 'c'}, {"socket", required_argument, 0, 's'},
+        {"db", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *cmd = "acquire", *config = NULL, *sock = NULL, *db = NULL;
+    pl_err err = {0};
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'c') config = optarg;
+        else if (c == 's') sock = optarg;
+        else if (c == 'd') db = optarg;
+        else if (c == 'h') { fputs(usage, stdout); return PL_EXIT_OK; }
+        else return pl_cli_usage_error(cmd, "unknown option");
+    }
+    char path[1100];
+    if (sock) {
+        snprintf(path, sizeof path, "%s", sock);
+    } else if (config || db) {
+        pl_rigconf rc;
+        pl_rigconf_init(&rc);
+        if (config && pl_rigconf_read(&rc, config, &err) != PL_OK)
+            return pl_cli_fail(cmd, &err);
+        snprintf(path, sizeof path, "%s.sock", db ? db : rc.db);
+    } else {
+        return pl_cli_usage_error(cmd, "give --socket PATH or --config rig.ini");
+    }
+    char reply[512];
+    if (pl_daemon_command(path, action, reply, sizeof reply, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    printf("%s\n", reply);
+    return strncmp(reply, "ok", 2) ? PL_EXIT_DATA : PL_EXIT_OK;
+}
+
 int pl_cmd_acquire(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -61,9 +203,14 @@ int pl_cmd_acquire(int argc, char **argv)
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? PL_EXIT_USAGE : PL_EXIT_OK;
     }
+    if (!strcmp(argv[1], "daemon"))
+        return run_daemon(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "arm") || !strcmp(argv[1], "start") ||
+        !strcmp(argv[1], "stop") || !strcmp(argv[1], "status"))
+        return run_client(argv[1], argc - 1, argv + 1);
     if (strcmp(argv[1], "record"))
-        return pl_cli_usage_error(cmd, "unknown action '%s' (expected record; the "
-                                  "daemon is not written yet)", argv[1]);
+        return pl_cli_usage_error(cmd, "unknown action '%s' (expected daemon, "
+                                  "arm, start, stop, status or record)", argv[1]);
     argc--;
     argv++;
     pl_err err = {0};
@@ -100,34 +247,8 @@ int pl_cmd_acquire(int argc, char **argv)
         rc.duration_s = duration;
 
     const pl_source_type *type = pl_source_find(rc.source);
-    if (!strcmp(rc.source, "sim")) {
-        /* the simulator plays the rig: its prism and release, the rig's beams */
-        pl_simrun_config *sr = &rc.src.sim.run;
-        unsigned long seed = sr->rig.seed;
-        int paced = rc.src.sim.paced;
-        pl_simrun_config_default(sr);
-        sr->rig.seed = seed ? seed : 1;
-        rc.src.sim.paced = paced;
-        const char *sp = rc.sim_prism[0] ? rc.sim_prism : rc.prism;
-        const char *sm = rc.sim_ramp[0] ? rc.sim_ramp : rc.ramp;
-        double sl = !isnan(rc.sim_lambda0_deg) ? rc.sim_lambda0_deg : rc.lambda0_deg;
-        if (!sp[0] || !sm[0] || isnan(sl))
-            return pl_cli_usage_error(cmd, "%s: source = sim needs [sim] (or [run]) "
-                                      "prism, ramp and lambda0_deg", config);
-        if (pl_model_params_lookup(&sr->model, dbpath, sp, sm, &err) != PL_OK)
-            return pl_cli_fail(cmd, &err);
-        snprintf(sr->prism, sizeof sr->prism, "%s", sp);
-        snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
-        sr->model.lambda0 = sl * M_PI / 180;
-        sr->nominal_lambda0 = sr->model.lambda0;
-        sr->model.h1 = rc.src.beam_height_m[0];
-        sr->model.h2 = rc.src.beam_height_m[1];
-        for (int i = 0; i < 2; i++) {
-            sr->rig.ldv_scale_mps_per_v[i] = rc.src.ldv_scale_mps_per_v[i];
-            sr->rig.beam_sign[i] = rc.src.beam_sign[i];
-        }
-        sr->rate_hz = rc.src.comedi.rate_hz;
-    }
+    if (setup_sim(&rc, dbpath, config, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
     pl_record_options ro;
     pl_record_options_init(&ro);
     ro.prism = prism ? prism : rc.prism[0] ? rc.prism : NULL;

@@ -62,10 +62,10 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
 
 pl_writer *pl_recorder_writer(pl_recorder *r) { return r->w; }
 
-pl_status pl_recorder_run(pl_recorder *r, const pl_source_type *type,
-                          void *src, const pl_source_info *info,
-                          const pl_record_options *opt, long long *run_id,
-                          long long *frames, pl_err *err)
+pl_status pl_recorder_begin(pl_recorder *r, const pl_source_info *info,
+                            const pl_record_options *opt,
+                            long long pretrigger_frames, long long *run_id,
+                            pl_err *err)
 {
     pl_run_info run;
     pl_run_info_init(&run);
@@ -81,12 +81,23 @@ pl_status pl_recorder_run(pl_recorder *r, const pl_source_type *type,
     snprintf(run.source_detail, sizeof run.source_detail, "%s", info->detail);
     run.synthetic = info->synthetic;
     run.lambda0_rad = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info->lambda0_rad;
+    run.pretrigger_frames = pretrigger_frames;
     snprintf(run.notes, sizeof run.notes, "%s", opt->notes);
     if ((run.experiment[0] &&
          pl_experiment_ensure(pl_writer_store(r->w), run.experiment, err) != PL_OK) ||
         pl_writer_begin_run(r->w, &run, info->channel, err) != PL_OK)
         return err->code;
     *run_id = run.id;
+    return PL_OK;
+}
+
+pl_status pl_recorder_run(pl_recorder *r, const pl_source_type *type,
+                          void *src, const pl_source_info *info,
+                          const pl_record_options *opt, long long *run_id,
+                          long long *frames, pl_err *err)
+{
+    if (pl_recorder_begin(r, info, opt, 0, run_id, err) != PL_OK)
+        return err->code;
     long long moved = 0;
     pl_status st = type->start(src, err);
     if (st == PL_OK)

@@ -44,6 +44,14 @@ pl_status pl_recorder_run(pl_recorder *r, const pl_source_type *type,
                           const pl_record_options *opt, long long *run_id,
                           long long *frames, pl_err *err);
 
+/* Begins a run for a source on the recorder's writer (the experiment is
+ * created when new) without reading anything: the daemon pushes the
+ * frames itself.  pretrigger_frames is stored with the run. */
+pl_status pl_recorder_begin(pl_recorder *r, const pl_source_info *info,
+                            const pl_record_options *opt,
+                            long long pretrigger_frames, long long *run_id,
+                            pl_err *err);
+
 /* The writer, for its statistics. */
 pl_writer *pl_recorder_writer(pl_recorder *r);
 

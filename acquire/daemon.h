@@ -1,0 +1,53 @@
+/* acquire/daemon.h - the recording daemon: a rig that is always ready.
+ *
+ * One process owns the rig's database (the recorder lock) and its source,
+ * and is driven over a Unix socket by one-line text commands:
+ *
+ *   arm     open the source and wait for the prism's release: frames go
+ *           into a pre-trigger ring (default 0.5 s); when either channel's
+ *           velocity leaves its resting level by more than the threshold
+ *           (default 1 mm/s) for 1 ms, a run begins with the pre-trigger
+ *           frames as its first frames (run.pretrigger_frames);
+ *   start   begin a run now (from armed: with the pre-trigger frames);
+ *   stop    end the run (state complete) and close the source;
+ *   status  one line: state, run, frames, ring fill, overruns;
+ *   quit    end any run cleanly and exit.
+ *
+ * A run also ends after the configured duration, when the signal has been
+ * still for still_s after motion (the prism left the beams), or when the
+ * source ends (a simulated run).  SIGTERM/SIGINT end the run cleanly and
+ * exit.  Replies are one line starting "ok" or "error".
+ *
+ * Threading: the daemon's loop runs on the caller's thread (plus the
+ * writer's own thread); the socket is served between source reads, which
+ * block at most ~100 ms.
+ */
+#ifndef PL_ACQUIRE_DAEMON_H
+#define PL_ACQUIRE_DAEMON_H
+
+#include "acquire/record.h"
+#include "acquire/rigconf.h"
+
+#include <signal.h>
+
+typedef struct {
+    const char *socket_path;     /* the control socket */
+    double pretrigger_s;         /* 0.5 */
+    double threshold_mps;        /* 1e-3: motion */
+    double still_s;              /* 0.5: after motion, this long still ends a run */
+    volatile sig_atomic_t *stop; /* set by SIGTERM/SIGINT */
+    void (*log)(void *ctx, const char *line);   /* one line per event */
+    void *log_ctx;
+} pl_daemon_options;
+
+/* Serves the rig described by rc until quit or *opt->stop.  Returns the
+ * first error that ended it (PL_OK for a clean exit). */
+pl_status pl_daemon_run(const pl_rigconf *rc, const pl_daemon_options *opt,
+                        pl_err *err);
+
+/* Sends one command line to the daemon at socket_path and copies its reply
+ * (one line, without the newline) into reply. */
+pl_status pl_daemon_command(const char *socket_path, const char *command,
+                            char *reply, size_t size, pl_err *err);
+
+#endif
