@@ -37,7 +37,10 @@ static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
         a -= 0.5 + fabs(a) * 0.05;
         b += 0.5 + fabs(b) * 0.05;
     }
-    if (ydir) {   /* a little air above and below */
+    int points = 0;
+    for (size_t k = 0; k < p->n_series; k++)
+        points |= p->series[k].style == PL_PLOT_POINTS;
+    if (ydir || points) {   /* air above and below; points off the frame's edge */
         double m = 0.05 * (b - a);
         a -= m;
         b += m;
@@ -57,6 +60,10 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
     plcol0(1);
     plwidth(1.0);
     plschr(0, 0.9);
+    /* plain numbers on the axes (up to 6 digits) rather than a shared
+     * "x10^n" factor a reader can miss */
+    plsxax(6, 0);
+    plsyax(6, 0);
     plbox("bcnstg", 0, 0, "bcnstvg", 0, 0);
     pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "",
           p->title ? p->title : "");
@@ -67,7 +74,7 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
             continue;
         plcol0(2 + ser->color % 10);
         if (ser->style == PL_PLOT_POINTS) {
-            plssym(0, 0.8);
+            plssym(0, 1.2);
             plpoin((PLINT)ser->n, ser->x, ser->y, 17);
         } else {
             pllsty(ser->style == PL_PLOT_DASHED ? 2 : 1);
@@ -163,7 +170,7 @@ pl_status pl_plot_svg(const char *path, int width, int height,
     plsfont(PL_FCI_SANS, -1, -1);
     plinit();
     pladv(0);
-    double top = 0.93, bottom = 0.08, gap = 0.09;
+    double top = 0.93, bottom = 0.12, gap = 0.11;
     double h = (top - bottom - gap * (double)(n_panels - 1)) / (double)n_panels;
     for (size_t i = 0; i < n_panels; i++) {
         double y1 = top - (double)i * (h + gap);

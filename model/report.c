@@ -406,9 +406,9 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
         fputs("</td><td>", f);
         pct(f, pf ? pf->max_rel_err_lp : NAN);
         fputs("</td><td>", f);
-        num(f, "%.3f", l ? l->rms_err_lp : NAN);
+        num(f, "%.3g", l ? l->rms_err_lp : NAN);
         fputs(" / ", f);
-        num(f, "%.3f", pf ? pf->rms_err_lp : NAN);
+        num(f, "%.3g", pf ? pf->rms_err_lp : NAN);
         fputs("</td><td>", f);
         num(f, "%.2f", l ? l->lp_end_meas : NAN);
         fputs(" / ", f);
