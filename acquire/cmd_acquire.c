@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 static const char usage[] =
     "usage: prismlab acquire daemon --config rig.ini [--socket PATH] [--pretrigger S]\n"
@@ -287,6 +289,8 @@ int pl_cmd_acquire(int argc, char **argv)
     ro.pump.progress = progress;
     ro.pump.progress_ctx = &rate;
     long long id = -1, frames = 0;
+    struct timespec t_start;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
     pl_status st = pl_recorder_run(r, type, src, &info, &ro, &id, &frames, &err);
     type->close(src);
     pl_writer_stats ws;
@@ -294,9 +298,18 @@ int pl_cmd_acquire(int argc, char **argv)
     pl_recorder_close(r);
     if (st != PL_OK && st != PL_EOVERRUN)
         return pl_cli_fail(cmd, &err);
-    printf("run=%lld frames=%lld seconds=%.3f rate=%.6g state=%s ring_peak=%zu\n",
-           id, ws.frames_committed, ws.frames_committed / rate, rate,
-           st == PL_EOVERRUN ? "overrun" : "complete", ws.ring_peak);
+    /* what recording cost this process: CPU over wall time, peak memory */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t_start.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t_start.tv_nsec);
+    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    printf("run=%lld frames=%lld seconds=%.3f rate=%.6g state=%s ring_peak=%zu "
+           "cpu=%.2f%% maxrss=%ldkB\n", id, ws.frames_committed,
+           ws.frames_committed / rate, rate, st == PL_EOVERRUN ? "overrun" : "complete",
+           ws.ring_peak, wall > 0 ? 100 * cpu / wall : 0.0, ru.ru_maxrss);
     if (st == PL_EOVERRUN) {
         fprintf(stderr, "prismlab acquire: %s\n", err.msg);
         return PL_EXIT_DATA;
