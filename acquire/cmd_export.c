@@ -19,8 +19,8 @@ static const char usage[] =
     "Writes a stored run out again.  --csv: columns t_s and one column of volts\n"
     "a channel (<name>_V), with the run's prismlab metadata on the first '#' line,\n"
     "so that `prismlab import` reads it back.  --wav: the raw samples exactly as\n"
-    "stored (16-bit, 24-in-32-bit, 32-bit PCM or float), for runs whose samples\n"
-    "are signed PCM or float.  --series: a processed series at 1 kHz (t_s,value)\n"
+    "stored (16-bit, 24-in-32-bit, 32-bit PCM, 32- or 64-bit float), for runs\n"
+    "whose samples are signed PCM or float (a CSV import is 64-bit float).  --series: a processed series at 1 kHz (t_s,value)\n"
     "or the impacts (t_s,omega_minus,omega_plus,ratio,interval_s).\n";
 
 enum { O_CSV = 1000, O_WAV, O_SERIES, O_DB, O_HELP };
@@ -96,6 +96,7 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
     case PL_FMT_S24_32: sub = SF_FORMAT_PCM_24; break;
     case PL_FMT_S32: sub = SF_FORMAT_PCM_32; break;
     case PL_FMT_F32: sub = SF_FORMAT_FLOAT; break;
+    case PL_FMT_F64: sub = SF_FORMAT_DOUBLE; break;
     default:
         pl_err_set(&err, PL_EINVAL, "run %lld stores %s samples: WAV export "
                    "keeps samples exactly, which needs signed PCM or float; "
@@ -145,6 +146,8 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
             w = sf_writef_short(f, (short *)buf, n);
         } else if (sub == SF_FORMAT_FLOAT) {
             w = sf_writef_float(f, (float *)buf, n);
+        } else if (sub == SF_FORMAT_DOUBLE) {
+            w = sf_writef_double(f, (double *)buf, n);
         } else {
             int32_t *iv = (int32_t *)buf;
             if (sub == SF_FORMAT_PCM_24)   /* stored as the 24-bit code: back to sndfile's int */

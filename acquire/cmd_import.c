@@ -13,7 +13,8 @@ static const char usage[] =
     "usage: prismlab import FILE [--format wav|csv] [--prism P] [--ramp R]\n"
     "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale MPS_PER_V]\n"
     "                       [--sign1 +-1 --sign2 +-1] [--full-scale-v V] [--rate HZ]\n"
-    "                       [--lambda0-deg DEG] [--synthetic] [--sync normal|full]\n"
+    "                       [--lambda0-deg DEG] [--synthetic] [--channels I,J]\n"
+    "                       [--force] [--sync normal|full]\n"
     "                       [--db FILE]\n"
     "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n\n"
     "Stores a recording made elsewhere (a WAV or CSV file) as a run, exactly as\n"
@@ -29,13 +30,15 @@ static const char usage[] =
     "  --rate HZ             CSV without a t_s column or rate metadata\n"
     "  --lambda0-deg DEG     the release angle the operator set\n"
     "  --synthetic           mark the run as simulated\n"
+    "  --channels I,J        WAV: the file channels that hold LDV 1, LDV 2 (from 0)\n"
+    "  --force               import a file whose SHA-256 is already in the store\n"
     "  --manifest FILE       import every row of a manifest (docs/acquire.md)\n"
     "  --sync full           survive a power cut (slower); default normal\n\n"
     "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n";
 
 enum { O_FORMAT = 1000, O_PRISM, O_RAMP, O_EXP, O_H1, O_H2, O_LDV, O_SIGN1,
        O_SIGN2, O_FS, O_RATE, O_LAMBDA0, O_SYN, O_MANIFEST, O_SYNC, O_DB,
-       O_HELP };
+       O_CHANNELS, O_FORCE, O_HELP };
 
 typedef struct {
     const char *label;
@@ -84,7 +87,8 @@ int pl_cmd_import(int argc, char **argv)
         {"synthetic", no_argument, 0, O_SYN},
         {"manifest", required_argument, 0, O_MANIFEST},
         {"sync", required_argument, 0, O_SYNC},
-        {"db", required_argument, 0, O_DB}, {"help", no_argument, 0, O_HELP},
+        {"db", required_argument, 0, O_DB}, {"channels", required_argument, 0, O_CHANNELS},
+        {"force", no_argument, 0, O_FORCE}, {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     const char *cmd = "import";
     pl_err err = {0};
@@ -125,6 +129,22 @@ int pl_cmd_import(int argc, char **argv)
                 return pl_cli_usage_error(cmd, "option '--sync': expected normal or full, got '%s'", optarg);
             break;
         case O_DB: db = optarg; break;
+        case O_FORCE: o.force = 1; break;
+        case O_CHANNELS: {
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            char *save = NULL;
+            int n = 0;
+            for (char *t = strtok_r(buf, ",", &save); t && st == PL_OK; t = strtok_r(NULL, ",", &save)) {
+                long v;
+                if (n >= PL_SOURCE_MAX_CHANNELS)
+                    return pl_cli_usage_error(cmd, "option '--channels': at most %d", PL_SOURCE_MAX_CHANNELS);
+                st = pl_parse_long("channels", t, 0, 63, &v, &err);
+                o.src.file.channels[n++] = (int)v;
+            }
+            o.src.file.n_channels = n;
+            break;
+        }
         case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
         default: return pl_cli_usage_error(cmd, "unknown option");
         }

@@ -82,6 +82,18 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
                            .block_when_full = 1};
     pl_writer *w = NULL;
     pl_status st = pl_writer_create(&w, db_path, &wc, err);
+    if (st == PL_OK && !opt->force && info.sha256[0]) {
+        sqlite3_stmt *q = NULL;
+        if ((st = pl_store_prepare(pl_writer_store(w), "SELECT id FROM run WHERE "
+                                   "source_sha256 = ? ORDER BY id LIMIT 1", &q, err)) == PL_OK) {
+            sqlite3_bind_text(q, 1, info.sha256, -1, SQLITE_STATIC);
+            if (sqlite3_step(q) == SQLITE_ROW)
+                st = pl_err_set(err, PL_EEXIST, "%s is stored already as run %lld "
+                                "(same SHA-256): give --force to import it again",
+                                opt->path, (long long)sqlite3_column_int64(q, 0));
+            sqlite3_finalize(q);
+        }
+    }
     if (st == PL_OK && run.experiment[0])
         st = pl_experiment_ensure(pl_writer_store(w), run.experiment, err);
     if (st == PL_OK)

@@ -19,6 +19,7 @@ typedef struct {
     double lambda0_rad;          /* NaN: the file's metadata */
     int synthetic;               /* 1 forces the mark; 0: the file's metadata */
     int sync_full;
+    int force;                   /* import even when the file's SHA-256 is stored */
     pl_source_config src;        /* heights, signs, scales, full scale, rate */
     void (*progress)(void *ctx, long long frames, long long total);
     void *progress_ctx;
@@ -29,7 +30,8 @@ void pl_import_options_init(pl_import_options *opt);
 
 /* Imports one file into the database at db_path (created if missing);
  * *run_id receives the new run.  The experiment is created when it does
- * not exist; the prism and ramp must be in the catalogue. */
+ * not exist; the prism and ramp must be in the catalogue.  A file already
+ * stored (same SHA-256) is PL_EEXIST naming its run, unless opt->force. */
 pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
                          long long *run_id, long long *frames, pl_err *err);
 

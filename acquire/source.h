@@ -58,6 +58,8 @@ typedef struct {
     struct {
         char path[1024];
         double full_scale_v;     /* WAV: volts at full scale */
+        int channels[PL_SOURCE_MAX_CHANNELS]; /* WAV: file channels to keep, */
+        int n_channels;          /* in LDV order; 0: all */
         double rate_hz;          /* CSV without a time column or metadata */
     } file;
     struct {

@@ -22,11 +22,13 @@
 typedef struct {
     SNDFILE *f;
     char path[1024];
-    int bits;                 /* 16, 24, 32; 0 for float */
-    int channels;
+    int bits;                 /* 16, 24, 32; 0 float; -1 double */
+    int file_channels;        /* in the file */
+    int channels;             /* kept */
+    int map[PL_SOURCE_MAX_CHANNELS];   /* kept channel i = file channel map[i] */
     long long total, done;
-    int *ibuf;                /* 24-bit: sndfile's int frames */
-    size_t ibuf_frames;
+    unsigned char *tmp;       /* one block of whole file frames */
+    size_t tmp_frames;
 } wav_source;
 
 static void wav_close(void *self)
@@ -36,7 +38,7 @@ static void wav_close(void *self)
         return;
     if (s->f)
         sf_close(s->f);
-    free(s->ibuf);
+    free(s->tmp);
     free(s);
 }
 
@@ -64,16 +66,44 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
     case SF_FORMAT_PCM_24: s->bits = 24; info->format = PL_FMT_S24_32; break;
     case SF_FORMAT_PCM_32: s->bits = 32; info->format = PL_FMT_S32; break;
     case SF_FORMAT_FLOAT: s->bits = 0; info->format = PL_FMT_F32; break;
+    case SF_FORMAT_DOUBLE: s->bits = -1; info->format = PL_FMT_F64; break;
     default:
         wav_close(s);
         return pl_err_set(err, PL_EFORMAT, "%s: sample encoding 0x%x not "
                           "supported: expected 16-, 24- or 32-bit PCM or "
-                          "32-bit float", path, sub);
+                          "32- or 64-bit float", path, sub);
     }
-    if (sfi.channels < 1 || sfi.channels > PL_SOURCE_MAX_CHANNELS) {
+    if (sfi.channels < 1 || sfi.channels > 64) {
         wav_close(s);
-        return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d",
-                          path, sfi.channels, PL_SOURCE_MAX_CHANNELS);
+        return pl_err_set(err, PL_EFORMAT, "%s: %d channels", path, sfi.channels);
+    }
+    s->file_channels = sfi.channels;
+    if (cfg->file.n_channels > 0) {
+        for (int i = 0; i < cfg->file.n_channels; i++) {
+            if (cfg->file.channels[i] < 0 || cfg->file.channels[i] >= sfi.channels) {
+                wav_close(s);
+                return pl_err_set(err, PL_EINVAL, "%s: --channels names file "
+                                  "channel %d; the file has 0..%d", path,
+                                  cfg->file.channels[i], sfi.channels - 1);
+            }
+            s->map[i] = cfg->file.channels[i];
+        }
+        sfi.channels = cfg->file.n_channels;
+    } else {
+        if (sfi.channels > PL_SOURCE_MAX_CHANNELS) {
+            wav_close(s);
+            return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d "
+                              "(pick the LDVs with --channels)", path,
+                              sfi.channels, PL_SOURCE_MAX_CHANNELS);
+        }
+        for (int i = 0; i < sfi.channels; i++)
+            s->map[i] = i;
+    }
+    s->tmp_frames = 4096;
+    s->tmp = malloc(s->tmp_frames * (size_t)s->file_channels * 8);
+    if (!s->tmp) {
+        wav_close(s);
+        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
     }
     /* libsndfile quietly shortens a truncated file's frame count to what
      * is there, noting the header's promise in its log: a recording cut
@@ -116,17 +146,17 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
                           "not known: give --full-scale-v V (the DAQ "
                           "range, e.g. 10)", path);
     }
-    double per_code = s->bits ? fs / ldexp(1.0, s->bits - 1) : fs;
+    double per_code = s->bits > 0 ? fs / ldexp(1.0, s->bits - 1) : fs;
     for (int i = 0; i < s->channels; i++) {
         pl_channel *ch = &info->channel[i];
         snprintf(ch->name, sizeof ch->name, "ldv%d", i + 1);
-        ch->source_channel = i;
+        ch->source_channel = s->map[i];
         ch->cal_kind = PL_CAL_FILE;
         ch->cal_order = 1;
         ch->cal_coef[1] = per_code;
         ch->range_min_v = -fs;
         ch->range_max_v = fs;
-        ch->maxdata = s->bits ? (long long)ldexp(1.0, s->bits) - 1 : 0;
+        ch->maxdata = s->bits > 0 ? (long long)ldexp(1.0, s->bits) - 1 : 0;
         if (!(ch->beam_height_m >= 0))
             ch->beam_height_m = NAN;
     }
@@ -156,18 +186,29 @@ static pl_status wav_read(void *self, void *buf, size_t max_frames,
         return PL_OK;
     if ((long long)max_frames > s->total - s->done)
         max_frames = (size_t)(s->total - s->done);
+    if (max_frames > s->tmp_frames)
+        max_frames = s->tmp_frames;
+    size_t ss = s->bits == 16 ? 2 : s->bits == -1 ? 8 : 4;
     switch (s->bits) {
-    case 16: n = sf_readf_short(s->f, buf, (sf_count_t)max_frames); break;
-    case 32: n = sf_readf_int(s->f, buf, (sf_count_t)max_frames); break;
-    case 0: n = sf_readf_float(s->f, buf, (sf_count_t)max_frames); break;
-    case 24: {
-        n = sf_readf_int(s->f, buf, (sf_count_t)max_frames);
-        int32_t *v = buf;
-        for (sf_count_t i = 0; i < n * s->channels; i++)
-            v[i] = v[i] / 256;   /* exact: sndfile put the code in bits 8..31 */
-        break;
+    case 16: n = sf_readf_short(s->f, (short *)s->tmp, (sf_count_t)max_frames); break;
+    case 24:
+    case 32: n = sf_readf_int(s->f, (int *)s->tmp, (sf_count_t)max_frames); break;
+    case 0: n = sf_readf_float(s->f, (float *)s->tmp, (sf_count_t)max_frames); break;
+    default: n = sf_readf_double(s->f, (double *)s->tmp, (sf_count_t)max_frames); break;
     }
-    }
+    /* keep the mapped channels, in LDV order */
+    unsigned char *out = buf;
+    for (sf_count_t k = 0; k < n; k++)
+        for (int i = 0; i < s->channels; i++) {
+            unsigned char *dst = out + ((size_t)k * (size_t)s->channels + (size_t)i) * ss;
+            memcpy(dst, s->tmp + ((size_t)k * (size_t)s->file_channels + (size_t)s->map[i]) * ss, ss);
+            if (s->bits == 24) {   /* sndfile put the 24-bit code in bits 8..31 */
+                int32_t v;
+                memcpy(&v, dst, 4);
+                v /= 256;
+                memcpy(dst, &v, 4);
+            }
+        }
     if (n < 0)
         n = 0;
     s->done += n;

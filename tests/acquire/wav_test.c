@@ -1,0 +1,225 @@
+/* tests/acquire/wav_test.c - every sample format and container the WAV
+ * source takes, written here with libsndfile, imported, and read back:
+ * the stored samples are the file's, bit for bit, and their volts are
+ * sample x full scale / 2^(bits-1); a channel map keeps the chosen
+ * channels in LDV order; an empty file and a repeat import are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "acquire/import.h"
+#include "db/catalog.h"
+#include "db/run.h"
+#include "db/store.h"
+#include "tests/util/testutil.h"
+
+#include <math.h>
+#include <sndfile.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FRAMES = 3000, CH = 3 };
+
+/* A test signal in [-0.9, 0.9] of full scale, different on each channel. */
+static double value(int k, int c)
+{
+    return 0.9 * sin(0.01 * k * (c + 1) + c);
+}
+
+static void write_file(const char *path, int format)
+{
+    SF_INFO info = {.samplerate = 10000, .channels = CH, .format = format};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f)
+        fail_msg("%s: %s", path, sf_strerror(NULL));
+    double *v = malloc(FRAMES * CH * sizeof *v);
+    for (int k = 0; k < FRAMES; k++)
+        for (int c = 0; c < CH; c++)
+            v[k * CH + c] = value(k, c);
+    sf_command(f, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);
+    assert_int_equal(sf_writef_double(f, v, FRAMES), FRAMES);
+    sf_close(f);
+    free(v);
+}
+
+/* What the file holds, as the WAV source stores it. */
+static double stored_expected(const char *path, int bits, int k, int c)
+{
+    SF_INFO info = {0};
+    SNDFILE *f = sf_open(path, SFM_READ, &info);
+    double r = NAN;
+    sf_seek(f, k, SEEK_SET);
+    if (bits == 16) {
+        short s[CH];
+        sf_readf_short(f, s, 1);
+        r = s[c];
+    } else if (bits == 24 || bits == 32) {
+        int s[CH];
+        sf_readf_int(f, s, 1);
+        r = bits == 24 ? s[c] / 256 : s[c];
+    } else if (bits == 0) {
+        float s[CH];
+        sf_readf_float(f, s, 1);
+        r = s[c];
+    } else {
+        double s[CH];
+        sf_readf_double(f, s, 1);
+        r = s[c];
+    }
+    sf_close(f);
+    return r;
+}
+
+static double raw_value(const unsigned char *p, pl_sample_format fmt)
+{
+    switch (fmt) {
+    case PL_FMT_S16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case PL_FMT_S24_32:
+    case PL_FMT_S32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case PL_FMT_F32: { float v; memcpy(&v, p, 4); return v; }
+    case PL_FMT_F64: { double v; memcpy(&v, p, 8); return v; }
+    default: return NAN;
+    }
+}
+
+static void test_every_format(void **state)
+{
+    (void)state;
+    struct { int format, bits; pl_sample_format fmt; const char *ext; } cases[] = {
+        {SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16, PL_FMT_S16, "wav"},
+        {SF_FORMAT_WAV | SF_FORMAT_PCM_24, 24, PL_FMT_S24_32, "wav"},
+        {SF_FORMAT_WAV | SF_FORMAT_PCM_32, 32, PL_FMT_S32, "wav"},
+        {SF_FORMAT_WAV | SF_FORMAT_FLOAT, 0, PL_FMT_F32, "wav"},
+        {SF_FORMAT_WAV | SF_FORMAT_DOUBLE, -1, PL_FMT_F64, "wav"},
+        {SF_FORMAT_W64 | SF_FORMAT_PCM_16, 16, PL_FMT_S16, "w64"},
+        {SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 16, PL_FMT_S16, "flac"},
+        {SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 24, PL_FMT_S24_32, "flac"},
+    };
+    char *dir = tu_tmpdir("wav");
+    char *db = tu_path(dir, "w.db");
+    pl_err err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "f%zu.%s", i, cases[i].ext);
+        char *path = tu_path(dir, name);
+        write_file(path, cases[i].format);
+        pl_import_options o;
+        pl_import_options_init(&o);
+        o.path = path;
+        o.format = "wav";
+        o.src.file.full_scale_v = 10;
+        o.src.file.channels[0] = 2;        /* LDV 1 on file channel 2 */
+        o.src.file.channels[1] = 0;
+        o.src.file.n_channels = 2;
+        o.src.beam_height_m[0] = 0.02;
+        o.src.beam_height_m[1] = 0.01;
+        o.src.beam_sign[0] = 1;
+        o.src.beam_sign[1] = -1;
+        o.src.ldv_scale_mps_per_v[0] = o.src.ldv_scale_mps_per_v[1] = 0.025;
+        long long id, frames;
+        if (pl_import_file(db, &o, &id, &frames, &err) != PL_OK)
+            fail_msg("%s: %s", name, err.msg);
+        assert_int_equal(frames, FRAMES);
+        pl_store *s = NULL;
+        assert_int_equal(pl_store_open(&s, db, 0, &err), PL_OK);
+        pl_run_info info;
+        pl_channel ch[2];
+        assert_int_equal(pl_run_get(s, id, &info, &err), PL_OK);
+        assert_int_equal(pl_run_channels(s, id, ch, 2, &err), PL_OK);
+        assert_int_equal(info.format, cases[i].fmt);
+        assert_int_equal(ch[0].source_channel, 2);
+        assert_int_equal(ch[1].source_channel, 0);
+        size_t ss = pl_sample_format_size(info.format);
+        unsigned char *raw = malloc(FRAMES * 2 * ss);
+        double *volts = malloc(FRAMES * 2 * sizeof *volts);
+        assert_int_equal(pl_run_read_raw(s, id, 0, FRAMES, raw, FRAMES * 2 * ss, &err), PL_OK);
+        assert_int_equal(pl_run_read_volts(s, id, 0, FRAMES, volts, &err), PL_OK);
+        int bits = cases[i].bits;
+        double scale = bits > 0 ? 10.0 / ldexp(1.0, bits - 1) : 10.0;
+        for (int k = 0; k < FRAMES; k += 97)
+            for (int c = 0; c < 2; c++) {
+                int fc = c == 0 ? 2 : 0;
+                double want = stored_expected(path, bits, k, fc);
+                double got = raw_value(raw + ((size_t)k * 2 + (size_t)c) * ss, info.format);
+                if (got != want)
+                    fail_msg("%s frame %d LDV %d: stored %.17g, file %.17g", name, k, c + 1, got, want);
+                tu_assert_close(volts[k * 2 + c], want * scale, 1e-12);
+                /* and the volts are the signal written, to the format's
+                 * resolution (libsndfile writes full scale as 2^(bits-1) - 1,
+                 * we read it as 2^(bits-1): 3e-5 relative at 16 bits) */
+                tu_assert_close(volts[k * 2 + c], 10 * value(k, fc), bits == 16 ? 6e-4 : 1e-5);
+            }
+        free(raw);
+        free(volts);
+        pl_store_close(s);
+        free(path);
+    }
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("wav");
+    char *db = tu_path(dir, "w.db"), *empty = tu_path(dir, "empty.wav"),
+         *good = tu_path(dir, "good.wav");
+    pl_err err = {0};
+    assert_int_equal(tu_write_file(empty, ""), 0);
+    pl_import_options o;
+    pl_import_options_init(&o);
+    o.path = empty;
+    long long id;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+    assert_non_null(strstr(err.msg, "empty.wav: not a readable sound file"));
+    /* a channel the file does not have */
+    write_file(good, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+    pl_import_options_init(&o);
+    o.path = good;
+    o.src.file.full_scale_v = 10;
+    o.src.file.channels[0] = 5;
+    o.src.file.channels[1] = 0;
+    o.src.file.n_channels = 2;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "file channel 5; the file has 0..2"));
+    /* three channels where two LDVs are expected */
+    o.src.file.n_channels = 0;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+    assert_non_null(strstr(err.msg, "3 channels, expected 2"));
+    /* twice the same file: refused unless forced */
+    o.src.file.channels[0] = 0;
+    o.src.file.channels[1] = 1;
+    o.src.file.n_channels = 2;
+    for (int c = 0; c < 2; c++) {
+        o.src.beam_height_m[c] = 0.02 - 0.01 * c;
+        o.src.beam_sign[c] = c ? -1 : 1;
+        o.src.ldv_scale_mps_per_v[c] = 0.025;
+    }
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_OK);
+    long long first = id;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EEXIST);
+    char want[64];
+    snprintf(want, sizeof want, "stored already as run %lld", first);
+    assert_non_null(strstr(err.msg, want));
+    o.force = 1;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_OK);
+    assert_true(id > first);
+    free(db);
+    free(empty);
+    free(good);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_format),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
