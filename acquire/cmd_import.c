@@ -14,6 +14,8 @@ static const char usage[] =
     "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale MPS_PER_V]\n"
     "                       [--sign1 +-1 --sign2 +-1] [--full-scale-v V] [--rate HZ]\n"
     "                       [--lambda0-deg DEG] [--synthetic] [--channels I,J]\n"
+    "                       [--columns A,B] [--time-column NAME|none]\n"
+    "                       [--units volts|mps] [--delimiter C] [--decimal C]\n"
     "                       [--force] [--sync normal|full]\n"
     "                       [--db FILE]\n"
     "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n\n"
@@ -32,13 +34,20 @@ static const char usage[] =
     "  --synthetic           mark the run as simulated\n"
     "  --channels I,J        WAV: the file channels that hold LDV 1, LDV 2 (from 0)\n"
     "  --force               import a file whose SHA-256 is already in the store\n"
+    "  --columns A,B         CSV: the LDV columns, by header name or index from 0\n"
+    "                        (default: every column named <name>_V)\n"
+    "  --time-column NAME    CSV: the time column in s (default t_s if present;\n"
+    "                        none: no time column, give --rate)\n"
+    "  --units volts|mps     CSV: values are volts (default) or m/s\n"
+    "  --delimiter C, --decimal C   CSV: field separator (,) and decimal mark (.)\n"
     "  --manifest FILE       import every row of a manifest (docs/acquire.md)\n"
     "  --sync full           survive a power cut (slower); default normal\n\n"
     "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n";
 
 enum { O_FORMAT = 1000, O_PRISM, O_RAMP, O_EXP, O_H1, O_H2, O_LDV, O_SIGN1,
        O_SIGN2, O_FS, O_RATE, O_LAMBDA0, O_SYN, O_MANIFEST, O_SYNC, O_DB,
-       O_CHANNELS, O_FORCE, O_HELP };
+       O_CHANNELS, O_FORCE, O_COLUMNS, O_TIMECOL, O_UNITS, O_DELIM, O_DECIMAL,
+       O_HELP };
 
 typedef struct {
     const char *label;
@@ -88,7 +97,10 @@ int pl_cmd_import(int argc, char **argv)
         {"manifest", required_argument, 0, O_MANIFEST},
         {"sync", required_argument, 0, O_SYNC},
         {"db", required_argument, 0, O_DB}, {"channels", required_argument, 0, O_CHANNELS},
-        {"force", no_argument, 0, O_FORCE}, {"help", no_argument, 0, O_HELP},
+        {"force", no_argument, 0, O_FORCE}, {"columns", required_argument, 0, O_COLUMNS},
+        {"time-column", required_argument, 0, O_TIMECOL}, {"units", required_argument, 0, O_UNITS},
+        {"delimiter", required_argument, 0, O_DELIM}, {"decimal", required_argument, 0, O_DECIMAL},
+        {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     const char *cmd = "import";
     pl_err err = {0};
@@ -130,6 +142,21 @@ int pl_cmd_import(int argc, char **argv)
             break;
         case O_DB: db = optarg; break;
         case O_FORCE: o.force = 1; break;
+        case O_COLUMNS: snprintf(o.src.file.columns, sizeof o.src.file.columns, "%s", optarg); break;
+        case O_TIMECOL: snprintf(o.src.file.time_column, sizeof o.src.file.time_column, "%s", optarg); break;
+        case O_UNITS:
+            if (!strcmp(optarg, "mps")) o.src.file.mps = 1;
+            else if (strcmp(optarg, "volts"))
+                return pl_cli_usage_error(cmd, "option '--units': expected volts or mps, got '%s'", optarg);
+            break;
+        case O_DELIM:
+        case O_DECIMAL:
+            if (strlen(optarg) != 1)
+                return pl_cli_usage_error(cmd, "option '--%s': expected one character, got '%s'",
+                                          c == O_DELIM ? "delimiter" : "decimal", optarg);
+            if (c == O_DELIM) o.src.file.delimiter = optarg[0];
+            else o.src.file.decimal = optarg[0];
+            break;
         case O_CHANNELS: {
             char buf[128];
             snprintf(buf, sizeof buf, "%s", optarg);

@@ -84,6 +84,66 @@ static pl_status grow(csv_source *s, int nch, pl_err *err)
     return PL_OK;
 }
 
+/* Which columns are the LDVs (in order) and which is time.  By default:
+ * t_s (when present) and every column named <name>_V, nothing else; with
+ * cfg->file.columns: those, by header name or index from 0. */
+static pl_status pick_columns(const csv_line *l, const pl_source_config *cfg,
+                              const char *path, long line, int *col, int *nch,
+                              int *tcol, pl_err *err)
+{
+    const char *tname = cfg->file.time_column;
+    int no_time = !strcmp(tname, "none");
+    if (!tname[0])
+        tname = "t_s";
+    int n = l->n < PL_SOURCE_MAX_CHANNELS + 2 ? l->n : PL_SOURCE_MAX_CHANNELS + 2;
+    *tcol = -1;
+    *nch = 0;
+    for (int i = 0; i < n && !no_time; i++)
+        if (!strcmp(l->field[i], tname))
+            *tcol = i;
+    if (cfg->file.time_column[0] && !no_time && *tcol < 0)
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: no time column '%s' in the "
+                          "header", path, line, tname);
+    if (cfg->file.columns[0]) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", cfg->file.columns);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (*nch >= PL_SOURCE_MAX_CHANNELS)
+                return pl_err_set(err, PL_EINVAL, "--columns: at most %d", PL_SOURCE_MAX_CHANNELS);
+            int idx = -1;
+            char *end;
+            long v = strtol(t, &end, 10);
+            if (*t && !*end)
+                idx = v >= 0 && v < n ? (int)v : -2;
+            for (int i = 0; i < n && idx == -1; i++)
+                if (!strcmp(l->field[i], t))
+                    idx = i;
+            if (idx < 0)
+                return pl_err_set(err, PL_EFORMAT, "%s:%ld: no column '%s' in "
+                                  "the header (%d columns)", path, line, t, l->n);
+            col[(*nch)++] = idx;
+        }
+        return PL_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t fl = strlen(l->field[i]);
+        if (i == *tcol)
+            continue;
+        if (fl > 2 && !strcmp(l->field[i] + fl - 2, "_V") && *nch < PL_SOURCE_MAX_CHANNELS)
+            col[(*nch)++] = i;
+        else
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column '%s': expected "
+                              "%s or a voltage column named <name>_V (or pick "
+                              "columns with --columns)", path, line,
+                              l->field[i], tname);
+    }
+    if (*nch == 0)
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: no voltage column (<name>_V) "
+                          "in the header", path, line);
+    return PL_OK;
+}
+
 static pl_status parse_file(csv_source *s, FILE *f, const char *path,
                             const pl_source_config *cfg, pl_source_info *info,
                             pl_err *err)
@@ -91,11 +151,16 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return pl_err_set(err, PL_ENOMEM, "csv: cannot set up the parser");
+    if (cfg->file.delimiter)
+        csv_set_delim(&p, (unsigned char)cfg->file.delimiter);
     char *text = NULL;
     size_t textcap = 0;
     ssize_t len;
     long line = 0;
-    int header = 0, tcol = -1, nch = 0;
+    int header = 0, tcol = -1, nch = 0, ncols = 0, col[PL_SOURCE_MAX_CHANNELS];
+    char dec = cfg->file.decimal ? cfg->file.decimal : '.';
+    const char *tname = cfg->file.time_column[0] && strcmp(cfg->file.time_column, "none")
+                      ? cfg->file.time_column : "t_s";
     double t0 = NAN, rate = NAN;
     pl_status st = PL_OK;
     csv_line l;
@@ -119,43 +184,32 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
         if ((st = split(&p, text, &l, path, line, err)) != PL_OK)
             break;
         if (!header) {
-            for (int i = 0; i < l.n && i < PL_SOURCE_MAX_CHANNELS + 2; i++) {
-                size_t fl = strlen(l.field[i]);
-                if (!strcmp(l.field[i], "t_s") && tcol < 0) {
-                    tcol = i;
-                } else if (fl > 2 && !strcmp(l.field[i] + fl - 2, "_V") &&
-                           nch < PL_SOURCE_MAX_CHANNELS) {
-                    nch++;
-                } else {
-                    st = pl_err_set(err, PL_EFORMAT, "%s:%ld: column '%s': "
-                                    "expected t_s or a voltage column "
-                                    "named <name>_V", path, line, l.field[i]);
-                    break;
-                }
-            }
-            if (st != PL_OK)
+            ncols = l.n;
+            if ((st = pick_columns(&l, cfg, path, line, col, &nch, &tcol, err)) != PL_OK)
                 break;
-            if (l.n > PL_SOURCE_MAX_CHANNELS + 1 || nch == 0) {
-                st = pl_err_set(err, PL_EFORMAT, "%s:%ld: expected a header "
-                                "with 1 to %d voltage columns (<name>_V), "
-                                "got %d columns", path, line,
-                                PL_SOURCE_MAX_CHANNELS, l.n);
-                break;
-            }
             header = 1;
             info->n_channels = nch;
             s->nch = nch;
             continue;
         }
-        if (l.n != nch + (tcol >= 0)) {
+        if (l.n != ncols) {
             st = pl_err_set(err, PL_EFORMAT, "%s:%ld: expected %d fields as "
-                            "in the header, got %d", path, line,
-                            nch + (tcol >= 0), l.n);
+                            "in the header, got %d", path, line, ncols, l.n);
             break;
         }
         if ((st = grow(s, nch, err)) != PL_OK)
             break;
+        double row[PL_SOURCE_MAX_CHANNELS + 2];
         for (int i = 0; i < l.n && st == PL_OK; i++) {
+            int used = i == tcol;
+            for (int c = 0; c < nch && !used; c++)
+                used = col[c] == i;
+            if (!used)
+                continue;       /* columns not asked for are not checked */
+            if (dec != '.')
+                for (char *q = l.field[i]; *q; q++)
+                    if (*q == dec)
+                        *q = '.';
             char *end;
             errno = 0;
             double v = strtod(l.field[i], &end);
@@ -170,18 +224,18 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
                     rate = 1.0 / (v - t0);
                 else if (isfinite(rate) &&
                          fabs(v - t0 - s->frames / rate) > 0.5 / rate)
-                    st = pl_err_set(err, PL_EFORMAT, "%s:%ld: t_s = %.9g "
+                    st = pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g "
                                     "breaks the regular spacing of %.9g s "
-                                    "(expected %.9g)", path, line, v,
+                                    "(expected %.9g)", path, line, tname, v,
                                     1.0 / rate, t0 + s->frames / rate);
             }
+            if (i < PL_SOURCE_MAX_CHANNELS + 2)
+                row[i] = v;
         }
         if (st != PL_OK)
             break;
-        int k = 0;
-        for (int i = 0; i < l.n; i++)
-            if (i != tcol)
-                s->v[s->frames * (size_t)nch + (size_t)k++] = strtod(l.field[i], NULL);
+        for (int c = 0; c < nch; c++)
+            s->v[s->frames * (size_t)nch + (size_t)c] = row[col[c]];
         s->frames++;
     }
     if (st == PL_OK && ferror(f))
@@ -244,6 +298,13 @@ static pl_status csv_open(void **self, const pl_source_config *cfg,
             ch->range_min_v = ch->range_max_v = NAN;
         }
         st = pl_source_apply_config(cfg, info, err);
+        /* values in m/s: stored as they are, with the calibration that
+         * turns them into the volts the LDV would have given */
+        for (int i = 0; st == PL_OK && cfg->file.mps && i < info->n_channels; i++) {
+            pl_channel *ch = &info->channel[i];
+            ch->cal_kind = PL_CAL_FILE;
+            ch->cal_coef[1] = 1.0 / ch->ldv_scale_mps_per_v;
+        }
     }
     if (st == PL_OK)
         st = pl_source_file_sha256(path, info->sha256, err);

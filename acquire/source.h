@@ -60,6 +60,11 @@ typedef struct {
         double full_scale_v;     /* WAV: volts at full scale */
         int channels[PL_SOURCE_MAX_CHANNELS]; /* WAV: file channels to keep, */
         int n_channels;          /* in LDV order; 0: all */
+        char columns[256];       /* CSV: LDV columns by header name or index
+                                    from 0, comma-separated; "": every <name>_V */
+        char time_column[64];    /* CSV: "" = t_s when present; "none" */
+        int mps;                 /* CSV: values are m/s, not volts */
+        char delimiter, decimal; /* CSV: 0 = ',' and '.' */
         double rate_hz;          /* CSV without a time column or metadata */
     } file;
     struct {

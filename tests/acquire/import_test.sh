@@ -71,4 +71,24 @@ $bin export "$cid" --csv "$dir/c.csv" --db "$db"
 grep -v '^#' "$dir/c.csv" >"$dir/c.body"
 cmp -s "$dir/b.body" "$dir/c.body" || fail "CSV round trip changed the samples"
 $bin db check --db "$db" >/dev/null || fail "db check after the round trips"
-echo "import_test: 17 fixture runs imported and checked; 4 bad files refused; WAV and CSV round trips exact"
+
+# A foreign logger's CSV: ';' between fields, decimal commas, a time column
+# of its own name, an extra column, velocities in m/s, columns picked by
+# name and by index.  Stored as m/s with the calibration that gives volts.
+printf '# a foreign logger\ntime;a;LDV1 (m/s);LDV2 (m/s)\n' >"$dir/f.csv"
+awk 'BEGIN { for (k = 0; k < 3000; k++) { t = k / 10000; om = t < 0.05 ? 0 : 30 * (t - 0.05);
+    printf "%.4f;7;%.6f;%.6f\n", t, om * 0.0199, -om * 0.0116 } }' | tr . , >>"$dir/f.csv"
+$bin import "$dir/f.csv" --delimiter ';' --decimal , --time-column time \
+    --columns 'LDV1 (m/s),3' --units mps --h1 0.0199 --h2 0.0116 --sign1 1 \
+    --sign2 -1 --ldv-scale 0.025 --db "$db" >"$dir/out" || fail "foreign CSV: $(cat "$dir/out")"
+fid=$(sed -n 's/^run=\([0-9]*\) frames=3000 .*/\1/p' "$dir/out")
+[ -n "$fid" ] || fail "foreign CSV: $(cat "$dir/out")"
+$bin export "$fid" --csv "$dir/f-out.csv" --db "$db"
+# t = 0.2 s: omega = 4.5 rad/s, v1 = 0.08955 m/s = 3.582 V, v2 = -0.0522 m/s = -2.088 V
+grep '^0.2,' "$dir/f-out.csv" | awk -F, '{ exit !($2 > 3.5819 && $2 < 3.5821 && $3 < -2.0879 && $3 > -2.0881) }' ||
+    fail "foreign CSV values: $(grep '^0.2,' "$dir/f-out.csv")"
+if $bin import "$dir/f.csv" --delimiter ';' --decimal , --columns 'LDV9' --db "$db" 2>"$dir/err"; then
+    fail "a missing column was accepted"
+fi
+grep -q "no column 'LDV9'" "$dir/err" || fail "missing column: $(cat "$dir/err")"
+echo "import_test: 17 fixture runs imported and checked; 4 bad files refused; WAV and CSV round trips exact; a foreign CSV (;, decimal commas, m/s, columns by name and index) read right"
