@@ -44,7 +44,12 @@ pl_status pl_acquire_pump(const pl_source_type *type, void *src,
             if (ps == PL_OK)
                 done += (long long)got;
         }
-        if (st != PL_OK || got == 0)
+        if (st != PL_OK)
+            break;
+        /* A finite source (a file, a simulated run) has ended when it gives
+         * nothing; a live one (a card) may simply have had no whole frame
+         * ready within its ~100 ms: keep reading. */
+        if (got == 0 && info->total_frames >= 0)
             break;
         if (opt && opt->progress && done >= next_report) {
             opt->progress(opt->progress_ctx, done, info->total_frames);

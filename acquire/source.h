@@ -85,10 +85,12 @@ typedef struct pl_source_type {
                       pl_source_info *info, pl_err *err);
     /* Starts delivery (a card starts sampling; a paced source its clock). */
     pl_status (*start)(void *self, pl_err *err);
-    /* Reads up to max_frames raw frames into buf; *got = 0 with PL_OK is
-     * the end of the stream.  A live source blocks at most ~100 ms.  A loss
-     * the source reports (a card's buffer overflow) is PL_EOVERRUN with the
-     * frame index in the message. */
+    /* Reads up to max_frames raw frames into buf.  A finite source
+     * (total_frames >= 0) returns *got = 0 with PL_OK at the end of the
+     * stream; a live source (total_frames = -1) blocks at most ~100 ms and
+     * may return *got = 0 when no whole frame arrived in that time.  A
+     * loss the source reports (a card's buffer overflow) is PL_EOVERRUN
+     * with the frame index in the message. */
     pl_status (*read)(void *self, void *buf, size_t max_frames, size_t *got,
                       pl_err *err);
     /* Stops delivery. */
