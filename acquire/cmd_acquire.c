@@ -85,6 +85,10 @@ static pl_status setup_sim(pl_rigconf *rc, const char *dbpath, const char *confi
     snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
     sr->model.lambda0 = sl * M_PI / 180;
     sr->nominal_lambda0 = sr->model.lambda0;
+    if (!isnan(rc->sim_ramp_length_m))
+        sr->model.ramp_length = rc->sim_ramp_length_m;
+    if (!isnan(rc->sim_motion_s))
+        sr->model.duration = rc->sim_motion_s;
     sr->model.h1 = rc->src.beam_height_m[0];
     sr->model.h2 = rc->src.beam_height_m[1];
     for (int i = 0; i < 2; i++) {

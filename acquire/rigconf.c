@@ -27,6 +27,8 @@ void pl_rigconf_init(pl_rigconf *rc)
     rc->commit_interval_s = 0.1;
     rc->lambda0_deg = NAN;
     rc->sim_lambda0_deg = NAN;
+    rc->sim_ramp_length_m = NAN;
+    rc->sim_motion_s = NAN;
 }
 
 typedef struct {
@@ -166,6 +168,10 @@ static int on_key(void *user, const char *sec, const char *key, const char *val)
             s->sim.run.rig.seed = (unsigned long)v;
             return 1;
         }
+        if (!strcmp(key, "ramp_length_m"))
+            return number(c, sec, key, val, 0, 1e6, &rc->sim_ramp_length_m);
+        if (!strcmp(key, "motion_s"))
+            return number(c, sec, key, val, 1e-3, 86400, &rc->sim_motion_s);
         if (!strcmp(key, "paced")) {
             if (!number(c, sec, key, val, 0, 1, &v)) return 0;
             s->sim.paced = (int)v;

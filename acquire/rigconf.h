@@ -5,7 +5,8 @@
  *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v
  *   [store]  db, sync = normal|full, commit_interval_s
  *   [run]    prism, ramp, experiment, lambda0_deg, duration_s
- *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1
+ *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1,
+ *            ramp_length_m (0: endless), motion_s (cap on the motion)
  *
  * docs/acquire.md has an example.  Unknown sections or keys are errors:
  * a misspelt key must not be silently ignored on a rig.
@@ -27,6 +28,8 @@ typedef struct {
     double duration_s;           /* 0: until stopped */
     char sim_prism[64], sim_ramp[64];
     double sim_lambda0_deg;
+    double sim_ramp_length_m;    /* NaN: the catalogue's */
+    double sim_motion_s;         /* NaN: 30 s */
 } pl_rigconf;
 
 /* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels
