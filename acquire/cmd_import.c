@@ -69,18 +69,6 @@ static void each(void *ctx, int row, int rows, long long run_id,
     pl_cli_progress("import", (unsigned long long)row + 1, (unsigned long long)rows);
 }
 
-static pl_status parse_sign(const char *name, const char *text, int *sign,
-                            pl_err *err)
-{
-    long v;
-    if (pl_parse_long(name, text, -1, 1, &v, err) != PL_OK)
-        return err->code;
-    if (v == 0)
-        return pl_err_set(err, PL_EINVAL, "option '--%s': expected +1 or -1, got 0", name);
-    *sign = (int)v;
-    return PL_OK;
-}
-
 int pl_cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -128,8 +116,8 @@ int pl_cmd_import(int argc, char **argv)
             for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
                 o.src.ldv_scale_mps_per_v[i] = v;
             break;
-        case O_SIGN1: st = parse_sign("sign1", optarg, &o.src.beam_sign[0], &err); break;
-        case O_SIGN2: st = parse_sign("sign2", optarg, &o.src.beam_sign[1], &err); break;
+        case O_SIGN1: st = pl_parse_sign("sign1", optarg, &o.src.beam_sign[0], &err); break;
+        case O_SIGN2: st = pl_parse_sign("sign2", optarg, &o.src.beam_sign[1], &err); break;
         case O_FS: st = pl_parse_double("full-scale-v", optarg, 1e-9, 1e6, &o.src.file.full_scale_v, &err); break;
         case O_RATE: st = pl_parse_double("rate", optarg, 1e-3, 1e9, &o.src.file.rate_hz, &err); break;
         case O_LAMBDA0: st = pl_parse_double("lambda0-deg", optarg, -180, 180, &lam, &err); break;

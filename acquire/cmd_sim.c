@@ -108,19 +108,6 @@ static const struct option opts[] = {
     {"paced", no_argument, 0, O_PACED},
     {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
 
-static pl_status parse_sign(const char *name, const char *text, int *sign,
-                            pl_err *err)
-{
-    long v;
-    if (pl_parse_long(name, text, -1, 1, &v, err) != PL_OK)
-        return err->code;
-    if (v == 0)
-        return pl_err_set(err, PL_EINVAL, "option '--%s': expected +1 or -1, "
-                          "got 0", name);
-    *sign = (int)v;
-    return PL_OK;
-}
-
 static void progress(void *ctx, long long frames, long long total)
 {
     (void)ctx;
@@ -213,8 +200,8 @@ int pl_cmd_sim(int argc, char **argv)
             st = pl_parse_double("ldv-scale", optarg, 1e-9, 1e3, &v, &err);
             rig->ldv_scale_mps_per_v[0] = rig->ldv_scale_mps_per_v[1] = v;
             break;
-        case O_SIGN1: st = parse_sign("sign1", optarg, &rig->beam_sign[0], &err); break;
-        case O_SIGN2: st = parse_sign("sign2", optarg, &rig->beam_sign[1], &err); break;
+        case O_SIGN1: st = pl_parse_sign("sign1", optarg, &rig->beam_sign[0], &err); break;
+        case O_SIGN2: st = pl_parse_sign("sign2", optarg, &rig->beam_sign[1], &err); break;
         case O_IDEAL: ideal = 1; break;
         case O_NOSHAPE: off_shape = 1; break;
         case O_NORING: off_ring = 1; break;

@@ -136,3 +136,16 @@ void pl_cli_progress(const char *label, unsigned long long done,
         fputc('\n', stderr);
     fflush(stderr);
 }
+
+pl_status pl_parse_sign(const char *name, const char *text, int *sign,
+                        pl_err *err)
+{
+    long v;
+    if (pl_parse_long(name, text, -1, 1, &v, err) != PL_OK)
+        return err->code;
+    if (v == 0)
+        return pl_err_set(err, PL_EINVAL, "option '--%s': expected +1 or -1, "
+                          "got 0", name);
+    *sign = (int)v;
+    return PL_OK;
+}

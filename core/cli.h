@@ -43,6 +43,10 @@ pl_status pl_parse_long(const char *name, const char *text, long lo, long hi,
 pl_status pl_parse_pair(const char *name, const char *text, double *a,
                         double *b, pl_err *err);
 
+/* Parses a beam sign: +1 or -1 (PL_EINVAL naming the option otherwise). */
+pl_status pl_parse_sign(const char *name, const char *text, int *sign,
+                        pl_err *err);
+
 /* True when the stream is a terminal, so progress bars are worth drawing. */
 int pl_cli_isatty(FILE *stream);
 

@@ -552,3 +552,61 @@ pl_status pl_run_mark_interrupted(pl_store *store, long long *count,
     *count = sqlite3_changes(pl_store_db(store));
     return PL_OK;
 }
+
+typedef struct {
+    long long *ids;
+    size_t n, cap;
+} id_list;
+
+static int collect_id(void *ctx, const pl_run_info *info)
+{
+    id_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        long long *v = realloc(l->ids, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->ids = v;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = info->id;
+    return 0;
+}
+
+pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
+                        const char *experiment, long long **ids, size_t *n,
+                        pl_err *err)
+{
+    id_list l = {0};
+    *ids = NULL;
+    *n = 0;
+    if (nargs > 0) {
+        for (int i = 0; i < nargs; i++) {
+            char *end;
+            long long v = strtoll(args[i], &end, 10);
+            if (end == args[i] || *end || v < 1) {
+                free(l.ids);
+                return pl_err_set(err, PL_EINVAL, "'%s' is not a run id", args[i]);
+            }
+            pl_run_info info = {.id = v};
+            if (collect_id(&l, &info)) {
+                free(l.ids);
+                return pl_err_set(err, PL_ENOMEM, "out of memory");
+            }
+        }
+    } else {
+        if (pl_run_list(store, experiment, collect_id, &l, err) != PL_OK) {
+            free(l.ids);
+            return err->code;
+        }
+        /* pl_run_list gives the newest first: recording order instead */
+        for (size_t i = 0; i < l.n / 2; i++) {
+            long long t = l.ids[i];
+            l.ids[i] = l.ids[l.n - 1 - i];
+            l.ids[l.n - 1 - i] = t;
+        }
+    }
+    *ids = l.ids;
+    *n = l.n;
+    return PL_OK;
+}

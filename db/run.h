@@ -146,6 +146,13 @@ typedef int (*pl_run_visit_fn)(void *ctx, const pl_run_info *info);
 pl_status pl_run_list(pl_store *store, const char *experiment,
                       pl_run_visit_fn fn, void *ctx, pl_err *err);
 
+/* The runs a command names: the ids in args[0..nargs-1] (as given), else
+ * those of experiment (NULL: every run), oldest first.  *ids is malloc'd
+ * (the caller frees it); PL_EINVAL names a bad id. */
+pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
+                        const char *experiment, long long **ids, size_t *n,
+                        pl_err *err);
+
 /* Marks every run still 'recording' as 'interrupted' (a recorder that died
  * left it so); *count receives how many.  Only a recorder that holds the
  * recording lock may call this. */

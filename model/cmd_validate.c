@@ -28,26 +28,6 @@ static const char usage[] =
     "Prints a line a run and law: run=<id> law=<law> fit=<recorded|fitted>\n"
     "lambda0=<deg>[+-sd] max_rel_err=<%> rms=<impacts> status=<...>\n";
 
-typedef struct {
-    long long *ids;
-    size_t n, cap;
-} id_list;
-
-static int collect(void *ctx, const pl_run_info *info)
-{
-    id_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        long long *v = realloc(l->ids, cap * sizeof *v);
-        if (!v)
-            return 1;
-        l->ids = v;
-        l->cap = cap;
-    }
-    l->ids[l->n++] = info->id;
-    return 0;
-}
-
 enum { O_FIT = 1000, O_NOFIT, O_LAW, O_EXP, O_ALL, O_DB, O_HELP };
 
 int pl_cmd_validate(int argc, char **argv)
@@ -100,26 +80,16 @@ int pl_cmd_validate(int argc, char **argv)
     pl_store *store = NULL;
     if (pl_store_open(&store, pl_cli_db_path(db), 0, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    id_list ids = {0};
-    if (optind < argc) {
-        for (int i = optind; i < argc; i++) {
-            long v;
-            if (pl_parse_long("RUN", argv[i], 1, 1L << 62, &v, &err) != PL_OK) {
-                free(ids.ids);
-                pl_store_close(store);
-                return pl_cli_fail(cmd, &err);
-            }
-            pl_run_info info = {.id = v};
-            collect(&ids, &info);
-        }
-    } else if (pl_run_list(store, exp, collect, &ids, &err) != PL_OK) {
+    long long *ids = NULL;
+    size_t nids = 0;
+    if (pl_run_select(store, argv + optind, argc - optind, exp, &ids, &nids, &err) != PL_OK) {
         pl_store_close(store);
         return pl_cli_fail(cmd, &err);
     }
     int failed = 0;
-    size_t total = ids.n * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
-    for (size_t k = 0; k < ids.n; k++) {
-        long long id = optind < argc ? ids.ids[k] : ids.ids[ids.n - 1 - k];
+    size_t total = nids * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
+    for (size_t k = 0; k < nids; k++) {
+        long long id = ids[k];
         for (int law = 0; law < 2; law++) {
             if (!(laws & (1 << law)))
                 continue;
@@ -146,7 +116,7 @@ int pl_cmd_validate(int argc, char **argv)
             }
         }
     }
-    free(ids.ids);
+    free(ids);
     pl_store_close(store);
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }

@@ -27,26 +27,6 @@ static const char usage[] =
     "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>, and its\n"
     "warnings.  Exit status 2 when any run failed (the others are stored).\n";
 
-typedef struct {
-    long long *ids;
-    size_t n, cap;
-} id_list;
-
-static int collect(void *ctx, const pl_run_info *info)
-{
-    id_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        long long *v = realloc(l->ids, cap * sizeof *v);
-        if (!v)
-            return 1;
-        l->ids = v;
-        l->cap = cap;
-    }
-    l->ids[l->n++] = info->id;
-    return 0;
-}
-
 enum { O_CUTOFF = 1000, O_NOFILTER, O_EXP, O_ALL, O_DB, O_HELP };
 
 int pl_cmd_process(int argc, char **argv)
@@ -84,31 +64,15 @@ int pl_cmd_process(int argc, char **argv)
     pl_store *store = NULL;
     if (pl_store_open(&store, pl_cli_db_path(db), 0, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    id_list ids = {0};
-    if (optind < argc) {
-        for (int i = optind; i < argc; i++) {
-            long v;
-            if (pl_parse_long("RUN", argv[i], 1, 1L << 62, &v, &err) != PL_OK) {
-                pl_store_close(store);
-                free(ids.ids);
-                return pl_cli_fail(cmd, &err);
-            }
-            pl_run_info info = {.id = v};
-            collect(&ids, &info);
-        }
-    } else if (pl_run_list(store, exp, collect, &ids, &err) != PL_OK) {
+    long long *ids = NULL;
+    size_t nids = 0;
+    if (pl_run_select(store, argv + optind, argc - optind, exp, &ids, &nids, &err) != PL_OK) {
         pl_store_close(store);
         return pl_cli_fail(cmd, &err);
     }
-    if (ids.n == 0 && exp) {
-        fprintf(stderr, "prismlab process: experiment '%s' has no runs\n", exp);
-        pl_store_close(store);
-        return PL_EXIT_DATA;
-    }
     int failed = 0;
-    /* pl_run_list gives newest first: process in recording order */
-    for (size_t k = 0; k < ids.n; k++) {
-        long long id = optind < argc ? ids.ids[k] : ids.ids[ids.n - 1 - k];
+    for (size_t k = 0; k < nids; k++) {
+        long long id = ids[k];
         pl_process_result r;
         if (pl_process_run(store, id, &cfg, &r, &err) != PL_OK) {
             pl_cli_fail(cmd, &err);
@@ -125,10 +89,10 @@ int pl_cmd_process(int argc, char **argv)
                 fprintf(stderr, "prismlab process: run %lld: warning: %s\n", id, l);
         }
         pl_process_result_free(&r);
-        if (ids.n > 1)
-            pl_cli_progress("process", k + 1, ids.n);
+        if (nids > 1)
+            pl_cli_progress("process", k + 1, nids);
     }
-    free(ids.ids);
+    free(ids);
     pl_store_close(store);
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }
