@@ -88,9 +88,10 @@ BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
 all: bin/prismlab
 
+# copy then rename: a running prismlab (a daemon) keeps its old binary
 bin/prismlab: build/bin/prismlab
 	@mkdir -p bin
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 asan: build/asan/bin/prismlab $(ASAN_TESTS)
 
