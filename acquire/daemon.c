@@ -228,6 +228,7 @@ static pl_status step(daemon_t *d, pl_err *err)
                 if (begin(d, err) != PL_OK)
                     return err->code;
                 d->moved = 1;
+                d->above = 0;
             }
             continue;
         }
@@ -239,11 +240,17 @@ static pl_status step(daemon_t *d, pl_err *err)
         if (st != PL_OK)
             return st;
         d->frames++;
+        /* Motion counts when it lasts 1 ms (a speckle drop-out of the LDV
+         * is a spike, not a prism); any departure resets the stillness. */
         if (m) {
-            d->moved = 1;
+            d->above++;
+            if (d->above * 1000 >= (long)d->info.sample_rate_hz)
+                d->moved = 1;
             d->still = 0;
-        } else if (d->moved && ++d->still >= (long)hold && hold > 0) {
-            return finish(d, "still after motion", err);
+        } else {
+            d->above = 0;
+            if (d->moved && ++d->still >= (long)hold && hold > 0)
+                return finish(d, "still after motion", err);
         }
         if (d->max_frames >= 0 && d->frames >= d->max_frames)
             return finish(d, "duration", err);
