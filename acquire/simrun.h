@@ -12,8 +12,8 @@
  * Clock: sample k of the recording is at k / rate_hz.  The release is at
  * lead_in_s (rounded to a sample); the model's own clock starts there.
  *
- * Memory: the whole recording is held (2 codes + 6 doubles a frame, about
- * 5 MB for 10 s at 10 kHz); a run is at most max_motion_s + lead-in +
+ * Memory: the whole recording is held (2 codes and 7 doubles a frame,
+ * about 6 MB for 10 s at 10 kHz); a run is at most max_motion_s + lead-in +
  * tail long.  Threading: a handle is used by one thread at a time.
  */
 #ifndef PL_ACQUIRE_SIMRUN_H

@@ -77,8 +77,11 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
 void pl_process_result_free(pl_process_result *res);
 
 /* Processes stored run run_id and replaces its derived data (processing
- * record, series omega/theta/Lp/vp1/vp2 at full rate and decimated by 10,
- * spectra, impacts) in one transaction.  On error nothing is written. */
+ * record, series omega/theta/Lp/vp1/vp2 at 1 kHz (decimation 10: the
+ * full-rate series are recomputed exactly by processing again), spectra,
+ * impacts) in one transaction; out, when not NULL, receives the full-rate
+ * result (free it with pl_process_result_free).  On error nothing is
+ * written. */
 pl_status pl_process_run(pl_store *store, long long run_id,
                          const pl_process_config *cfg, pl_process_result *out,
                          pl_err *err);
