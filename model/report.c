@@ -376,7 +376,8 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     }
     fputs("</table>\n<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
           "in %; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
-          "<i>fitted</i>: lambda0 and the release instant fitted to L_p (&plusmn; one standard deviation).</p>\n"
+          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p "
+          "(&plusmn; one formal standard deviation).</p>\n"
           "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
