@@ -428,28 +428,31 @@ pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
     return PL_OK;
 }
 
-pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
-                          long long n, void *buf, size_t bufsize, pl_err *err)
+/* Hands the stored bytes of frames [first, first + n) to fn, chunk by
+ * chunk in frame order, each verified against its CRC first: fn gets the
+ * offset of the piece from first, the piece and its frame count.  The
+ * readers below differ only in what they do with a piece. */
+typedef void (*chunk_fn)(void *ctx, size_t at, const unsigned char *data,
+                         size_t frames);
+
+static pl_status walk_chunks(pl_store *store, long long run_id,
+                             const pl_run_info *info, long long first,
+                             long long n, chunk_fn fn, void *ctx, pl_err *err)
 {
     static const char sql[] =
         "SELECT id, first_frame, n_frames, crc32, data FROM chunk "
         "WHERE run_id = ?1 AND first_frame < ?3 AND first_frame + n_frames > ?2 "
         "ORDER BY first_frame";
-    pl_run_info info;
     sqlite3_stmt *st;
     size_t frame_bytes;
     long long got = 0;
     int rc;
 
-    if (pl_run_get(store, run_id, &info, err) != PL_OK)
-        return err->code;
-    if (first < 0 || n < 0 || first + n > info.n_frames)
+    if (first < 0 || n < 0 || first + n > info->n_frames)
         return pl_err_set(err, PL_EINVAL,
                           "run %lld: frames %lld..%lld requested, run has %lld",
-                          run_id, first, first + n - 1, info.n_frames);
-    frame_bytes = pl_sample_format_size(info.format) * (size_t)info.n_channels;
-    if ((size_t)n * frame_bytes > bufsize)
-        return pl_err_set(err, PL_EINVAL, "run %lld: buffer too small", run_id);
+                          run_id, first, first + n - 1, info->n_frames);
+    frame_bytes = pl_sample_format_size(info->format) * (size_t)info->n_channels;
     if (pl_store_prepare(store, sql, &st, err) != PL_OK)
         return err->code;
     sqlite3_bind_int64(st, 1, run_id);
@@ -473,9 +476,8 @@ pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
                               "its CRC-32 check: run 'prismlab db check'",
                               run_id, cid, cfirst, cfirst + cn - 1);
         }
-        memcpy((unsigned char *)buf + (size_t)(lo - first) * frame_bytes,
-               data + (size_t)(lo - cfirst) * frame_bytes,
-               (size_t)(hi - lo) * frame_bytes);
+        fn(ctx, (size_t)(lo - first), data + (size_t)(lo - cfirst) * frame_bytes,
+           (size_t)(hi - lo));
         got += hi - lo;
     }
     sqlite3_finalize(st);
@@ -486,6 +488,31 @@ pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
                           "run %lld: chunks hold %lld of frames %lld..%lld",
                           run_id, got, first, first + n - 1);
     return PL_OK;
+}
+
+typedef struct {
+    unsigned char *buf;
+    size_t frame_bytes;
+} raw_ctx;
+
+static void copy_piece(void *ctx, size_t at, const unsigned char *data,
+                       size_t frames)
+{
+    raw_ctx *c = ctx;
+    memcpy(c->buf + at * c->frame_bytes, data, frames * c->frame_bytes);
+}
+
+pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
+                          long long n, void *buf, size_t bufsize, pl_err *err)
+{
+    pl_run_info info;
+
+    if (pl_run_get(store, run_id, &info, err) != PL_OK)
+        return err->code;
+    raw_ctx c = {buf, pl_sample_format_size(info.format) * (size_t)info.n_channels};
+    if (n > 0 && (size_t)n * c.frame_bytes > bufsize)
+        return pl_err_set(err, PL_EINVAL, "run %lld: buffer too small", run_id);
+    return walk_chunks(store, run_id, &info, first, n, copy_piece, &c, err);
 }
 
 /* Decodes one stored sample to a double code, honouring the byte order. */
@@ -535,6 +562,69 @@ pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
                                   decode_sample(raw + i * ss, info.format, swap));
     free(raw);
     return PL_OK;
+}
+
+typedef struct {
+    const pl_run_info *info;
+    const pl_channel *ch;
+    double *const *out;
+    const double *lut;      /* 65536 volts per channel, or NULL */
+    int swap;
+} chan_ctx;
+
+static void decode_piece(void *ctx, size_t at, const unsigned char *data,
+                         size_t frames)
+{
+    const chan_ctx *c = ctx;
+    size_t nc = (size_t)c->info->n_channels;
+    size_t ss = pl_sample_format_size(c->info->format);
+
+    if (c->lut) {
+        for (size_t i = 0; i < frames; i++)
+            for (size_t k = 0; k < nc; k++) {
+                const unsigned char *p = data + (i * nc + k) * 2;
+                unsigned code = c->swap ? (unsigned)p[0] << 8 | p[1]
+                                        : (unsigned)p[1] << 8 | p[0];
+                c->out[k][at + i] = c->lut[k * 65536 + code];
+            }
+        return;
+    }
+    for (size_t i = 0; i < frames; i++)
+        for (size_t k = 0; k < nc; k++)
+            c->out[k][at + i] = pl_channel_volts(
+                &c->ch[k], decode_sample(data + (i * nc + k) * ss,
+                                         c->info->format, c->swap));
+}
+
+pl_status pl_run_read_channels(pl_store *store, long long run_id,
+                               long long first, long long n,
+                               double *const *out, int n_out, pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[64];
+
+    if (pl_run_get(store, run_id, &info, err) != PL_OK ||
+        pl_run_channels(store, run_id, ch, 64, err) != PL_OK)
+        return err->code;
+    if (n_out != info.n_channels)
+        return pl_err_set(err, PL_EINVAL, "run %lld has %d channels, %d "
+                          "arrays given", run_id, info.n_channels, n_out);
+    chan_ctx c = {&info, ch, out, NULL, info.little_endian != pl_host_little_endian()};
+    /* A 16-bit code has 65536 values: past that many frames a table of
+     * their volts is cheaper than a polynomial per sample, and exact. */
+    double *lut = NULL;
+    int narrow = info.format == PL_FMT_S16 || info.format == PL_FMT_U16;
+    if (narrow && n > 65536 && (lut = malloc((size_t)info.n_channels * 65536 * sizeof *lut))) {
+        for (int k = 0; k < info.n_channels; k++)
+            for (unsigned code = 0; code < 65536; code++) {
+                double v = info.format == PL_FMT_S16 && code >= 32768 ? (double)code - 65536.0 : (double)code;
+                lut[(size_t)k * 65536 + code] = pl_channel_volts(&ch[k], v);
+            }
+        c.lut = lut;
+    }
+    pl_status st = walk_chunks(store, run_id, &info, first, n, decode_piece, &c, err);
+    free(lut);
+    return st;
 }
 
 pl_status pl_run_mark_interrupted(pl_store *store, long long *count,

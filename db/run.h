@@ -140,6 +140,13 @@ pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
 pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
                             long long n, double *out, pl_err *err);
 
+/* Reads frames [first, first + n) in volts into one array per channel:
+ * out[k][i] is channel k at frame first + i; n_out must be the run's
+ * channel count.  Chunk by chunk, without a copy of the raw bytes. */
+pl_status pl_run_read_channels(pl_store *store, long long run_id,
+                               long long first, long long n,
+                               double *const *out, int n_out, pl_err *err);
+
 /* Calls fn for each run, newest first, restricted to experiment when it is
  * not NULL; stops early when fn returns non-zero. */
 typedef int (*pl_run_visit_fn)(void *ctx, const pl_run_info *info);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void pl_process_config_default(pl_process_config *cfg)
 {
@@ -25,6 +26,12 @@ void pl_process_config_default(pl_process_config *cfg)
     cfg->quiet_s = 0.2;
     cfg->impact_half_s = 0.00015;
     cfg->psd_segment = 4096;
+    cfg->psd_max_segments = 512;
+}
+
+static double *big_alloc(size_t n)
+{
+    return malloc((n ? n : 1) * sizeof(double));
 }
 
 void pl_process_result_free(pl_process_result *r)
@@ -33,7 +40,6 @@ void pl_process_result_free(pl_process_result *r)
     free(r->vp2);
     free(r->omega);
     free(r->theta);
-    free(r->lp);
     free(r->impacts);
     free(r->psd_vp1);
     free(r->psd_vp2);
@@ -114,22 +120,50 @@ static double robust_sd(const double *v, size_t a, size_t b)
     return 1.4826 * mad;
 }
 
-/* Centered moving average of half-width h (prefix sums, O(n)). */
-static void boxcar(const double *x, double *y, size_t n, size_t h)
+/* Centred moving average of half-width h of x[0..n-1] (the window
+ * shrinks at the ends), for i in [a, b) into y[0..b-a): a sliding sum. */
+static void boxcar_range(const double *x, size_t n, size_t h, size_t a,
+                         size_t b, double *y)
 {
-    double *c = malloc((n + 1) * sizeof *c);
-    if (!c) {
-        memcpy(y, x, n * sizeof *y);
-        return;
+    size_t lo = a > h ? a - h : 0, hi = lo;   /* the sum covers x[lo..hi) */
+    double sum = 0;
+    for (size_t i = a; i < b; i++) {
+        size_t na = i > h ? i - h : 0, nb = i + h + 1 < n ? i + h + 1 : n;
+        for (; hi < nb; hi++)
+            sum += x[hi];
+        for (; lo < na; lo++)
+            sum -= x[lo];
+        y[i - a] = sum / (double)(nb - na);
     }
-    c[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        c[i + 1] = c[i] + x[i];
-    for (size_t i = 0; i < n; i++) {
-        size_t a = i > h ? i - h : 0, b = i + h + 1 < n ? i + h + 1 : n;
-        y[i] = (c[b] - c[a]) / (double)(b - a);
+}
+
+/* The moving average at any sample, computed a block at a time around
+ * the samples asked for: the release and end searches scan it forwards
+ * and backwards, and a long run then needs no second full-length array.
+ * A block's sum starts afresh, so rounding cannot build up. */
+enum { SMOOTH_BLOCK = 4096 };
+typedef struct {
+    const double *x;
+    size_t n, h, a, b;          /* buf holds the average over [a, b) */
+    double buf[SMOOTH_BLOCK];
+} smoother;
+
+static void smoother_init(smoother *s, const double *x, size_t n, size_t h)
+{
+    s->x = x;
+    s->n = n;
+    s->h = h;
+    s->a = s->b = 0;
+}
+
+static double smooth_at(smoother *s, size_t i)
+{
+    if (i < s->a || i >= s->b) {
+        s->a = i > SMOOTH_BLOCK / 2 ? i - SMOOTH_BLOCK / 2 : 0;
+        s->b = s->a + SMOOTH_BLOCK < s->n ? s->a + SMOOTH_BLOCK : s->n;
+        boxcar_range(s->x, s->n, s->h, s->a, s->b, s->buf);
     }
-    free(c);
+    return s->buf[i - s->a];
 }
 
 /* Least-squares line through (j - at, y[j]) for j in [a, b), evaluated at
@@ -403,13 +437,9 @@ static double ring_peak(const double *psd, size_t len, double df)
     return ((double)best + off) * df;
 }
 
-pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
-                             double rate, double h1, double h2, int N,
-                             const pl_process_config *cfg,
-                             pl_process_result *r, pl_err *err)
+static pl_status check_geometry(size_t n, double rate, double h1, double h2,
+                                int N, pl_err *err)
 {
-    memset(r, 0, sizeof *r);
-    r->ring_freq_hz = NAN;
     if (!(fabs(h1 - h2) > 1e-6))
         return pl_err_set(err, PL_EINVAL, "beam heights h1 = %g m and h2 = %g m "
                           "must differ: (4.1) divides by h1 - h2", h1, h2);
@@ -418,36 +448,61 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (!(rate > 0) || n < (size_t)(0.5 * rate))
         return pl_err_set(err, PL_ENUMERIC, "%zu samples at %g Hz: at least "
                           "0.5 s are needed", n, rate);
+    return PL_OK;
+}
+
+/* The processing proper.  It takes the velocity arrays vp1, vp2 (from
+ * big_alloc) over as r->vp1, r->vp2 and works on them in place: a long
+ * run is never copied.  On failure r holds nothing and they are freed. */
+static pl_status process_owned(double *vp1, double *vp2, size_t n,
+                               double rate, double h1, double h2, int N,
+                               const pl_process_config *cfg,
+                               pl_process_result *r, pl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->ring_freq_hz = NAN;
+    r->vp1 = vp1;
+    r->vp2 = vp2;
+    if (check_geometry(n, rate, h1, h2, N, err) != PL_OK) {
+        pl_process_result_free(r);
+        return err->code;
+    }
     r->n = n;
     r->rate_hz = rate;
-    r->vp1 = malloc(n * sizeof *r->vp1);
-    r->vp2 = malloc(n * sizeof *r->vp2);
-    r->omega = malloc(n * sizeof *r->omega);
-    r->theta = calloc(n, sizeof *r->theta);
-    r->lp = calloc(n, sizeof *r->lp);
-    double *work = malloc(n * sizeof *work), *raw = malloc(n * sizeof *raw);
-    if (!r->vp1 || !r->vp2 || !r->omega || !r->theta || !r->lp || !work || !raw) {
-        free(work);
+    r->omega = big_alloc(n);
+    r->theta = big_alloc(n);
+    double *raw = big_alloc(n);
+    smoother *sm = malloc(sizeof *sm);
+    if (!r->omega || !r->theta || !raw || !sm) {
+        free(sm);
         free(raw);
         return fail(r, PL_ENOMEM, err, "processing: out of memory for %zu samples", n);
     }
-    memcpy(r->vp1, v1, n * sizeof *v1);
-    memcpy(r->vp2, v2, n * sizeof *v2);
+    const double *v1 = vp1, *v2 = vp2;
 
     /* All clipped?  A converter pinned at one end gives the same value
      * for most samples. */
     for (int c = 0; c < 2; c++) {
         const double *v = c ? v2 : v1;
+        /* one pass: counts of the lowest and highest values so far */
         double lo = v[0], hi = v[0];
-        for (size_t i = 1; i < n; i++) {
-            lo = v[i] < lo ? v[i] : lo;
-            hi = v[i] > hi ? v[i] : hi;
+        size_t n_lo = 0, n_hi = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = v[i];
+            if (x < lo) {
+                lo = x;
+                n_lo = 0;
+            }
+            if (x > hi) {
+                hi = x;
+                n_hi = 0;
+            }
+            n_lo += x == lo;
+            n_hi += x == hi;
         }
-        size_t at_edge = 0;
-        for (size_t i = 0; i < n; i++)
-            at_edge += v[i] == lo || v[i] == hi;
+        size_t at_edge = n_lo + (hi > lo ? n_hi : 0);
         if (hi > lo && at_edge > n / 2) {
-            free(work);
+            free(sm);
             free(raw);
             return fail(r, PL_ENUMERIC, err, "channel %d sits at its extreme "
                         "values in %.0f %% of the samples: clipped (widen the "
@@ -473,20 +528,29 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     /* Release: the 10 ms moving average of omega leaves the noise for
      * good (50 ms in a row above the threshold). */
     size_t h = (size_t)(0.005 * rate);
-    boxcar(raw, work, n, h);
-    double sd_s = robust_sd(work, h, q > 2 * h ? q - h : q);
+    smoother_init(sm, raw, n, h);
+    double sd_s = NAN;
+    {
+        size_t qa = h, qb = q > 2 * h ? q - h : q;
+        double *lead = malloc((qb - qa) * sizeof *lead);
+        if (lead && qb > qa) {
+            boxcar_range(raw, n, h, qa, qb, lead);
+            sd_s = robust_sd(lead, 0, qb - qa);
+            free(lead);
+        }
+    }
     r->noise_omega = robust_sd(raw, 0, q);
     double thr = cfg->release_sigmas * (sd_s > 0 ? sd_s : 1e-9);
     size_t hold = (size_t)(0.05 * rate), run = 0, cross = n;
     for (size_t i = q; i < n; i++) {
-        run = work[i] > thr ? run + 1 : 0;
+        run = smooth_at(sm, i) > thr ? run + 1 : 0;
         if (run >= hold) {
             cross = i + 1 - hold;
             break;
         }
     }
     if (cross == n) {
-        free(work);
+        free(sm);
         free(raw);
         return fail(r, PL_ENUMERIC, err, "no motion: the rotary speed never "
                     "exceeds %.3g rad/s (%g noise standard deviations) for "
@@ -495,7 +559,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     /* From rest the speed grows linearly at first: extrapolate the line
      * through the first rise back to zero. */
     size_t k2 = cross;
-    while (k2 < n && work[k2] < 4 * thr && k2 < cross + (size_t)(0.3 * rate))
+    while (k2 < n && smooth_at(sm, k2) < 4 * thr && k2 < cross + (size_t)(0.3 * rate))
         k2++;
     /* The moving average leads the motion by its half-width: fit the
      * unsmoothed speed from there on, over at least 20 ms. */
@@ -526,13 +590,13 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         r->vp2[i] -= o2;
         raw[i] = (r->vp1[i] - r->vp2[i]) / dh;
     }
-    boxcar(raw, work, n, h);
+    smoother_init(sm, raw, n, h);
 
     /* End of valid data: the last time the averaged speed is above the
      * threshold, refined to the largest one-sample drop near it (the
      * beams lose the prism at once). */
     size_t last = n - 1;
-    while (last > release && !(work[last] > thr))
+    while (last > release && !(smooth_at(sm, last) > thr))
         last--;
     size_t end = last + 1;
     if (last + 1 < n) {
@@ -557,7 +621,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     while (seg > 256 && seg > end - release)
         seg /= 2;
     if (end - release < seg) {
-        free(work);
+        free(sm);
         free(raw);
         return fail(r, PL_ENUMERIC, err, "the motion lasts %.3f s: too short "
                     "to process (at least %.3f s)", (end - release) / rate,
@@ -569,7 +633,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     r->psd_vp2 = malloc(r->psd_len * sizeof(double));
     r->psd_residual = malloc(r->psd_len * sizeof(double));
     if (!r->psd_vp1 || !r->psd_vp2 || !r->psd_residual) {
-        free(work);
+        free(sm);
         free(raw);
         return fail(r, PL_ENOMEM, err, "processing: out of memory");
     }
@@ -577,7 +641,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (isnan(fc)) {
         /* first look at omega's own spectrum for the ringing */
         double f_ring = NAN;
-        if (pl_welch_psd(raw + release, end - release, rate, seg,
+        if (pl_welch_psd(raw + release, end - release, rate, seg, cfg->psd_max_segments,
                          r->psd_residual, NULL, err) == PL_OK)
             f_ring = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
         fc = isnan(f_ring) ? 1000.0 : 0.4 * f_ring;
@@ -594,7 +658,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
             st = pl_lowpass_apply(lp, raw, r->omega, n, err);
         pl_lowpass_destroy(lp);
         if (st != PL_OK) {
-            free(work);
+            free(sm);
             free(raw);
             pl_process_result_free(r);
             return st;
@@ -604,26 +668,25 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     }
 
     /* theta by the trapezoid rule from the release (4.2), L_p = N theta / 2 pi */
-    double *om = r->omega;
-    for (size_t i = release + 1; i < n; i++) {
-        size_t j = i < end ? i : end - 1;
-        r->theta[i] = i < end ? r->theta[i - 1] + 0.5 * (om[i - 1] + om[i]) / rate
-                              : r->theta[j];
+    double *om = r->omega, *th = r->theta, th_i = 0;
+    double half_dt = 0.5 / rate, lp_per_rad = N / (2 * M_PI);
+    for (size_t i = 0; i < n; i++) {
+        if (i > release && i < end)
+            th_i += half_dt * (om[i - 1] + om[i]);
+        th[i] = th_i;
     }
-    for (size_t i = 0; i < n; i++)
-        r->lp[i] = N * r->theta[i] / (2 * M_PI);
-    r->lp_end = r->lp[end - 1];
+    r->lp_end = lp_per_rad * th[end - 1];
     size_t last_s = (size_t)rate < end - release ? end - (size_t)rate : release;
     r->omega_last_mean = mean_of(om, last_s, end);
 
     /* Spectra of the window: both velocities and the residual of omega
      * after the low-pass (what the filter removed: ringing and noise). */
     for (size_t i = 0; i < n; i++)
-        work[i] = raw[i] - om[i];
-    if ((st = pl_welch_psd(r->vp1 + release, end - release, rate, seg, r->psd_vp1, NULL, err)) != PL_OK ||
-        (st = pl_welch_psd(r->vp2 + release, end - release, rate, seg, r->psd_vp2, NULL, err)) != PL_OK ||
-        (st = pl_welch_psd(work + release, end - release, rate, seg, r->psd_residual, NULL, err)) != PL_OK) {
-        free(work);
+        raw[i] -= om[i];
+    if ((st = pl_welch_psd(r->vp1 + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_vp1, NULL, err)) != PL_OK ||
+        (st = pl_welch_psd(r->vp2 + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_vp2, NULL, err)) != PL_OK ||
+        (st = pl_welch_psd(raw + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_residual, NULL, err)) != PL_OK) {
+        free(sm);
         free(raw);
         pl_process_result_free(r);
         return st;
@@ -635,9 +698,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (w < 4)
         w = 4;
     size_t from = release + g + w, to = end > g + w ? end - g - w : 0;
-    double *d = work;   /* reuse */
-    for (size_t i = 0; i < n; i++)
-        d[i] = 0;
+    double *d = raw;   /* the residual is no longer needed */
     if (to > from + 1)
         step_statistic(om, g, w, from, to, d);
     /* noise of D: in the lead-in when it is long enough, else over the
@@ -646,8 +707,6 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (release > 2 * (g + w) + (size_t)(0.1 * rate)) {
         step_statistic(om, g, w, g + w, release - g - w, d);
         sd_d = robust_sd(d, g + w, release - g - w);
-        for (size_t i = g + w; i < release - g - w; i++)
-            d[i] = 0;
     } else {
         sd_d = robust_sd(d, from, to);
     }
@@ -665,7 +724,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     r->impacts = malloc(cap * sizeof *r->impacts);
     if (!r->impacts || fitter_init(&fitter, g, w) != 0) {
         fitter_free(&fitter);
-        free(work);
+        free(sm);
         free(raw);
         return fail(r, PL_ENOMEM, err, "processing: out of memory");
     }
@@ -686,7 +745,9 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         size_t ra = start > g ? start - g : 0, rb = k + g;
         if (ra < 2 * (g + w) || rb + 2 * (g + w) >= n)
             continue;
-        size_t stride = g / 2 ? g / 2 : 1;
+        /* a stride of g puts some centre within g/2 of the step, well
+         * inside that centre's gap; the last pass re-centres anyway */
+        size_t stride = g ? g : 1;
         double tk = NAN, best_fit = INFINITY, wm = NAN, wp = NAN, kink, smin;
         for (size_t c = ra; c <= rb; c += stride) {
             double t2, fit, a1, a2;
@@ -728,7 +789,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
             pl_impact *nv = realloc(r->impacts, cap * sizeof *nv);
             if (!nv) {
                 fitter_free(&fitter);
-                free(work);
+                free(sm);
                 free(raw);
                 return fail(r, PL_ENOMEM, err, "processing: out of memory");
             }
@@ -742,7 +803,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         m->interval_s = NAN;
     }
     fitter_free(&fitter);
-    free(work);
+    free(sm);
     free(raw);
     double sum = 0, sum2 = 0;
     for (size_t i = 0; i < r->n_impacts; i++) {
@@ -762,7 +823,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     /* Cross-check: one impact per unit of L_p (4.2): from the first
      * detected impact on, L_p grows by one between impacts. */
     size_t kf = (size_t)llround(r->impacts[0].t_s * rate);
-    double l1 = r->lp[kf < n ? kf : n - 1];
+    double l1 = N * r->theta[kf < n ? kf : n - 1] / (2 * M_PI);
     double expect = floor(r->lp_end - l1 + 1e-9) + 1;
     double diff = (double)r->n_impacts - expect;
     if (diff > 1.0 || diff < -1.0)
@@ -772,6 +833,25 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (r->spikes > 0)
         warn(r, "%zu speckle drop-outs bridged", r->spikes);
     return PL_OK;
+}
+
+pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
+                             double rate, double h1, double h2, int N,
+                             const pl_process_config *cfg,
+                             pl_process_result *r, pl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
+        return err->code;
+    double *a = big_alloc(n), *b = big_alloc(n);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
+    }
+    memcpy(a, v1, n * sizeof *a);
+    memcpy(b, v2, n * sizeof *b);
+    return process_owned(a, b, n, rate, h1, h2, N, cfg, r, err);
 }
 
 /* --- the stored run ----------------------------------------------------- */
@@ -804,28 +884,28 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
         return err->code;
     size_t n = (size_t)info.n_frames;
-    double *volts = malloc(2 * n * sizeof *volts);
-    double *v1 = malloc(n * sizeof *v1), *v2 = malloc(n * sizeof *v2);
-    if (!volts || !v1 || !v2) {
-        free(volts);
-        free(v1);
-        free(v2);
+    double *v[2] = {big_alloc(n), big_alloc(n)};
+    if (!v[0] || !v[1]) {
+        free(v[0]);
+        free(v[1]);
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
                           run_id, n);
     }
-    pl_status st = pl_run_read_volts(store, run_id, 0, (long long)n, volts, err);
-    for (size_t i = 0; st == PL_OK && i < n; i++) {
-        v1[i] = ch[0].beam_sign * ch[0].ldv_scale_mps_per_v * volts[2 * i];
-        v2[i] = ch[1].beam_sign * ch[1].ldv_scale_mps_per_v * volts[2 * i + 1];
+    pl_status st = pl_run_read_channels(store, run_id, 0, (long long)n, v, 2, err);
+    if (st != PL_OK) {
+        free(v[0]);
+        free(v[1]);
+        pl_err_prefix(err, "run %lld: ", run_id);
+        return st;
     }
-    free(volts);
+    for (int c = 0; c < 2; c++) {
+        double k = ch[c].beam_sign * ch[c].ldv_scale_mps_per_v;
+        for (size_t i = 0; i < n; i++)
+            v[c][i] *= k;
+    }
     pl_process_result r;
-    if (st == PL_OK)
-        st = pl_process_signals(v1, v2, n, info.sample_rate_hz,
-                                ch[0].beam_height_m, ch[1].beam_height_m,
-                                prism.n_edges, cfg, &r, err);
-    free(v1);
-    free(v2);
+    st = process_owned(v[0], v[1], n, info.sample_rate_hz, ch[0].beam_height_m,
+                       ch[1].beam_height_m, prism.n_edges, cfg, &r, err);
     if (st != PL_OK) {
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
@@ -839,10 +919,11 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_process_result_free(&r);
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
     }
-    const double *full[5] = {r.omega, r.theta, r.lp, r.vp1, r.vp2};
+    const double *full[5] = {r.omega, r.theta, r.theta, r.vp1, r.vp2};
+    double lp_per_rad = prism.n_edges / (2 * M_PI);
     for (int s = 0; s < 5; s++)
         for (size_t i = 0; i < nd; i++)
-            dec[s * nd + i] = full[s][10 * i];
+            dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
     double rate = info.sample_rate_hz;
     /* Stored at 1 kHz (every 10th sample of the filtered series): enough
      * for every plot and for matching, a tenth of the bytes.  The
@@ -866,11 +947,13 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     snprintf(rec.params, sizeof rec.params,
              "cutoff_hz=%.6g\ncutoff_from=%s\ndespike_jump_mps=%g\n"
              "release_sigmas=%g\nimpact_sigmas=%g\ngap_s=%g\nfit_s=%g\n"
-             "quiet_s=%g\nimpact_half_s=%g\npsd_segment=%zu\nring_freq_hz=%.6g\n"
+             "quiet_s=%g\nimpact_half_s=%g\npsd_segment=%zu\npsd_max_segments=%zu\n"
+             "ring_freq_hz=%.6g\n"
              "noise_omega_rad_s=%.6g\nspikes=%zu\nN=%d\nh1_m=%.9g\nh2_m=%.9g\n",
              r.cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
              cfg->despike_jump_mps, cfg->release_sigmas, cfg->impact_sigmas,
              cfg->gap_s, cfg->fit_s, cfg->quiet_s, cfg->impact_half_s, cfg->psd_segment,
+             cfg->psd_max_segments,
              r.ring_freq_hz, r.noise_omega, r.spikes, prism.n_edges,
              ch[0].beam_height_m, ch[1].beam_height_m);
     rec.release_frame = (long long)r.release;

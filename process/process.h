@@ -34,6 +34,7 @@ typedef struct {
                                 contact instant precedes the middle of the
                                 velocity step by this much */
     size_t psd_segment;      /* Welch segment, samples (4096) */
+    size_t psd_max_segments; /* Welch averages at most (512; 0: all) */
 } pl_process_config;
 
 /* The defaults above. */
@@ -45,11 +46,13 @@ typedef struct {
     double release_t, end_t; /* s */
     double cutoff_hz;        /* used (0 when not filtered) */
     /* full-rate series over the whole recording (caller frees with
-     * pl_process_result_free); theta and Lp are 0 before the release and
-     * hold their last value after the end */
+     * pl_process_result_free); theta is 0 before the release and holds
+     * its last value after the end.  L_p = N theta / (2 pi) (4.2) is not
+     * kept at full rate: a ten-minute run would spend another 48 MB on a
+     * scale factor. */
     size_t n;
     double rate_hz;
-    double *vp1, *vp2, *omega, *theta, *lp;
+    double *vp1, *vp2, *omega, *theta;
     /* impacts */
     pl_impact *impacts;
     size_t n_impacts;

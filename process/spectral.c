@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BLOCK = 8192 };
+enum { BLOCK = 4096 };
 
 struct pl_lowpass {
     double fc, rate;
@@ -108,10 +108,12 @@ pl_status pl_lowpass_apply(pl_lowpass *lp, const double *x, double *y,
     size_t pending = 0, pending_at = 0;
     for (size_t at = 0; at < n; at += step) {
         long long first = (long long)at - (long long)lp->pad;
-        for (size_t k = 0; k < BLOCK; k++) {
-            long long i = first + (long long)k;
-            /* inside the signal use x unless already overwritten */
-            lp->buf[k] = reflected(x, n, i);
+        if (first >= 0 && (size_t)first + BLOCK <= n) {
+            memcpy(lp->buf, x + first, BLOCK * sizeof *lp->buf);
+        } else {
+            /* the ends: reflected about the first and last sample */
+            for (size_t k = 0; k < BLOCK; k++)
+                lp->buf[k] = reflected(x, n, first + (long long)k);
         }
         if (pending) {
             memcpy(y + pending_at, hold, pending * sizeof *hold);
@@ -134,7 +136,8 @@ pl_status pl_lowpass_apply(pl_lowpass *lp, const double *x, double *y,
 }
 
 pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
-                       double *psd, size_t *segments, pl_err *err)
+                       size_t max_segments, double *psd, size_t *segments,
+                       pl_err *err)
 {
     if (seg < 16 || (seg & (seg - 1)) || n < seg)
         return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
@@ -156,14 +159,27 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
         wss += win[k] * win[k];
     }
     memset(psd, 0, (seg / 2 + 1) * sizeof *psd);
+    size_t total = (n - seg) / (seg / 2) + 1;
+    size_t want = max_segments && total > max_segments ? max_segments : total;
     size_t count = 0;
-    for (size_t at = 0; at + seg <= n; at += seg / 2) {
-        double mean = 0;
+    for (size_t i = 0; i < want; i++) {
+        /* 50 % overlap, or evenly spread when capped */
+        size_t at = want == total ? i * (seg / 2)
+                  : want == 1 ? 0
+                  : (size_t)((double)i * (double)(n - seg) / (double)(want - 1) + 0.5);
+        /* (x - mean) w = x w - mean w, in one pass; four partial sums
+         * keep the adder busy instead of waiting on one chain */
+        double m4[4] = {0, 0, 0, 0};
+        const double *xa = x + at;
+        for (size_t k = 0; k < seg; k += 4) {
+            for (int j = 0; j < 4; j++) {
+                m4[j] += xa[k + j];
+                buf[k + j] = xa[k + j] * win[k + j];
+            }
+        }
+        double mean = (m4[0] + m4[1] + m4[2] + m4[3]) / seg;
         for (size_t k = 0; k < seg; k++)
-            mean += x[at + k];
-        mean /= seg;
-        for (size_t k = 0; k < seg; k++)
-            buf[k] = (x[at + k] - mean) * win[k];
+            buf[k] -= mean * win[k];
         fftw_execute(plan);
         for (size_t k = 0; k <= seg / 2; k++)
             psd[k] += spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1];

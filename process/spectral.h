@@ -41,8 +41,11 @@ double pl_lowpass_gain(const pl_lowpass *lp, double f_hz);
 /* Welch's averaged periodogram of x[0..n-1] (Hann window, segments of seg
  * samples (a power of two >= 16), 50 % overlap, the mean of each segment
  * removed): psd[0..seg/2] in unit^2/Hz, one-sided, bin k at k rate / seg.
- * Needs n >= seg.  *segments receives how many were averaged. */
+ * Needs n >= seg.  When 50 % overlap would give more than max_segments
+ * (0: no limit), max_segments segments spread evenly over x are averaged
+ * instead.  *segments receives how many were averaged. */
 pl_status pl_welch_psd(const double *x, size_t n, double rate_hz, size_t seg,
-                       double *psd, size_t *segments, pl_err *err);
+                       size_t max_segments, double *psd, size_t *segments,
+                       pl_err *err);
 
 #endif
