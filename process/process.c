@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <pthread.h>
+#include <unistd.h>
 
 void pl_process_config_default(pl_process_config *cfg)
 {
@@ -27,11 +28,7 @@ void pl_process_config_default(pl_process_config *cfg)
     cfg->impact_half_s = 0.00015;
     cfg->psd_segment = 4096;
     cfg->psd_max_segments = 512;
-}
-
-static double *big_alloc(size_t n)
-{
-    return malloc((n ? n : 1) * sizeof(double));
+    cfg->threads = 0;
 }
 
 void pl_process_result_free(pl_process_result *r)
@@ -120,37 +117,50 @@ static double robust_sd(const double *v, size_t a, size_t b)
     return 1.4826 * mad;
 }
 
-/* Centred moving average of half-width h of x[0..n-1] (the window
+/* omega by (4.1) at sample i: from the two velocities and their offsets
+ * before omega is stored, from the array x once it is. */
+typedef struct {
+    const double *v1, *v2;
+    double o1, o2, dh;
+    const double *x;
+} omega_src;
+
+static double omega_at(const omega_src *s, size_t i)
+{
+    return s->x ? s->x[i] : ((s->v1[i] - s->o1) - (s->v2[i] - s->o2)) / s->dh;
+}
+
+/* Centred moving average of half-width h of omega over [0, n) (the window
  * shrinks at the ends), for i in [a, b) into y[0..b-a): a sliding sum. */
-static void boxcar_range(const double *x, size_t n, size_t h, size_t a,
+static void boxcar_range(const omega_src *x, size_t n, size_t h, size_t a,
                          size_t b, double *y)
 {
-    size_t lo = a > h ? a - h : 0, hi = lo;   /* the sum covers x[lo..hi) */
+    size_t lo = a > h ? a - h : 0, hi = lo;   /* the sum covers [lo, hi) */
     double sum = 0;
     for (size_t i = a; i < b; i++) {
         size_t na = i > h ? i - h : 0, nb = i + h + 1 < n ? i + h + 1 : n;
         for (; hi < nb; hi++)
-            sum += x[hi];
+            sum += omega_at(x, hi);
         for (; lo < na; lo++)
-            sum -= x[lo];
+            sum -= omega_at(x, lo);
         y[i - a] = sum / (double)(nb - na);
     }
 }
 
 /* The moving average at any sample, computed a block at a time around
  * the samples asked for: the release and end searches scan it forwards
- * and backwards, and a long run then needs no second full-length array.
- * A block's sum starts afresh, so rounding cannot build up. */
+ * and backwards, and need no array as long as the run.  A block's sum
+ * starts afresh, so rounding cannot build up. */
 enum { SMOOTH_BLOCK = 4096 };
 typedef struct {
-    const double *x;
+    omega_src x;
     size_t n, h, a, b;          /* buf holds the average over [a, b) */
     double buf[SMOOTH_BLOCK];
 } smoother;
 
-static void smoother_init(smoother *s, const double *x, size_t n, size_t h)
+static void smoother_init(smoother *s, const omega_src *x, size_t n, size_t h)
 {
-    s->x = x;
+    s->x = *x;
     s->n = n;
     s->h = h;
     s->a = s->b = 0;
@@ -161,7 +171,7 @@ static double smooth_at(smoother *s, size_t i)
     if (i < s->a || i >= s->b) {
         s->a = i > SMOOTH_BLOCK / 2 ? i - SMOOTH_BLOCK / 2 : 0;
         s->b = s->a + SMOOTH_BLOCK < s->n ? s->a + SMOOTH_BLOCK : s->n;
-        boxcar_range(s->x, s->n, s->h, s->a, s->b, s->buf);
+        boxcar_range(&s->x, s->n, s->h, s->a, s->b, s->buf);
     }
     return s->buf[i - s->a];
 }
@@ -188,11 +198,12 @@ static double line_at(const double *y, size_t a, size_t b, double at,
     return icpt + slope * x0;
 }
 
-/* The step statistic D(k): the left line fit (window [k-g-w, k-g)) minus
- * the right one ([k+g, k+g+w)), both evaluated at k.  Symmetric windows
- * make a parabola's D vanish, so the concave arcs between impacts do not
- * count; a downward step of size s gives D = s.  Sliding sums, resynced
- * every 1024 samples so rounding cannot build up. */
+/* The step statistic D(k) for k in [from, to) into d[k - from]: the left
+ * line fit (window [k-g-w, k-g)) minus the right one ([k+g, k+g+w)), both
+ * evaluated at k.  Symmetric windows make a parabola's D vanish, so the
+ * concave arcs between impacts do not count; a downward step of size s
+ * gives D = s.  Sliding sums, resynced every 1024 samples so rounding
+ * cannot build up. */
 static void step_statistic(const double *y, size_t g, size_t w,
                            size_t from, size_t to, double *d)
 {
@@ -228,8 +239,36 @@ static void step_statistic(const double *y, size_t g, size_t w,
         double slR = (s0 * styR - st * syR) / det, icR = (syR - slR * st) / s0;
         double left = icL + slL * (double)(g + w);       /* t of k in L */
         double right = icR - slR * (double)g;            /* t of k in R */
-        d[k] = left - right;
+        d[k - from] = left - right;
     }
+}
+
+/* D(k) for k running forward over [from, to), a block at a time. */
+typedef struct {
+    const double *y;
+    size_t g, w, to, a, b;      /* buf holds D over [a, b) */
+    double buf[SMOOTH_BLOCK];
+} dstream;
+
+static void dstream_init(dstream *s, const double *y, size_t g, size_t w,
+                         size_t from, size_t to)
+{
+    s->y = y;
+    s->g = g;
+    s->w = w;
+    s->to = to;
+    s->a = s->b = from;
+}
+
+/* k must not go back before the block last computed. */
+static double d_at(dstream *s, size_t k)
+{
+    if (k >= s->b) {
+        s->a = k;
+        s->b = k + SMOOTH_BLOCK < s->to ? k + SMOOTH_BLOCK : s->to;
+        step_statistic(s->y, s->g, s->w, s->a, s->b, s->buf);
+    }
+    return s->buf[k - s->a];
 }
 
 /* One least-squares fit over both windows of centre c (before:
@@ -451,9 +490,166 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
     return PL_OK;
 }
 
-/* The processing proper.  It takes the velocity arrays vp1, vp2 (from
- * big_alloc) over as r->vp1, r->vp2 and works on them in place: a long
- * run is never copied.  On failure r holds nothing and they are freed. */
+/* How many samples of v sit at its lowest or highest value (one pass). */
+static size_t at_extremes(const double *v, size_t n)
+{
+    double lo = v[0], hi = v[0];
+    size_t n_lo = 0, n_hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i];
+        if (x < lo) {
+            lo = x;
+            n_lo = 0;
+        }
+        if (x > hi) {
+            hi = x;
+            n_hi = 0;
+        }
+        n_lo += x == lo;
+        n_hi += x == hi;
+    }
+    return hi > lo ? n_lo + n_hi : 0;
+}
+
+/* --- line impacts ------------------------------------------------------- */
+
+/* A stretch where the step statistic exceeds its threshold, widened by a
+ * gap each side: the centres [ra, rb] tried for the impact in it. */
+typedef struct {
+    size_t ra, rb;
+} plateau;
+
+/* One share of the plateaus for one thread.  Each plateau is located
+ * independently of the others, so the result does not depend on how the
+ * plateaus are shared. */
+typedef struct {
+    const double *om;
+    double rate, dthr, kthr, half;   /* half: impact_half_s in samples */
+    size_t g, w;
+    const plateau *pl;
+    size_t n_pl;
+    pl_impact *out;                  /* n_pl slots */
+    unsigned char *found;            /* 1 where out[i] holds an impact */
+    int failed;                      /* the fitter could not be set up */
+} impact_job;
+
+/* The impact in plateau p, if any, into *m: the centre whose two windows
+ * fit best among those that see a drop or the bend of an impact, then a
+ * last pass centred on the step found (see the comments in
+ * locate_step()).  Returns 1 when found. */
+static int locate_impact(step_fitter *f, const impact_job *j, plateau p,
+                         pl_impact *m)
+{
+    size_t g = j->g;
+    double dthr = j->dthr, kthr = j->kthr;
+    /* A stride of g puts some centre within g/2 of the step, well inside
+     * that centre's gap; the last pass re-centres anyway. */
+    size_t stride = g ? g : 1;
+    double tk = NAN, best_fit = INFINITY, wm, wp, kink, smin, t2, fit;
+    for (size_t c = p.ra; c <= p.rb; c += stride) {
+        double a1, a2;
+        /* Windows on one side of the impact fit well too, but find
+         * neither a step nor a bend between them: a line impact drops the
+         * speed and turns the arc from speeding up to slowing down (the
+         * centre passes from ahead of the old edge to behind the new
+         * one). */
+        if (locate_step(f, j->om, c, j->rate, &t2, &fit, &a1, &a2, &kink, &smin) == 0 &&
+            a1 > a2 && (a1 - a2 > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr)) &&
+            fit < best_fit) {
+            best_fit = fit;
+            tk = t2;
+        }
+    }
+    if (isnan(tk))
+        return 0;
+    /* centred on the step, the windows are symmetric about it */
+    if (locate_step(f, j->om, (size_t)llround(tk), j->rate, &t2, &fit, &wm, &wp,
+                    &kink, &smin) != 0)
+        return 0;
+    tk = t2;
+    if (!(wm > wp && (wm - wp > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr))))
+        return 0;
+    /* the contact instant: half an impact before the step's middle,
+     * omega- and omega+ the two arcs there */
+    double coef[5], chi;
+    size_t c = (size_t)llround(tk);
+    tk -= j->half;
+    if (joint_fit(f, j->om, c, coef, &chi) != 0)
+        return 0;
+    wm = curve(coef, 0, (double)c, tk);
+    wp = curve(coef, 1, (double)c, tk);
+    m->t_s = tk / j->rate;
+    m->omega_minus = wm;
+    m->omega_plus = wp;
+    m->ratio = wp / wm;
+    m->interval_s = NAN;
+    return 1;
+}
+
+static void *impact_worker(void *arg)
+{
+    impact_job *j = arg;
+    step_fitter f = {0};
+    if (fitter_init(&f, j->g, j->w) != 0) {
+        j->failed = 1;
+    } else {
+        for (size_t p = 0; p < j->n_pl; p++)
+            j->found[p] = (unsigned char)locate_impact(&f, j, j->pl[p], &j->out[p]);
+    }
+    fitter_free(&f);
+    return NULL;
+}
+
+/* Locates the impacts of all plateaus, on up to `threads` threads (the
+ * fits are most of the work in a long run and need nothing shared but
+ * the read-only omega).  Returns 0, or -1 when memory or a fitter could
+ * not be had. */
+static int locate_impacts(const impact_job *tmpl, int threads)
+{
+    enum { MAXT = 8, MIN_SHARE = 256 };
+    int t = threads;
+    if (t <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        t = cpus > 0 ? (int)cpus : 1;
+    }
+    if (t > MAXT)
+        t = MAXT;
+    if ((size_t)t > tmpl->n_pl / MIN_SHARE)
+        t = (int)(tmpl->n_pl / MIN_SHARE);
+    if (t < 1)
+        t = 1;
+    impact_job job[MAXT];
+    pthread_t tid[MAXT];
+    int started[MAXT] = {0};
+    size_t share = (tmpl->n_pl + (size_t)t - 1) / (size_t)t;
+    for (int i = 0; i < t; i++) {
+        size_t a = (size_t)i * share < tmpl->n_pl ? (size_t)i * share : tmpl->n_pl;
+        size_t b = a + share < tmpl->n_pl ? a + share : tmpl->n_pl;
+        job[i] = *tmpl;
+        job[i].pl = tmpl->pl + a;
+        job[i].n_pl = b - a;
+        job[i].out = tmpl->out + a;
+        job[i].found = tmpl->found + a;
+        job[i].failed = 0;
+    }
+    for (int i = 1; i < t; i++)
+        started[i] = pthread_create(&tid[i], NULL, impact_worker, &job[i]) == 0;
+    impact_worker(&job[0]);
+    int failed = job[0].failed;
+    for (int i = 1; i < t; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            impact_worker(&job[i]);   /* no thread to be had: do it here */
+        failed |= job[i].failed;
+    }
+    return failed ? -1 : 0;
+}
+
+/* The processing proper.  It takes the velocity arrays vp1, vp2 over as
+ * r->vp1, r->vp2 and works on them in place: a long run is never copied.
+ * omega is first the unfiltered (4.1) and is then low-passed in place.
+ * On failure r holds nothing and the arrays are freed. */
 static pl_status process_owned(double *vp1, double *vp2, size_t n,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
@@ -469,77 +665,57 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     }
     r->n = n;
     r->rate_hz = rate;
-    r->omega = big_alloc(n);
-    r->theta = big_alloc(n);
-    double *raw = big_alloc(n);
+    r->omega = malloc(sizeof(double) * n);
+    r->theta = malloc(sizeof(double) * n);
     smoother *sm = malloc(sizeof *sm);
-    if (!r->omega || !r->theta || !raw || !sm) {
+    dstream *ds = malloc(sizeof *ds);
+    double *om = r->omega;
+    if (!r->omega || !r->theta || !sm || !ds) {
         free(sm);
-        free(raw);
+        free(ds);
         return fail(r, PL_ENOMEM, err, "processing: out of memory for %zu samples", n);
     }
-    const double *v1 = vp1, *v2 = vp2;
+#define FAIL(code, ...) do { free(sm); free(ds); return fail(r, code, err, __VA_ARGS__); } while (0)
 
     /* All clipped?  A converter pinned at one end gives the same value
      * for most samples. */
     for (int c = 0; c < 2; c++) {
-        const double *v = c ? v2 : v1;
-        /* one pass: counts of the lowest and highest values so far */
-        double lo = v[0], hi = v[0];
-        size_t n_lo = 0, n_hi = 0;
-        for (size_t i = 0; i < n; i++) {
-            double x = v[i];
-            if (x < lo) {
-                lo = x;
-                n_lo = 0;
-            }
-            if (x > hi) {
-                hi = x;
-                n_hi = 0;
-            }
-            n_lo += x == lo;
-            n_hi += x == hi;
-        }
-        size_t at_edge = n_lo + (hi > lo ? n_hi : 0);
-        if (hi > lo && at_edge > n / 2) {
-            free(sm);
-            free(raw);
-            return fail(r, PL_ENUMERIC, err, "channel %d sits at its extreme "
-                        "values in %.0f %% of the samples: clipped (widen the "
-                        "LDV's velocity range or the DAQ's input range)",
-                        c + 1, 100.0 * at_edge / n);
-        }
+        size_t at_edge = at_extremes(c ? vp2 : vp1, n);
+        if (at_edge > n / 2)
+            FAIL(PL_ENUMERIC, "channel %d sits at its extreme values in %.0f %% "
+                 "of the samples: clipped (widen the LDV's velocity range or "
+                 "the DAQ's input range)", c + 1, 100.0 * at_edge / n);
     }
 
     size_t max_spike = (size_t)ceil(0.005 * rate);
-    r->spikes = despike(r->vp1, n, cfg->despike_jump_mps, max_spike) +
-                despike(r->vp2, n, cfg->despike_jump_mps, max_spike);
+    r->spikes = despike(vp1, n, cfg->despike_jump_mps, max_spike) +
+                despike(vp2, n, cfg->despike_jump_mps, max_spike);
 
     /* Offsets from the quiet lead-in; refined below once the release is
-     * known. */
+     * known.  Until then omega is computed only where it is looked at. */
     size_t q = (size_t)(cfg->quiet_s * rate);
     if (q < 16)
         q = 16;
-    double o1 = mean_of(r->vp1, 0, q), o2 = mean_of(r->vp2, 0, q);
     double dh = h1 - h2;
-    for (size_t i = 0; i < n; i++)
-        raw[i] = ((r->vp1[i] - o1) - (r->vp2[i] - o2)) / dh;
+    omega_src src = {vp1, vp2, mean_of(vp1, 0, q), mean_of(vp2, 0, q), dh, NULL};
 
     /* Release: the 10 ms moving average of omega leaves the noise for
      * good (50 ms in a row above the threshold). */
     size_t h = (size_t)(0.005 * rate);
-    smoother_init(sm, raw, n, h);
+    smoother_init(sm, &src, n, h);
     double sd_s = NAN;
     {
-        size_t qa = h, qb = q > 2 * h ? q - h : q;
-        double *lead = malloc((qb - qa) * sizeof *lead);
-        if (lead && qb > qa) {
-            boxcar_range(raw, n, h, qa, qb, lead);
-            sd_s = robust_sd(lead, 0, qb - qa);
-            free(lead);
-        }
+        size_t qa = h, qb = q > 2 * h ? q - h : q, m = qb > qa ? qb - qa : 0;
+        double *tmp = malloc((m > q ? m : q) * sizeof *tmp);
+        if (!tmp)
+            FAIL(PL_ENOMEM, "processing: out of memory");
+        boxcar_range(&src, n, h, qa, qb, tmp);
+        sd_s = robust_sd(tmp, 0, m);
+        for (size_t i = 0; i < q; i++)
+            tmp[i] = omega_at(&src, i);
+        r->noise_omega = robust_sd(tmp, 0, q);
+        free(tmp);
     }
-    r->noise_omega = robust_sd(raw, 0, q);
     double thr = cfg->release_sigmas * (sd_s > 0 ? sd_s : 1e-9);
     size_t hold = (size_t)(0.05 * rate), run = 0, cross = n;
     for (size_t i = q; i < n; i++) {
@@ -549,13 +725,9 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
             break;
         }
     }
-    if (cross == n) {
-        free(sm);
-        free(raw);
-        return fail(r, PL_ENUMERIC, err, "no motion: the rotary speed never "
-                    "exceeds %.3g rad/s (%g noise standard deviations) for "
-                    "50 ms", thr, cfg->release_sigmas);
-    }
+    if (cross == n)
+        FAIL(PL_ENUMERIC, "no motion: the rotary speed never exceeds %.3g rad/s "
+             "(%g noise standard deviations) for 50 ms", thr, cfg->release_sigmas);
     /* From rest the speed grows linearly at first: extrapolate the line
      * through the first rise back to zero. */
     size_t k2 = cross;
@@ -568,29 +740,34 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
         k2 = k1 + (size_t)(0.02 * rate);
     if (k2 >= n)
         k2 = n - 1;
-    double t0 = line_at(raw, k1, k2 + 1, 0.0, 0.0);
-    double slope = line_at(raw, k1, k2 + 1, 0.0, 1.0) - t0;
+    for (size_t i = k1; i <= k2; i++)
+        om[i] = omega_at(&src, i);
+    double t0 = line_at(om, k1, k2 + 1, 0.0, 0.0);
+    double slope = line_at(om, k1, k2 + 1, 0.0, 1.0) - t0;
     size_t release = cross;
     if (slope > 0) {
         double z = -t0 / slope;
         release = z < 0 ? 0 : z > (double)k1 ? k1 : (size_t)llround(z);
     }
 
-    /* Refined offsets over the whole lead-in (less a margin). */
+    /* Refined offsets over the whole lead-in (less a margin), then omega
+     * (4.1) everywhere, unfiltered for now. */
     size_t lead = release > (size_t)(0.02 * rate) ? release - (size_t)(0.02 * rate) : 0;
+    double o1 = src.o1, o2 = src.o2;
     if (lead >= q) {
-        o1 = mean_of(r->vp1, 0, lead);
-        o2 = mean_of(r->vp2, 0, lead);
+        o1 = mean_of(vp1, 0, lead);
+        o2 = mean_of(vp2, 0, lead);
     } else {
         warn(r, "lead-in before the release is only %.3f s: offsets from %.3f s",
              lead / rate, q / rate);
     }
     for (size_t i = 0; i < n; i++) {
-        r->vp1[i] -= o1;
-        r->vp2[i] -= o2;
-        raw[i] = (r->vp1[i] - r->vp2[i]) / dh;
+        vp1[i] -= o1;
+        vp2[i] -= o2;
+        om[i] = (vp1[i] - vp2[i]) / dh;
     }
-    smoother_init(sm, raw, n, h);
+    omega_src whole = {NULL, NULL, 0, 0, 1, om};
+    smoother_init(sm, &whole, n, h);
 
     /* End of valid data: the last time the averaged speed is above the
      * threshold, refined to the largest one-sample drop near it (the
@@ -603,8 +780,8 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
         size_t a = last > 2 * h ? last - 2 * h : release + 1, b = last + 2 * h < n ? last + 2 * h : n - 1;
         double best = 0;
         for (size_t i = a + 1; i <= b; i++)
-            if (raw[i - 1] - raw[i] > best) {
-                best = raw[i - 1] - raw[i];
+            if (om[i - 1] - om[i] > best) {
+                best = om[i - 1] - om[i];
                 end = i;
             }
     }
@@ -615,35 +792,30 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     r->release_t = release / rate;
     r->end_t = end / rate;
 
-    /* Low-pass: the cut-off from the ringing when the data show one. */
-    double fc = cfg->cutoff_hz;
+    /* The spectrum of the unfiltered omega: the ringing, for the cut-off
+     * and (times |1 - H|^2) for the residual below. */
     size_t seg = cfg->psd_segment;
     while (seg > 256 && seg > end - release)
         seg /= 2;
-    if (end - release < seg) {
-        free(sm);
-        free(raw);
-        return fail(r, PL_ENUMERIC, err, "the motion lasts %.3f s: too short "
-                    "to process (at least %.3f s)", (end - release) / rate,
-                    seg / rate);
-    }
+    if (end - release < seg)
+        FAIL(PL_ENUMERIC, "the motion lasts %.3f s: too short to process (at "
+             "least %.3f s)", (end - release) / rate, seg / rate);
     r->psd_len = seg / 2 + 1;
     r->psd_df = rate / seg;
     r->psd_vp1 = malloc(r->psd_len * sizeof(double));
     r->psd_vp2 = malloc(r->psd_len * sizeof(double));
     r->psd_residual = malloc(r->psd_len * sizeof(double));
-    if (!r->psd_vp1 || !r->psd_vp2 || !r->psd_residual) {
-        free(sm);
-        free(raw);
-        return fail(r, PL_ENOMEM, err, "processing: out of memory");
-    }
-    pl_status st = PL_OK;
+    if (!r->psd_vp1 || !r->psd_vp2 || !r->psd_residual)
+        FAIL(PL_ENOMEM, "processing: out of memory");
+    pl_status st = pl_welch_psd(om + release, end - release, rate, seg,
+                                cfg->psd_max_segments, r->psd_residual, NULL, err);
+    if (st != PL_OK)
+        FAIL(st, "%s", err->msg);
+
+    /* Low-pass: the cut-off from the ringing when the data show one. */
+    double fc = cfg->cutoff_hz;
     if (isnan(fc)) {
-        /* first look at omega's own spectrum for the ringing */
-        double f_ring = NAN;
-        if (pl_welch_psd(raw + release, end - release, rate, seg, cfg->psd_max_segments,
-                         r->psd_residual, NULL, err) == PL_OK)
-            f_ring = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
+        double f_ring = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
         fc = isnan(f_ring) ? 1000.0 : 0.4 * f_ring;
         if (fc > 0.4 * rate)
             fc = 0.4 * rate;
@@ -655,156 +827,121 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
         pl_lowpass *lp = NULL;
         st = pl_lowpass_create(&lp, fc, rate, err);
         if (st == PL_OK)
-            st = pl_lowpass_apply(lp, raw, r->omega, n, err);
-        pl_lowpass_destroy(lp);
-        if (st != PL_OK) {
-            free(sm);
-            free(raw);
-            pl_process_result_free(r);
-            return st;
+            st = pl_lowpass_apply(lp, om, om, n, err);
+        /* What the filter removed, ringing and noise, has the spectrum of
+         * omega times |1 - H|^2: H is smooth over many bins, so this is
+         * the Welch estimate of the residual up to the window's leakage,
+         * without a pass over the run to form it. */
+        for (size_t k = 0; st == PL_OK && k < r->psd_len; k++) {
+            double rest = 1 - pl_lowpass_gain(lp, k * r->psd_df);
+            r->psd_residual[k] *= rest * rest;
         }
+        pl_lowpass_destroy(lp);
+        if (st != PL_OK)
+            FAIL(st, "%s", err->msg);
     } else {
-        memcpy(r->omega, raw, n * sizeof *raw);
+        memset(r->psd_residual, 0, r->psd_len * sizeof(double));
     }
 
-    /* theta by the trapezoid rule from the release (4.2), L_p = N theta / 2 pi */
-    double *om = r->omega, *th = r->theta, th_i = 0;
-    double half_dt = 0.5 / rate, lp_per_rad = N / (2 * M_PI);
-    for (size_t i = 0; i < n; i++) {
-        if (i > release && i < end)
-            th_i += half_dt * (om[i - 1] + om[i]);
-        th[i] = th_i;
-    }
-    r->lp_end = lp_per_rad * th[end - 1];
-    size_t last_s = (size_t)rate < end - release ? end - (size_t)rate : release;
-    r->omega_last_mean = mean_of(om, last_s, end);
-
-    /* Spectra of the window: both velocities and the residual of omega
-     * after the low-pass (what the filter removed: ringing and noise). */
-    for (size_t i = 0; i < n; i++)
-        raw[i] -= om[i];
-    if ((st = pl_welch_psd(r->vp1 + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_vp1, NULL, err)) != PL_OK ||
-        (st = pl_welch_psd(r->vp2 + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_vp2, NULL, err)) != PL_OK ||
-        (st = pl_welch_psd(raw + release, end - release, rate, seg, cfg->psd_max_segments, r->psd_residual, NULL, err)) != PL_OK) {
-        free(sm);
-        free(raw);
-        pl_process_result_free(r);
-        return st;
-    }
-    r->ring_freq_hz = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
-
-    /* Line impacts: peaks of the step statistic above its noise. */
+    /* theta by the trapezoid rule from the release (4.2); L_p = N theta /
+     * 2 pi.  The same pass sums |omega| over the impact search's range
+     * for the detection floor below. */
     size_t g = (size_t)llround(cfg->gap_s * rate), w = (size_t)llround(cfg->fit_s * rate);
     if (w < 4)
         w = 4;
     size_t from = release + g + w, to = end > g + w ? end - g - w : 0;
-    double *d = raw;   /* the residual is no longer needed */
-    if (to > from + 1)
-        step_statistic(om, g, w, from, to, d);
-    /* noise of D: in the lead-in when it is long enough, else over the
-     * window (impacts are rare enough not to move the median much) */
-    double sd_d;
-    if (release > 2 * (g + w) + (size_t)(0.1 * rate)) {
-        step_statistic(om, g, w, g + w, release - g - w, d);
-        sd_d = robust_sd(d, g + w, release - g - w);
-    } else {
-        sd_d = robust_sd(d, from, to);
+    double *th = r->theta, th_i = 0, level = 0, half_dt = 0.5 / rate;
+    for (size_t i = 0; i < n; i++) {
+        if (i > release && i < end)
+            th_i += half_dt * (om[i - 1] + om[i]);
+        th[i] = th_i;
+        if (i >= from && i < to)
+            level += fabs(om[i]);
+    }
+    level = to > from ? level / (double)(to - from) : 0;
+    r->lp_end = N * th[end - 1] / (2 * M_PI);
+    size_t last_s = (size_t)rate < end - release ? end - (size_t)rate : release;
+    r->omega_last_mean = mean_of(om, last_s, end);
+
+    /* Spectra of the window: both velocities (the residual is above). */
+    if ((st = pl_welch_psd(vp1 + release, end - release, rate, seg,
+                           cfg->psd_max_segments, r->psd_vp1, NULL, err)) != PL_OK ||
+        (st = pl_welch_psd(vp2 + release, end - release, rate, seg,
+                           cfg->psd_max_segments, r->psd_vp2, NULL, err)) != PL_OK)
+        FAIL(st, "%s", err->msg);
+    r->ring_freq_hz = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
+
+    /* Line impacts: peaks of the step statistic D above its noise.  The
+     * noise of D from the lead-in when it is long enough, else over the
+     * window (impacts are rare enough not to move the median much). */
+    double sd_d = NAN;
+    {
+        size_t a = from, b = to;
+        if (release > 2 * (g + w) + (size_t)(0.1 * rate)) {
+            a = g + w;
+            b = release - g - w;
+        }
+        double *tmp = b > a + 1 ? malloc((b - a) * sizeof *tmp) : NULL;
+        if (b > a + 1 && !tmp)
+            FAIL(PL_ENOMEM, "processing: out of memory");
+        if (tmp) {
+            step_statistic(om, g, w, a, b, tmp);
+            sd_d = robust_sd(tmp, 0, b - a);
+            free(tmp);
+        }
     }
     /* A floor for noise-free signals (a noise estimate of zero): steps
      * below 1e-4 of the mean speed are not impacts a rig can resolve. */
-    double level = 0;
-    for (size_t i = from; i < to; i++)
-        level += fabs(om[i]);
-    level = to > from ? level / (double)(to - from) : 0;
     double dthr = fmax(cfg->impact_sigmas * sd_d, 1e-4 * level);
     /* the same noise, as a change of slope across the fit windows */
     double kthr = dthr / cfg->fit_s;
-    size_t cap = 256;
-    step_fitter fitter = {0};
-    r->impacts = malloc(cap * sizeof *r->impacts);
-    if (!r->impacts || fitter_init(&fitter, g, w) != 0) {
-        fitter_free(&fitter);
-        free(sm);
-        free(raw);
-        return fail(r, PL_ENOMEM, err, "processing: out of memory");
-    }
+
+    /* The plateaus where D exceeds the threshold, in one forward pass. */
+    size_t n_pl = 0, cap_pl = 256;
+    plateau *pl = malloc(cap_pl * sizeof *pl);
+    if (!pl)
+        FAIL(PL_ENOMEM, "processing: out of memory");
+    dstream_init(ds, om, g, w, from, to);
     for (size_t k = from; k < to; k++) {
-        if (!(d[k] > dthr))
+        if (!(d_at(ds, k) > dthr))
             continue;
-        size_t start = k, peak = k;
-        while (k < to && d[k] > dthr) {
-            if (d[k] > d[peak])
-                peak = k;
+        size_t start = k;
+        while (k < to && d_at(ds, k) > dthr)
             k++;
-        }
         /* D grows across its plateau (the arc's slope changes sign at an
-         * impact), so its maximum is no good centre.  Every centre from a
-         * gap before the plateau to a gap after it is tried; the one whose
-         * two windows fit their lines best (neither straddles the step)
-         * gives the change point, and a last pass centres on it. */
+         * impact), so its maximum is no good centre: every centre from a
+         * gap before the plateau to a gap after it is tried. */
         size_t ra = start > g ? start - g : 0, rb = k + g;
         if (ra < 2 * (g + w) || rb + 2 * (g + w) >= n)
             continue;
-        /* a stride of g puts some centre within g/2 of the step, well
-         * inside that centre's gap; the last pass re-centres anyway */
-        size_t stride = g ? g : 1;
-        double tk = NAN, best_fit = INFINITY, wm = NAN, wp = NAN, kink, smin;
-        for (size_t c = ra; c <= rb; c += stride) {
-            double t2, fit, a1, a2;
-            /* Windows on one side of the impact fit well too, but find
-             * neither a step nor a bend between them: a line impact drops
-             * the speed and turns the arc from speeding up to slowing down
-             * (the centre passes from ahead of the old edge to behind the
-             * new one). */
-            if (locate_step(&fitter, om, c, rate, &t2, &fit, &a1, &a2, &kink, &smin) == 0 &&
-                a1 > a2 && (a1 - a2 > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr)) &&
-                fit < best_fit) {
-                best_fit = fit;
-                tk = t2;
+        if (n_pl == cap_pl) {
+            plateau *np = realloc(pl, 2 * cap_pl * sizeof *np);
+            if (!np) {
+                free(pl);
+                FAIL(PL_ENOMEM, "processing: out of memory");
             }
+            pl = np;
+            cap_pl *= 2;
         }
-        if (isnan(tk))
-            continue;
-        /* centred on the step, the windows are symmetric about it */
-        double t2, fit;
-        if (locate_step(&fitter, om, (size_t)llround(tk), rate, &t2, &fit, &wm, &wp, &kink, &smin) == 0)
-            tk = t2;
-        else
-            continue;
-        if (!(wm > wp && (wm - wp > 0.5 * dthr || (kink > kthr && smin > 0.5 * kthr))))
-            continue;
-        /* the contact instant: half an impact before the step's middle,
-         * omega- and omega+ the two arcs there */
-        {
-            double coef[5], chi;
-            size_t c = (size_t)llround(tk);
-            tk -= cfg->impact_half_s * rate;
-            if (joint_fit(&fitter, om, c, coef, &chi) != 0)
-                continue;
-            wm = curve(coef, 0, (double)c, tk);
-            wp = curve(coef, 1, (double)c, tk);
-        }
-        if (r->n_impacts == cap) {
-            cap *= 2;
-            pl_impact *nv = realloc(r->impacts, cap * sizeof *nv);
-            if (!nv) {
-                fitter_free(&fitter);
-                free(sm);
-                free(raw);
-                return fail(r, PL_ENOMEM, err, "processing: out of memory");
-            }
-            r->impacts = nv;
-        }
-        pl_impact *m = &r->impacts[r->n_impacts++];
-        m->t_s = tk / rate;
-        m->omega_minus = wm;
-        m->omega_plus = wp;
-        m->ratio = wp / wm;
-        m->interval_s = NAN;
+        pl[n_pl++] = (plateau){ra, rb};
     }
-    fitter_free(&fitter);
+    r->impacts = malloc((n_pl ? n_pl : 1) * sizeof *r->impacts);
+    unsigned char *found = malloc(n_pl ? n_pl : 1);
+    impact_job job = {om, rate, dthr, kthr, cfg->impact_half_s * rate, g, w,
+                      pl, n_pl, r->impacts, found, 0};
+    if (!r->impacts || !found || locate_impacts(&job, cfg->threads) != 0) {
+        free(pl);
+        free(found);
+        FAIL(PL_ENOMEM, "processing: out of memory");
+    }
+    for (size_t p = 0; p < n_pl; p++)
+        if (found[p])
+            r->impacts[r->n_impacts++] = r->impacts[p];
+    free(pl);
+    free(found);
     free(sm);
-    free(raw);
+    free(ds);
+#undef FAIL
     double sum = 0, sum2 = 0;
     for (size_t i = 0; i < r->n_impacts; i++) {
         if (i + 1 < r->n_impacts)
@@ -843,7 +980,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     memset(r, 0, sizeof *r);
     if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
         return err->code;
-    double *a = big_alloc(n), *b = big_alloc(n);
+    double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
     if (!a || !b) {
         free(a);
         free(b);
@@ -884,7 +1021,7 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
         return err->code;
     size_t n = (size_t)info.n_frames;
-    double *v[2] = {big_alloc(n), big_alloc(n)};
+    double *v[2] = {malloc(sizeof(double) * n), malloc(sizeof(double) * n)};
     if (!v[0] || !v[1]) {
         free(v[0]);
         free(v[1]);

@@ -35,6 +35,7 @@ typedef struct {
                                 velocity step by this much */
     size_t psd_segment;      /* Welch segment, samples (4096) */
     size_t psd_max_segments; /* Welch averages at most (512; 0: all) */
+    int threads;             /* for locating impacts; 0: one per CPU */
 } pl_process_config;
 
 /* The defaults above. */
