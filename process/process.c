@@ -214,11 +214,12 @@ static void step_statistic(const double *y, size_t g, size_t w,
         st += (double)t;
         stt += (double)t * t;
     }
-    double det = s0 * stt - st * st;
+    double idet = 1.0 / (s0 * stt - st * st), is0 = 1.0 / s0;
     double syL = 0, styL = 0, syR = 0, styR = 0;
-    for (size_t k = from; k < to; k++) {
+    for (size_t k = from, resync = 0; k < to; k++, resync--) {
         size_t aL = k - g - w, aR = k + g;
-        if ((k - from) % 1024 == 0) {
+        if (resync == 0) {
+            resync = 1024;
             syL = styL = syR = styR = 0;
             for (size_t t = 0; t < w; t++) {
                 syL += y[aL + t];
@@ -235,8 +236,8 @@ static void step_statistic(const double *y, size_t g, size_t w,
             styR = styR - syR + outR + (double)(w - 1) * inR;
             syR += inR - outR;
         }
-        double slL = (s0 * styL - st * syL) / det, icL = (syL - slL * st) / s0;
-        double slR = (s0 * styR - st * syR) / det, icR = (syR - slR * st) / s0;
+        double slL = (s0 * styL - st * syL) * idet, icL = (syL - slL * st) * is0;
+        double slR = (s0 * styR - st * syR) * idet, icR = (syR - slR * st) * is0;
         double left = icL + slL * (double)(g + w);       /* t of k in L */
         double right = icR - slR * (double)g;            /* t of k in R */
         d[k - from] = left - right;
@@ -280,31 +281,20 @@ static double d_at(dstream *s, size_t k)
  * removes the bias a straight line has when it is extrapolated across the
  * gap of a curved arc, at the price of one parameter for both sides.
  *
- * The design depends only on g and w, so its normal matrix is factored
+ * The design depends only on g and w, so its normal matrix is inverted
  * once (GSL's Cholesky) and each fit costs a pass over the windows and a
- * 5 x 5 triangular solve: there are tens of thousands of impacts in a
- * long run. */
+ * 5 x 5 product: there are tens of thousands of impacts in a long run. */
 typedef struct {
     size_t g, w;
-    gsl_matrix *chol;          /* Cholesky factor of X'X */
-    gsl_vector *rhs, *coef;
+    double inv[5][5];          /* (X'X)^-1 */
 } step_fitter;
-
-static void fitter_free(step_fitter *f)
-{
-    gsl_matrix_free(f->chol);
-    gsl_vector_free(f->rhs);
-    gsl_vector_free(f->coef);
-}
 
 static int fitter_init(step_fitter *f, size_t g, size_t w)
 {
     f->g = g;
     f->w = w;
-    f->chol = gsl_matrix_calloc(5, 5);
-    f->rhs = gsl_vector_alloc(5);
-    f->coef = gsl_vector_alloc(5);
-    if (!f->chol || !f->rhs || !f->coef)
+    gsl_matrix *m = gsl_matrix_calloc(5, 5);
+    if (!m)
         return -1;
     for (size_t i = 0; i < 2 * w; i++) {
         double t = (i < w ? -(double)(g + w) + (double)i : (double)(g + i - w)) * 0.1;
@@ -312,13 +302,19 @@ static int fitter_init(step_fitter *f, size_t g, size_t w)
         double x[5] = {right ? 0 : 1, right ? 0 : t, right ? 1 : 0, right ? t : 0, t * t};
         for (int r = 0; r < 5; r++)
             for (int c = 0; c < 5; c++)
-                *gsl_matrix_ptr(f->chol, r, c) += x[r] * x[c];
+                *gsl_matrix_ptr(m, r, c) += x[r] * x[c];
     }
-    return gsl_linalg_cholesky_decomp1(f->chol) == GSL_SUCCESS ? 0 : -1;
+    int ok = gsl_linalg_cholesky_decomp1(m) == GSL_SUCCESS &&
+             gsl_linalg_cholesky_invert(m) == GSL_SUCCESS;
+    for (int r = 0; ok && r < 5; r++)
+        for (int c = 0; c < 5; c++)
+            f->inv[r][c] = gsl_matrix_get(m, r, c);
+    gsl_matrix_free(m);
+    return ok ? 0 : -1;
 }
 
-static int joint_fit(step_fitter *f, const double *om, size_t c, double coef[5],
-                     double *chisq)
+static int joint_fit(const step_fitter *f, const double *om, size_t c,
+                     double coef[5], double *chisq)
 {
     size_t g = f->g, w = f->w;
     double s[5] = {0}, yy = 0;
@@ -334,14 +330,16 @@ static int joint_fit(step_fitter *f, const double *om, size_t c, double coef[5],
         s[4] += t2 * t2 * y2;
         yy += y2 * y2;
     }
-    for (int k = 0; k < 5; k++)
-        gsl_vector_set(f->rhs, k, s[k]);
-    if (gsl_linalg_cholesky_solve(f->chol, f->rhs, f->coef) != GSL_SUCCESS)
-        return -1;
+    /* The normal matrix is small, fixed and well conditioned (time in
+     * units of 10 samples): its inverse, formed once from GSL's Cholesky
+     * factor, turns every fit into a 5 x 5 product. */
     double bxy = 0;
     for (int k = 0; k < 5; k++) {
-        coef[k] = gsl_vector_get(f->coef, k);
-        bxy += coef[k] * s[k];
+        double v = 0;
+        for (int j = 0; j < 5; j++)
+            v += f->inv[k][j] * s[j];
+        coef[k] = v;
+        bxy += v * s[k];
     }
     *chisq = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
     return 0;
@@ -490,12 +488,14 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
     return PL_OK;
 }
 
-/* How many samples of v sit at its lowest or highest value (one pass). */
-static size_t at_extremes(const double *v, size_t n)
+/* The fraction of v's samples at its lowest or highest value, from every
+ * stride-th sample: a clipped channel sits there in most of any regular
+ * subsample, and a long run need not be read in full for it. */
+static double at_extremes(const double *v, size_t n, size_t stride)
 {
     double lo = v[0], hi = v[0];
-    size_t n_lo = 0, n_hi = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t n_lo = 0, n_hi = 0, m = 0;
+    for (size_t i = 0; i < n; i += stride, m++) {
         double x = v[i];
         if (x < lo) {
             lo = x;
@@ -508,7 +508,7 @@ static size_t at_extremes(const double *v, size_t n)
         n_lo += x == lo;
         n_hi += x == hi;
     }
-    return hi > lo ? n_lo + n_hi : 0;
+    return hi > lo && m ? (double)(n_lo + n_hi) / (double)m : 0.0;
 }
 
 /* --- line impacts ------------------------------------------------------- */
@@ -519,18 +519,18 @@ typedef struct {
     size_t ra, rb;
 } plateau;
 
-/* One share of the plateaus for one thread.  Each plateau is located
- * independently of the others, so the result does not depend on how the
- * plateaus are shared. */
+/* One share of the impact search for one thread: the plateaus that start
+ * in [a, b).  D exists on [from, to); a plateau that starts in a share
+ * belongs to it wherever it ends, so each is found exactly once and the
+ * result does not depend on how the run is shared. */
 typedef struct {
     const double *om;
+    size_t n;
     double rate, dthr, kthr, half;   /* half: impact_half_s in samples */
-    size_t g, w;
-    const plateau *pl;
-    size_t n_pl;
-    pl_impact *out;                  /* n_pl slots */
-    unsigned char *found;            /* 1 where out[i] holds an impact */
-    int failed;                      /* the fitter could not be set up */
+    size_t g, w, from, to, a, b;
+    pl_impact *out;                  /* n_out found, in time order */
+    size_t n_out;
+    int failed;                      /* out of memory */
 } impact_job;
 
 /* The impact in plateau p, if any, into *m: the centre whose two windows
@@ -589,24 +589,59 @@ static int locate_impact(step_fitter *f, const impact_job *j, plateau p,
 static void *impact_worker(void *arg)
 {
     impact_job *j = arg;
-    step_fitter f = {0};
-    if (fitter_init(&f, j->g, j->w) != 0) {
+    size_t g = j->g, w = j->w, cap = 0;
+    step_fitter f;
+    dstream *ds = malloc(sizeof *ds);
+    if (!ds || fitter_init(&f, g, w) != 0) {
+        free(ds);
         j->failed = 1;
-    } else {
-        for (size_t p = 0; p < j->n_pl; p++)
-            j->found[p] = (unsigned char)locate_impact(&f, j, j->pl[p], &j->out[p]);
+        return NULL;
     }
-    fitter_free(&f);
+    size_t k = j->a;
+    dstream_init(ds, j->om, g, w, k > j->from ? k - 1 : k, j->to);
+    if (k > j->from && d_at(ds, k - 1) > j->dthr)
+        while (k < j->to && d_at(ds, k) > j->dthr)
+            k++;   /* the previous share's plateau */
+    for (; k < j->b; k++) {
+        if (!(d_at(ds, k) > j->dthr))
+            continue;
+        size_t start = k;
+        while (k < j->to && d_at(ds, k) > j->dthr)
+            k++;
+        /* D grows across its plateau (the arc's slope changes sign at an
+         * impact), so its maximum is no good centre: every centre from a
+         * gap before the plateau to a gap after it is tried. */
+        size_t ra = start > g ? start - g : 0, rb = k + g;
+        if (ra < 2 * (g + w) || rb + 2 * (g + w) >= j->n)
+            continue;
+        pl_impact m;
+        if (!locate_impact(&f, j, (plateau){ra, rb}, &m))
+            continue;
+        if (j->n_out == cap) {
+            size_t nc = cap ? 2 * cap : 256;
+            pl_impact *nv = realloc(j->out, nc * sizeof *nv);
+            if (!nv) {
+                j->failed = 1;
+                break;
+            }
+            j->out = nv;
+            cap = nc;
+        }
+        j->out[j->n_out++] = m;
+    }
+    free(ds);
     return NULL;
 }
 
-/* Locates the impacts of all plateaus, on up to `threads` threads (the
- * fits are most of the work in a long run and need nothing shared but
- * the read-only omega).  Returns 0, or -1 when memory or a fitter could
- * not be had. */
-static int locate_impacts(const impact_job *tmpl, int threads)
+/* The impact search over [from, to) on up to `threads` threads (0: one
+ * per CPU): the step statistic and the fits are most of the work in a
+ * long run and share nothing but the read-only omega.  The impacts go to
+ * r in time order.  Returns 0, or -1 when out of memory. */
+static int find_impacts(const impact_job *tmpl, int threads,
+                        pl_process_result *r)
 {
-    enum { MAXT = 8, MIN_SHARE = 256 };
+    enum { MAXT = 8, MIN_SHARE = 100000 };
+    size_t span = tmpl->to > tmpl->from ? tmpl->to - tmpl->from : 0;
     int t = threads;
     if (t <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -614,43 +649,94 @@ static int locate_impacts(const impact_job *tmpl, int threads)
     }
     if (t > MAXT)
         t = MAXT;
-    if ((size_t)t > tmpl->n_pl / MIN_SHARE)
-        t = (int)(tmpl->n_pl / MIN_SHARE);
+    if ((size_t)t > span / MIN_SHARE)
+        t = (int)(span / MIN_SHARE);
     if (t < 1)
         t = 1;
     impact_job job[MAXT];
     pthread_t tid[MAXT];
     int started[MAXT] = {0};
-    size_t share = (tmpl->n_pl + (size_t)t - 1) / (size_t)t;
     for (int i = 0; i < t; i++) {
-        size_t a = (size_t)i * share < tmpl->n_pl ? (size_t)i * share : tmpl->n_pl;
-        size_t b = a + share < tmpl->n_pl ? a + share : tmpl->n_pl;
         job[i] = *tmpl;
-        job[i].pl = tmpl->pl + a;
-        job[i].n_pl = b - a;
-        job[i].out = tmpl->out + a;
-        job[i].found = tmpl->found + a;
+        job[i].a = tmpl->from + span * (size_t)i / (size_t)t;
+        job[i].b = tmpl->from + span * (size_t)(i + 1) / (size_t)t;
+        job[i].out = NULL;
+        job[i].n_out = 0;
         job[i].failed = 0;
     }
     for (int i = 1; i < t; i++)
         started[i] = pthread_create(&tid[i], NULL, impact_worker, &job[i]) == 0;
     impact_worker(&job[0]);
-    int failed = job[0].failed;
-    for (int i = 1; i < t; i++) {
-        if (started[i])
+    size_t total = 0;
+    int failed = 0;
+    for (int i = 0; i < t; i++) {
+        if (i > 0 && started[i])
             pthread_join(tid[i], NULL);
-        else
+        else if (i > 0)
             impact_worker(&job[i]);   /* no thread to be had: do it here */
         failed |= job[i].failed;
+        total += job[i].n_out;
     }
-    return failed ? -1 : 0;
+    r->impacts = failed ? NULL : malloc((total ? total : 1) * sizeof *r->impacts);
+    for (int i = 0; i < t; i++) {
+        if (r->impacts && job[i].n_out) {
+            memcpy(r->impacts + r->n_impacts, job[i].out, job[i].n_out * sizeof *job[i].out);
+            r->n_impacts += job[i].n_out;
+        }
+        free(job[i].out);
+    }
+    return r->impacts ? 0 : -1;
+}
+
+/* Copies a channel (when src is not NULL), measures how clipped it is and
+ * bridges its speckle drop-outs: one channel per thread. */
+typedef struct {
+    const double *src;
+    double *v;
+    size_t n, max_spike, spikes;
+    double jump, at_edge;
+} chan_job;
+
+static void *chan_worker(void *arg)
+{
+    chan_job *j = arg;
+    if (j->src)
+        memcpy(j->v, j->src, j->n * sizeof *j->v);
+    /* past a million samples every 97th (a prime: no beat with a periodic
+     * signal) still leaves ten thousand */
+    j->at_edge = at_extremes(j->v, j->n, j->n > 1000000 ? 97 : 1);
+    j->spikes = despike(j->v, j->n, j->jump, j->max_spike);
+    return NULL;
+}
+
+/* The two velocities' spectra, on their own thread. */
+typedef struct {
+    pl_welch *w[2];
+    const double *x[2];
+    size_t n;
+    double rate;
+    size_t max_segments;
+    double *psd[2];
+    pl_status st;
+    pl_err err;
+} psd_job;
+
+static void *psd_worker(void *arg)
+{
+    psd_job *j = arg;
+    for (int k = 0; k < 2 && j->st == PL_OK; k++)
+        j->st = pl_welch_run(j->w[k], j->x[k], j->n, j->rate, j->max_segments,
+                             j->psd[k], NULL, &j->err);
+    return NULL;
 }
 
 /* The processing proper.  It takes the velocity arrays vp1, vp2 over as
- * r->vp1, r->vp2 and works on them in place: a long run is never copied.
+ * r->vp1, r->vp2 and works on them in place: a long run is copied at most
+ * once, from src1, src2 when they are not NULL.
  * omega is first the unfiltered (4.1) and is then low-passed in place.
  * On failure r holds nothing and the arrays are freed. */
-static pl_status process_owned(double *vp1, double *vp2, size_t n,
+static pl_status process_owned(double *vp1, double *vp2, const double *src1,
+                               const double *src2, size_t n,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
                                pl_process_result *r, pl_err *err)
@@ -668,28 +754,47 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     r->omega = malloc(sizeof(double) * n);
     r->theta = malloc(sizeof(double) * n);
     smoother *sm = malloc(sizeof *sm);
-    dstream *ds = malloc(sizeof *ds);
     double *om = r->omega;
-    if (!r->omega || !r->theta || !sm || !ds) {
+    if (!r->omega || !r->theta || !sm) {
         free(sm);
-        free(ds);
         return fail(r, PL_ENOMEM, err, "processing: out of memory for %zu samples", n);
     }
-#define FAIL(code, ...) do { free(sm); free(ds); return fail(r, code, err, __VA_ARGS__); } while (0)
+    pl_welch *welch[3] = {NULL, NULL, NULL};
+    pl_lowpass *lp = NULL;
+    pthread_t psd_thread;
+    int psd_running = 0;
+    /* one way out: the spectra's thread joined before anything it reads
+     * is freed */
+#define CLEANUP() do { \
+        if (psd_running) \
+            pthread_join(psd_thread, NULL); \
+        psd_running = 0; \
+        for (int k_ = 0; k_ < 3; k_++) \
+            pl_welch_destroy(welch[k_]); \
+        pl_lowpass_destroy(lp); \
+        free(sm); \
+    } while (0)
+#define FAIL(code, ...) do { CLEANUP(); return fail(r, code, err, __VA_ARGS__); } while (0)
 
-    /* All clipped?  A converter pinned at one end gives the same value
-     * for most samples. */
-    for (int c = 0; c < 2; c++) {
-        size_t at_edge = at_extremes(c ? vp2 : vp1, n);
-        if (at_edge > n / 2)
+    /* The channels one per thread: copied in when src1, src2 are given,
+     * checked for clipping (a converter pinned at one end gives the same
+     * value for most samples) and despiked. */
+    size_t max_spike = (size_t)ceil(0.005 * rate);
+    chan_job cj[2] = {{src1, vp1, n, max_spike, 0, cfg->despike_jump_mps, 0},
+                      {src2, vp2, n, max_spike, 0, cfg->despike_jump_mps, 0}};
+    pthread_t ct;
+    int c_started = cfg->threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
+    chan_worker(&cj[0]);
+    if (c_started)
+        pthread_join(ct, NULL);
+    else
+        chan_worker(&cj[1]);
+    for (int c = 0; c < 2; c++)
+        if (cj[c].at_edge > 0.5)
             FAIL(PL_ENUMERIC, "channel %d sits at its extreme values in %.0f %% "
                  "of the samples: clipped (widen the LDV's velocity range or "
-                 "the DAQ's input range)", c + 1, 100.0 * at_edge / n);
-    }
-
-    size_t max_spike = (size_t)ceil(0.005 * rate);
-    r->spikes = despike(vp1, n, cfg->despike_jump_mps, max_spike) +
-                despike(vp2, n, cfg->despike_jump_mps, max_spike);
+                 "the DAQ's input range)", c + 1, 100.0 * cj[c].at_edge);
+    r->spikes = cj[0].spikes + cj[1].spikes;
 
     /* Offsets from the quiet lead-in; refined below once the release is
      * known.  Until then omega is computed only where it is looked at. */
@@ -792,8 +897,8 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     r->release_t = release / rate;
     r->end_t = end / rate;
 
-    /* The spectrum of the unfiltered omega: the ringing, for the cut-off
-     * and (times |1 - H|^2) for the residual below. */
+    /* The spectrum of the unfiltered omega: the ringing, for the cut-off,
+     * and (times |1 - H|^2) the residual's. */
     size_t seg = cfg->psd_segment;
     while (seg > 256 && seg > end - release)
         seg /= 2;
@@ -807,7 +912,10 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     r->psd_residual = malloc(r->psd_len * sizeof(double));
     if (!r->psd_vp1 || !r->psd_vp2 || !r->psd_residual)
         FAIL(PL_ENOMEM, "processing: out of memory");
-    pl_status st = pl_welch_psd(om + release, end - release, rate, seg,
+    for (int k = 0; k < 3; k++)
+        if (pl_welch_create(&welch[k], seg, err) != PL_OK)
+            FAIL(err->code, "%s", err->msg);
+    pl_status st = pl_welch_run(welch[0], om + release, end - release, rate,
                                 cfg->psd_max_segments, r->psd_residual, NULL, err);
     if (st != PL_OK)
         FAIL(st, "%s", err->msg);
@@ -824,24 +932,33 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     }
     r->cutoff_hz = fc;
     if (fc > 0) {
-        pl_lowpass *lp = NULL;
-        st = pl_lowpass_create(&lp, fc, rate, err);
-        if (st == PL_OK)
-            st = pl_lowpass_apply(lp, om, om, n, err);
-        /* What the filter removed, ringing and noise, has the spectrum of
+        if ((st = pl_lowpass_create(&lp, fc, rate, err)) != PL_OK)
+            FAIL(st, "%s", err->msg);
+        /* What the filter removes, ringing and noise, has the spectrum of
          * omega times |1 - H|^2: H is smooth over many bins, so this is
          * the Welch estimate of the residual up to the window's leakage,
          * without a pass over the run to form it. */
-        for (size_t k = 0; st == PL_OK && k < r->psd_len; k++) {
+        for (size_t k = 0; k < r->psd_len; k++) {
             double rest = 1 - pl_lowpass_gain(lp, k * r->psd_df);
             r->psd_residual[k] *= rest * rest;
         }
-        pl_lowpass_destroy(lp);
-        if (st != PL_OK)
-            FAIL(st, "%s", err->msg);
     } else {
         memset(r->psd_residual, 0, r->psd_len * sizeof(double));
     }
+    r->ring_freq_hz = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
+
+    /* Every plan is made: the velocities' spectra (final now) on a second
+     * thread while this one filters, integrates and searches. */
+    psd_job pj = {{welch[1], welch[2]}, {vp1 + release, vp2 + release},
+                  end - release, rate, cfg->psd_max_segments,
+                  {r->psd_vp1, r->psd_vp2}, PL_OK, {0}};
+    if (cfg->threads != 1 && pthread_create(&psd_thread, NULL, psd_worker, &pj) == 0)
+        psd_running = 1;
+    else
+        psd_worker(&pj);
+
+    if (lp && (st = pl_lowpass_apply(lp, om, om, n, err)) != PL_OK)
+        FAIL(st, "%s", err->msg);
 
     /* theta by the trapezoid rule from the release (4.2); L_p = N theta /
      * 2 pi.  The same pass sums |omega| over the impact search's range
@@ -862,14 +979,6 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     r->lp_end = N * th[end - 1] / (2 * M_PI);
     size_t last_s = (size_t)rate < end - release ? end - (size_t)rate : release;
     r->omega_last_mean = mean_of(om, last_s, end);
-
-    /* Spectra of the window: both velocities (the residual is above). */
-    if ((st = pl_welch_psd(vp1 + release, end - release, rate, seg,
-                           cfg->psd_max_segments, r->psd_vp1, NULL, err)) != PL_OK ||
-        (st = pl_welch_psd(vp2 + release, end - release, rate, seg,
-                           cfg->psd_max_segments, r->psd_vp2, NULL, err)) != PL_OK)
-        FAIL(st, "%s", err->msg);
-    r->ring_freq_hz = ring_peak(r->psd_residual, r->psd_len, r->psd_df);
 
     /* Line impacts: peaks of the step statistic D above its noise.  The
      * noise of D from the lead-in when it is long enough, else over the
@@ -896,52 +1005,15 @@ static pl_status process_owned(double *vp1, double *vp2, size_t n,
     /* the same noise, as a change of slope across the fit windows */
     double kthr = dthr / cfg->fit_s;
 
-    /* The plateaus where D exceeds the threshold, in one forward pass. */
-    size_t n_pl = 0, cap_pl = 256;
-    plateau *pl = malloc(cap_pl * sizeof *pl);
-    if (!pl)
+    impact_job job = {om, n, rate, dthr, kthr, cfg->impact_half_s * rate,
+                      g, w, from, to, from, to, NULL, 0, 0};
+    if (find_impacts(&job, cfg->threads, r) != 0)
         FAIL(PL_ENOMEM, "processing: out of memory");
-    dstream_init(ds, om, g, w, from, to);
-    for (size_t k = from; k < to; k++) {
-        if (!(d_at(ds, k) > dthr))
-            continue;
-        size_t start = k;
-        while (k < to && d_at(ds, k) > dthr)
-            k++;
-        /* D grows across its plateau (the arc's slope changes sign at an
-         * impact), so its maximum is no good centre: every centre from a
-         * gap before the plateau to a gap after it is tried. */
-        size_t ra = start > g ? start - g : 0, rb = k + g;
-        if (ra < 2 * (g + w) || rb + 2 * (g + w) >= n)
-            continue;
-        if (n_pl == cap_pl) {
-            plateau *np = realloc(pl, 2 * cap_pl * sizeof *np);
-            if (!np) {
-                free(pl);
-                FAIL(PL_ENOMEM, "processing: out of memory");
-            }
-            pl = np;
-            cap_pl *= 2;
-        }
-        pl[n_pl++] = (plateau){ra, rb};
-    }
-    r->impacts = malloc((n_pl ? n_pl : 1) * sizeof *r->impacts);
-    unsigned char *found = malloc(n_pl ? n_pl : 1);
-    impact_job job = {om, rate, dthr, kthr, cfg->impact_half_s * rate, g, w,
-                      pl, n_pl, r->impacts, found, 0};
-    if (!r->impacts || !found || locate_impacts(&job, cfg->threads) != 0) {
-        free(pl);
-        free(found);
-        FAIL(PL_ENOMEM, "processing: out of memory");
-    }
-    for (size_t p = 0; p < n_pl; p++)
-        if (found[p])
-            r->impacts[r->n_impacts++] = r->impacts[p];
-    free(pl);
-    free(found);
-    free(sm);
-    free(ds);
+    CLEANUP();
+    if (pj.st != PL_OK)
+        return fail(r, pj.st, err, "%s", pj.err.msg);
 #undef FAIL
+#undef CLEANUP
     double sum = 0, sum2 = 0;
     for (size_t i = 0; i < r->n_impacts; i++) {
         if (i + 1 < r->n_impacts)
@@ -986,9 +1058,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
         free(b);
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
     }
-    memcpy(a, v1, n * sizeof *a);
-    memcpy(b, v2, n * sizeof *b);
-    return process_owned(a, b, n, rate, h1, h2, N, cfg, r, err);
+    return process_owned(a, b, v1, v2, n, rate, h1, h2, N, cfg, r, err);
 }
 
 /* --- the stored run ----------------------------------------------------- */
@@ -1041,7 +1111,7 @@ pl_status pl_process_run(pl_store *store, long long run_id,
             v[c][i] *= k;
     }
     pl_process_result r;
-    st = process_owned(v[0], v[1], n, info.sample_rate_hz, ch[0].beam_height_m,
+    st = process_owned(v[0], v[1], NULL, NULL, n, info.sample_rate_hz, ch[0].beam_height_m,
                        ch[1].beam_height_m, prism.n_edges, cfg, &r, err);
     if (st != PL_OK) {
         pl_err_prefix(err, "run %lld: ", run_id);

@@ -135,29 +135,61 @@ pl_status pl_lowpass_apply(pl_lowpass *lp, const double *x, double *y,
     return PL_OK;
 }
 
-pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
+struct pl_welch {
+    size_t seg;
+    double *buf, *win, wss;
+    fftw_complex *spec;
+    fftw_plan plan;
+};
+
+pl_status pl_welch_create(pl_welch **out, size_t seg, pl_err *err)
+{
+    *out = NULL;
+    if (seg < 16 || (seg & (seg - 1)))
+        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
+                          "power of two >= 16", seg);
+    pl_welch *w = calloc(1, sizeof *w);
+    if (!w)
+        return pl_err_set(err, PL_ENOMEM, "Welch PSD: out of memory");
+    w->seg = seg;
+    w->buf = fftw_alloc_real(seg);
+    w->spec = fftw_alloc_complex(seg / 2 + 1);
+    w->win = malloc(seg * sizeof *w->win);
+    if (!w->buf || !w->spec || !w->win ||
+        !(w->plan = fftw_plan_dft_r2c_1d((int)seg, w->buf, w->spec, FFTW_ESTIMATE))) {
+        pl_welch_destroy(w);
+        return pl_err_set(err, PL_ENOMEM, "Welch PSD: out of memory");
+    }
+    for (size_t k = 0; k < seg; k++) {
+        w->win[k] = 0.5 - 0.5 * cos(2 * M_PI * k / seg);
+        w->wss += w->win[k] * w->win[k];
+    }
+    *out = w;
+    return PL_OK;
+}
+
+void pl_welch_destroy(pl_welch *w)
+{
+    if (!w)
+        return;
+    if (w->plan)
+        fftw_destroy_plan(w->plan);
+    fftw_free(w->buf);
+    fftw_free(w->spec);
+    free(w->win);
+    free(w);
+}
+
+pl_status pl_welch_run(pl_welch *w, const double *x, size_t n, double rate,
                        size_t max_segments, double *psd, size_t *segments,
                        pl_err *err)
 {
-    if (seg < 16 || (seg & (seg - 1)) || n < seg)
-        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
-                          "power of two >= 16 and at most the %zu samples",
-                          seg, n);
-    double *buf = fftw_alloc_real(seg);
-    fftw_complex *spec = fftw_alloc_complex(seg / 2 + 1);
-    double *win = malloc(seg * sizeof *win);
-    if (!buf || !spec || !win) {
-        fftw_free(buf);
-        fftw_free(spec);
-        free(win);
-        return pl_err_set(err, PL_ENOMEM, "Welch PSD: out of memory");
-    }
-    fftw_plan plan = fftw_plan_dft_r2c_1d((int)seg, buf, spec, FFTW_ESTIMATE);
-    double wss = 0;
-    for (size_t k = 0; k < seg; k++) {
-        win[k] = 0.5 - 0.5 * cos(2 * M_PI * k / seg);
-        wss += win[k] * win[k];
-    }
+    size_t seg = w->seg;
+    double *buf = w->buf, *win = w->win;
+    fftw_complex *spec = w->spec;
+    if (n < seg)
+        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu is longer "
+                          "than the %zu samples", seg, n);
     memset(psd, 0, (seg / 2 + 1) * sizeof *psd);
     size_t total = (n - seg) / (seg / 2) + 1;
     size_t want = max_segments && total > max_segments ? max_segments : total;
@@ -180,7 +212,7 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
         double mean = (m4[0] + m4[1] + m4[2] + m4[3]) / seg;
         for (size_t k = 0; k < seg; k++)
             buf[k] -= mean * win[k];
-        fftw_execute(plan);
+        fftw_execute(w->plan);
         for (size_t k = 0; k <= seg / 2; k++)
             psd[k] += spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1];
         count++;
@@ -188,15 +220,27 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
     /* One-sided density: |X|^2 / (rate * sum w^2), doubled except at DC and
      * Nyquist, so that its integral over frequency is the variance. */
     for (size_t k = 0; k <= seg / 2; k++) {
-        psd[k] /= count * rate * wss;
+        psd[k] /= count * rate * w->wss;
         if (k > 0 && k < seg / 2)
             psd[k] *= 2;
     }
-    fftw_destroy_plan(plan);
-    fftw_free(buf);
-    fftw_free(spec);
-    free(win);
     if (segments)
         *segments = count;
     return PL_OK;
+}
+
+pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
+                       size_t max_segments, double *psd, size_t *segments,
+                       pl_err *err)
+{
+    if (seg < 16 || (seg & (seg - 1)) || n < seg)
+        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
+                          "power of two >= 16 and at most the %zu samples",
+                          seg, n);
+    pl_welch *w = NULL;
+    if (pl_welch_create(&w, seg, err) != PL_OK)
+        return err->code;
+    pl_status st = pl_welch_run(w, x, n, rate, max_segments, psd, segments, err);
+    pl_welch_destroy(w);
+    return st;
 }

@@ -38,6 +38,23 @@ void pl_lowpass_destroy(pl_lowpass *lp);
 /* The filter's gain at f_hz (for docs and tests). */
 double pl_lowpass_gain(const pl_lowpass *lp, double f_hz);
 
+/* A Welch estimator for segments of seg samples: the FFTW plan, buffers
+ * and window made once.  FFTW plans only on one thread at a time, so make
+ * every handle (and low-pass) before running any on another thread; a
+ * handle runs on one thread at a time, different handles at once. */
+typedef struct pl_welch pl_welch;
+
+/* seg: a power of two >= 16. */
+pl_status pl_welch_create(pl_welch **out, size_t seg, pl_err *err);
+
+/* Welch's estimate of x[0..n-1] into psd, as pl_welch_psd() below. */
+pl_status pl_welch_run(pl_welch *w, const double *x, size_t n, double rate_hz,
+                       size_t max_segments, double *psd, size_t *segments,
+                       pl_err *err);
+
+/* Frees the handle and its plan; NULL is a no-op. */
+void pl_welch_destroy(pl_welch *w);
+
 /* Welch's averaged periodogram of x[0..n-1] (Hann window, segments of seg
  * samples (a power of two >= 16), 50 % overlap, the mean of each segment
  * removed): psd[0..seg/2] in unit^2/Hz, one-sided, bin k at k rate / seg.

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "acquire/import.h"
+#include "acquire/simrun.h"
 #include "db/catalog.h"
 #include "db/store.h"
 #include "process/process.h"
@@ -249,6 +250,60 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A long simulated run (25 s: the impact search is shared between
+ * threads only past 10 s a share) processed on one thread and on four:
+ * the same impacts, bit for bit, and the same spectra. */
+static void test_threads_agree(void **state)
+{
+    (void)state;
+    pl_simrun_config sc;
+    pl_simrun_config_default(&sc);
+    sc.model.N = 38;
+    sc.model.lambda0 = 4.5 * M_PI / 180;
+    sc.model.ramp_length = 0;   /* endless: it rolls the whole time */
+    sc.model.duration = 24;
+    sc.lead_in_s = 1.0;
+    sc.tail_s = 0.5;
+    pl_simrun *sim = NULL;
+    pl_err err = {0};
+    assert_int_equal(pl_simrun_create(&sim, &sc, &err), PL_OK);
+    pl_channel ch[2];
+    pl_simrun_channels(sim, ch);
+    size_t n = pl_simrun_frames(sim);
+    const uint16_t *codes = pl_simrun_codes(sim);
+    double *v[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++)
+            v[k][i] = ch[k].beam_sign * ch[k].ldv_scale_mps_per_v *
+                      pl_channel_volts(&ch[k], codes[2 * i + k]);
+    pl_process_config c1, c4;
+    pl_process_config_default(&c1);
+    c1.threads = 1;
+    c4 = c1;
+    c4.threads = 4;
+    pl_process_result r1, r4;
+    assert_int_equal(pl_process_signals(v[0], v[1], n, sc.rate_hz, ch[0].beam_height_m,
+                                        ch[1].beam_height_m, 38, &c1, &r1, &err), PL_OK);
+    assert_int_equal(pl_process_signals(v[0], v[1], n, sc.rate_hz, ch[0].beam_height_m,
+                                        ch[1].beam_height_m, 38, &c4, &r4, &err), PL_OK);
+    assert_true(r1.n_impacts > 1000);
+    assert_int_equal(r1.n_impacts, r4.n_impacts);
+    for (size_t i = 0; i < r1.n_impacts; i++) {
+        assert_true(r1.impacts[i].t_s == r4.impacts[i].t_s);
+        assert_true(r1.impacts[i].ratio == r4.impacts[i].ratio);
+        if (i)
+            assert_true(r1.impacts[i].t_s > r1.impacts[i - 1].t_s);
+    }
+    assert_memory_equal(r1.psd_vp1, r4.psd_vp1, r1.psd_len * sizeof(double));
+    assert_memory_equal(r1.psd_vp2, r4.psd_vp2, r1.psd_len * sizeof(double));
+    assert_memory_equal(r1.theta, r4.theta, n * sizeof(double));
+    pl_process_result_free(&r1);
+    pl_process_result_free(&r4);
+    free(v[0]);
+    free(v[1]);
+    pl_simrun_destroy(sim);
+}
+
 static void test_fixture_scores(void **state)
 {
     (void)state;
@@ -352,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_steps_of_known_size_and_time),
         cmocka_unit_test(test_spectrum_and_filter),
         cmocka_unit_test(test_malformed_inputs),
+        cmocka_unit_test(test_threads_agree),
         cmocka_unit_test(test_fixture_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
