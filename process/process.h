@@ -7,8 +7,10 @@
  * it can be tested on hand-built signals; pl_process_run() reads a stored
  * run, calls it and writes the result back (db/derived.h).
  *
- * Units: SI throughout (s, m/s, rad, rad/s).  Threading: a handle is used
- * by one thread at a time.
+ * Units: SI throughout (s, m/s, rad, rad/s).  Threading: the functions
+ * may be called from several threads on different data; a long run is
+ * processed on up to one thread per CPU (pl_process_config.threads) with
+ * results that do not depend on the count.
  */
 #ifndef PL_PROCESS_PROCESS_H
 #define PL_PROCESS_PROCESS_H
