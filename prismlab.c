@@ -30,7 +30,7 @@ static const struct command commands[] = {
     {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},
     {"simulate", pl_cmd_simulate, "simulate a prism rolling down a ramp"},
     {"validate", pl_cmd_validate, "match simulations to processed runs and measure the errors"},
-    {"roughplane", pl_cmd_roughplane, "a particle sliding on a rough plane (seed 003)"},
+    {"roughplane", pl_cmd_roughplane, "a particle or rigid body sliding on a rough plane (seed 003)"},
     {"sphere", pl_cmd_sphere, "rolling friction of a viscous sphere (seed 004)"},
     {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
 };

@@ -51,7 +51,7 @@ static int step(gsl_odeiv2_step *st, gsl_odeiv2_system *sys, const double y[4],
 
 pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
                                  double duration, double eps, size_t n,
-                                 double *tt, double *xx, double *ww,
+                                 pl_particle_sample *samples,
                                  pl_particle_end *end, pl_err *err)
 {
     if (!(pl->mu >= 0) || !(pl->phi >= 0 && pl->phi < M_PI / 2) || !(pl->g > 0))
@@ -87,13 +87,16 @@ pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
         if (pl->friction == PL_FRICTION_ROUGH && s0 > 0) {
             /* The speed falls at alpha + g sin(phi) x (the up-slope part of
              * the direction): when it would reach zero within the step, step
-             * to just short of that instant rather than across it, where the
-             * friction force jumps and no step (nor any of its stages)
-             * should go.  Each such step leaves a thousandth of the speed;
-             * a few of them bring it below 1e-12 of the scale. */
+             * a quarter of the way to that instant rather than across it,
+             * where the friction force jumps and no step (nor any of its
+             * stages) should go.  Short steps matter: on an incline the
+             * direction swings down-slope ever faster as the speed goes
+             * (its rate is g sin(phi) / |V|), and steps of nearly the whole
+             * time left misplaced the stop by 2e-6 s.  About a hundred
+             * such steps bring the speed below 1e-12 of the scale. */
             double decel = c.alpha + c.beta * y[3] / s0;
-            if (decel > 0 && s0 / decel <= hs) {
-                hs = (1 - 1e-3) * s0 / decel;
+            if (decel > 0 && s0 / decel <= 4 * hs) {
+                hs = 0.25 * s0 / decel;
                 to_rest = 1;
             }
         }
@@ -128,9 +131,8 @@ pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
                 step(st, &sys, y, ts - t, ys);
             else
                 memcpy(ys, y, sizeof ys);
-            if (tt) tt[next] = ts;
-            if (xx) xx[next] = ys[0];
-            if (ww) ww[next] = ys[1];
+            if (samples)
+                samples[next] = (pl_particle_sample){ts, ys[0], ys[1], ys[2], ys[3]};
             next++;
         }
         memcpy(y, y1, sizeof y);
@@ -142,9 +144,9 @@ pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
         }
     }
     for (; n > 0 && next < n; next++) {   /* held at rest */
-        if (tt) tt[next] = duration * (double)next / (double)steps;
-        if (xx) xx[next] = y[0];
-        if (ww) ww[next] = y[1];
+        if (samples)
+            samples[next] = (pl_particle_sample){duration * (double)next / (double)steps,
+                                                 y[0], y[1], 0, 0};
     }
     gsl_odeiv2_step_free(st);
     end->x = y[0];

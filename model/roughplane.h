@@ -7,9 +7,9 @@
  * alpha = c/m given directly in 1/s).  Integrated with GSL's rk8pd; a
  * rough-friction particle stops in finite time: the instant is located by
  * bisection on the step, and it stays at rest when static friction can
- * hold it (mu >= tan phi), else it slides back down.  Only the particle is
- * written: the two-particle, N-particle, rod, board and box systems of the
- * document are not (docs/models.md).  SI units.
+ * hold it (mu >= tan phi), else it slides back down.  The document's
+ * other bodies (two particles, N particles, rod, board, box) are in
+ * model/body.h.  SI units.
  */
 #ifndef PL_MODEL_ROUGHPLANE_H
 #define PL_MODEL_ROUGHPLANE_H
@@ -34,15 +34,21 @@ typedef struct {
     int at_rest;
 } pl_particle_end;
 
+typedef struct {
+    double t;           /* s */
+    double x, w;        /* m */
+    double vx, vw;      /* m/s */
+} pl_particle_sample;
+
 /* Slides a particle from (0, 0) with velocity (vx0, vw0) for at most
  * duration s (it ends earlier when it comes to rest for good).  For
  * viscous friction on a flat plane "at rest" means |V| <= eps (the
  * document's t_max = ln(|V0| / eps) / alpha); eps <= 0: never.  n samples
- * (t, x, w) at equal steps of the duration go to the arrays when not NULL
- * (positions held after the stop). */
+ * at equal steps of the duration go to samples when not NULL (held after
+ * the stop). */
 pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
                                  double duration, double eps, size_t n,
-                                 double *t, double *x, double *w,
+                                 pl_particle_sample *samples,
                                  pl_particle_end *end, pl_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "tests/util/testutil.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,10 @@ static int teardown(void **state)
 
 static void every_command_has_help(void **state)
 {
-    static const char *const cmds[] = {"db", "prism", "ramp", "experiment", "run"};
+    static const char *const cmds[] = {"db", "prism", "ramp", "experiment", "run",
+                                       "acquire", "export", "import", "sim", "process",
+                                       "simulate", "validate", "roughplane", "sphere",
+                                       "report"};
     fixture *f = *state;
 
     assert_int_equal(RUN(f, "--help"), 0);
@@ -161,6 +165,49 @@ static void db_check_names_a_corrupt_chunk(void **state)
     assert_non_null(strstr(f->err, "1 problem"));
 }
 
+/* seed 003's bodies from the command line: the last line's fields, the
+ * CSV and the picture, and the errors. */
+static void roughplane_bodies(void **state)
+{
+    fixture *f = *state;
+    char *csv = tu_path(f->dir, "rod.csv"), *svg = tu_path(f->dir, "rod.svg");
+    assert_int_equal(RUN(f, "roughplane", "--body", "rod", "--mass", "1", "--length", "0.5",
+                         "--friction", "rough", "--mu", "0.3", "--v0", "1,0.5",
+                         "--omega0", "3", "--csv", csv, "--plot", svg), 0);
+    double ts, x, y, th;
+    assert_int_equal(sscanf(strstr(f->out, "t_stop="), "t_stop=%lf x=%lf y=%lf theta=%lf",
+                            &ts, &x, &y, &th), 4);
+    assert_true(ts > 0.3 && ts < 0.5 && x > 0 && y > 0 && th > 0);
+    FILE *c = fopen(csv, "r");
+    assert_non_null(c);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, c));
+    assert_string_equal(line, "t_s,x_m,y_m,theta_rad,vx_mps,vy_mps,omega_radps\n");
+    int rows = 0;
+    while (fgets(line, sizeof line, c))
+        rows++;
+    fclose(c);
+    assert_int_equal(rows, 1001);
+    FILE *g = fopen(svg, "r");
+    assert_non_null(g);
+    assert_non_null(fgets(line, sizeof line, g));
+    assert_non_null(strstr(line, "<?xml"));
+    fclose(g);
+    /* the decoupled model stops the rod's spin at |w0| / (3 mu g / L) */
+    assert_int_equal(RUN(f, "roughplane", "--body", "rod", "--mass", "1", "--length", "0.5",
+                         "--friction", "rough", "--mu", "0.3", "--v0", "0,0",
+                         "--omega0", "3", "--hack"), 0);
+    assert_int_equal(sscanf(strstr(f->out, "t_stop="), "t_stop=%lf", &ts), 1);
+    assert_true(fabs(ts - 3.0 / (3 * 0.3 * 9.80665 / 0.5)) < 1e-9);
+    assert_int_equal(RUN(f, "roughplane", "--body", "cube", "--mu", "0.3", "--v0", "1,0"), 1);
+    assert_non_null(strstr(f->err, "'cube'"));
+    assert_int_not_equal(RUN(f, "roughplane", "--body", "board", "--mass", "1", "--length", "0.3",
+                             "--mu", "0.3", "--v0", "1,0"), 0);
+    assert_non_null(strstr(f->err, "width"));
+    free(csv);
+    free(svg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +217,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(csv_import_error_exits_2_with_line, setup, teardown),
         cmocka_unit_test_setup_teardown(env_var_names_the_database, setup, teardown),
         cmocka_unit_test_setup_teardown(db_check_names_a_corrupt_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(roughplane_bodies, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
