@@ -32,6 +32,7 @@ static const struct command commands[] = {
     {"validate", pl_cmd_validate, "match simulations to processed runs and measure the errors"},
     {"roughplane", pl_cmd_roughplane, "a particle or rigid body sliding on a rough plane (seed 003)"},
     {"sphere", pl_cmd_sphere, "rolling friction of a viscous sphere (seed 004)"},
+    {"dimer", pl_cmd_dimer, "a dimer bouncing on a vibrating plate (seed 002)"},
     {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
 };
 

@@ -358,6 +358,11 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                 double ep = E[p] - u[p] * h / 2 * (u[p] < 0 ? 1 : 1 / (es * es));
                 double es_ = E[s] - u[s] * h / 2 * pow(E[s] / E[p], gam) * (u[s] < 0 ? 1 : 1 / (es * es));
                 q[s] = ep > 0 && es_ > 0 ? pow(es_ / ep, gam) : pow(E[s] / E[p], gam);
+            } else if (E[s] == 0 && E[p] == 0 && u[s] < 0 && u[p] < 0) {
+                /* both start at once: on the Hertz clock their
+                 * deformations grow as their approach speeds, so the
+                 * impulse ratio is (u_s / u_p)^eta from the start */
+                q[s] = pow(u[s] / u[p], eta);
             } else if (E[s] == 0 && u[s] < 0 && E[p] > 0) {
                 /* the Hertz clock: xi_s grows from 0 over the step */
                 double xip = pow((eta + 1) * E[p], 1 / (eta + 1));
@@ -749,6 +754,21 @@ static void left_tip(const sim *s, double *x, double *y)
     *y = s->q[1] + a[0][1];
 }
 
+static void sample(const sim *s, pl_dimer_sample *sm)
+{
+    double a[2][2], u[4];
+    arms(&s->g, s->q[2], a);
+    rel_vel(s, s->q, s->v, s->t, u);
+    sm->t = s->t;
+    sm->x1 = s->q[0] + a[0][0];
+    sm->y1 = s->q[1] + a[0][1];
+    sm->x2 = s->q[0] + a[1][0];
+    sm->y2 = s->q[1] + a[1][1];
+    sm->yp = plate_y(s, s->t);
+    sm->vx1 = u[2];
+    sm->theta = s->q[2];
+}
+
 pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                        size_t n, pl_dimer_result *res, pl_err *err)
 {
@@ -763,12 +783,6 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
     s.q[2] = p->theta0;
     s.q[0] = h * cos(p->theta0);
     s.q[1] = p->h0 + s.g.r + h * sin(fabs(p->theta0));
-    if (p->theta0 < 0)
-        s.q[1] = p->h0 + s.g.r + h * sin(-p->theta0);
-    if (gap(&s, s.q, 0, 0) < 0 || gap(&s, s.q, 0, 1) < 0)
-        return pl_err_set(err, PL_EINVAL, "dimer: released below the plate "
-                          "(h0 %g m is less than the plate's amplitude %g m)",
-                          p->h0, s.g.A);
     double dt = p->dt;
     size_t next = 0;
     double window = 10 * T, t_win = p->duration - window;
@@ -784,23 +798,9 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
             double y;
             left_tip(&s, &x_win, &y);
         }
-        /* samples */
         while (samples && next < n &&
-               p->duration * (double)next / (double)(n > 1 ? n - 1 : 1) <= s.t) {
-            pl_dimer_sample *sm = &samples[next++];
-            double a[2][2];
-            arms(&s.g, s.q[2], a);
-            double u[4];
-            rel_vel(&s, s.q, s.v, s.t, u);
-            sm->t = s.t;
-            sm->x1 = s.q[0] + a[0][0];
-            sm->y1 = s.q[1] + a[0][1];
-            sm->x2 = s.q[0] + a[1][0];
-            sm->y2 = s.q[1] + a[1][1];
-            sm->yp = plate_y(&s, s.t);
-            sm->vx1 = u[2];
-            sm->theta = s.q[2];
-        }
+               p->duration * (double)next / (double)(n > 1 ? n - 1 : 1) <= s.t)
+            sample(&s, &samples[next++]);
         double step = fmin(dt, p->duration - s.t);
         if (step <= 0)
             break;
@@ -906,7 +906,9 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                     return st;
                 }
                 apply_impulse(&s, &im);
-                if (in[0] && in[1])
+                /* a double impact when both tips took impulse (a resting
+                 * tip may be lifted instead of pressed) */
+                if (im.pn[0] > 0 && im.pn[1] > 0)
                     res->doubles++;
                 else
                     res->impacts++;
@@ -939,6 +941,8 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
             for (int i = 0; i < 2; i++)
                 res->hmax[i] = fmax(res->hmax[i], gap(&s, s.q, s.t, i));
     }
+    while (samples && next < n)
+        sample(&s, &samples[next++]);   /* the last, at the end */
     double x_end, y_end;
     left_tip(&s, &x_end, &y_end);
     res->x1_end = x_end;
