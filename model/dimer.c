@@ -789,6 +789,7 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
     int in_window = 0;
     double x_win = 0;
     double v_sig = 0.1 * p->g * T / 2;
+    int trial[2] = {0, 0};
     size_t guard = 0, max_steps = (size_t)(20 * p->duration / dt) + 1000000;
     while (s.t < p->duration) {
         if (++guard > max_steps)
@@ -861,11 +862,14 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                     zero = i;
             }
         }
-        /* the contact modes the forces settled on */
+        /* the contact modes the forces settled on; a stick tried at a
+         * zero of the sliding velocity counts once the cone held it for
+         * a step */
         for (int i = 0; i < 2; i++) {
             if (s.closed[i]) {
-                if (stick[i] != s.stick[i] && !stick[i])
-                    res->stick_events += 0;
+                if (trial[i] && stick[i])
+                    res->stick_events++;
+                trial[i] = 0;
                 s.stick[i] = stick[i];
                 s.slip[i] = slip[i];
                 if (!push[i] && gap(&s, s.q, s.t, i) > 0) {
@@ -876,7 +880,7 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
         }
         if (zero >= 0 && s.closed[zero]) {
             s.stick[zero] = 1;     /* tried; the cone decides next step */
-            res->stick_events++;
+            trial[zero] = 1;
         }
         project(&s);
         if (hit >= 0) {
