@@ -304,11 +304,9 @@ static void friction_ratios(const double w[4][4], const double u[4],
         }
         /* not both: each alone, the other sliding the way it is pushed */
         for (int i = 0; i < 2; i++) {
-            int j = 1 - i;
             double rhs = -(w[2 + i][0] * q[0] + w[2 + i][1] * q[1]);
             double need = rhs / (w[2 + i][2 + i] * q[i]);
             rt[i] = mu * sgn(need);
-            (void)j;
         }
     }
 }
@@ -329,7 +327,6 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
 {
     double eta = gam / (1 - gam);
     double E[2] = {0, 0};
-    int done[2] = {0, 0};
     int stick_try[2] = {u[2] == 0, u[3] == 0};
     double pscale = 0;
     for (int i = 0; i < 2; i++)
@@ -355,8 +352,10 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
         if (active[s]) {
             if (E[s] > 0 && E[p] > 0) {
                 /* mid-step energies, first order */
-                double ep = E[p] - u[p] * h / 2 * (u[p] < 0 ? 1 : 1 / (es * es));
-                double es_ = E[s] - u[s] * h / 2 * pow(E[s] / E[p], gam) * (u[s] < 0 ? 1 : 1 / (es * es));
+                double ip = u[p] < 0 || es == 0 ? 1 : 1 / (es * es);
+                double is = u[s] < 0 || es == 0 ? 1 : 1 / (es * es);
+                double ep = E[p] - u[p] * h / 2 * ip;
+                double es_ = E[s] - u[s] * h / 2 * pow(E[s] / E[p], gam) * is;
                 q[s] = ep > 0 && es_ > 0 ? pow(es_ / ep, gam) : pow(E[s] / E[p], gam);
             } else if (E[s] == 0 && E[p] == 0 && u[s] < 0 && u[p] < 0) {
                 /* both start at once: on the Hertz clock their
@@ -417,7 +416,7 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                     E[i] -= work;
                     out->wc[i] += work;
                 } else {
-                    E[i] -= work / (es * es);
+                    E[i] = es > 0 ? E[i] - work / (es * es) : 0;
                     out->wr[i] += work;
                 }
                 out->pn[i] += dpn;
@@ -436,7 +435,6 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                 E[ev - 4] = 0;   /* plastic: nothing stored is given back */
         } else if (ev == 6 || ev == 7) {
             E[ev - 6] = 0;
-            done[ev - 6] = 1;
         }
         for (int i = 0; i < 2; i++) {
             if (st[i])
@@ -447,7 +445,6 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                 E[i] = 0;
         }
     }
-    (void)done;
     if (E[0] > 0 || E[1] > 0)
         return pl_err_set(err, PL_ENUMERIC, "double impact did not end after "
                           "400000 impulse steps");
