@@ -298,6 +298,48 @@ static void chunks_round_trip_and_convert(void **state)
     pl_store_close(s);
 }
 
+/* The channel reader gives what read_volts gives, de-interleaved: through
+ * the polynomial for a short read, through the 16-bit table past 65536
+ * frames (a run of 70 000 frames of every code, twice). */
+static void channels_read_as_volts(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    pl_run_info info;
+    pl_channel ch[2];
+    enum { N = 70000 };
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 10000;
+    info.format = PL_FMT_S16;
+    snprintf(info.source_kind, sizeof info.source_kind, "comedi");
+    two_channels(ch);
+    ch[1].cal_order = 2;                    /* a curved calibration */
+    ch[1].cal_coef[2] = 1e-9;
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    static int16_t buf[2 * N];
+    for (int i = 0; i < N; i++) {
+        buf[2 * i] = (int16_t)(i % 65536 - 32768);
+        buf[2 * i + 1] = (int16_t)(32767 - i % 65536);
+    }
+    assert_int_equal(pl_run_append_chunk(s, info.id, 0, N, buf, sizeof buf, &err), PL_OK);
+    static double volts[2 * N], c0[N], c1[N];
+    double *out[2] = {c0, c1};
+    assert_int_equal(pl_run_read_volts(s, info.id, 0, N, volts, &err), PL_OK);
+    assert_int_equal(pl_run_read_channels(s, info.id, 0, N, out, 2, &err), PL_OK);
+    for (int i = 0; i < N; i++) {
+        assert_true(c0[i] == volts[2 * i]);
+        assert_true(c1[i] == volts[2 * i + 1]);
+    }
+    /* a short read, not from the start */
+    assert_int_equal(pl_run_read_channels(s, info.id, 1000, 500, out, 2, &err), PL_OK);
+    for (int i = 0; i < 500; i++)
+        assert_true(c1[i] == volts[2 * (1000 + i) + 1]);
+    assert_int_equal(pl_run_read_channels(s, info.id, 0, 10, out, 1, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "2 channels"));
+    pl_store_close(s);
+}
+
 static void chunk_must_continue_the_run(void **state)
 {
     fixture *f = *state;
@@ -475,6 +517,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failed_migration_rolls_back, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_a_run_without_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(chunks_round_trip_and_convert, setup, teardown),
+        cmocka_unit_test_setup_teardown(channels_read_as_volts, setup, teardown),
         cmocka_unit_test_setup_teardown(chunk_must_continue_the_run, setup, teardown),
         cmocka_unit_test_setup_teardown(check_is_clean_on_good_data, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_a_flipped_byte, setup, teardown),
