@@ -37,8 +37,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_S
 CFLAGS  ?= -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
-ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS) \
-	-DPL_VERSION='"$(VERSION)"' -MMD -MP
+ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS) -MMD -MP
 
 STAGES  := core db acquire process model
 LIB_SRC := $(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c)))
@@ -64,7 +63,21 @@ $(1)/obj/gen/schemas.o: $(1)/gen/schemas.c
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
 
-$(1)/libprismlab.a: $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRC)) $(1)/obj/gen/schemas.o
+# The version (git describe) lives in one generated file, rewritten only
+# when it changes: everything that prints it is current without a rebuild
+# of anything else.
+$(1)/gen/version.c: FORCE
+	@mkdir -p $$(@D)
+	@printf '#include "core/version.h"\nconst char *pl_version(void) { return "%s"; }\n' \
+	  '$$(VERSION)' > $$@.tmp; \
+	if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv -f $$@.tmp $$@; fi
+
+$(1)/obj/gen/version.o: $(1)/gen/version.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
+
+$(1)/libprismlab.a: $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRC)) $(1)/obj/gen/schemas.o \
+		$(1)/obj/gen/version.o
 	rm -f $$@ && ar rcs $$@ $$^
 
 $(1)/bin/prismlab: $(1)/obj/prismlab.o $(1)/libprismlab.a
@@ -83,7 +96,7 @@ TESTS      := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,build/asan/tests/%,$(TEST_SRC))
 BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
-.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures
+.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures FORCE
 .SECONDARY:
 
 all: bin/prismlab

@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/version.h"
 
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static void usage(FILE *out)
             "usage: prismlab <command> [options]   (prismlab %s)\n\n"
             "Data acquisition and model validation for a prism rolling on a\n"
             "ramp (Zhao, Liu & Ma 2014).  Commands:\n\n",
-            PL_VERSION);
+            pl_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
         return PL_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("prismlab %s\n", PL_VERSION);
+        printf("prismlab %s\n", pl_version());
         return PL_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

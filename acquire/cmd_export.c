@@ -3,6 +3,7 @@
  * this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/version.h"
 #include "db/derived.h"
 #include "db/run.h"
 
@@ -57,7 +58,7 @@ static int export_csv(const char *cmd, pl_store *s, const pl_run_info *r,
     }
     metadata(f, r, ch);
     fprintf(f, "# run %lld exported by prismlab %s: volts by each channel's calibration\n",
-            r->id, PL_VERSION);
+            r->id, pl_version());
     fputs("t_s", f);
     for (int i = 0; i < r->n_channels; i++)
         fprintf(f, ",%s_V", ch[i].name[0] ? ch[i].name : "ch");

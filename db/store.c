@@ -7,6 +7,7 @@
  */
 #include "db/store.h"
 
+#include "core/version.h"
 #include "db/migrations.h"
 #include "db/run.h"
 
@@ -128,7 +129,7 @@ static pl_status refuse_newer(pl_store *store, int version, pl_err *err)
     return pl_err_set(err, PL_ESCHEMA,
                       "database '%s' has schema version %d, newer than this "
                       "prismlab (%s) knows (%d): use a newer prismlab",
-                      store->path, version, PL_VERSION,
+                      store->path, version, pl_version(),
                       pl_store_latest_version());
 }
 

@@ -3,6 +3,7 @@
 #include "model/report.h"
 
 #include "core/plot.h"
+#include "core/version.h"
 #include "db/catalog.h"
 #include "db/derived.h"
 #include "db/run.h"
@@ -341,7 +342,7 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     fprintf(f, "</h1>\n<p>Written %s by prismlab %s.  Model: seed 000 (Zhao, Liu &amp; Ma 2014), "
                "contact phase (2.1)-(2.2), line impacts (section 3) and, for comparison, the plastic "
                "(rimless-wheel) law; measured L_p by (4.1)-(4.2).  Definitions: docs/validation.md.</p>\n",
-            now, PL_VERSION);
+            now, pl_version());
     if (synthetic)
         fputs("<p class=\"synthetic\">SYNTHETIC: runs marked below were made by the rig simulator "
               "(prismlab sim), not measured on the rig.</p>\n", f);
@@ -491,7 +492,7 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
     fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
                "stated.%s\n\n| run | N | material | lambda0 fitted (deg) | max rel err line fitted | "
                "max rel err plastic fitted | L_p end meas/sim | status |\n|---|---|---|---|---|---|---|---|\n",
-            exp, PL_VERSION, s->n && s->r[0].info.synthetic ? "  **SYNTHETIC runs (rig simulator).**" : "");
+            exp, pl_version(), s->n && s->r[0].info.synthetic ? "  **SYNTHETIC runs (rig simulator).**" : "");
     for (size_t i = 0; i < s->n; i++) {
         const run_data *r = &s->r[i];
         for (int law = 0; law < LAWS; law++)

@@ -2,6 +2,7 @@
  * See process.h and docs/process.md. */
 #include "process/process.h"
 
+#include "core/version.h"
 #include "db/catalog.h"
 #include "db/run.h"
 #include "process/spectral.h"
@@ -1150,7 +1151,7 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     memset(&rec, 0, sizeof rec);
     rec.run_id = run_id;
     pl_store_utc_now(rec.processed_utc);
-    snprintf(rec.version, sizeof rec.version, "%s", PL_VERSION);
+    snprintf(rec.version, sizeof rec.version, "%s", pl_version());
     snprintf(rec.params, sizeof rec.params,
              "cutoff_hz=%.6g\ncutoff_from=%s\ndespike_jump_mps=%g\n"
              "release_sigmas=%g\nimpact_sigmas=%g\ngap_s=%g\nfit_s=%g\n"
