@@ -536,38 +536,13 @@ static double decode_sample(const unsigned char *p, pl_sample_format fmt,
     }
 }
 
-pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
-                            long long n, double *out, pl_err *err)
-{
-    pl_run_info info;
-    pl_channel ch[64];
-    unsigned char *raw;
-    size_t ss, bytes;
-    int swap;
-
-    if (pl_run_get(store, run_id, &info, err) != PL_OK ||
-        pl_run_channels(store, run_id, ch, 64, err) != PL_OK)
-        return err->code;
-    ss = pl_sample_format_size(info.format);
-    bytes = (size_t)n * ss * (size_t)info.n_channels;
-    if (!(raw = malloc(bytes ? bytes : 1)))
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
-    if (pl_run_read_raw(store, run_id, first, n, raw, bytes, err) != PL_OK) {
-        free(raw);
-        return err->code;
-    }
-    swap = info.little_endian != pl_host_little_endian();
-    for (size_t i = 0; i < (size_t)n * (size_t)info.n_channels; i++)
-        out[i] = pl_channel_volts(&ch[i % (size_t)info.n_channels],
-                                  decode_sample(raw + i * ss, info.format, swap));
-    free(raw);
-    return PL_OK;
-}
-
+/* Decoded volts go to out[k][frame * stride] for channel k: one array per
+ * channel (stride 1) or one frame-interleaved array (stride = channels). */
 typedef struct {
     const pl_run_info *info;
     const pl_channel *ch;
     double *const *out;
+    size_t stride;
     const double *lut;      /* 65536 volts per channel, or NULL */
     int swap;
 } chan_ctx;
@@ -585,15 +560,57 @@ static void decode_piece(void *ctx, size_t at, const unsigned char *data,
                 const unsigned char *p = data + (i * nc + k) * 2;
                 unsigned code = c->swap ? (unsigned)p[0] << 8 | p[1]
                                         : (unsigned)p[1] << 8 | p[0];
-                c->out[k][at + i] = c->lut[k * 65536 + code];
+                c->out[k][(at + i) * c->stride] = c->lut[k * 65536 + code];
             }
         return;
     }
     for (size_t i = 0; i < frames; i++)
         for (size_t k = 0; k < nc; k++)
-            c->out[k][at + i] = pl_channel_volts(
+            c->out[k][(at + i) * c->stride] = pl_channel_volts(
                 &c->ch[k], decode_sample(data + (i * nc + k) * ss,
                                          c->info->format, c->swap));
+}
+
+/* Reads frames [first, first + n) as volts into out[k] with the given
+ * stride: what read_volts and read_channels share. */
+static pl_status read_decoded(pl_store *store, long long run_id,
+                              const pl_run_info *info, const pl_channel *ch,
+                              long long first, long long n, double *const *out,
+                              size_t stride, pl_err *err)
+{
+    chan_ctx c = {info, ch, out, stride, NULL,
+                  info->little_endian != pl_host_little_endian()};
+    /* A 16-bit code has 65536 values: past that many frames a table of
+     * their volts is cheaper than a polynomial per sample, and exact. */
+    double *lut = NULL;
+    int narrow = info->format == PL_FMT_S16 || info->format == PL_FMT_U16;
+    if (narrow && n > 65536 && (lut = malloc((size_t)info->n_channels * 65536 * sizeof *lut))) {
+        for (int k = 0; k < info->n_channels; k++)
+            for (unsigned code = 0; code < 65536; code++) {
+                double v = info->format == PL_FMT_S16 && code >= 32768 ? (double)code - 65536.0 : (double)code;
+                lut[(size_t)k * 65536 + code] = pl_channel_volts(&ch[k], v);
+            }
+        c.lut = lut;
+    }
+    pl_status st = walk_chunks(store, run_id, info, first, n, decode_piece, &c, err);
+    free(lut);
+    return st;
+}
+
+pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
+                            long long n, double *out, pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[64];
+    double *col[64];
+
+    if (pl_run_get(store, run_id, &info, err) != PL_OK ||
+        pl_run_channels(store, run_id, ch, 64, err) != PL_OK)
+        return err->code;
+    for (int k = 0; k < info.n_channels; k++)
+        col[k] = out + k;
+    return read_decoded(store, run_id, &info, ch, first, n, col,
+                        (size_t)info.n_channels, err);
 }
 
 pl_status pl_run_read_channels(pl_store *store, long long run_id,
@@ -609,22 +626,7 @@ pl_status pl_run_read_channels(pl_store *store, long long run_id,
     if (n_out != info.n_channels)
         return pl_err_set(err, PL_EINVAL, "run %lld has %d channels, %d "
                           "arrays given", run_id, info.n_channels, n_out);
-    chan_ctx c = {&info, ch, out, NULL, info.little_endian != pl_host_little_endian()};
-    /* A 16-bit code has 65536 values: past that many frames a table of
-     * their volts is cheaper than a polynomial per sample, and exact. */
-    double *lut = NULL;
-    int narrow = info.format == PL_FMT_S16 || info.format == PL_FMT_U16;
-    if (narrow && n > 65536 && (lut = malloc((size_t)info.n_channels * 65536 * sizeof *lut))) {
-        for (int k = 0; k < info.n_channels; k++)
-            for (unsigned code = 0; code < 65536; code++) {
-                double v = info.format == PL_FMT_S16 && code >= 32768 ? (double)code - 65536.0 : (double)code;
-                lut[(size_t)k * 65536 + code] = pl_channel_volts(&ch[k], v);
-            }
-        c.lut = lut;
-    }
-    pl_status st = walk_chunks(store, run_id, &info, first, n, decode_piece, &c, err);
-    free(lut);
-    return st;
+    return read_decoded(store, run_id, &info, ch, first, n, out, 1, err);
 }
 
 pl_status pl_run_mark_interrupted(pl_store *store, long long *count,

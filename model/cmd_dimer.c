@@ -57,16 +57,15 @@ static pl_status write_csv(const char *path, const pl_dimer_sample *s, size_t n,
 static pl_status draw(const char *path, const pl_dimer_params *p,
                       const pl_dimer_sample *s, size_t n, pl_err *err)
 {
-    double *buf = malloc(6 * n * sizeof *buf);
+    double *buf = malloc(5 * n * sizeof *buf);
     if (!buf)
         return pl_err_set(err, PL_ENOMEM, "plot: out of memory");
     double *t = buf, *y1 = buf + n, *y2 = buf + 2 * n, *yp = buf + 3 * n,
-           *x1 = buf + 4 * n, *tt = buf + 5 * n;
+           *x1 = buf + 4 * n;
     size_t a = 0;
     while (a < n && s[a].t < p->duration - 0.5)
         a++;
     for (size_t i = 0; i < n; i++) {
-        tt[i] = s[i].t;
         x1[i] = s[i].x1 * 1e3;
         t[i] = s[i].t;
         y1[i] = s[i].y1 * 1e3;
@@ -76,7 +75,7 @@ static pl_status draw(const char *path, const pl_dimer_params *p,
     pl_plot_series top[] = {{t + a, y1 + a, n - a, "left tip", 0, PL_PLOT_LINE},
                             {t + a, y2 + a, n - a, "right tip", 1, PL_PLOT_DASHED},
                             {t + a, yp + a, n - a, "plate", 2, PL_PLOT_LINE}};
-    pl_plot_series bot[] = {{tt, x1, n, "left tip", 0, PL_PLOT_LINE}};
+    pl_plot_series bot[] = {{t, x1, n, "left tip", 0, PL_PLOT_LINE}};
     char title[128];
     snprintf(title, sizeof title, "dimer Ar %g, f %g Hz, Gamma %g, e_s %g, mu_c %g, mu_i %g",
              p->Ar, p->f, p->Gamma, p->es, p->mu_c, p->mu_i);

@@ -546,9 +546,10 @@ static int solve(int n, double a[4][4], double b[4])
  * Coulomb's law (2.5): a sliding tip's friction is -mu_c sign(v_t) F_n, a
  * sticking tip's whatever keeps its tangential acceleration zero if that
  * lies inside mu_s F_n (the correlative coefficient (3.1)), else it
- * slides the way it is pushed.  Returns the generalized accelerations;
- * `mode` receives the tips' final stick flags and slip directions, and
- * `push` which tips push (closed tips that do not are lifting off). */
+ * slides the way it is pushed.  acc receives the generalized
+ * accelerations; stick and slip are updated to the modes the cones
+ * settled on, and push says which tips push (closed tips that do not are
+ * lifting off). */
 static void contact_accel(const sim *s, double t, const double q[3],
                           const double v[3], int stick[2], double slip[2],
                           int push[2], double acc[3])

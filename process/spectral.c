@@ -233,10 +233,6 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
                        size_t max_segments, double *psd, size_t *segments,
                        pl_err *err)
 {
-    if (seg < 16 || (seg & (seg - 1)) || n < seg)
-        return pl_err_set(err, PL_EINVAL, "Welch PSD: segment %zu must be a "
-                          "power of two >= 16 and at most the %zu samples",
-                          seg, n);
     pl_welch *w = NULL;
     if (pl_welch_create(&w, seg, err) != PL_OK)
         return err->code;

@@ -298,9 +298,10 @@ static void chunks_round_trip_and_convert(void **state)
     pl_store_close(s);
 }
 
-/* The channel reader gives what read_volts gives, de-interleaved: through
- * the polynomial for a short read, through the 16-bit table past 65536
- * frames (a run of 70 000 frames of every code, twice). */
+/* Both readers give each channel's calibration polynomial of the stored
+ * code, bit for bit, de-interleaved or not: through the polynomial for a
+ * short read, through the 16-bit table past 65536 frames (a run of 70 000
+ * frames of every code). */
 static void channels_read_as_volts(void **state)
 {
     fixture *f = *state;
@@ -328,13 +329,18 @@ static void channels_read_as_volts(void **state)
     assert_int_equal(pl_run_read_volts(s, info.id, 0, N, volts, &err), PL_OK);
     assert_int_equal(pl_run_read_channels(s, info.id, 0, N, out, 2, &err), PL_OK);
     for (int i = 0; i < N; i++) {
-        assert_true(c0[i] == volts[2 * i]);
-        assert_true(c1[i] == volts[2 * i + 1]);
+        double v0 = pl_channel_volts(&ch[0], buf[2 * i]);
+        double v1 = pl_channel_volts(&ch[1], buf[2 * i + 1]);
+        assert_true(c0[i] == v0 && volts[2 * i] == v0);
+        assert_true(c1[i] == v1 && volts[2 * i + 1] == v1);
     }
-    /* a short read, not from the start */
+    /* short reads, not from the start */
     assert_int_equal(pl_run_read_channels(s, info.id, 1000, 500, out, 2, &err), PL_OK);
-    for (int i = 0; i < 500; i++)
-        assert_true(c1[i] == volts[2 * (1000 + i) + 1]);
+    assert_int_equal(pl_run_read_volts(s, info.id, 1000, 500, volts, &err), PL_OK);
+    for (int i = 0; i < 500; i++) {
+        double v1 = pl_channel_volts(&ch[1], buf[2 * (1000 + i) + 1]);
+        assert_true(c1[i] == v1 && volts[2 * i + 1] == v1);
+    }
     assert_int_equal(pl_run_read_channels(s, info.id, 0, 10, out, 1, &err), PL_EINVAL);
     assert_non_null(strstr(err.msg, "2 channels"));
     pl_store_close(s);
