@@ -8,9 +8,9 @@
 #   make demo       deps, build, run the pipeline on the bundled fixtures
 #   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page
 #
-# Sources are found by folder: every .c in a stage folder goes into the
-# library build/libprismlab.a, tests/<stage>/*_test.c become one test
-# program each, tests/<stage>/*_test.sh are script tests, and
+# Sources are found by folder: every .c below a stage folder goes into the
+# library build/libprismlab.a, tests/<stage>/**/*_test.c become one test
+# program each, tests/<stage>/**/*_test.sh are script tests, and
 # tests/bench/*_bench.c are benchmarks.  Adding a file never needs an edit
 # here.  `make check` and `make demo` first call `make deps` and then
 # re-enter this Makefile, because pkg-config can only answer once the
@@ -39,11 +39,13 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS) -MMD -MP
 
+# A stage may have rooms (model/prism/, acquire/sim/): sources are found
+# at any depth below the stage folders, tests likewise below tests/.
 STAGES  := core db acquire process model
-LIB_SRC := $(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c)))
+LIB_SRC := $(sort $(shell find $(STAGES) -name '*.c'))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9]_*.sql))
-TEST_SRC  := $(sort $(wildcard $(addprefix tests/,$(addsuffix /*_test.c,$(STAGES) cli))))
-TEST_SH   := $(sort $(wildcard $(addprefix tests/,$(addsuffix /*_test.sh,$(STAGES) cli))))
+TEST_SRC  := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.c' 2>/dev/null))
+TEST_SH   := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.sh' 2>/dev/null))
 BENCH_SRC := $(sort $(wildcard tests/bench/*_bench.c))
 TEST_UTIL := $(wildcard tests/util/*.c)
 

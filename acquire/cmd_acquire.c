@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "db/store.h"
-#include "model/setup.h"
+#include "model/validate/setup.h"
 
 #include <getopt.h>
 #include <math.h>

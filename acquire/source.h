@@ -16,7 +16,7 @@
 #ifndef PL_ACQUIRE_SOURCE_H
 #define PL_ACQUIRE_SOURCE_H
 
-#include "acquire/simrun.h"
+#include "acquire/sim/simrun.h"
 #include "core/error.h"
 #include "db/run.h"
 

@@ -9,7 +9,7 @@
 #include "db/run.h"
 #include "db/store.h"
 #include "acquire/import.h"
-#include "acquire/simrun.h"
+#include "acquire/sim/simrun.h"
 
 #include <math.h>
 #include <sndfile.h>

@@ -4,9 +4,9 @@
  * equations (their friction is a quadrature at every stage), and of four
  * simulated seconds of seed 002's bouncing dimer; prints
  * `name: value unit` lines.  Best of several repetitions. */
-#include "model/body.h"
-#include "model/dimer.h"
-#include "model/prism.h"
+#include "model/seeds/body.h"
+#include "model/seeds/dimer.h"
+#include "model/prism/prism.h"
 
 #include <gsl/gsl_errno.h>
 

@@ -9,7 +9,7 @@
  *     divided by the run's samples (bytes), a check that memory stays a
  *     small constant times the run length;
  *   process_10min_impacts: impacts found (a sanity figure). */
-#include "acquire/simrun.h"
+#include "acquire/sim/simrun.h"
 #include "db/catalog.h"
 #include "db/run.h"
 #include "db/store.h"

@@ -6,8 +6,8 @@
  *   validate_fit_plastic_mean: mean time of one plastic-law fit, s. */
 #include "acquire/import.h"
 #include "db/catalog.h"
-#include "model/report.h"
-#include "model/validate.h"
+#include "model/validate/report.h"
+#include "model/validate/validate.h"
 #include "process/process.h"
 
 #include <gsl/gsl_errno.h>

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "acquire/import.h"
-#include "acquire/simrun.h"
+#include "acquire/sim/simrun.h"
 #include "db/catalog.h"
 #include "db/store.h"
 #include "process/process.h"

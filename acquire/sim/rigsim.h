@@ -1,0 +1,99 @@
+/* acquire/sim/rigsim.h - what the rig's LDVs and DAQ card make of a motion.
+ *
+ * The rig simulator's signal chain: it takes the true downhill velocities
+ * v_p1(t), v_p2(t) of the two gauge points (seed 000 eq. 4.3, from the
+ * model) and the true line-impact times, and produces the 16-bit codes a
+ * DAQ card would deliver, with the bench's imperfections, each switchable:
+ *
+ *   lead-in       quiet signal (noise only) before the release;
+ *   impact shape  the model's instantaneous velocity step spread over a
+ *                 finite impact duration (raised cosine);
+ *   ringing       impact-agitated vibration: a damped sinusoid after each
+ *                 impact whose amplitude is a fraction of that beam's step;
+ *   drop-out      after the prism leaves the beams the LDVs see nothing:
+ *                 noise only;
+ *   LDV noise     white, Gaussian, given in m/s RMS;
+ *   speckle       rare drop-out spikes (a few samples at a random level);
+ *   offset, hum   a DC offset and mains hum at the converter input (V);
+ *   ADC           16-bit over +-10 V, rounding and clipping.
+ *
+ * Volts at the converter: V_i = beam_sign_i * v_i / ldv_scale_i (+ the
+ * imperfections).  Processing inverts this with the channel's calibration,
+ * ldv_scale and beam_sign.  All randomness comes from one GSL mt19937
+ * generator seeded by the config, so the same seed gives the same codes on
+ * every machine.  Codes are offset binary (0..65535, 32768 = 0 V), the
+ * form comedi delivers (sampl_t).
+ */
+#ifndef PL_ACQUIRE_RIGSIM_H
+#define PL_ACQUIRE_RIGSIM_H
+
+#include "core/error.h"
+#include "db/run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    double ldv_scale_mps_per_v[2]; /* LDV decoder scale, e.g. 0.025 */
+    int beam_sign[2];              /* +1 / -1: seed 000 fig. 5 has +1, -1 */
+    double adc_min_v, adc_max_v;   /* converter range, -10 .. +10 */
+    int adc_bits;                  /* 16 */
+
+    int impact_shape;              /* switches: 1 on, 0 off */
+    double impact_duration_s;      /* the step's rise time, e.g. 0.3 ms */
+    int ringing;
+    double ring_freq_hz;           /* e.g. 2800 Hz */
+    double ring_decay_s;           /* e-folding time, e.g. 1.5 ms */
+    double ring_rel_amp;           /* amplitude / |velocity step|, e.g. 0.4 */
+    int noise;
+    double noise_rms_mps;          /* LDV noise floor, e.g. 2e-5 m/s */
+    int speckle;
+    double speckle_rate_hz;        /* mean spikes per second, e.g. 0.3 */
+    double speckle_len_s;          /* spike length, e.g. 0.5 ms */
+    int offset;
+    double offset_v[2];            /* e.g. +3 mV, -2 mV */
+    int hum;
+    double hum_freq_hz;            /* 50 */
+    double hum_amp_v;              /* e.g. 1 mV */
+    unsigned long seed;
+} pl_rigsim_config;
+
+/* Defaults for a bench like seed 000's: everything on, values above. */
+void pl_rigsim_config_default(pl_rigsim_config *cfg);
+
+/* Turns every imperfection off (ADC quantisation stays: it is the card). */
+void pl_rigsim_config_ideal(pl_rigsim_config *cfg);
+
+/* Checks ranges; PL_EINVAL names the field. */
+pl_status pl_rigsim_validate(const pl_rigsim_config *cfg, pl_err *err);
+
+/* The truth the chain is driven by: n samples at rate_hz, sample k at
+ * k / rate_hz on the recording's clock.  v[0], v[1] are the true downhill
+ * velocities at the beams (m/s) for every sample (0 before the release).
+ * Impacts are at impact_t_s[0..n_impacts-1] (recording clock).  Samples at
+ * or after leave_index carry no velocity (the prism has left the beams);
+ * leave_index = n when it never leaves. */
+typedef struct {
+    size_t n;
+    double rate_hz;
+    const double *v[2];
+    const double *impact_t_s;
+    size_t n_impacts;
+    size_t release_index;
+    size_t leave_index;
+} pl_rigsim_truth;
+
+/* Writes n frames of 2 interleaved offset-binary codes into codes[2n] and,
+ * when volts is not NULL, the analogue voltages before the ADC into
+ * volts[2n].  clipped (may be NULL) receives the number of samples the
+ * ADC clipped.  Deterministic in cfg->seed. */
+pl_status pl_rigsim_render(const pl_rigsim_config *cfg,
+                           const pl_rigsim_truth *truth, uint16_t *codes,
+                           double *volts, size_t *clipped, pl_err *err);
+
+/* The channel descriptions matching cfg (linear calibration of the ADC,
+ * LDV scale, beam sign; heights h[0], h[1] in m). */
+void pl_rigsim_channels(const pl_rigsim_config *cfg, const double h[2],
+                        pl_channel ch[2]);
+
+#endif

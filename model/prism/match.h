@@ -1,0 +1,79 @@
+/* model/prism/match.h - a simulation matched to a measured run, and how far
+ * apart they are (docs/validation.md defines every figure).
+ *
+ * The measured L_p(t) (seed 000 eq. 4.2, from the processing stage) is
+ * compared with the model's L_p on the same clock: the simulation starts
+ * from rest at lambda0 at the release instant t0.  Optionally lambda0, t0
+ * and beta are fitted to the measured curve by least squares with GSL's
+ * trust-region solver (gsl_multifit_nlinear, Levenberg-Marquardt steps,
+ * Jacobian by finite differences): L_p(t) is continuous and smooth in the
+ * parameters, and a least-squares solver needs a tenth of the model runs a
+ * simplex does.  Uncertainties are the formal s^2 (J'J)^-1.
+ *
+ * Units: SI, angles in radians.  Threading: reentrant.
+ */
+#ifndef PL_MODEL_MATCH_H
+#define PL_MODEL_MATCH_H
+
+#include "core/error.h"
+#include "model/prism/prism.h"
+
+#include <stddef.h>
+
+/* What is measured: L_p on a uniform grid, t_k = t_first + k / rate (the
+ * run's clock, s), restricted to the valid window, plus the processing
+ * stage's other figures. */
+typedef struct {
+    const double *lp;
+    size_t n;
+    double t_first, rate;
+    double release_t, end_t;      /* detected release and end of valid data */
+    double omega_last_mean;       /* rad/s over the last second of the window */
+    double ratio_mean;            /* measured omega+/omega- */
+    long n_impacts;
+} pl_match_data;
+
+typedef struct {
+    int lambda0, t0, beta;        /* 1: fit this parameter */
+    double beta_sd;               /* rad: beta is kept within 3 sd of the catalogue */
+} pl_fit_spec;
+
+typedef struct {
+    pl_model_params params;       /* as simulated (lambda0, beta fitted or given) */
+    double t0;                    /* release instant used, run clock, s */
+    double lambda0_sd, t0_sd, beta_sd;   /* NaN when not fitted */
+    double fit_rms;               /* rms of L_p(sim) - L_p(meas) over the fit grid */
+    int iterations;
+    /* the comparison, over the window [t0, end_t] */
+    double max_rel_err;           /* max |L_sim - L_exp| / L_exp where L_exp >= 1 */
+    double t_max_rel_err;         /* where it occurs, s */
+    double rms_err;               /* rms of L_sim - L_exp */
+    double lp_end_meas, lp_end_sim;
+    double omega_last_meas, omega_last_sim;
+    double ratio_meas, ratio_pred;
+    long n_impacts_meas, n_impacts_sim;
+    pl_model_end status;          /* the simulation's end: slip/detached = not pure rotation */
+    double status_t;              /* when, run clock */
+} pl_match_result;
+
+/* Simulates base (whose lambda0 is the starting value or the recorded
+ * one) released at t0_start and compares with data; fits what spec asks.
+ * PL_EINVAL when the window is empty or lambda0 is missing; PL_ENUMERIC
+ * when the fit does not converge (the message says how far it got). */
+pl_status pl_match_run(const pl_model_params *base, double t0_start,
+                       const pl_match_data *data, const pl_fit_spec *spec,
+                       pl_match_result *res, pl_err *err);
+
+/* The simulated L_p (and omega, v_p1, v_p2; each may be NULL) of a
+ * result on the times t[0..n-1] (run clock, increasing), 0 before the
+ * release; for plots. */
+pl_status pl_match_curve(const pl_match_result *res, const double *t,
+                         double *lp, double *omega, double *vp1, double *vp2,
+                         size_t n, pl_err *err);
+
+/* The error figures of two L_p curves on the same times (exposed for
+ * tests): max relative error where meas >= 1 (and where), rms. */
+void pl_match_errors(const double *sim, const double *meas, const double *t,
+                     size_t n, double *max_rel, double *t_max, double *rms);
+
+#endif

@@ -1,0 +1,166 @@
+/* model/seeds/cmd_dimer.c - `prismlab dimer`: the bouncing dimer (seed 002).
+ * Only this file prints. */
+#include "commands.h"
+#include "core/cli.h"
+#include "core/plot.h"
+#include "model/seeds/dimer.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: prismlab dimer [--Ar A] [--f HZ] [--Gamma G] [--es E] [--mu-s MU]\n"
+    "                      [--mu-c MU] [--mu-i MU] [--h0 M] [--theta0-deg T]\n"
+    "                      [--duration S] [--dt S] [--dist-exp X] [--v-rest M_S]\n"
+    "                      [--rod-d M] [--csv FILE] [--plot FILE.svg]\n\n"
+    "A dimer - two steel spheres joined by a light glass rod - released at rest\n"
+    "on a plate vibrating as y_p = -A sin(2 pi f t), Gamma = A (2 pi f)^2 / g\n"
+    "(seed 002, Zhao, Liu & Brogliato 2009): contact phases with the\n"
+    "complementarity condition and Coulomb's stick and slip, single and double\n"
+    "impacts by Darboux-Keller shock dynamics with the energetic coefficient of\n"
+    "restitution and the distributing law, slip coefficients mu-c in contact and\n"
+    "mu-i in impact (the paper's claim 5.1).  Defaults are the paper's section 5:\n"
+    "Ar 3.9 (sphere radius 4.75 mm, l = 2 (Ar - 1) r), f 25 Hz, Gamma 0.9,\n"
+    "e_s 0.65, mu_s 0.24, mu_c 0.12, mu_i 0.08, h0 0.25 mm (the lower tip over\n"
+    "the plate's mean), theta0 5 deg, 4 s.  The rod's diameter follows from\n"
+    "mu_st(Ar 5, 0) = 0.24 (3.5) unless --rod-d; --dist-exp is the distributing\n"
+    "law's exponent on the energy ratio (3/5 for Hertz contacts), --v-rest the\n"
+    "approach speed below which a bounce ends (default 1 mm/s).  See\n"
+    "docs/dimer.md.\n\n"
+    "Last line: ... drift=<m/s> mode=<drift|jump|flutter|rest|other>: the left\n"
+    "tip's mean horizontal speed over the last ten plate cycles and the mode\n"
+    "persisting in them.\n";
+
+enum { O_AR = 1000, O_F, O_GAMMA, O_ES, O_MUS, O_MUC, O_MUI, O_H0, O_TH0, O_DUR,
+       O_DT, O_DEXP, O_VREST, O_ROD, O_CSV, O_PLOT, O_HELP };
+
+static pl_status write_csv(const char *path, const pl_dimer_sample *s, size_t n,
+                           pl_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pl_err_set(err, PL_EIO, "%s: cannot create", path);
+    fputs("t_s,x1_m,y1_m,x2_m,y2_m,yp_m,vx1_mps,theta_rad\n", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s[i].t, s[i].x1,
+                s[i].y1, s[i].x2, s[i].y2, s[i].yp, s[i].vx1, s[i].theta);
+    if (fclose(f) != 0)
+        return pl_err_set(err, PL_EIO, "%s: write failed", path);
+    return PL_OK;
+}
+
+/* The tips' heights and the plate (as the paper's figures 3, 6, 13, 20)
+ * over the last half second, and the left tip's x over the whole run. */
+static pl_status draw(const char *path, const pl_dimer_params *p,
+                      const pl_dimer_sample *s, size_t n, pl_err *err)
+{
+    double *buf = malloc(5 * n * sizeof *buf);
+    if (!buf)
+        return pl_err_set(err, PL_ENOMEM, "plot: out of memory");
+    double *t = buf, *y1 = buf + n, *y2 = buf + 2 * n, *yp = buf + 3 * n,
+           *x1 = buf + 4 * n;
+    size_t a = 0;
+    while (a < n && s[a].t < p->duration - 0.5)
+        a++;
+    for (size_t i = 0; i < n; i++) {
+        x1[i] = s[i].x1 * 1e3;
+        t[i] = s[i].t;
+        y1[i] = s[i].y1 * 1e3;
+        y2[i] = s[i].y2 * 1e3;
+        yp[i] = s[i].yp * 1e3;
+    }
+    pl_plot_series top[] = {{t + a, y1 + a, n - a, "left tip", 0, PL_PLOT_LINE},
+                            {t + a, y2 + a, n - a, "right tip", 1, PL_PLOT_DASHED},
+                            {t + a, yp + a, n - a, "plate", 2, PL_PLOT_LINE}};
+    pl_plot_series bot[] = {{t, x1, n, "left tip", 0, PL_PLOT_LINE}};
+    char title[128];
+    snprintf(title, sizeof title, "dimer Ar %g, f %g Hz, Gamma %g, e_s %g, mu_c %g, mu_i %g",
+             p->Ar, p->f, p->Gamma, p->es, p->mu_c, p->mu_i);
+    pl_plot_panel pan[] = {
+        {title, "t (s)", "height (mm)", NAN, NAN, NAN, NAN, top, 3},
+        {"horizontal position", "t (s)", "x of the left tip (mm)", NAN, NAN, NAN, NAN, bot, 1}};
+    pl_status st = pl_plot_svg(path, 900, 800, pan, 2, err);
+    free(buf);
+    return st;
+}
+
+int pl_cmd_dimer(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"Ar", required_argument, 0, O_AR}, {"f", required_argument, 0, O_F},
+        {"Gamma", required_argument, 0, O_GAMMA}, {"es", required_argument, 0, O_ES},
+        {"mu-s", required_argument, 0, O_MUS}, {"mu-c", required_argument, 0, O_MUC},
+        {"mu-i", required_argument, 0, O_MUI}, {"h0", required_argument, 0, O_H0},
+        {"theta0-deg", required_argument, 0, O_TH0},
+        {"duration", required_argument, 0, O_DUR}, {"dt", required_argument, 0, O_DT},
+        {"dist-exp", required_argument, 0, O_DEXP},
+        {"v-rest", required_argument, 0, O_VREST}, {"rod-d", required_argument, 0, O_ROD},
+        {"csv", required_argument, 0, O_CSV}, {"plot", required_argument, 0, O_PLOT},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    const char *cmd = "dimer", *csv = NULL, *plot = NULL;
+    pl_err err = {0};
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    double th = p.theta0 * 180 / M_PI;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        pl_status st = PL_OK;
+        switch (c) {
+        case O_AR: st = pl_parse_double("Ar", optarg, 2, 20, &p.Ar, &err); break;
+        case O_F: st = pl_parse_double("f", optarg, 0.1, 1000, &p.f, &err); break;
+        case O_GAMMA: st = pl_parse_double("Gamma", optarg, 0, 19.9, &p.Gamma, &err); break;
+        case O_ES: st = pl_parse_double("es", optarg, 0, 1, &p.es, &err); break;
+        case O_MUS: st = pl_parse_double("mu-s", optarg, 0, 10, &p.mu_s, &err); break;
+        case O_MUC: st = pl_parse_double("mu-c", optarg, 0, 10, &p.mu_c, &err); break;
+        case O_MUI: st = pl_parse_double("mu-i", optarg, 0, 10, &p.mu_i, &err); break;
+        case O_H0: st = pl_parse_double("h0", optarg, 0, 0.9, &p.h0, &err); break;
+        case O_TH0: st = pl_parse_double("theta0-deg", optarg, -89, 89, &th, &err); break;
+        case O_DUR: st = pl_parse_double("duration", optarg, 0.01, 3600, &p.duration, &err); break;
+        case O_DT: st = pl_parse_double("dt", optarg, 1e-7, 1e-3, &p.dt, &err); break;
+        case O_DEXP: st = pl_parse_double("dist-exp", optarg, 1e-3, 0.999, &p.dist_exp, &err); break;
+        case O_VREST: st = pl_parse_double("v-rest", optarg, 0, 1, &p.v_rest, &err); break;
+        case O_ROD: st = pl_parse_double("rod-d", optarg, 1e-5, 0.1, &p.rod_d, &err); break;
+        case O_CSV: csv = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
+        default: return pl_cli_usage_error(cmd, "unknown option");
+        }
+        if (st != PL_OK)
+            return pl_cli_fail(cmd, &err);
+    }
+    if (optind < argc)
+        return pl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    p.theta0 = th * M_PI / 180;
+    /* 20 samples a plate cycle for the CSV, 400 a cycle for the figure */
+    size_t n = 0;
+    if (csv || plot)
+        n = (size_t)(p.duration * p.f * (plot ? 400 : 20)) + 1;
+    pl_dimer_sample *s = n ? malloc(n * sizeof *s) : NULL;
+    if (n && !s) {
+        pl_err_set(&err, PL_ENOMEM, "out of memory for %zu samples", n);
+        return pl_cli_fail(cmd, &err);
+    }
+    pl_dimer_result r;
+    pl_status st = pl_dimer_run(&p, s, n, &r, &err);
+    if (st == PL_OK && csv)
+        st = write_csv(csv, s, n, &err);
+    if (st == PL_OK && plot)
+        st = draw(plot, &p, s, n, &err);
+    free(s);
+    if (st != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    pl_dimer_geometry g;
+    pl_dimer_geometry_of(&p, &g, &err);
+    printf("dimer: r %.4g mm, l %.4g mm, m_b %.4g g, rod %.3g mm x %.4g mm, %.4g g; "
+           "plate A %.4g mm\n", g.r * 1e3, g.l * 1e3, g.mb * 1e3, g.rod_d * 1e3,
+           (g.l - 2 * g.r) * 1e3, g.mr * 1e3, g.A * 1e3);
+    printf("impacts=%zu doubles=%zu sticks=%zu hits=%zu,%zu hmax_m=%.4g,%.4g "
+           "energy=%.4g drift=%.6g mode=%s\n", r.impacts, r.doubles, r.stick_events,
+           r.hits[0], r.hits[1], r.hmax[0], r.hmax[1], r.energy, r.drift,
+           pl_dimer_mode_name(r.mode));
+    return PL_EXIT_OK;
+}

@@ -1,0 +1,581 @@
+/* model/validate/report.c - the validation report of an experiment.  See report.h
+ * and docs/validation.md. */
+#include "model/validate/report.h"
+
+#include "core/plot.h"
+#include "core/version.h"
+#include "db/catalog.h"
+#include "db/derived.h"
+#include "db/run.h"
+#include "db/validation.h"
+#include "model/prism/match.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { LAWS = 2, FITS = 2 };
+static const char *const law_name[LAWS] = {"line", "plastic"};
+static const char *const fit_name[FITS] = {"recorded", "fitted"};
+
+typedef struct {
+    pl_run_info info;
+    pl_prism prism;
+    pl_processing proc;
+    int processed;
+    pl_validation v[LAWS][FITS];
+    int has[LAWS][FITS];
+    /* measured, 1 kHz, over the valid window; simulated (line, fitted,
+     * else line, recorded) on the same times */
+    double *t, *lp, *om, *v1, *v2, *slp, *som, *sv1, *sv2;
+    size_t n;
+} run_data;
+
+typedef struct {
+    run_data *r;
+    size_t n, cap;
+    pl_store *store;
+} run_set;
+
+static int collect(void *ctx, const pl_run_info *info)
+{
+    run_set *s = ctx;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        run_data *v = realloc(s->r, cap * sizeof *v);
+        if (!v)
+            return 1;
+        s->r = v;
+        s->cap = cap;
+    }
+    memset(&s->r[s->n], 0, sizeof s->r[0]);
+    s->r[s->n++].info = *info;
+    return 0;
+}
+
+static int by_edges(const void *a, const void *b)
+{
+    const run_data *x = a, *y = b;
+    if (x->prism.n_edges != y->prism.n_edges)
+        return x->prism.n_edges - y->prism.n_edges;
+    return x->info.id < y->info.id ? -1 : x->info.id > y->info.id;
+}
+
+static void free_run(run_data *r)
+{
+    double *v[9] = {r->t, r->lp, r->om, r->v1, r->v2, r->slp, r->som, r->sv1, r->sv2};
+    for (int i = 0; i < 9; i++)
+        free(v[i]);
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else if (*s == '"') fputs("&quot;", f);
+        else fputc(*s, f);
+    }
+}
+
+static const pl_validation *best_val(const run_data *r, int law)
+{
+    if (r->has[law][1])
+        return &r->v[law][1];
+    if (r->has[law][0])
+        return &r->v[law][0];
+    return NULL;
+}
+
+/* Loads the run's series and its simulation on the same times. */
+static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
+{
+    double *full[4] = {NULL};
+    const char *names[4] = {"Lp", "omega", "vp1", "vp2"};
+    size_t n = 0;
+    double t0 = 0, rate = 1;
+    for (int i = 0; i < 4; i++) {
+        size_t m;
+        if (pl_derived_series(store, r->info.id, names[i], 10, &full[i], &m,
+                              &t0, &rate, err) != PL_OK) {
+            for (int j = 0; j < i; j++)
+                free(full[j]);
+            return err->code;
+        }
+        n = i ? (m < n ? m : n) : m;
+    }
+    size_t a = (size_t)ceil((r->proc.release_t_s - t0) * rate);
+    size_t b = (size_t)floor((r->proc.end_t_s - t0) * rate);
+    if (b > n)
+        b = n;
+    if (a >= b)
+        a = b = 0;
+    r->n = b - a;
+    double **dst[9] = {&r->t, &r->lp, &r->om, &r->v1, &r->v2, &r->slp, &r->som, &r->sv1, &r->sv2};
+    for (int i = 0; i < 9; i++)
+        *dst[i] = calloc(r->n ? r->n : 1, sizeof(double));
+    for (size_t k = 0; k < r->n; k++) {
+        r->t[k] = t0 + (double)(a + k) / rate;
+        r->lp[k] = full[0][a + k];
+        r->om[k] = full[1][a + k];
+        r->v1[k] = full[2][a + k];
+        r->v2[k] = full[3][a + k];
+    }
+    for (int i = 0; i < 4; i++)
+        free(full[i]);
+    const pl_validation *v = best_val(r, 0);
+    if (!v || r->n == 0)
+        return PL_OK;
+    pl_match_result m;
+    memset(&m, 0, sizeof m);
+    pl_model_params_default(&m.params);
+    m.params.N = v->n_edges;
+    m.params.a0 = v->a0_m;
+    m.params.beta = v->beta_rad;
+    m.params.lambda0 = v->lambda0_rad;
+    m.params.mu_s = v->mu_s;
+    m.params.mu = v->mu;
+    m.params.h1 = v->h1_m;
+    m.params.h2 = v->h2_m;
+    m.params.law = PL_LAW_LINE;
+    m.params.ramp_length = 0;
+    m.t0 = v->t0_s;
+    return pl_match_curve(&m, r->t, r->slp, r->som, r->sv1, r->sv2, r->n, err);
+}
+
+static char label_buf[64][48];
+
+static const char *run_label(const run_data *r, int k, const char *what)
+{
+    snprintf(label_buf[k % 64], sizeof label_buf[0], "N=%d %s %s",
+             r->prism.n_edges, r->prism.material, what);
+    return label_buf[k % 64];
+}
+
+static pl_status figures(const run_set *s, const char *dir, int *count,
+                         pl_err *err)
+{
+    size_t n = s->n;
+    pl_plot_series *ser = calloc(4 * n + 8, sizeof *ser);
+    double **rel = calloc(n, sizeof *rel), **dif = calloc(n, sizeof *dif);
+    if (!ser || !rel || !dif) {
+        free(ser);
+        free(rel);
+        free(dif);
+        return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+    }
+    char path[1200];
+    pl_status st = PL_OK;
+    size_t k = 0, lab = 0;
+    /* relative time (from the release) for the L_p and omega figures */
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &s->r[i];
+        rel[i] = malloc((r->n ? r->n : 1) * sizeof(double));
+        dif[i] = malloc((r->n ? r->n : 1) * sizeof(double));
+        for (size_t j = 0; j < r->n && rel[i] && dif[i]; j++) {
+            rel[i][j] = r->t[j] - r->proc.release_t_s;
+            dif[i][j] = r->slp[j] - r->lp[j];
+        }
+    }
+    /* fig. 8/9 style: L_p(t) measured and simulated */
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &s->r[i];
+        ser[k++] = (pl_plot_series){rel[i], r->lp, r->n, run_label(r, lab++, "measured"), (int)i, PL_PLOT_LINE};
+        if (best_val(r, 0))
+            ser[k++] = (pl_plot_series){rel[i], r->slp, r->n, run_label(r, lab++, "line model"), (int)i, PL_PLOT_DASHED};
+    }
+    pl_plot_panel p1 = {"Line-impact count L_p(t) (4.2): measured and simulated",
+                        "time from release t (s)", "L_p", NAN, NAN, 0, NAN, ser, k};
+    snprintf(path, sizeof path, "%s/lp.svg", dir);
+    if ((st = pl_plot_svg(path, 900, 560, &p1, 1, err)) != PL_OK)
+        goto out;
+    ++*count;
+    /* L_p error */
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &s->r[i];
+        if (best_val(r, 0))
+            ser[k++] = (pl_plot_series){rel[i], dif[i], r->n, run_label(r, lab++, ""), (int)i, PL_PLOT_LINE};
+    }
+    pl_plot_panel p2 = {"L_p(simulated, line law) - L_p(measured)", "time from release t (s)",
+                        "L_p error", NAN, NAN, NAN, NAN, ser, k};
+    snprintf(path, sizeof path, "%s/lp_error.svg", dir);
+    if (k && (st = pl_plot_svg(path, 900, 420, &p2, 1, err)) != PL_OK)
+        goto out;
+    *count += k > 0;
+    /* fig. 6 style: rotary speed */
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &s->r[i];
+        ser[k++] = (pl_plot_series){rel[i], r->om, r->n, run_label(r, lab++, "measured"), (int)i, PL_PLOT_LINE};
+        if (best_val(r, 0))
+            ser[k++] = (pl_plot_series){rel[i], r->som, r->n, run_label(r, lab++, "line model"), (int)i, PL_PLOT_DASHED};
+    }
+    pl_plot_panel p3 = {"Rotary speed (4.1): measured and simulated", "time from release t (s)",
+                        "omega (rad/s)", NAN, NAN, 0, NAN, ser, k};
+    snprintf(path, sizeof path, "%s/omega.svg", dir);
+    if ((st = pl_plot_svg(path, 900, 560, &p3, 1, err)) != PL_OK)
+        goto out;
+    ++*count;
+    /* fig. 5 style: gauge velocities of the first run, whole and zoomed */
+    if (n > 0 && s->r[0].n > 100) {
+        const run_data *r = &s->r[0];
+        size_t mid = r->n / 2, a = mid > 25 ? mid - 25 : 0, b = mid + 35 < r->n ? mid + 35 : r->n;
+        pl_plot_series whole[4] = {
+            {r->t, r->v1, r->n, "v_p1 measured", 0, PL_PLOT_LINE},
+            {r->t, r->v2, r->n, "v_p2 measured", 1, PL_PLOT_LINE},
+            {r->t, r->sv1, r->n, "v_p1 line model", 2, PL_PLOT_DASHED},
+            {r->t, r->sv2, r->n, "v_p2 line model", 3, PL_PLOT_DASHED}};
+        pl_plot_series zoom[4] = {
+            {r->t + a, r->v1 + a, b - a, NULL, 0, PL_PLOT_LINE},
+            {r->t + a, r->v2 + a, b - a, NULL, 1, PL_PLOT_LINE},
+            {r->t + a, r->sv1 + a, b - a, NULL, 2, PL_PLOT_DASHED},
+            {r->t + a, r->sv2 + a, b - a, NULL, 3, PL_PLOT_DASHED}};
+        int sim = best_val(r, 0) != NULL;
+        pl_plot_panel pv[2] = {
+            {"Gauge-point velocities (4.3)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, whole, sim ? 4 : 2},
+            {"Zoom on line impacts (cf. the inset of fig. 5)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, zoom, sim ? 4 : 2}};
+        snprintf(path, sizeof path, "%s/vp.svg", dir);
+        if ((st = pl_plot_svg(path, 900, 760, pv, 2, err)) != PL_OK)
+            goto out;
+        ++*count;
+    }
+    /* omega+/omega- against N */
+    {
+        double *xN = calloc(n ? n : 1, sizeof *xN), *ym = calloc(n ? n : 1, sizeof *ym);
+        double *yl = calloc(n ? n : 1, sizeof *yl), *yp = calloc(n ? n : 1, sizeof *yp);
+        size_t m = 0, ml = 0, mp = 0;
+        double *xl = calloc(n ? n : 1, sizeof *xl), *xp = calloc(n ? n : 1, sizeof *xp);
+        for (size_t i = 0; xN && ym && yl && yp && xl && xp && i < n; i++) {
+            const run_data *r = &s->r[i];
+            if (!r->processed)
+                continue;
+            xN[m] = r->prism.n_edges;
+            ym[m++] = r->proc.ratio_mean;
+            if (r->has[0][1] || r->has[0][0]) {
+                xl[ml] = r->prism.n_edges;
+                yl[ml++] = best_val(r, 0)->ratio_pred;
+            }
+            if (r->has[1][1] || r->has[1][0]) {
+                xp[mp] = r->prism.n_edges;
+                yp[mp++] = best_val(r, 1)->ratio_pred;
+            }
+        }
+        pl_plot_series rs[3] = {{xN, ym, m, "measured (mean per run)", 0, PL_PLOT_POINTS},
+                                {xl, yl, ml, "line-impact model (section 3)", 1, PL_PLOT_POINTS},
+                                {xp, yp, mp, "plastic law", 2, PL_PLOT_POINTS}};
+        pl_plot_panel pr = {"Impact ratio omega+/omega- against the number of edges",
+                            "N", "omega+/omega-", NAN, NAN, NAN, NAN, rs, 3};
+        snprintf(path, sizeof path, "%s/ratio.svg", dir);
+        if (m)
+            st = pl_plot_svg(path, 900, 480, &pr, 1, err);
+        *count += m && st == PL_OK;
+        free(xN); free(ym); free(yl); free(yp); free(xl); free(xp);
+    }
+out:
+    for (size_t i = 0; i < n; i++) {
+        free(rel[i]);
+        free(dif[i]);
+    }
+    free(rel);
+    free(dif);
+    free(ser);
+    return st;
+}
+
+/* The paper's own maximum relative errors of L_p (captions of figs. 8, 9)
+ * by N, for the experiments that repeat them. */
+static double paper_error(const char *ramp, int N)
+{
+    static const int Ns[6] = {22, 24, 30, 32, 36, 38};
+    static const double fig8[6] = {0.39, 2.19, 1.79, 0.69, 2.54, 0.75};
+    static const double fig9[6] = {4.42, 1.73, 0.837, 1.71, 1.12, 3.08};
+    const double *v = !strcmp(ramp, "glass-0.3702") ? fig8
+                    : !strcmp(ramp, "steel-0.3792") ? fig9 : NULL;
+    for (int i = 0; v && i < 6; i++)
+        if (Ns[i] == N)
+            return v[i];
+    return NAN;
+}
+
+static void pct(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.3f", 100 * v);
+    else
+        fputs("&ndash;", f);
+}
+
+static void num(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("&ndash;", f);
+}
+
+static pl_status write_html(const run_set *s, const char *exp, const char *dir,
+                            int figures, pl_err *err)
+{
+    char path[1200], now[32];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    pl_store_utc_now(now);
+    int synthetic = 0;
+    for (size_t i = 0; i < s->n; i++)
+        synthetic |= s->r[i].info.synthetic;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>prismlab validation: ", f);
+    html_text(f, exp);
+    fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+          "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
+          "th{background:#eee}td.l{text-align:left}.synthetic{background:#fff3cd;border:1px solid #e0b000;padding:0.5em;font-weight:bold}"
+          "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}</style>\n"
+          "</head><body>\n<h1>Validation report: ", f);
+    html_text(f, exp);
+    fprintf(f, "</h1>\n<p>Written %s by prismlab %s.  Model: seed 000 (Zhao, Liu &amp; Ma 2014), "
+               "contact phase (2.1)-(2.2), line impacts (section 3) and, for comparison, the plastic "
+               "(rimless-wheel) law; measured L_p by (4.1)-(4.2).  Definitions: docs/validation.md.</p>\n",
+            now, pl_version());
+    if (synthetic)
+        fputs("<p class=\"synthetic\">SYNTHETIC: runs marked below were made by the rig simulator "
+              "(prismlab sim), not measured on the rig.</p>\n", f);
+    fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
+          "<th>ramp</th><th>h1 / h2 (mm)</th><th>window (s)</th><th>impacts</th><th>processing warnings</th></tr>\n", f);
+    for (size_t i = 0; i < s->n; i++) {
+        const run_data *r = &s->r[i];
+        fprintf(f, "<tr><td>%lld</td><td class=\"l\">", r->info.id);
+        html_text(f, r->info.source_kind);
+        fputc(' ', f);
+        html_text(f, r->info.source_detail);
+        if (r->info.synthetic)
+            fputs(" <b>SYNTHETIC</b>", f);
+        fputs("</td><td class=\"l\">", f);
+        html_text(f, r->prism.name);
+        fprintf(f, "</td><td>%d</td><td class=\"l\">", r->prism.n_edges);
+        html_text(f, r->prism.material);
+        fputs("</td><td class=\"l\">", f);
+        html_text(f, r->info.ramp);
+        const pl_validation *v = best_val(r, 0);
+        fprintf(f, "</td><td>");
+        num(f, "%.1f", v ? 1e3 * v->h1_m : NAN);
+        fputs(" / ", f);
+        num(f, "%.1f", v ? 1e3 * v->h2_m : NAN);
+        if (r->processed)
+            fprintf(f, "</td><td>%.3f &ndash; %.3f</td><td>%lld</td><td class=\"l\">",
+                    r->proc.release_t_s, r->proc.end_t_s, r->proc.n_impacts);
+        else
+            fputs("</td><td>not processed</td><td></td><td class=\"l\">", f);
+        html_text(f, r->processed ? r->proc.warnings : "");
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
+          "in %; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
+          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p "
+          "(&plusmn; one formal standard deviation).</p>\n"
+          "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg)</th>"
+          "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
+          "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
+          "<th>omega+/omega- meas. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
+          "<th>paper's max rel. err.</th></tr>\n", f);
+    for (size_t i = 0; i < s->n; i++) {
+        const run_data *r = &s->r[i];
+        const pl_validation *lr = r->has[0][0] ? &r->v[0][0] : NULL;
+        const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
+        const pl_validation *pf = best_val(r, 1), *l = best_val(r, 0);
+        fprintf(f, "<tr><td>%lld</td><td>%d</td><td class=\"l\">", r->info.id, r->prism.n_edges);
+        html_text(f, r->prism.material);
+        fputs("</td><td>", f);
+        num(f, "%.4f", r->info.lambda0_rad * 180 / M_PI);
+        fputs("</td><td>", f);
+        if (lf) {
+            fprintf(f, "%.4f", lf->lambda0_rad * 180 / M_PI);
+            if (isfinite(lf->lambda0_sd_rad))
+                fprintf(f, " &plusmn; %.4f", lf->lambda0_sd_rad * 180 / M_PI);
+        } else {
+            fputs("&ndash;", f);
+        }
+        fputs("</td><td>", f);
+        pct(f, lr ? lr->max_rel_err_lp : NAN);
+        fputs("</td><td>", f);
+        pct(f, lf ? lf->max_rel_err_lp : NAN);
+        fputs("</td><td>", f);
+        pct(f, pf ? pf->max_rel_err_lp : NAN);
+        fputs("</td><td>", f);
+        num(f, "%.3g", l ? l->rms_err_lp : NAN);
+        fputs(" / ", f);
+        num(f, "%.3g", pf ? pf->rms_err_lp : NAN);
+        fputs("</td><td>", f);
+        num(f, "%.2f", l ? l->lp_end_meas : NAN);
+        fputs(" / ", f);
+        num(f, "%.2f", l ? l->lp_end_sim : NAN);
+        fputs("</td><td>", f);
+        num(f, "%.3f", l ? l->omega_last_meas : NAN);
+        fputs(" / ", f);
+        num(f, "%.3f", l ? l->omega_last_sim : NAN);
+        fputs("</td><td>", f);
+        num(f, "%.4f", r->processed ? r->proc.ratio_mean : NAN);
+        fputs(" / ", f);
+        num(f, "%.4f", l ? l->ratio_pred : NAN);
+        fputs(" / ", f);
+        num(f, "%.4f", pf ? pf->ratio_pred : NAN);
+        fprintf(f, "</td><td>%lld / %lld</td><td class=\"l\">%s</td><td>",
+                l ? l->n_impacts_meas : 0, l ? l->n_impacts_sim : 0,
+                l ? (strcmp(l->status, "slip") && strcmp(l->status, "detached") ? "yes" : l->status) : "&ndash;");
+        double pe = paper_error(r->info.ramp, r->prism.n_edges);
+        if (isfinite(pe))
+            fprintf(f, "%.3g</td></tr>\n", pe);
+        else
+            fputs("&ndash;</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    struct { const char *file, *cap; } figs[] = {
+        {"lp.svg", "Line-impact count L_p(t) = N theta / 2 pi (4.2) measured (solid) and simulated with the "
+                   "line-impact model (dashed), time from the detected release; cf. seed 000 figs. 8 and 9."},
+        {"lp_error.svg", "Difference of simulated and measured L_p over the valid window (line law, fitted "
+                         "release); the maximum relative error in the table is taken from this curve where L_exp &ge; 1."},
+        {"omega.svg", "Rotary speed omega(t) = (v_p1 - v_p2)/(h1 - h2) (4.1), measured (solid, low-passed) and "
+                      "simulated (dashed); cf. seed 000 fig. 6."},
+        {"vp.svg", "Gauge-point velocities v_p1, v_p2 (4.3) of the first prism, measured and simulated, with a "
+                   "zoom on impacts mid-run (every cusp is one line impact); cf. seed 000 fig. 5 and its inset."},
+        {"ratio.svg", "omega+/omega- per prism: the measured mean of every detected impact against the "
+                      "line-impact model's and the plastic law's predictions."},
+    };
+    fputs("<h2>Figures</h2>\n", f);
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        char fp[1300];
+        snprintf(fp, sizeof fp, "%s/%s", dir, figs[i].file);
+        struct stat sb;
+        if (stat(fp, &sb) != 0)
+            continue;
+        fprintf(f, "<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n",
+                figs[i].file, figs[i].file, figs[i].cap);
+    }
+    fprintf(f, "<p>Files: <a href=\"metrics.csv\">metrics.csv</a>, <a href=\"summary.md\">summary.md</a>; "
+               "%d figures.</p>\n", figures);
+    /* For the browser test: after loading, say whether every image
+     * rendered (naturalWidth > 0). */
+    fputs("<p id=\"check\" data-images=\"pending\"></p>\n<script>\nwindow.addEventListener('load', function () {\n"
+          "  var imgs = document.images, ok = 0;\n"
+          "  for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;\n"
+          "  var c = document.getElementById('check');\n"
+          "  c.setAttribute('data-images', ok + '/' + imgs.length);\n"
+          "});\n</script>\n</body></html>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return pl_err_set(err, PL_EIO, "%s: write failed", path);
+    return PL_OK;
+}
+
+static pl_status write_tables(const run_set *s, const char *exp, const char *dir,
+                              pl_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    FILE *c = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    FILE *m = fopen(path, "w");
+    if (!c || !m) {
+        if (c) fclose(c);
+        if (m) fclose(m);
+        return pl_err_set(err, PL_EIO, "%s: cannot write the tables", dir);
+    }
+    fputs("run,synthetic,prism,N,material,ramp,law,fit,lambda0_deg,lambda0_sd_deg,t0_s,beta_deg,"
+          "max_rel_err_lp,rms_err_lp,lp_end_meas,lp_end_sim,omega_last_meas,omega_last_sim,"
+          "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual\n", c);
+    fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
+               "stated.%s\n\n| run | N | material | lambda0 fitted (deg) | max rel err line fitted | "
+               "max rel err plastic fitted | L_p end meas/sim | status |\n|---|---|---|---|---|---|---|---|\n",
+            exp, pl_version(), s->n && s->r[0].info.synthetic ? "  **SYNTHETIC runs (rig simulator).**" : "");
+    for (size_t i = 0; i < s->n; i++) {
+        const run_data *r = &s->r[i];
+        for (int law = 0; law < LAWS; law++)
+            for (int fit = 0; fit < FITS; fit++) {
+                if (!r->has[law][fit])
+                    continue;
+                const pl_validation *v = &r->v[law][fit];
+                fprintf(c, "%lld,%d,%s,%d,%s,%s,%s,%s,%.6f,%.6g,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+                           "%.6g,%.6g,%lld,%lld,%s,%.6g\n",
+                        r->info.id, r->info.synthetic, r->prism.name, r->prism.n_edges,
+                        r->prism.material, r->info.ramp, law_name[law], fit_name[fit],
+                        v->lambda0_rad * 180 / M_PI, v->lambda0_sd_rad * 180 / M_PI, v->t0_s,
+                        v->beta_rad * 180 / M_PI, v->max_rel_err_lp, v->rms_err_lp,
+                        v->lp_end_meas, v->lp_end_sim, v->omega_last_meas, v->omega_last_sim,
+                        v->ratio_meas, v->ratio_pred, v->n_impacts_meas, v->n_impacts_sim,
+                        v->status, v->fit_residual);
+            }
+        const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
+        const pl_validation *pf = r->has[1][1] ? &r->v[1][1] : NULL;
+        fprintf(m, "| %lld | %d | %s | %.4f | %.3f | %.3f | %.2f / %.2f | %s |\n", r->info.id,
+                r->prism.n_edges, r->prism.material, lf ? lf->lambda0_rad * 180 / M_PI : NAN,
+                lf ? 100 * lf->max_rel_err_lp : NAN, pf ? 100 * pf->max_rel_err_lp : NAN,
+                lf ? lf->lp_end_meas : NAN, lf ? lf->lp_end_sim : NAN, lf ? lf->status : "-");
+    }
+    fputs("\nFigures: lp.svg, lp_error.svg, omega.svg, vp.svg, ratio.svg; open index.html.\n", m);
+    int bad = ferror(c) || ferror(m);
+    bad |= fclose(c) != 0;
+    bad |= fclose(m) != 0;
+    return bad ? pl_err_set(err, PL_EIO, "%s: write failed", dir) : PL_OK;
+}
+
+pl_status pl_report_write(pl_store *store, const char *experiment,
+                          const char *dir, pl_report_stats *stats,
+                          pl_err *err)
+{
+    pl_experiment e;
+    if (pl_experiment_get(store, experiment, &e, err) != PL_OK)
+        return err->code;
+    run_set s = {.store = store};
+    if (pl_run_list(store, experiment, collect, &s, err) != PL_OK) {
+        free(s.r);
+        return err->code;
+    }
+    if (s.n == 0) {
+        free(s.r);
+        return pl_err_set(err, PL_ENOTFOUND, "experiment '%s' has no runs", experiment);
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        free(s.r);
+        return pl_err_set(err, PL_EIO, "%s: %s", dir, strerror(errno));
+    }
+    pl_status st = PL_OK;
+    pl_report_stats rs = {0};
+    for (size_t i = 0; i < s.n && st == PL_OK; i++) {
+        run_data *r = &s.r[i];
+        pl_err ignore = {0};
+        pl_prism_init(&r->prism);
+        if (r->info.prism[0])
+            pl_prism_get(store, r->info.prism, &r->prism, &ignore);
+        r->processed = pl_derived_get(store, r->info.id, &r->proc, &ignore) == PL_OK;
+        for (int law = 0; law < LAWS; law++)
+            for (int fit = 0; fit < FITS; fit++)
+                r->has[law][fit] = pl_validation_get(store, r->info.id, law_name[law],
+                                                     fit_name[fit], &r->v[law][fit],
+                                                     &ignore) == PL_OK;
+    }
+    qsort(s.r, s.n, sizeof s.r[0], by_edges);
+    for (size_t i = 0; i < s.n && st == PL_OK; i++) {
+        if (s.r[i].processed)
+            st = load_series(store, &s.r[i], err);
+        rs.validated += s.r[i].has[0][1];
+    }
+    rs.runs = (int)s.n;
+    if (st == PL_OK)
+        st = figures(&s, dir, &rs.figures, err);
+    if (st == PL_OK)
+        st = write_tables(&s, experiment, dir, err);
+    if (st == PL_OK)
+        st = write_html(&s, experiment, dir, rs.figures, err);
+    for (size_t i = 0; i < s.n; i++)
+        free_run(&s.r[i]);
+    free(s.r);
+    if (st == PL_OK && stats)
+        *stats = rs;
+    return st;
+}

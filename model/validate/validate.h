@@ -1,0 +1,19 @@
+/* model/validate/validate.h - one stored run against the model: reads the run, its
+ * processing and its catalogue entries, matches a simulation
+ * (model/prism/match.h) and stores the comparison (db/validation.h). */
+#ifndef PL_MODEL_VALIDATE_H
+#define PL_MODEL_VALIDATE_H
+
+#include "db/store.h"
+#include "model/prism/match.h"
+
+/* Validates run_id under law: fitted = 0 simulates with the recorded
+ * lambda0 from the detected release; fitted = 1 fits what spec names
+ * (starting from the recorded lambda0, or from 90 % of alpha + beta when
+ * none was recorded).  Stores the result as (run, law, recorded|fitted)
+ * and returns it in res when res is not NULL. */
+pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
+                          int fitted, const pl_fit_spec *spec,
+                          pl_match_result *res, pl_err *err);
+
+#endif

@@ -1,0 +1,135 @@
+/* tests/model/prism/match_test.c - matching: the error definitions on hand-made
+ * series with known answers, and the fit recovering known parameters from
+ * a simulated run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "model/prism/match.h"
+#include "tests/util/testutil.h"
+
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEG (M_PI / 180.0)
+
+/* Known answers: meas = t, sim = t + 0.05: the relative error is largest
+ * where meas is smallest among meas >= 1 (0.05 / 1 at t = 1); points with
+ * meas < 1 do not count however large their error; rms = 0.05. */
+static void test_error_definitions(void **state)
+{
+    (void)state;
+    enum { N = 101 };
+    double t[N], meas[N], sim[N];
+    for (int i = 0; i < N; i++) {
+        t[i] = 0.05 * i;          /* 0 .. 5 */
+        meas[i] = t[i];
+        sim[i] = t[i] + 0.05;
+    }
+    sim[3] = 10;                  /* meas = 0.15 < 1: excluded from max_rel */
+    double mx, tm, rms;
+    pl_match_errors(sim, meas, t, N, &mx, &tm, &rms);
+    tu_assert_close(mx, 0.05, 1e-12);
+    tu_assert_close(tm, 1.0, 1e-12);
+    double ss = 0;
+    for (int i = 0; i < N; i++)
+        ss += (sim[i] - meas[i]) * (sim[i] - meas[i]);
+    tu_assert_close(rms, sqrt(ss / N), 1e-12);
+    /* equal curves: zero errors */
+    pl_match_errors(meas, meas, t, N, &mx, &tm, &rms);
+    tu_assert_close(mx, 0, 0);
+    tu_assert_close(rms, 0, 0);
+}
+
+static pl_model_params truth_params(void)
+{
+    pl_model_params p;
+    pl_model_params_default(&p);
+    p.N = 30;
+    p.a0 = 0.015;
+    p.beta = 0.3742 * DEG;
+    p.lambda0 = 5.337 * DEG;
+    p.mu_s = 0.12;
+    p.mu = NAN;
+    p.h1 = 0.0199;
+    p.h2 = 0.0116;
+    p.ramp_length = 0;
+    return p;
+}
+
+/* A "measured" L_p made by the model itself (released at 1.2345 s, 1 kHz,
+ * 6 s): fitting lambda0, the release and beta from wrong starting values
+ * (lambda0 off by 0.03 deg, release by 4 ms, beta by 0.004 deg) finds the
+ * truth. */
+static void test_fit_recovers_parameters(void **state)
+{
+    (void)state;
+    gsl_set_error_handler_off();
+    pl_model_params p = truth_params();
+    enum { N = 7500 };
+    double *t = malloc(N * sizeof *t), *lp = malloc(N * sizeof *lp);
+    for (int i = 0; i < N; i++)
+        t[i] = i / 1000.0;
+    pl_match_result truth;
+    memset(&truth, 0, sizeof truth);
+    truth.params = p;
+    truth.t0 = 1.2345;
+    pl_err err = {0};
+    assert_int_equal(pl_match_curve(&truth, t, lp, NULL, NULL, NULL, N, &err), PL_OK);
+
+    pl_match_data d = {.lp = lp, .n = N, .t_first = 0, .rate = 1000,
+                       .release_t = 1.2345, .end_t = 7.4, .omega_last_mean = NAN,
+                       .ratio_mean = NAN, .n_impacts = 0};
+    pl_model_params start = p;
+    start.lambda0 = (5.337 + 0.03) * DEG;
+    start.beta = (0.3742 - 0.004) * DEG;
+    pl_fit_spec spec = {.lambda0 = 1, .t0 = 1, .beta = 1, .beta_sd = 0.005 * DEG};
+    pl_match_result r;
+    assert_int_equal(pl_match_run(&start, 1.2345 + 0.004, &d, &spec, &r, &err), PL_OK);
+    print_message("fitted lambda0 %.5f deg (truth 5.337), t0 %.5f s (1.2345), "
+                  "beta %.5f deg (0.3742), %d iterations, max rel err %.2e\n",
+                  r.params.lambda0 / DEG, r.t0, r.params.beta / DEG, r.iterations,
+                  r.max_rel_err);
+    tu_assert_close(r.params.lambda0 / DEG, 5.337, 1e-3);
+    tu_assert_close(r.t0, 1.2345, 2e-4);
+    tu_assert_close(r.params.beta / DEG, 0.3742, 1e-4);
+    assert_true(r.max_rel_err < 1e-4);
+    assert_true(isfinite(r.lambda0_sd) && r.lambda0_sd >= 0);
+
+    /* without the fit, the wrong start shows as a real error */
+    pl_fit_spec none = {0};
+    assert_int_equal(pl_match_run(&start, 1.2385, &d, &none, &r, &err), PL_OK);
+    assert_true(r.max_rel_err > 1e-3);
+    tu_assert_close(r.ratio_pred, 0.99330, 1e-4);   /* line law, N = 30 */
+    free(t);
+    free(lp);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    pl_model_params p = truth_params();
+    double lp[5] = {0};
+    pl_match_data d = {.lp = lp, .n = 5, .rate = 1000, .release_t = 0, .end_t = 0.004};
+    pl_fit_spec none = {0};
+    pl_match_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_match_run(&p, 0, &d, &none, &r, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "window"));
+    p.lambda0 = NAN;
+    assert_int_equal(pl_match_run(&p, 0, &d, &none, &r, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "lambda0"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_definitions),
+        cmocka_unit_test(test_fit_recovers_parameters),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# tests/model/validate/report_test.sh - the validation end to end on every fixture
+# run, and the report in a real browser:
+#   - with lambda0, the release and beta fitted, the line law (which made
+#     the data) matches every run to a max relative L_p error < 0.5 % and
+#     finds lambda0 within 0.05 deg of the simulator's truth;
+#   - the report's files exist, the HTML references only files that exist,
+#     and every metric in metrics.csv equals the stored one;
+#   - headless Chromium renders index.html from disk with every image
+#     loaded and no console error; the screenshot stays in build/.
+set -eu
+bin=${PRISMLAB_BIN:-bin/prismlab}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT INT TERM
+db=$dir/r.db
+fail() { echo "report_test: $*" >&2; exit 1; }
+
+$bin db init --db "$db" >/dev/null
+$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
+$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+$bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
+$bin process --all --db "$db" >/dev/null 2>&1
+$bin validate --all --fit lambda0,t0,beta --db "$db" >"$dir/val" || fail "validate: $(cat "$dir/val")"
+
+# Numbers to reach, against the truth files (run ids follow the manifest).
+id=0
+worst=0
+grep -v '^#' fixtures/runs/manifest.csv | tail -n +2 | while IFS=, read -r file rest; do
+    id=$((id + 1))
+    truth=fixtures/runs/${file%.*}.truth.csv
+    want=$(sed -n 's/^# lambda0_deg=//p' "$truth")
+    line=$(sqlite3 "$db" "SELECT printf('%.6f %.6f', lambda0_rad * 180 / 3.141592653589793, max_rel_err_lp) FROM validation WHERE run_id = $id AND law = 'line' AND fit = 'fitted'")
+    [ -n "$line" ] || fail "run $id ($file) has no fitted line-law validation"
+    echo "$line $want $file" | awk '{
+        dl = $1 - $3; if (dl < 0) dl = -dl;
+        printf "report_test: %-24s lambda0 %.4f (truth %.4f, %+.4f)  max rel err %.4f %%\n", $4, $1, $3, $1 - $3, 100 * $2;
+        if (dl > 0.05 || $2 >= 0.005) exit 1 }' || fail "$file misses the numbers to reach"
+done
+
+out=$dir/report
+$bin report --experiment fig8 -o "$out" --db "$db" >/dev/null
+for f in index.html summary.md metrics.csv lp.svg lp_error.svg omega.svg vp.svg ratio.svg; do
+    [ -s "$out/$f" ] || fail "report file $f missing or empty"
+done
+grep -o 'src="[^"]*"\|href="[^"]*"' "$out/index.html" | sed 's/^[a-z]*="\(.*\)"$/\1/' | while read -r ref; do
+    [ -f "$out/$ref" ] || fail "index.html references $ref, which is not there"
+done
+grep -q 'SYNTHETIC' "$out/index.html" || fail "synthetic runs are not marked"
+
+# Every metric in metrics.csv is the stored one.
+tail -n +2 "$out/metrics.csv" | while IFS=, read -r run syn prism n mat ramp law fit l0 l0sd t0 beta mre rms rest; do
+    stored=$(sqlite3 "$db" "SELECT printf('%.6g %.6g', max_rel_err_lp, rms_err_lp) FROM validation WHERE run_id = $run AND law = '$law' AND fit = '$fit'")
+    [ "$stored" = "$mre $rms" ] || fail "metrics.csv run $run $law/$fit: '$mre $rms', stored '$stored'"
+done
+rows=$(tail -n +2 "$out/metrics.csv" | wc -l)
+[ "$rows" -eq 24 ] || fail "metrics.csv has $rows rows, expected 6 runs x 2 laws x 2 fits"
+# ... and the HTML table shows the fitted line-law error of each run.
+sqlite3 "$db" "SELECT printf('%.3f', 100 * max_rel_err_lp) FROM validation v JOIN run r ON r.id = v.run_id JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' AND law = 'line' AND fit = 'fitted'" |
+while read -r pct; do
+    grep -q "<td>$pct</td>" "$out/index.html" || fail "index.html lacks the stored error $pct %"
+done
+
+# A real browser.
+command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
+flags="--headless --no-sandbox --disable-gpu --disable-background-networking --disable-dev-shm-usage"
+timeout 120 chromium $flags --virtual-time-budget=5000 --enable-logging=stderr --v=0 \
+    --dump-dom "file://$out/index.html" >"$dir/dom.html" 2>"$dir/console.log" || true
+grep -q 'data-images="5/5"' "$dir/dom.html" ||
+    fail "the browser did not load every image: $(grep -o 'data-images="[^"]*"' "$dir/dom.html")"
+if grep -i 'CONSOLE' "$dir/console.log" | grep -qi 'error\|uncaught'; then
+    fail "console errors: $(grep -i CONSOLE "$dir/console.log")"
+fi
+mkdir -p build
+timeout 120 chromium $flags --window-size=1200,2400 --screenshot=build/report-screenshot.png \
+    "file://$out/index.html" >/dev/null 2>&1 || true
+[ -s build/report-screenshot.png ] || fail "no screenshot"
+echo "report_test: 17 runs validated; fig8 report rendered by Chromium, 5/5 images (build/report-screenshot.png)"
