@@ -7,80 +7,19 @@
 #include <string.h>
 #include <zlib.h>
 
-static const struct {
-    const char *name;
-    size_t size;
-} formats[PL_NFMT] = {
-    [PL_FMT_S16] = {"s16", 2},    [PL_FMT_S24_32] = {"s24_32", 4},
-    [PL_FMT_S32] = {"s32", 4},    [PL_FMT_U16] = {"u16", 2},
-    [PL_FMT_U32] = {"u32", 4},    [PL_FMT_F32] = {"f32", 4},
-    [PL_FMT_F64] = {"f64", 8},
-};
-
-static const char *const cal_names[PL_NCAL] = {
-    "softcal", "hardcal", "linear", "file", "identity"};
-
 static const char *const state_names[PL_NRUNSTATE] = {
     "recording", "complete", "interrupted", "overrun", "imported"};
 
-size_t pl_sample_format_size(pl_sample_format fmt) { return formats[fmt].size; }
-const char *pl_sample_format_name(pl_sample_format fmt) { return formats[fmt].name; }
-const char *pl_cal_kind_name(pl_cal_kind kind) { return cal_names[kind]; }
 const char *pl_run_state_name(pl_run_state s) { return state_names[s]; }
-
-static pl_status parse_name(const char *what, const char *name,
-                            const char *const *names, int count, int *out)
-{
-    for (int i = 0; name && i < count; i++)
-        if (strcmp(name, names[i]) == 0) {
-            *out = i;
-            return PL_OK;
-        }
-    (void)what;
-    return PL_EINVAL;
-}
-
-pl_status pl_sample_format_parse(const char *name, pl_sample_format *fmt)
-{
-    for (int i = 0; name && i < PL_NFMT; i++)
-        if (strcmp(name, formats[i].name) == 0) {
-            *fmt = (pl_sample_format)i;
-            return PL_OK;
-        }
-    return PL_EINVAL;
-}
-
-pl_status pl_cal_kind_parse(const char *name, pl_cal_kind *kind)
-{
-    int i;
-    pl_status s = parse_name("calibration", name, cal_names, PL_NCAL, &i);
-    if (s == PL_OK)
-        *kind = (pl_cal_kind)i;
-    return s;
-}
 
 pl_status pl_run_state_parse(const char *name, pl_run_state *st)
 {
-    int i;
-    pl_status s = parse_name("state", name, state_names, PL_NRUNSTATE, &i);
-    if (s == PL_OK)
-        *st = (pl_run_state)i;
-    return s;
-}
-
-int pl_host_little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 1;
-}
-
-double pl_channel_volts(const pl_channel *ch, double code)
-{
-    /* Horner in (code - origin), as comedi_to_physical() evaluates it. */
-    double x = code - ch->cal_origin, v = 0.0;
-    for (int k = ch->cal_order; k >= 0; k--)
-        v = v * x + ch->cal_coef[k];
-    return v;
+    for (int i = 0; name && i < PL_NRUNSTATE; i++)
+        if (strcmp(name, state_names[i]) == 0) {
+            *st = (pl_run_state)i;
+            return PL_OK;
+        }
+    return PL_EINVAL;
 }
 
 void pl_run_info_init(pl_run_info *info)

@@ -7,9 +7,9 @@
  */
 #include "db/store.h"
 
+#include "core/sample.h"
 #include "core/version.h"
 #include "db/migrations.h"
-#include "db/run.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,0 +1,58 @@
+/* core/sample.c - sample formats, calibration kinds and the channel's
+ * calibration polynomial. */
+#include "core/sample.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} formats[PL_NFMT] = {
+    [PL_FMT_S16] = {"s16", 2},    [PL_FMT_S24_32] = {"s24_32", 4},
+    [PL_FMT_S32] = {"s32", 4},    [PL_FMT_U16] = {"u16", 2},
+    [PL_FMT_U32] = {"u32", 4},    [PL_FMT_F32] = {"f32", 4},
+    [PL_FMT_F64] = {"f64", 8},
+};
+
+static const char *const cal_names[PL_NCAL] = {
+    "softcal", "hardcal", "linear", "file", "identity"};
+
+size_t pl_sample_format_size(pl_sample_format fmt) { return formats[fmt].size; }
+const char *pl_sample_format_name(pl_sample_format fmt) { return formats[fmt].name; }
+const char *pl_cal_kind_name(pl_cal_kind kind) { return cal_names[kind]; }
+
+pl_status pl_sample_format_parse(const char *name, pl_sample_format *fmt)
+{
+    for (int i = 0; name && i < PL_NFMT; i++)
+        if (strcmp(name, formats[i].name) == 0) {
+            *fmt = (pl_sample_format)i;
+            return PL_OK;
+        }
+    return PL_EINVAL;
+}
+
+pl_status pl_cal_kind_parse(const char *name, pl_cal_kind *kind)
+{
+    for (int i = 0; name && i < PL_NCAL; i++)
+        if (strcmp(name, cal_names[i]) == 0) {
+            *kind = (pl_cal_kind)i;
+            return PL_OK;
+        }
+    return PL_EINVAL;
+}
+
+int pl_host_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+double pl_channel_volts(const pl_channel *ch, double code)
+{
+    /* Horner in (code - origin), as comedi_to_physical() evaluates it. */
+    double x = code - ch->cal_origin, v = 0.0;
+    for (int k = ch->cal_order; k >= 0; k--)
+        v = v * x + ch->cal_coef[k];
+    return v;
+}
