@@ -1,10 +1,12 @@
 /* commands.h - every `prismlab <command>` entry point.
  *
- * Each command lives in its stage's folder as cmd_<name>.c, parses its own
- * options (getopt_long, with --help) and returns the exit status: 0 on
- * success, 1 on a usage error, 2 on a data or I/O error (core/cli.h).
- * To add a command: write the file, declare it here, add a row to the
- * table in prismlab.c, and document it in docs/prismlab.1.
+ * Each command lives in its stage's folder as cmd_<name>.c: its usage and
+ * help text (a pl_cli_command), its option table and one pl_cli_parse()
+ * call (core/cli.h: --help comes from the table), then a call into its
+ * stage.  It returns the exit status: 0 on success, 1 on a usage error, 2
+ * on a data or I/O error.  To add a command: write the file, declare it
+ * here, add a row to the table in prismlab.c, and document it in
+ * docs/prismlab.1.
  */
 #ifndef PL_COMMANDS_H
 #define PL_COMMANDS_H

@@ -7,24 +7,24 @@
 #include "db/derived.h"
 #include "db/run.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const pl_cli_command command = {
+    .name = "export",
+    .usage =
     "usage: prismlab export RUN (--csv FILE | --wav FILE) [--db FILE]\n"
-    "       prismlab export RUN --series omega|theta|Lp|vp1|vp2|impacts --csv FILE\n\n"
-    "Writes a stored run out again.  --csv: columns t_s and one column of volts\n"
-    "a channel (<name>_V), with the run's prismlab metadata on the first '#' line,\n"
-    "so that `prismlab import` reads it back.  --wav: the raw samples exactly as\n"
-    "stored (16-bit, 24-in-32-bit, 32-bit PCM, 32- or 64-bit float), for runs\n"
-    "whose samples are signed PCM or float (a CSV import is 64-bit float).  --series: a processed series at 1 kHz (t_s,value)\n"
-    "or the impacts (t_s,omega_minus,omega_plus,ratio,interval_s).\n";
+    "       prismlab export RUN --series omega|theta|Lp|vp1|vp2|impacts --csv FILE\n",
+    .about = "Writes a stored run out again, or what processing derived from it.\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
-enum { O_CSV = 1000, O_WAV, O_SERIES, O_DB, O_HELP };
+/* What --series names: a stored series, or the impact list. */
+static const pl_opt_choice series_names[] = {
+    {"omega", 0}, {"theta", 1}, {"Lp", 2}, {"vp1", 3}, {"vp2", 4},
+    {"impacts", 5}, {NULL, 0}};
 
 static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
 {
@@ -210,43 +210,41 @@ static int export_series(const char *cmd, pl_store *s, long long id,
 
 int pl_cmd_export(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"csv", required_argument, 0, O_CSV}, {"wav", required_argument, 0, O_WAV},
-        {"series", required_argument, 0, O_SERIES}, {"db", required_argument, 0, O_DB},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    const char *cmd = "export", *csv = NULL, *wav = NULL, *series = NULL, *db = NULL;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_CSV: csv = optarg; break;
-        case O_WAV: wav = optarg; break;
-        case O_SERIES: series = optarg; break;
-        case O_DB: db = optarg; break;
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-    }
-    if (optind != argc - 1)
+    const char *csv = NULL, *wav = NULL, *db = NULL;
+    int series = -1;
+    pl_opt opts[] = {
+        PL_OPT_STRING("csv", &csv, "FILE",
+                      "columns t_s and one column of volts a channel (<name>_V),\n"
+                      "with the run's prismlab metadata on the first '#' line,\n"
+                      "so that `prismlab import` reads it back"),
+        PL_OPT_STRING("wav", &wav, "FILE",
+                      "the raw samples exactly as stored (16-bit, 24-in-32-bit,\n"
+                      "32-bit PCM, 32- or 64-bit float), for runs whose samples\n"
+                      "are signed PCM or float (a CSV import is 64-bit float)"),
+        PL_OPT_CHOICE("series", &series, series_names, "NAME",
+                      "with --csv: a processed series at 1 kHz (t_s,value), or\n"
+                      "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s)"),
+        PL_OPT_DB(&db),
+        PL_OPT_END()};
+    int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    const char *cmd = command.name;
+    if (nargs != 1)
         return pl_cli_usage_error(cmd, "expected one RUN");
     if ((csv != NULL) + (wav != NULL) != 1)
         return pl_cli_usage_error(cmd, "give --csv FILE or --wav FILE");
-    if (series && !csv)
+    if (series >= 0 && !csv)
         return pl_cli_usage_error(cmd, "--series writes CSV: give --csv FILE");
-    if (series && strcmp(series, "omega") && strcmp(series, "theta") &&
-        strcmp(series, "Lp") && strcmp(series, "vp1") && strcmp(series, "vp2") &&
-        strcmp(series, "impacts"))
-        return pl_cli_usage_error(cmd, "--series: expected omega, theta, Lp, vp1, vp2 or impacts, got '%s'", series);
     pl_err err = {0};
     long id;
-    if (pl_parse_long("RUN", argv[optind], 1, 1L << 62, &id, &err) != PL_OK)
+    if (pl_parse_long("RUN", argv[1], 1, 1L << 62, &id, &err) != PL_OK)
         return pl_cli_usage_error(cmd, "%s", err.msg);
     pl_store *s = NULL;
     if (pl_store_open(&s, pl_cli_db_path(db), 0, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    int rc;
-    if (series) {
-        rc = export_series(cmd, s, id, series, csv);
+    if (series >= 0) {
+        rc = export_series(cmd, s, id, series_names[series].name, csv);
     } else {
         pl_run_info r;
         pl_channel ch[64];

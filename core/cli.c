@@ -376,8 +376,10 @@ int pl_cli_parse(const pl_cli_command *cmd, pl_opt *opts, int argc,
                  char **argv, int *nargs)
 {
     pl_err err = {0};
-    int help;
+    int help, none;
 
+    if (!nargs)
+        nargs = &none;
     if (pl_opt_parse(opts, argc, argv, nargs, &help, &err) != PL_OK)
         return pl_cli_usage_error(cmd->name, "%s", err.msg);
     if (help) {

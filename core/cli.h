@@ -127,9 +127,14 @@ struct pl_opt {
 #define PL_OPT_SET_INT(n, d, v, h) \
     {.kind = PL_OPTK_FLAG, .name = (n), .dest = PL_OPT_DEST_(d, int), \
      .value = (v), .help = (h)}
-#define PL_OPT_STRING(n, d, a, h) \
-    {.kind = PL_OPTK_STRING, .name = (n), \
-     .dest = (void *)PL_OPT_DEST_(d, const char *), .argh = (a), .help = (h)}
+#define PL_OPT_STRING(n, d, a, h) PL_OPT_STRING_F(n, 0, d, 0, a, h)
+#define PL_OPT_REQUIRED_STRING(n, d, a, h) \
+    PL_OPT_STRING_F(n, 0, d, PL_OPT_REQUIRED, a, h)
+/* with a short name s ('o' for -o) and flags f */
+#define PL_OPT_STRING_F(n, s, d, f, a, h) \
+    {.kind = PL_OPTK_STRING, .name = (n), .short_name = (s), \
+     .dest = (void *)PL_OPT_DEST_(d, const char *), .flags = (f), \
+     .argh = (a), .help = (h)}
 #define PL_OPT_TEXT(n, d, a, h) \
     {.kind = PL_OPTK_TEXT, .name = (n), .dest = PL_OPT_DEST_(d, char), \
      .size = sizeof(d), .argh = (a), .help = (h)}
@@ -142,6 +147,9 @@ struct pl_opt {
 #define PL_OPT_DOUBLE(n, d, l, u, a, h) \
     {.kind = PL_OPTK_DOUBLE, .name = (n), .dest = PL_OPT_DEST_(d, double), \
      .lo = (l), .hi = (u), .argh = (a), .help = (h)}
+#define PL_OPT_REQUIRED_DOUBLE(n, d, l, u, a, h) \
+    {.kind = PL_OPTK_DOUBLE, .name = (n), .dest = PL_OPT_DEST_(d, double), \
+     .lo = (l), .hi = (u), .flags = PL_OPT_REQUIRED, .argh = (a), .help = (h)}
 #define PL_OPT_SCALED(n, d, l, u, s, a, h) \
     {.kind = PL_OPTK_DOUBLE, .name = (n), .dest = PL_OPT_DEST_(d, double), \
      .lo = (l), .hi = (u), .scale = (s), .argh = (a), .help = (h)}
@@ -195,7 +203,8 @@ void pl_cli_help(const pl_cli_command *cmd, const pl_opt *opts, FILE *out);
 /* The one parse call of a command: pl_opt_parse(), then at most
  * cmd->max_args positional arguments ("unexpected argument 'X'").
  * Returns PL_CLI_CONTINUE when the command goes on, its positional
- * arguments in argv[1..*nargs]; otherwise the exit status to return: 0
+ * arguments in argv[1..*nargs] (nargs may be NULL when max_args is 0);
+ * otherwise the exit status to return: 0
  * after printing the help on stdout, 1 after printing the usage error. */
 int pl_cli_parse(const pl_cli_command *cmd, pl_opt *opts, int argc,
                  char **argv, int *nargs);

@@ -8,16 +8,12 @@
 #include "db/run.h"
 #include "db/store.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DEG (M_PI / 180.0)
-
-/* Options every store command takes. */
-enum { OPT_DB = 1000, OPT_HELP };
 
 static int open_store(const char *cmd, const char *db, unsigned flags,
                       pl_store **store)
@@ -30,13 +26,16 @@ static int open_store(const char *cmd, const char *db, unsigned flags,
 
 /* --- prismlab db ---------------------------------------------------------- */
 
-static const char db_usage[] =
-    "usage: prismlab db init|check|info [--db FILE]\n\n"
+static const pl_cli_command db_command = {
+    .name = "db",
+    .usage = "usage: prismlab db init|check|info [--db FILE]\n",
+    .about =
     "  init    create the database (or migrate an older one) and print its\n"
     "          schema version\n"
     "  check   run SQLite's integrity check and verify every chunk's CRC-32;\n"
     "          exit status 2 when anything is wrong, naming run and chunk\n"
-    "  info    schema version, journal mode and what the store holds\n";
+    "  info    schema version, journal mode and what the store holds\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
 static void print_problem(void *ctx, long long run, long long chunk,
                           const char *what)
@@ -82,30 +81,33 @@ static int db_info(pl_store *store)
     return PL_EXIT_OK;
 }
 
+static int db_check(pl_store *store)
+{
+    pl_err err = {0};
+    long long problems = 0;
+    if (pl_store_check(store, print_problem, NULL, &problems, &err) != PL_OK)
+        return pl_cli_fail("db check", &err);
+    if (problems) {
+        fprintf(stderr, "prismlab db check: %lld problem%s in '%s'\n",
+                problems, problems == 1 ? "" : "s", pl_store_path(store));
+        return PL_EXIT_DATA;
+    }
+    printf("%s: ok (integrity, foreign keys, chunk CRCs and tiling)\n",
+           pl_store_path(store));
+    return PL_EXIT_OK;
+}
+
 int pl_cmd_db(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, OPT_DB},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0}};
     const char *db = NULL, *verb;
     pl_store *store;
-    pl_err err = {0};
-    int c, rc;
-
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == OPT_DB)
-            db = optarg;
-        else if (c == OPT_HELP) {
-            fputs(db_usage, stdout);
-            return PL_EXIT_OK;
-        } else
-            return pl_cli_usage_error("db", "unknown option");
-    }
-    if (optind + 1 != argc)
+    pl_opt opts[] = {PL_OPT_DB(&db), PL_OPT_END()};
+    int nargs, rc = pl_cli_parse(&db_command, opts, argc, argv, &nargs);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    if (nargs != 1)
         return pl_cli_usage_error("db", "expected one of init, check, info");
-    verb = argv[optind];
+    verb = argv[1];
     if (strcmp(verb, "init") && strcmp(verb, "check") && strcmp(verb, "info"))
         return pl_cli_usage_error("db", "unknown action '%s'", verb);
     rc = open_store("db", db, !strcmp(verb, "init") ? PL_STORE_CREATE : 0,
@@ -119,35 +121,35 @@ int pl_cmd_db(int argc, char **argv)
     } else if (!strcmp(verb, "info")) {
         rc = db_info(store);
     } else {
-        long long problems = 0;
-        if (pl_store_check(store, print_problem, NULL, &problems, &err) != PL_OK)
-            rc = pl_cli_fail("db check", &err);
-        else if (problems) {
-            fprintf(stderr, "prismlab db check: %lld problem%s in '%s'\n",
-                    problems, problems == 1 ? "" : "s", pl_store_path(store));
-            rc = PL_EXIT_DATA;
-        } else {
-            printf("%s: ok (integrity, foreign keys, chunk CRCs and tiling)\n",
-                   pl_store_path(store));
-            rc = PL_EXIT_OK;
-        }
+        rc = db_check(store);
     }
     pl_store_close(store);
     return rc;
 }
 
-/* --- prismlab prism ------------------------------------------------------- */
+/* --- prismlab prism, ramp, experiment --------------------------------------- */
 
-static const char prism_usage[] =
-    "usage: prismlab prism add NAME --N N --a0 M --length M --material TEXT\n"
-    "                          (--mass KG | --density KG_PER_M3) [--source TEXT]\n"
-    "       prismlab prism list\n"
-    "       prismlab prism import FILE.csv\n"
-    "  (all take --db FILE)\n\n"
-    "  a0 is the distance from the centre of mass to each edge (m), length\n"
-    "  the prism's length along its axis (m).  A CSV file has a header row\n"
-    "  naming columns in any order: name, n_edges, a0_m, length_m, mass_kg,\n"
-    "  density_kg_m3, material, source.  A bad row imports nothing.\n";
+/* The shared shape of `prism`, `ramp` and `experiment`: VERB [NAME|FILE]
+ * with options; kind selects the catalogue table. */
+typedef enum { KIND_PRISM, KIND_RAMP, KIND_EXPERIMENT } kind_t;
+
+static const char *const kind_name[] = {"prism", "ramp", "experiment"};
+
+/* What the options of one catalogue command fill. */
+typedef struct {
+    const char *db;
+    pl_prism p;
+    pl_ramp r;
+    pl_experiment e;
+} catalog_entry;
+
+static void catalog_entry_init(catalog_entry *c)
+{
+    c->db = NULL;
+    pl_prism_init(&c->p);
+    pl_ramp_init(&c->r);
+    memset(&c->e, 0, sizeof c->e);
+}
 
 static int print_prism(void *ctx, const pl_prism *p)
 {
@@ -157,77 +159,6 @@ static int print_prism(void *ctx, const pl_prism *p)
            p->material);
     return 0;
 }
-
-enum { P_N = 1, P_A0, P_LENGTH, P_MASS, P_DENSITY, P_MATERIAL, P_SOURCE,
-       R_BETA_DEG, R_BETA_SD_DEG, R_MU_S, R_MU, R_LENGTH, E_DESCRIPTION };
-
-static int parse_prism_opt(int c, pl_prism *p, pl_err *err)
-{
-    double v;
-    switch (c) {
-    case P_N:
-        if (pl_parse_double("N", optarg, 3, 10000, &v, err))
-            return -1;
-        if (v != floor(v))
-            return pl_err_set(err, PL_EINVAL, "option '--N': expected an "
-                              "integer, got '%s'", optarg), -1;
-        p->n_edges = (int)v;
-        return 0;
-    case P_A0: return pl_parse_double("a0", optarg, 1e-6, 10, &p->a0_m, err) ? -1 : 0;
-    case P_LENGTH: return pl_parse_double("length", optarg, 1e-6, 10, &p->length_m, err) ? -1 : 0;
-    case P_MASS: return pl_parse_double("mass", optarg, 1e-9, 1e6, &p->mass_kg, err) ? -1 : 0;
-    case P_DENSITY: return pl_parse_double("density", optarg, 1, 1e5, &p->density_kg_m3, err) ? -1 : 0;
-    case P_MATERIAL: snprintf(p->material, sizeof p->material, "%s", optarg); return 0;
-    case P_SOURCE: snprintf(p->source, sizeof p->source, "%s", optarg); return 0;
-    }
-    return 1;
-}
-
-static int parse_ramp_opt(int c, pl_ramp *r, pl_err *err)
-{
-    double v;
-    switch (c) {
-    case R_BETA_DEG:
-        if (pl_parse_double("beta-deg", optarg, 1e-9, 45, &v, err))
-            return -1;
-        r->beta_rad = v * DEG;
-        return 0;
-    case R_BETA_SD_DEG:
-        if (pl_parse_double("beta-sd-deg", optarg, 0, 45, &v, err))
-            return -1;
-        r->beta_sd_rad = v * DEG;
-        return 0;
-    case R_MU_S: return pl_parse_double("mu-s", optarg, 1e-6, 5, &r->mu_s, err) ? -1 : 0;
-    case R_MU: return pl_parse_double("mu", optarg, 1e-6, 5, &r->mu, err) ? -1 : 0;
-    case R_LENGTH: return pl_parse_double("length", optarg, 1e-6, 1e3, &r->length_m, err) ? -1 : 0;
-    case P_MATERIAL: snprintf(r->material, sizeof r->material, "%s", optarg); return 0;
-    case P_SOURCE: snprintf(r->source, sizeof r->source, "%s", optarg); return 0;
-    }
-    return 1;
-}
-
-/* The shared shape of `prism`, `ramp` and `experiment`: VERB [NAME|FILE]
- * with options; kind selects the catalogue table. */
-typedef enum { KIND_PRISM, KIND_RAMP, KIND_EXPERIMENT } kind_t;
-
-static const struct option catalog_opts[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"N", required_argument, NULL, P_N},
-    {"a0", required_argument, NULL, P_A0},
-    {"length", required_argument, NULL, P_LENGTH},
-    {"mass", required_argument, NULL, P_MASS},
-    {"density", required_argument, NULL, P_DENSITY},
-    {"material", required_argument, NULL, P_MATERIAL},
-    {"source", required_argument, NULL, P_SOURCE},
-    {"beta-deg", required_argument, NULL, R_BETA_DEG},
-    {"beta-sd-deg", required_argument, NULL, R_BETA_SD_DEG},
-    {"mu-s", required_argument, NULL, R_MU_S},
-    {"mu", required_argument, NULL, R_MU},
-    {"description", required_argument, NULL, E_DESCRIPTION},
-    {NULL, 0, NULL, 0}};
-
-static const char *const kind_name[] = {"prism", "ramp", "experiment"};
 
 static int print_ramp(void *ctx, const pl_ramp *r)
 {
@@ -253,24 +184,32 @@ static int catalog_list(kind_t kind, pl_store *store, pl_err *err)
     return s == PL_OK ? PL_EXIT_OK : pl_cli_fail(kind_name[kind], err);
 }
 
-static int catalog_add(kind_t kind, pl_store *store, const char *name,
-                       pl_prism *p, pl_ramp *r, pl_experiment *e, pl_err *err)
+/* Validates before opening, so that a bad command creates no file. */
+static int catalog_add(kind_t kind, catalog_entry *c, const char *name)
 {
+    const char *cmd = kind_name[kind];
+    pl_store *store;
+    pl_err err = {0};
     pl_status s;
-    if (kind == KIND_PRISM) {
-        snprintf(p->name, sizeof p->name, "%s", name);
-        s = pl_prism_add(store, p, err);
-    } else if (kind == KIND_RAMP) {
-        snprintf(r->name, sizeof r->name, "%s", name);
-        s = pl_ramp_add(store, r, err);
-    } else {
-        snprintf(e->name, sizeof e->name, "%s", name);
-        s = pl_experiment_add(store, e, err);
-    }
+    int rc;
+
+    snprintf(c->p.name, sizeof c->p.name, "%s", name);
+    snprintf(c->r.name, sizeof c->r.name, "%s", name);
+    snprintf(c->e.name, sizeof c->e.name, "%s", name);
+    if ((kind == KIND_PRISM && pl_prism_validate(&c->p, &err)) ||
+        (kind == KIND_RAMP && pl_ramp_validate(&c->r, &err)))
+        return pl_cli_usage_error(cmd, "%s", err.msg);
+    if ((rc = open_store(cmd, c->db, PL_STORE_CREATE, &store)))
+        return rc;
+    s = kind == KIND_PRISM ? pl_prism_add(store, &c->p, &err)
+      : kind == KIND_RAMP  ? pl_ramp_add(store, &c->r, &err)
+      : pl_experiment_add(store, &c->e, &err);
     if (s != PL_OK)
-        return pl_cli_fail(kind_name[kind], err);
-    printf("added %s '%s'\n", kind_name[kind], name);
-    return PL_EXIT_OK;
+        rc = pl_cli_fail(cmd, &err);
+    else
+        printf("added %s '%s'\n", cmd, name);
+    pl_store_close(store);
+    return rc;
 }
 
 static int catalog_import(kind_t kind, pl_store *store, const char *path,
@@ -286,112 +225,153 @@ static int catalog_import(kind_t kind, pl_store *store, const char *path,
     return PL_EXIT_OK;
 }
 
-static int catalog_cmd(kind_t kind, const char *usage_text, int argc,
-                       char **argv)
+static int catalog_cmd(kind_t kind, const pl_cli_command *command,
+                       pl_opt *opts, catalog_entry *c, int argc, char **argv)
 {
-    const char *cmd = kind_name[kind], *db = NULL, *verb;
-    pl_prism p;
-    pl_ramp r;
-    pl_experiment e;
+    const char *cmd = kind_name[kind], *verb;
     pl_store *store;
     pl_err err = {0};
-    int c, rc, nargs;
+    int nargs, rc = pl_cli_parse(command, opts, argc, argv, &nargs);
 
-    pl_prism_init(&p);
-    pl_ramp_init(&r);
-    memset(&e, 0, sizeof e);
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", catalog_opts, NULL)) != -1) {
-        int used = 1;
-        if (c == OPT_DB) { db = optarg; continue; }
-        if (c == OPT_HELP) { fputs(usage_text, stdout); return PL_EXIT_OK; }
-        if (kind == KIND_PRISM)
-            used = parse_prism_opt(c, &p, &err);
-        else if (kind == KIND_RAMP)
-            used = parse_ramp_opt(c, &r, &err);
-        else if (c == E_DESCRIPTION) {
-            snprintf(e.description, sizeof e.description, "%s", optarg);
-            used = 0;
-        }
-        if (used < 0)
-            return pl_cli_usage_error(cmd, "%s", err.msg);
-        if (used > 0)
-            return pl_cli_usage_error(cmd, "option not valid here");
-    }
-    if (optind >= argc)
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    if (nargs == 0)
         return pl_cli_usage_error(cmd, "expected an action (add, list%s)",
                                   kind == KIND_EXPERIMENT ? "" : ", import");
-    verb = argv[optind];
-    nargs = argc - optind - 1;
-    if (!strcmp(verb, "list") && nargs == 0) {
-        if ((rc = open_store(cmd, db, 0, &store)))
-            return rc;
-        rc = catalog_list(kind, store, &err);
-    } else if (!strcmp(verb, "add") && nargs == 1) {
-        /* Validate before opening, so a bad command creates no file. */
-        snprintf(p.name, sizeof p.name, "%s", argv[optind + 1]);
-        snprintf(r.name, sizeof r.name, "%s", argv[optind + 1]);
-        if ((kind == KIND_PRISM && pl_prism_validate(&p, &err)) ||
-            (kind == KIND_RAMP && pl_ramp_validate(&r, &err)))
-            return pl_cli_usage_error(cmd, "%s", err.msg);
-        if ((rc = open_store(cmd, db, PL_STORE_CREATE, &store)))
-            return rc;
-        rc = catalog_add(kind, store, argv[optind + 1], &p, &r, &e, &err);
-    } else if (!strcmp(verb, "import") && nargs == 1 && kind != KIND_EXPERIMENT) {
-        if ((rc = open_store(cmd, db, PL_STORE_CREATE, &store)))
-            return rc;
-        rc = catalog_import(kind, store, argv[optind + 1], &err);
-    } else
+    verb = argv[1];
+    if (!strcmp(verb, "add") && nargs == 2)
+        return catalog_add(kind, c, argv[2]);
+    if (!(!strcmp(verb, "list") && nargs == 1) &&
+        !(!strcmp(verb, "import") && nargs == 2 && kind != KIND_EXPERIMENT))
         return pl_cli_usage_error(cmd, "unknown action or wrong number of "
                                   "arguments: '%s'", verb);
+    if ((rc = open_store(cmd, c->db, nargs == 1 ? 0 : PL_STORE_CREATE, &store)))
+        return rc;
+    rc = nargs == 1 ? catalog_list(kind, store, &err)
+                    : catalog_import(kind, store, argv[2], &err);
     pl_store_close(store);
     return rc;
 }
 
-int pl_cmd_prism(int argc, char **argv)
+static const pl_cli_command prism_command = {
+    .name = "prism",
+    .usage =
+    "usage: prismlab prism add NAME --N N --a0 M --length M --material TEXT\n"
+    "                          (--mass KG | --density KG_PER_M3) [--source TEXT]\n"
+    "       prismlab prism list\n"
+    "       prismlab prism import FILE.csv\n"
+    "  (all take --db FILE)\n",
+    .about =
+    "The prism catalogue.  A CSV file has a header row naming columns in any\n"
+    "order: name, n_edges, a0_m, length_m, mass_kg, density_kg_m3, material,\n"
+    "source.  A bad row imports nothing.\n",
+    .max_args = PL_CLI_ANY_ARGS};
+
+/* --N: a whole number, read as a number first so that the range message
+ * is the one for numbers ("expected a value in [3, 10000]"). */
+static pl_status parse_edges(const pl_opt *opt, const char *value, pl_err *err)
 {
-    return catalog_cmd(KIND_PRISM, prism_usage, argc, argv);
+    double v;
+    if (pl_parse_double("N", value, 3, 10000, &v, err) != PL_OK)
+        return err->code;
+    if (v != floor(v))
+        return pl_err_set(err, PL_EINVAL, "option '--N': expected an "
+                          "integer, got '%s'", value);
+    *(int *)opt->dest = (int)v;
+    return PL_OK;
 }
 
-static const char ramp_usage[] =
+int pl_cmd_prism(int argc, char **argv)
+{
+    catalog_entry c;
+    catalog_entry_init(&c);
+    pl_opt opts[] = {
+        PL_OPT_CALLBACK("N", &c.p.n_edges, parse_edges, "N", "edges, 3 to 10000"),
+        PL_OPT_DOUBLE("a0", &c.p.a0_m, 1e-6, 10, "M",
+                      "the distance from the centre of mass to each edge, m"),
+        PL_OPT_DOUBLE("length", &c.p.length_m, 1e-6, 10, "M",
+                      "the prism's length along its axis, m"),
+        PL_OPT_DOUBLE("mass", &c.p.mass_kg, 1e-9, 1e6, "KG", "its mass"),
+        PL_OPT_DOUBLE("density", &c.p.density_kg_m3, 1, 1e5, "KG_PER_M3",
+                      "or its density"),
+        PL_OPT_TEXT("material", c.p.material, "TEXT", "e.g. steel"),
+        PL_OPT_TEXT("source", c.p.source, "TEXT", "where the numbers come from"),
+        PL_OPT_DB(&c.db),
+        PL_OPT_END()};
+    return catalog_cmd(KIND_PRISM, &prism_command, opts, &c, argc, argv);
+}
+
+static const pl_cli_command ramp_command = {
+    .name = "ramp",
+    .usage =
     "usage: prismlab ramp add NAME --beta-deg DEG --mu-s MU --material TEXT\n"
     "                         [--mu MU_SLIP] [--beta-sd-deg DEG] [--length M]\n"
     "                         [--source TEXT]\n"
     "       prismlab ramp list\n"
     "       prismlab ramp import FILE.csv\n"
-    "  (all take --db FILE)\n\n"
-    "  beta is the inclination, mu_s the static friction coefficient of the\n"
-    "  prism on this surface, mu the slip coefficient (default mu_s).  CSV\n"
-    "  columns: name, material, beta_deg or beta_rad, beta_sd_deg, mu_s, mu,\n"
-    "  length_m, source.  A bad row imports nothing.\n";
+    "  (all take --db FILE)\n",
+    .about =
+    "The ramp catalogue.  CSV columns: name, material, beta_deg or beta_rad,\n"
+    "beta_sd_deg, mu_s, mu, length_m, source.  A bad row imports nothing.\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
 int pl_cmd_ramp(int argc, char **argv)
 {
-    return catalog_cmd(KIND_RAMP, ramp_usage, argc, argv);
+    catalog_entry c;
+    catalog_entry_init(&c);
+    pl_opt opts[] = {
+        PL_OPT_SCALED("beta-deg", &c.r.beta_rad, 1e-9, 45, DEG, "DEG",
+                      "the inclination, degrees"),
+        PL_OPT_SCALED("beta-sd-deg", &c.r.beta_sd_rad, 0, 45, DEG, "DEG",
+                      "its stated uncertainty"),
+        PL_OPT_DOUBLE("mu-s", &c.r.mu_s, 1e-6, 5, "MU",
+                      "the static friction coefficient of the prism on it"),
+        PL_OPT_DOUBLE("mu", &c.r.mu, 1e-6, 5, "MU_SLIP",
+                      "the slip coefficient (default mu-s)"),
+        PL_OPT_DOUBLE("length", &c.r.length_m, 1e-6, 1e3, "M", "its length, m"),
+        PL_OPT_TEXT("material", c.r.material, "TEXT", "e.g. glass"),
+        PL_OPT_TEXT("source", c.r.source, "TEXT", "where the numbers come from"),
+        PL_OPT_DB(&c.db),
+        PL_OPT_END()};
+    return catalog_cmd(KIND_RAMP, &ramp_command, opts, &c, argc, argv);
 }
 
-static const char experiment_usage[] =
+static const pl_cli_command experiment_command = {
+    .name = "experiment",
+    .usage =
     "usage: prismlab experiment add NAME [--description TEXT]\n"
     "       prismlab experiment list\n"
-    "  (all take --db FILE)\n\n"
-    "  An experiment is a named set of runs (e.g. six steel prisms on the\n"
-    "  glass ramp); runs name it when they are recorded or imported, and\n"
-    "  'prismlab report' writes one report per experiment.\n";
+    "  (all take --db FILE)\n",
+    .about =
+    "An experiment is a named set of runs (e.g. six steel prisms on the\n"
+    "glass ramp); runs name it when they are recorded or imported, and\n"
+    "'prismlab report' writes one report per experiment.\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
 int pl_cmd_experiment(int argc, char **argv)
 {
-    return catalog_cmd(KIND_EXPERIMENT, experiment_usage, argc, argv);
+    catalog_entry c;
+    catalog_entry_init(&c);
+    pl_opt opts[] = {
+        PL_OPT_TEXT("description", c.e.description, "TEXT", "what it is for"),
+        PL_OPT_DB(&c.db),
+        PL_OPT_END()};
+    return catalog_cmd(KIND_EXPERIMENT, &experiment_command, opts, &c, argc, argv);
 }
 
 /* --- prismlab run ----------------------------------------------------------- */
 
-static const char run_usage[] =
+static const pl_cli_command run_command = {
+    .name = "run",
+    .usage =
     "usage: prismlab run list [--experiment NAME]\n"
     "       prismlab run show RUN\n"
-    "  (all take --db FILE)\n\n"
-    "  list prints one line per run, newest first; show prints everything\n"
-    "  stored about one run, its channels and calibration.  Simulated runs\n"
-    "  are marked SYNTHETIC.\n";
+    "  (all take --db FILE)\n",
+    .about =
+    "list prints one line per run, newest first; show prints everything\n"
+    "stored about one run, its channels and calibration.  Simulated runs\n"
+    "are marked SYNTHETIC.\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
 static int print_run_line(void *ctx, const pl_run_info *r)
 {
@@ -468,36 +448,29 @@ static void print_processing(pl_store *store, long long id)
 
 int pl_cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, OPT_DB},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"experiment", required_argument, NULL, 'e'},
-        {NULL, 0, NULL, 0}};
     const char *db = NULL, *experiment = NULL, *verb;
     pl_store *store;
     pl_err err = {0};
-    int c, rc;
-
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == OPT_DB) db = optarg;
-        else if (c == 'e') experiment = optarg;
-        else if (c == OPT_HELP) { fputs(run_usage, stdout); return PL_EXIT_OK; }
-        else return pl_cli_usage_error("run", "unknown option");
-    }
-    if (optind >= argc)
+    pl_opt opts[] = {
+        PL_OPT_STRING("experiment", &experiment, "NAME", "list: its runs only"),
+        PL_OPT_DB(&db),
+        PL_OPT_END()};
+    int nargs, rc = pl_cli_parse(&run_command, opts, argc, argv, &nargs);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    if (nargs == 0)
         return pl_cli_usage_error("run", "expected an action (list, show)");
-    verb = argv[optind];
-    if (!strcmp(verb, "list") && optind + 1 == argc) {
+    verb = argv[1];
+    if (!strcmp(verb, "list") && nargs == 1) {
         if ((rc = open_store("run", db, 0, &store)))
             return rc;
         rc = pl_run_list(store, experiment, print_run_line, NULL, &err)
                  ? pl_cli_fail("run", &err) : PL_EXIT_OK;
-    } else if (!strcmp(verb, "show") && optind + 2 == argc) {
+    } else if (!strcmp(verb, "show") && nargs == 2) {
         long id;
         pl_run_info info;
         pl_channel ch[64];
-        if (pl_parse_long("RUN", argv[optind + 1], 1, 0x7fffffffL, &id, &err))
+        if (pl_parse_long("RUN", argv[2], 1, 0x7fffffffL, &id, &err))
             return pl_cli_usage_error("run", "%s", err.msg);
         if ((rc = open_store("run", db, 0, &store)))
             return rc;

@@ -5,37 +5,31 @@
 #include "core/plot.h"
 #include "model/seeds/dimer.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const pl_cli_command command = {
+    .name = "dimer",
+    .usage =
     "usage: prismlab dimer [--Ar A] [--f HZ] [--Gamma G] [--es E] [--mu-s MU]\n"
     "                      [--mu-c MU] [--mu-i MU] [--h0 M] [--theta0-deg T]\n"
     "                      [--duration S] [--dt S] [--dist-exp X] [--v-rest M_S]\n"
-    "                      [--rod-d M] [--csv FILE] [--plot FILE.svg]\n\n"
+    "                      [--rod-d M] [--csv FILE] [--plot FILE.svg]\n",
+    .about =
     "A dimer - two steel spheres joined by a light glass rod - released at rest\n"
     "on a plate vibrating as y_p = -A sin(2 pi f t), Gamma = A (2 pi f)^2 / g\n"
     "(seed 002, Zhao, Liu & Brogliato 2009): contact phases with the\n"
     "complementarity condition and Coulomb's stick and slip, single and double\n"
     "impacts by Darboux-Keller shock dynamics with the energetic coefficient of\n"
     "restitution and the distributing law, slip coefficients mu-c in contact and\n"
-    "mu-i in impact (the paper's claim 5.1).  Defaults are the paper's section 5:\n"
-    "Ar 3.9 (sphere radius 4.75 mm, l = 2 (Ar - 1) r), f 25 Hz, Gamma 0.9,\n"
-    "e_s 0.65, mu_s 0.24, mu_c 0.12, mu_i 0.08, h0 0.25 mm (the lower tip over\n"
-    "the plate's mean), theta0 5 deg, 4 s.  The rod's diameter follows from\n"
-    "mu_st(Ar 5, 0) = 0.24 (3.5) unless --rod-d; --dist-exp is the distributing\n"
-    "law's exponent on the energy ratio (3/5 for Hertz contacts), --v-rest the\n"
-    "approach speed below which a bounce ends (default 1 mm/s).  See\n"
-    "docs/dimer.md.\n\n"
+    "mu-i in impact (the paper's claim 5.1).  Defaults are the paper's section 5.\n"
+    "See docs/dimer.md.\n",
+    .footer =
     "Last line: ... drift=<m/s> mode=<drift|jump|flutter|rest|other>: the left\n"
     "tip's mean horizontal speed over the last ten plate cycles and the mode\n"
-    "persisting in them.\n";
-
-enum { O_AR = 1000, O_F, O_GAMMA, O_ES, O_MUS, O_MUC, O_MUI, O_H0, O_TH0, O_DUR,
-       O_DT, O_DEXP, O_VREST, O_ROD, O_CSV, O_PLOT, O_HELP };
+    "persisting in them.\n"};
 
 static pl_status write_csv(const char *path, const pl_dimer_sample *s, size_t n,
                            pl_err *err)
@@ -89,51 +83,43 @@ static pl_status draw(const char *path, const pl_dimer_params *p,
 
 int pl_cmd_dimer(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"Ar", required_argument, 0, O_AR}, {"f", required_argument, 0, O_F},
-        {"Gamma", required_argument, 0, O_GAMMA}, {"es", required_argument, 0, O_ES},
-        {"mu-s", required_argument, 0, O_MUS}, {"mu-c", required_argument, 0, O_MUC},
-        {"mu-i", required_argument, 0, O_MUI}, {"h0", required_argument, 0, O_H0},
-        {"theta0-deg", required_argument, 0, O_TH0},
-        {"duration", required_argument, 0, O_DUR}, {"dt", required_argument, 0, O_DT},
-        {"dist-exp", required_argument, 0, O_DEXP},
-        {"v-rest", required_argument, 0, O_VREST}, {"rod-d", required_argument, 0, O_ROD},
-        {"csv", required_argument, 0, O_CSV}, {"plot", required_argument, 0, O_PLOT},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    const char *cmd = "dimer", *csv = NULL, *plot = NULL;
+    const char *csv = NULL, *plot = NULL;
     pl_err err = {0};
     pl_dimer_params p;
     pl_dimer_params_default(&p);
     double th = p.theta0 * 180 / M_PI;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        pl_status st = PL_OK;
-        switch (c) {
-        case O_AR: st = pl_parse_double("Ar", optarg, 2, 20, &p.Ar, &err); break;
-        case O_F: st = pl_parse_double("f", optarg, 0.1, 1000, &p.f, &err); break;
-        case O_GAMMA: st = pl_parse_double("Gamma", optarg, 0, 19.9, &p.Gamma, &err); break;
-        case O_ES: st = pl_parse_double("es", optarg, 0, 1, &p.es, &err); break;
-        case O_MUS: st = pl_parse_double("mu-s", optarg, 0, 10, &p.mu_s, &err); break;
-        case O_MUC: st = pl_parse_double("mu-c", optarg, 0, 10, &p.mu_c, &err); break;
-        case O_MUI: st = pl_parse_double("mu-i", optarg, 0, 10, &p.mu_i, &err); break;
-        case O_H0: st = pl_parse_double("h0", optarg, 0, 0.9, &p.h0, &err); break;
-        case O_TH0: st = pl_parse_double("theta0-deg", optarg, -89, 89, &th, &err); break;
-        case O_DUR: st = pl_parse_double("duration", optarg, 0.01, 3600, &p.duration, &err); break;
-        case O_DT: st = pl_parse_double("dt", optarg, 1e-7, 1e-3, &p.dt, &err); break;
-        case O_DEXP: st = pl_parse_double("dist-exp", optarg, 1e-3, 0.999, &p.dist_exp, &err); break;
-        case O_VREST: st = pl_parse_double("v-rest", optarg, 0, 1, &p.v_rest, &err); break;
-        case O_ROD: st = pl_parse_double("rod-d", optarg, 1e-5, 0.1, &p.rod_d, &err); break;
-        case O_CSV: csv = optarg; break;
-        case O_PLOT: plot = optarg; break;
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-        if (st != PL_OK)
-            return pl_cli_fail(cmd, &err);
-    }
-    if (optind < argc)
-        return pl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    pl_opt opts[] = {
+        PL_OPT_DOUBLE("Ar", &p.Ar, 2, 20, "A",
+                      "aspect ratio (default 3.9; sphere radius 4.75 mm,\n"
+                      "l = 2 (Ar - 1) r)"),
+        PL_OPT_DOUBLE("f", &p.f, 0.1, 1000, "HZ", "the plate's frequency (default 25)"),
+        PL_OPT_DOUBLE("Gamma", &p.Gamma, 0, 19.9, "G", "its acceleration in g (default 0.9)"),
+        PL_OPT_DOUBLE("es", &p.es, 0, 1, "E",
+                      "energetic coefficient of restitution (default 0.65)"),
+        PL_OPT_DOUBLE("mu-s", &p.mu_s, 0, 10, "MU", "static friction (default 0.24)"),
+        PL_OPT_DOUBLE("mu-c", &p.mu_c, 0, 10, "MU", "slip in contact (default 0.12)"),
+        PL_OPT_DOUBLE("mu-i", &p.mu_i, 0, 10, "MU", "slip in impact (default 0.08)"),
+        PL_OPT_DOUBLE("h0", &p.h0, 0, 0.9, "M",
+                      "the lower tip over the plate's mean (default 0.25 mm)"),
+        PL_OPT_DOUBLE("theta0-deg", &th, -89, 89, "T", "the start angle (default 5)"),
+        PL_OPT_DOUBLE("duration", &p.duration, 0.01, 3600, "S", "simulated time (default 4)"),
+        PL_OPT_DOUBLE("dt", &p.dt, 1e-7, 1e-3, "S", "the integrator's step (default 1e-5)"),
+        PL_OPT_DOUBLE("dist-exp", &p.dist_exp, 1e-3, 0.999, "X",
+                      "the distributing law's exponent on the energy ratio\n"
+                      "(3/5 for Hertz contacts)"),
+        PL_OPT_DOUBLE("v-rest", &p.v_rest, 0, 1, "M_S",
+                      "the approach speed below which a bounce ends\n"
+                      "(default 1 mm/s)"),
+        PL_OPT_DOUBLE("rod-d", &p.rod_d, 1e-5, 0.1, "M",
+                      "the rod's diameter (default: from mu_st(Ar 5, 0) = 0.24\n"
+                      "(3.5))"),
+        PL_OPT_STRING("csv", &csv, "FILE", "the motion, 20 samples a plate cycle"),
+        PL_OPT_STRING("plot", &plot, "FILE.svg", "the tips' heights and the left tip's x"),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    const char *cmd = command.name;
     p.theta0 = th * M_PI / 180;
     /* 20 samples a plate cycle for the CSV, 400 a cycle for the figure */
     size_t n = 0;

@@ -6,20 +6,22 @@
 #include "model/seeds/body.h"
 #include "model/seeds/roughplane.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const pl_cli_command command = {
+    .name = "roughplane",
+    .usage =
     "usage: prismlab roughplane --body particle|pair|particles|rod|board|box\n"
     "                           --friction rough|viscous --mu MU --v0 VX,VY\n"
     "                           [--omega0 W] [--theta0-deg T] [--hack]\n"
     "                           [--mass KG] [--masses M1,M2] [--particle M,X,Y]...\n"
     "                           [--length M] [--width M] [--height M]\n"
     "                           [--phi-deg PHI] [--duration S] [--eps M_S]\n"
-    "                           [--csv FILE] [--plot FILE.svg]\n\n"
+    "                           [--csv FILE] [--plot FILE.svg]\n",
+    .about =
     "A body sliding on a plane inclined by PHI (seed 003, Eberly, \"Rough Plane\n"
     "Analysis\"): x across the slope, y up it, theta the orientation; (x, y) is\n"
     "the centre of mass.  Bodies (the document's sections):\n"
@@ -38,29 +40,22 @@ static const char usage[] =
     "particle, the spin decays at a constant rate).  The body stops in finite\n"
     "time and stays if mu >= tan(phi).  Viscous friction: dF = -alpha dm v with\n"
     "--mu giving alpha in 1/s; on a flat plane it counts as at rest once its\n"
-    "speed sqrt(2 E / m) <= --eps (default 1e-3 m/s).  --omega0 in rad/s.\n"
-    "--duration defaults to 10 s; --csv writes the path, --plot draws it.\n\n"
-    "Last line: t_stop=<s or inf> x=<m> y=<m> theta=<rad>\n";
+    "speed sqrt(2 E / m) <= --eps.\n",
+    .footer = "Last line: t_stop=<s or inf> x=<m> y=<m> theta=<rad>\n"};
 
-enum { O_BODY = 1000, O_FRICTION, O_MU, O_V0, O_W0, O_TH0, O_HACK, O_MASS,
-       O_MASSES, O_PARTICLE, O_LENGTH, O_WIDTH, O_HEIGHT, O_PHI, O_DUR, O_EPS,
-       O_CSV, O_PLOT, O_HELP };
+/* -1 for the particle, which is no pl_body (seed 003's section 1). */
+static const pl_opt_choice bodies[] = {
+    {"particle", -1}, {"pair", PL_BODY_PAIR}, {"particles", PL_BODY_PARTICLES},
+    {"rod", PL_BODY_ROD}, {"board", PL_BODY_BOARD}, {"box", PL_BODY_BOX},
+    {NULL, 0}};
 
-static int body_kind(const char *name, pl_body_kind *k)
+static const pl_opt_choice frictions[] = {
+    {"rough", PL_FRICTION_ROUGH}, {"viscous", PL_FRICTION_VISCOUS}, {NULL, 0}};
+
+/* --particle M,X,Y, once for each particle. */
+static pl_status parse_particle(const pl_opt *opt, const char *text, pl_err *err)
 {
-    static const struct { const char *name; pl_body_kind kind; } kinds[] = {
-        {"pair", PL_BODY_PAIR}, {"particles", PL_BODY_PARTICLES},
-        {"rod", PL_BODY_ROD}, {"board", PL_BODY_BOARD}, {"box", PL_BODY_BOX}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(name, kinds[i].name)) {
-            *k = kinds[i].kind;
-            return 1;
-        }
-    return 0;
-}
-
-static pl_status parse_particle(const char *text, pl_body *b, pl_err *err)
-{
+    pl_body *b = opt->dest;
     double m, x, y;
     char extra;
     if (b->n >= PL_BODY_MAX_PARTICLES)
@@ -119,123 +114,145 @@ static pl_status draw(const char *path, const char *title, const double *t,
     return st;
 }
 
-int pl_cmd_roughplane(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"body", required_argument, 0, O_BODY}, {"friction", required_argument, 0, O_FRICTION},
-        {"mu", required_argument, 0, O_MU}, {"v0", required_argument, 0, O_V0},
-        {"omega0", required_argument, 0, O_W0}, {"theta0-deg", required_argument, 0, O_TH0},
-        {"hack", no_argument, 0, O_HACK}, {"mass", required_argument, 0, O_MASS},
-        {"masses", required_argument, 0, O_MASSES},
-        {"particle", required_argument, 0, O_PARTICLE},
-        {"length", required_argument, 0, O_LENGTH}, {"width", required_argument, 0, O_WIDTH},
-        {"height", required_argument, 0, O_HEIGHT},
-        {"phi-deg", required_argument, 0, O_PHI}, {"duration", required_argument, 0, O_DUR},
-        {"eps", required_argument, 0, O_EPS}, {"csv", required_argument, 0, O_CSV},
-        {"plot", required_argument, 0, O_PLOT},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    const char *cmd = "roughplane", *body = "particle", *csv = NULL, *plot = NULL;
-    pl_err err = {0};
-    pl_plane pl = {PL_FRICTION_ROUGH, NAN, 0, 9.80665};
+/* Everything the options give. */
+typedef struct {
+    int body;                 /* a pl_body_kind, or -1: the particle */
+    int friction;             /* a pl_friction */
+    int hack;
     pl_body b;
-    memset(&b, 0, sizeof b);
-    b.mass = b.length = b.width = b.height = NAN;
-    double vx = NAN, vy = NAN, w0 = 0, th0 = 0, phi = 0, dur = 10, eps = 1e-3;
-    int hack = 0;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        pl_status st = PL_OK;
-        switch (c) {
-        case O_BODY: body = optarg; break;
-        case O_FRICTION:
-            if (!strcmp(optarg, "rough")) pl.friction = PL_FRICTION_ROUGH;
-            else if (!strcmp(optarg, "viscous")) pl.friction = PL_FRICTION_VISCOUS;
-            else return pl_cli_usage_error(cmd, "option '--friction': expected rough or viscous, got '%s'", optarg);
-            break;
-        case O_MU: st = pl_parse_double("mu", optarg, 0, 1e6, &pl.mu, &err); break;
-        case O_V0: st = pl_parse_pair("v0", optarg, &vx, &vy, &err); break;
-        case O_W0: st = pl_parse_double("omega0", optarg, -1e6, 1e6, &w0, &err); break;
-        case O_TH0: st = pl_parse_double("theta0-deg", optarg, -1e6, 1e6, &th0, &err); break;
-        case O_HACK: hack = 1; break;
-        case O_MASS: st = pl_parse_double("mass", optarg, -1e9, 1e9, &b.mass, &err); break;
-        case O_MASSES: st = pl_parse_pair("masses", optarg, &b.m[0], &b.m[1], &err); break;
-        case O_PARTICLE: st = parse_particle(optarg, &b, &err); break;
-        case O_LENGTH: st = pl_parse_double("length", optarg, -1e9, 1e9, &b.length, &err); break;
-        case O_WIDTH: st = pl_parse_double("width", optarg, -1e9, 1e9, &b.width, &err); break;
-        case O_HEIGHT: st = pl_parse_double("height", optarg, -1e9, 1e9, &b.height, &err); break;
-        case O_PHI: st = pl_parse_double("phi-deg", optarg, 0, 89.99, &phi, &err); break;
-        case O_DUR: st = pl_parse_double("duration", optarg, 1e-6, 1e6, &dur, &err); break;
-        case O_EPS: st = pl_parse_double("eps", optarg, 0, 1e6, &eps, &err); break;
-        case O_CSV: csv = optarg; break;
-        case O_PLOT: plot = optarg; break;
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-        if (st != PL_OK)
-            return pl_cli_fail(cmd, &err);
-    }
-    if (optind < argc)
-        return pl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (isnan(pl.mu) || isnan(vx))
+    pl_plane plane;
+    double vx, vy, w0, th0, phi, dur, eps;
+    const char *csv, *plot;
+} slide;
+
+static void slide_init(slide *s)
+{
+    memset(s, 0, sizeof *s);
+    s->body = -1;
+    s->friction = PL_FRICTION_ROUGH;
+    s->plane = (pl_plane){PL_FRICTION_ROUGH, NAN, 0, 9.80665};
+    s->b.mass = s->b.length = s->b.width = s->b.height = NAN;
+    s->vx = s->vy = NAN;
+    s->dur = 10;
+    s->eps = 1e-3;
+}
+
+/* What a body needs beyond its options' ranges: PL_CLI_CONTINUE or the
+ * usage error's exit status. */
+static int check_body(slide *s)
+{
+    const char *cmd = command.name;
+    if (isnan(s->plane.mu) || isnan(s->vx))
         return pl_cli_usage_error(cmd, "give --mu MU and --v0 VX,VY");
-    int particle = !strcmp(body, "particle");
-    if (!particle && !body_kind(body, &b.kind))
-        return pl_cli_usage_error(cmd, "option '--body': expected particle, pair, "
-                                  "particles, rod, board or box, got '%s'", body);
-    if (particle && (w0 != 0 || hack))
+    if (s->body < 0 && (s->w0 != 0 || s->hack))
         return pl_cli_usage_error(cmd, "a particle has no spin: --omega0 and "
                                   "--hack are for the other bodies");
-    if (b.kind == PL_BODY_PAIR && !particle) {
-        b.n = 2;
-        if (b.m[0] == 0 && b.m[1] == 0)
+    if (s->body < 0)
+        return PL_CLI_CONTINUE;
+    s->b.kind = (pl_body_kind)s->body;
+    if (s->b.kind == PL_BODY_PAIR) {
+        s->b.n = 2;
+        if (s->b.m[0] == 0 && s->b.m[1] == 0)
             return pl_cli_usage_error(cmd, "pair: give --masses M1,M2 and --length M");
     }
-    if (b.kind == PL_BODY_PARTICLES && !particle && b.n < 2)
+    if (s->b.kind == PL_BODY_PARTICLES && s->b.n < 2)
         return pl_cli_usage_error(cmd, "particles: give --particle M,X,Y at least twice");
-    pl.phi = phi * M_PI / 180;
+    return PL_CLI_CONTINUE;
+}
 
-    size_t n = csv || plot ? 1001 : 0;
-    double *t = n ? malloc(n * sizeof *t) : NULL;
-    pl_body_state *path = n ? malloc(n * sizeof *path) : NULL;
-    if (n && (!t || !path)) {
-        free(t);
-        free(path);
-        pl_err_set(&err, PL_ENOMEM, "out of memory");
-        return pl_cli_fail(cmd, &err);
+/* The particle of section 1, its path in the shape of a body's. */
+static pl_status slide_particle(const slide *s, size_t n, double *t,
+                                pl_body_state *path, pl_body_end *e, pl_err *err)
+{
+    pl_particle_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
+    pl_particle_end pe;
+    pl_status st = n && !sm ? pl_err_set(err, PL_ENOMEM, "out of memory")
+                 : pl_roughplane_particle(&s->plane, s->vx, s->vy, s->dur, s->eps,
+                                          n, sm, &pe, err);
+    for (size_t i = 0; st == PL_OK && i < n; i++) {
+        t[i] = sm[i].t;
+        path[i] = (pl_body_state){sm[i].x, sm[i].w, 0, sm[i].vx, sm[i].vw, 0};
     }
-    pl_body_end e;
+    free(sm);
+    e->t_stop = pe.t_stop;
+    e->at_rest = pe.at_rest;
+    e->end = (pl_body_state){pe.x, pe.w, 0, pe.vx, pe.vw, 0};
+    return st;
+}
+
+/* The run, its CSV and its picture; n samples of the path (0: none). */
+static pl_status run(slide *s, size_t n, double *t, pl_body_state *path,
+                     pl_body_end *e, pl_err *err)
+{
     pl_status st;
-    if (particle) {
-        pl_particle_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
-        pl_particle_end pe;
-        st = n && !sm ? pl_err_set(&err, PL_ENOMEM, "out of memory")
-                      : pl_roughplane_particle(&pl, vx, vy, dur, eps, n, sm, &pe, &err);
-        for (size_t i = 0; st == PL_OK && i < n; i++) {
-            t[i] = sm[i].t;
-            path[i] = (pl_body_state){sm[i].x, sm[i].w, 0, sm[i].vx, sm[i].vw, 0};
-        }
-        free(sm);
-        e.t_stop = pe.t_stop;
-        e.at_rest = pe.at_rest;
-        e.end = (pl_body_state){pe.x, pe.w, 0, pe.vx, pe.vw, 0};
+    if (s->body < 0) {
+        st = slide_particle(s, n, t, path, e, err);
     } else {
-        pl_body_state s0 = {0, 0, th0 * M_PI / 180, vx, vy, w0};
-        st = pl_roughplane_body(&b, &pl, &s0, hack, dur, eps, n, t, path, &e, &err);
+        pl_body_state s0 = {0, 0, s->th0 * M_PI / 180, s->vx, s->vy, s->w0};
+        st = pl_roughplane_body(&s->b, &s->plane, &s0, s->hack, s->dur, s->eps,
+                                n, t, path, e, err);
     }
-    if (st == PL_OK && csv)
-        st = write_csv(csv, t, path, n, &err);
-    if (st == PL_OK && plot) {
+    if (st == PL_OK && s->csv)
+        st = write_csv(s->csv, t, path, n, err);
+    if (st == PL_OK && s->plot) {
+        const char *name = "particle";
+        for (const pl_opt_choice *c = bodies; c->name; c++)
+            if (c->value == s->body)
+                name = c->name;
         char title[96];
         snprintf(title, sizeof title, "%s, %s friction%s, mu %g, slope %g deg",
-                 body, pl.friction == PL_FRICTION_ROUGH ? "rough" : "viscous",
-                 hack ? " (decoupled)" : "", pl.mu, phi);
-        st = draw(plot, title, t, path, n, &err);
+                 name, s->plane.friction == PL_FRICTION_ROUGH ? "rough" : "viscous",
+                 s->hack ? " (decoupled)" : "", s->plane.mu, s->phi);
+        st = draw(s->plot, title, t, path, n, err);
     }
+    return st;
+}
+
+int pl_cmd_roughplane(int argc, char **argv)
+{
+    slide s;
+    slide_init(&s);
+    pl_opt opts[] = {
+        PL_OPT_CHOICE("body", &s.body, bodies, "KIND", "particle (default), pair,\n"
+                      "particles, rod, board or box"),
+        PL_OPT_CHOICE("friction", &s.friction, frictions, "rough|viscous",
+                      "default rough"),
+        PL_OPT_DOUBLE("mu", &s.plane.mu, 0, 1e6, "MU",
+                      "Coulomb's coefficient, or alpha (1/s) when viscous"),
+        PL_OPT_PAIR("v0", &s.vx, &s.vy, "VX,VY", "the centre's velocity at the start, m/s"),
+        PL_OPT_DOUBLE("omega0", &s.w0, -1e6, 1e6, "W", "the spin at the start, rad/s"),
+        PL_OPT_DOUBLE("theta0-deg", &s.th0, -1e6, 1e6, "T", "the orientation at the start"),
+        PL_OPT_FLAG("hack", &s.hack, "the decoupled model"),
+        PL_OPT_DOUBLE("mass", &s.b.mass, -1e9, 1e9, "KG", "rod, board, box: the mass"),
+        PL_OPT_PAIR("masses", &s.b.m[0], &s.b.m[1], "M1,M2", "pair: the two masses"),
+        PL_OPT_CALLBACK("particle", &s.b, parse_particle, "M,X,Y",
+                        "particles: one of them (kg, m, m)"),
+        PL_OPT_DOUBLE("length", &s.b.length, -1e9, 1e9, "M", "pair, rod, board, box"),
+        PL_OPT_DOUBLE("width", &s.b.width, -1e9, 1e9, "M", "board, box"),
+        PL_OPT_DOUBLE("height", &s.b.height, -1e9, 1e9, "M", "box"),
+        PL_OPT_DOUBLE("phi-deg", &s.phi, 0, 89.99, "PHI", "the slope (default 0)"),
+        PL_OPT_DOUBLE("duration", &s.dur, 1e-6, 1e6, "S", "default 10 s"),
+        PL_OPT_DOUBLE("eps", &s.eps, 0, 1e6, "M_S", "viscous: at rest below (default 1e-3)"),
+        PL_OPT_STRING("csv", &s.csv, "FILE", "the path"),
+        PL_OPT_STRING("plot", &s.plot, "FILE.svg", "the path drawn"),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE || (rc = check_body(&s)) != PL_CLI_CONTINUE)
+        return rc;
+    s.plane.friction = (pl_friction)s.friction;
+    s.plane.phi = s.phi * M_PI / 180;
+
+    pl_err err = {0};
+    size_t n = s.csv || s.plot ? 1001 : 0;
+    double *t = n ? malloc(n * sizeof *t) : NULL;
+    pl_body_state *path = n ? malloc(n * sizeof *path) : NULL;
+    pl_body_end e;
+    pl_status st = n && (!t || !path) ? pl_err_set(&err, PL_ENOMEM, "out of memory")
+                 : run(&s, n, t, path, &e, &err);
     free(t);
     free(path);
     if (st != PL_OK)
-        return pl_cli_fail(cmd, &err);
+        return pl_cli_fail(command.name, &err);
     char ts[32] = "inf";
     if (isfinite(e.t_stop))
         snprintf(ts, sizeof ts, "%.9g", e.t_stop);

@@ -3,120 +3,117 @@
  * file prints. */
 #include "commands.h"
 #include "core/cli.h"
-#include "db/run.h"
+#include "db/select.h"
 #include "model/validate/validate.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const pl_cli_command command = {
+    .name = "validate",
+    .usage =
     "usage: prismlab validate (RUN... | --experiment E | --all)\n"
     "                         [--fit lambda0,t0[,beta] | --no-fit]\n"
-    "                         [--law line|plastic|both] [--db FILE]\n\n"
+    "                         [--law line|plastic|both] [--db FILE]\n",
+    .about =
     "For each processed run, simulates the same prism on the same ramp from\n"
     "the detected release (seed 000 sections 2-4) and compares L_p(t) (4.2):\n"
     "once with the release angle as recorded, once with the parameters named\n"
     "by --fit fitted to the measured L_p by least squares (default\n"
     "lambda0,t0; beta stays within 3 standard deviations of the ramp's\n"
-    "inclination).  Both results are stored (docs/validation.md).\n\n"
-    "  --law L     line (the paper's line-impact model), plastic, or both\n"
-    "              (default)\n"
-    "  --no-fit    only the recorded release angle\n\n"
+    "inclination).  Both results are stored (docs/validation.md).\n",
+    .footer =
     "Prints a line a run and law: run=<id> law=<law> fit=<recorded|fitted>\n"
-    "lambda0=<deg>[+-sd] max_rel_err=<%> rms=<impacts> status=<...>\n";
+    "lambda0=<deg>[+-sd] max_rel_err=<%> rms=<impacts> status=<...>\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
-enum { O_FIT = 1000, O_NOFIT, O_LAW, O_EXP, O_ALL, O_DB, O_HELP };
+/* The bits of the laws to run: 1 line, 2 plastic. */
+static const pl_opt_choice law_names[] = {{"line", 1}, {"plastic", 2}, {"both", 3},
+                                     {NULL, 0}};
 
-int pl_cmd_validate(int argc, char **argv)
+/* --fit lambda0,t0[,beta]: the parameters fitted, replacing the default. */
+static pl_status parse_fit(const pl_opt *opt, const char *value, pl_err *err)
 {
-    static const struct option opts[] = {
-        {"fit", required_argument, 0, O_FIT}, {"no-fit", no_argument, 0, O_NOFIT},
-        {"law", required_argument, 0, O_LAW},
-        {"experiment", required_argument, 0, O_EXP},
-        {"all", no_argument, 0, O_ALL}, {"db", required_argument, 0, O_DB},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    const char *cmd = "validate";
+    pl_fit_spec *spec = opt->dest;
+    char buf[64], *save = NULL;
+    spec->lambda0 = spec->t0 = spec->beta = 0;
+    snprintf(buf, sizeof buf, "%s", value);
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "lambda0")) spec->lambda0 = 1;
+        else if (!strcmp(tok, "t0")) spec->t0 = 1;
+        else if (!strcmp(tok, "beta")) spec->beta = 1;
+        else
+            return pl_err_set(err, PL_EINVAL, "option '--fit': '%s' is not "
+                              "lambda0, t0 or beta", tok);
+    }
+    return PL_OK;
+}
+
+static void print_match(long long id, int law, int fitted, const pl_match_result *r)
+{
+    char sd[32] = "";
+    if (isfinite(r->lambda0_sd))
+        snprintf(sd, sizeof sd, "+-%.4f", r->lambda0_sd * 180 / M_PI);
+    printf("run=%lld law=%s fit=%s lambda0=%.4f%s max_rel_err=%.3f%% "
+           "rms=%.3f Lp_end=%.3f/%.3f status=%s\n", id,
+           law ? "plastic" : "line", fitted ? "fitted" : "recorded",
+           r->params.lambda0 * 180 / M_PI, sd, 100 * r->max_rel_err,
+           r->rms_err, r->lp_end_meas, r->lp_end_sim,
+           pl_model_end_name(r->status));
+}
+
+/* Every run, law and fit asked for; returns how many failed. */
+static int validate_all(const pl_run_selection *sel, int laws, int do_fit,
+                        const pl_fit_spec *spec)
+{
     pl_err err = {0};
-    pl_fit_spec spec = {.lambda0 = 1, .t0 = 1, .beta = 0, .beta_sd = NAN};
-    int do_fit = 1, laws = 3, all = 0;
-    const char *db = NULL, *exp = NULL;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_FIT: {
-            spec.lambda0 = spec.t0 = spec.beta = 0;
-            char buf[64];
-            snprintf(buf, sizeof buf, "%s", optarg);
-            char *save = NULL;
-            for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (!strcmp(tok, "lambda0")) spec.lambda0 = 1;
-                else if (!strcmp(tok, "t0")) spec.t0 = 1;
-                else if (!strcmp(tok, "beta")) spec.beta = 1;
-                else
-                    return pl_cli_usage_error(cmd, "option '--fit': '%s' is not lambda0, t0 or beta", tok);
-            }
-            break;
-        }
-        case O_NOFIT: do_fit = 0; break;
-        case O_LAW:
-            if (!strcmp(optarg, "line")) laws = 1;
-            else if (!strcmp(optarg, "plastic")) laws = 2;
-            else if (!strcmp(optarg, "both")) laws = 3;
-            else return pl_cli_usage_error(cmd, "option '--law': expected line, plastic or both, got '%s'", optarg);
-            break;
-        case O_EXP: exp = optarg; break;
-        case O_ALL: all = 1; break;
-        case O_DB: db = optarg; break;
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-    }
-    if ((optind < argc) + (exp != NULL) + all != 1)
-        return pl_cli_usage_error(cmd, "give RUN ids, --experiment E or --all (one of them)");
-    pl_store *store = NULL;
-    if (pl_store_open(&store, pl_cli_db_path(db), 0, &err) != PL_OK)
-        return pl_cli_fail(cmd, &err);
-    long long *ids = NULL;
-    size_t nids = 0;
-    if (pl_run_select(store, argv + optind, argc - optind, exp, &ids, &nids, &err) != PL_OK) {
-        pl_store_close(store);
-        return pl_cli_fail(cmd, &err);
-    }
     int failed = 0;
-    size_t total = nids * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
-    for (size_t k = 0; k < nids; k++) {
-        long long id = ids[k];
+    size_t total = sel->n * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
+    for (size_t k = 0; k < sel->n; k++)
         for (int law = 0; law < 2; law++) {
             if (!(laws & (1 << law)))
                 continue;
             for (int fitted = 0; fitted <= do_fit; fitted++) {
                 pl_match_result r;
-                pl_status st = pl_validate_run(store, id, law ? PL_LAW_PLASTIC : PL_LAW_LINE,
-                                               fitted, &spec, &r, &err);
+                pl_status st = pl_validate_run(sel->store, sel->ids[k],
+                                               law ? PL_LAW_PLASTIC : PL_LAW_LINE,
+                                               fitted, spec, &r, &err);
                 done++;
                 if (st != PL_OK) {
-                    pl_cli_fail(cmd, &err);
+                    pl_cli_fail(command.name, &err);
                     failed++;
                     continue;
                 }
-                char sd[32] = "";
-                if (isfinite(r.lambda0_sd))
-                    snprintf(sd, sizeof sd, "+-%.4f", r.lambda0_sd * 180 / M_PI);
-                printf("run=%lld law=%s fit=%s lambda0=%.4f%s max_rel_err=%.3f%% "
-                       "rms=%.3f Lp_end=%.3f/%.3f status=%s\n", id,
-                       law ? "plastic" : "line", fitted ? "fitted" : "recorded",
-                       r.params.lambda0 * 180 / M_PI, sd, 100 * r.max_rel_err,
-                       r.rms_err, r.lp_end_meas, r.lp_end_sim,
-                       pl_model_end_name(r.status));
+                print_match(sel->ids[k], law, fitted, &r);
                 pl_cli_progress("validate", done, total);
             }
         }
-    }
-    free(ids);
-    pl_store_close(store);
+    return failed;
+}
+
+int pl_cmd_validate(int argc, char **argv)
+{
+    pl_fit_spec spec = {.lambda0 = 1, .t0 = 1, .beta = 0, .beta_sd = NAN};
+    int do_fit = 1, laws = 3;
+    pl_run_selection sel = {0};
+    pl_opt opts[] = {
+        PL_OPT_CALLBACK("fit", &spec, parse_fit, "lambda0,t0[,beta]",
+                        "the parameters fitted (default lambda0,t0)"),
+        PL_OPT_SET_INT("no-fit", &do_fit, 0, "only the recorded release angle"),
+        PL_OPT_CHOICE("law", &laws, law_names, "line|plastic|both",
+                      "the paper's line-impact model, the plastic one, or\n"
+                      "both (default)"),
+        PL_OPT_RUN_SELECTION(&sel),
+        PL_OPT_END()};
+    pl_err err = {0};
+    int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    if (pl_run_selection_open(&sel, argv + 1, nargs, &err) != PL_OK)
+        return pl_cli_fail(command.name, &err);
+    int failed = validate_all(&sel, laws, do_fit, &spec);
+    pl_run_selection_close(&sel);
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }

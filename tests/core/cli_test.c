@@ -61,21 +61,34 @@ static void table(pl_opt *t, dests *d)
         PL_OPT_CALLBACK_NOARG("tick", d, count_calls, "a callback, no value"),
         PL_OPT_STRING("mass", &d->string, "KG", "for abbreviations"),
         PL_OPT_STRING("masses", &d->string, "M1,M2", "for abbreviations"),
-        {.kind = PL_OPTK_STRING, .name = "output", .short_name = 'o',
-         .dest = &d->string, .argh = "DIR", .help = "long help\nsecond line"},
+        PL_OPT_STRING_F("output", 'o', &d->string, 0, "DIR",
+                        "long help\nsecond line"),
         PL_OPT_STRING("hidden", &d->string, "H", NULL),
         PL_OPT_END()};
     memcpy(t, rows, sizeof rows);
 }
 
+/* The table of every kind, its destinations and what a parse returns. */
+typedef struct {
+    pl_opt t[20];
+    dests d;
+    pl_err err;
+    int nargs, help;
+} parser;
+
+static void parser_init(parser *p)
+{
+    memset(p, 0, sizeof *p);
+    table(p->t, &p->d);
+}
+
 /* Parses a NULL-terminated argument list (the command name first). */
-static pl_status parse(pl_opt *t, char **argv, int *nargs, int *help,
-                       pl_err *err)
+static pl_status parse(parser *p, char **argv)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
-    return pl_opt_parse(t, argc, argv, nargs, help, err);
+    return pl_opt_parse(p->t, argc, argv, &p->nargs, &p->help, &p->err);
 }
 
 #define ARGS(...) ((char *[]){"cmd", __VA_ARGS__, NULL})
@@ -83,69 +96,58 @@ static pl_status parse(pl_opt *t, char **argv, int *nargs, int *help,
 /* parse() expecting PL_EINVAL with exactly msg */
 static void expect_error(char **argv, const char *msg)
 {
-    pl_opt t[20];
-    dests d;
-    pl_err err = {0};
-    int nargs, help;
-    table(t, &d);
-    assert_int_equal(parse(t, argv, &nargs, &help, &err), PL_EINVAL);
-    assert_string_equal(err.msg, msg);
+    parser p;
+    parser_init(&p);
+    assert_int_equal(parse(&p, argv), PL_EINVAL);
+    assert_string_equal(p.err.msg, msg);
 }
 
 static void every_kind_stores_its_value(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
-    pl_err err = {0};
-    int nargs, help;
-    table(t, &d);
-    assert_int_equal(parse(t, ARGS("--flag", "--no-mode", "--string", "s1",
+    parser p;
+    parser_init(&p);
+    assert_int_equal(parse(&p, ARGS("--flag", "--no-mode", "--string", "s1",
                                    "--text", "abcdefghij", "--char", ";",
                                    "--n", "42", "--x", "0.25", "--deg", "90",
                                    "--sign", "-1", "--v0", "1.5,-2",
                                    "--law", "plastic", "--call", "v",
-                                   "--tick"), &nargs, &help, &err), PL_OK);
-    assert_int_equal(nargs, 0);
-    assert_int_equal(help, 0);
-    assert_int_equal(d.flag, 1);
-    assert_int_equal(d.mode, 0);
-    assert_string_equal(d.string, "s1");
-    assert_string_equal(d.text, "abcdefg");     /* truncated to its size */
-    assert_int_equal(d.ch, ';');
-    assert_int_equal(d.n, 42);
-    assert_true(d.x == 0.25);
-    assert_true(d.deg == 90 * (M_PI / 180));    /* the same product as before */
-    assert_int_equal(d.sign, -1);
-    assert_true(d.a == 1.5 && d.b == -2);
-    assert_int_equal(d.choice, 2);
-    assert_int_equal(d.calls, 2);
-    assert_int_equal(t[1].seen, 1);             /* --flag */
-    assert_int_equal(t[8].seen, 1);             /* --deg */
+                                   "--tick")), PL_OK);
+    assert_int_equal(p.nargs, 0);
+    assert_int_equal(p.help, 0);
+    assert_int_equal(p.d.flag, 1);
+    assert_int_equal(p.d.mode, 0);
+    assert_string_equal(p.d.string, "s1");
+    assert_string_equal(p.d.text, "abcdefg");     /* truncated to its size */
+    assert_int_equal(p.d.ch, ';');
+    assert_int_equal(p.d.n, 42);
+    assert_true(p.d.x == 0.25);
+    assert_true(p.d.deg == 90 * (M_PI / 180));    /* the same product as before */
+    assert_int_equal(p.d.sign, -1);
+    assert_true(p.d.a == 1.5 && p.d.b == -2);
+    assert_int_equal(p.d.choice, 2);
+    assert_int_equal(p.d.calls, 2);
+    assert_int_equal(p.t[1].seen, 1);             /* --flag */
+    assert_int_equal(p.t[8].seen, 1);             /* --deg */
 }
 
 static void equals_and_separate_values_agree(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
-    pl_err err = {0};
-    int nargs, help;
-    table(t, &d);
+    parser p;
+    parser_init(&p);
     /* a separate value is taken as given, even when it starts with '-' */
-    assert_int_equal(parse(t, ARGS("--x=0.5", "--sign", "-1", "--string",
-                                   "--flag", "--n=7", "-o", "dir"),
-                           &nargs, &help, &err), PL_OK);
-    assert_true(d.x == 0.5);
-    assert_int_equal(d.sign, -1);
-    assert_int_equal(d.n, 7);
-    assert_int_equal(d.flag, 0);                /* "--flag" was --string's */
-    assert_string_equal(d.string, "dir");       /* the last value wins */
-    assert_int_equal(parse(t, ARGS("--string=", "-oout"), &nargs, &help, &err),
-                     PL_OK);
-    assert_string_equal(d.string, "out");
-    assert_int_equal(parse(t, ARGS("--string="), &nargs, &help, &err), PL_OK);
-    assert_string_equal(d.string, "");
+    assert_int_equal(parse(&p, ARGS("--x=0.5", "--sign", "-1", "--string",
+                                   "--flag", "--n=7", "-o", "dir")), PL_OK);
+    assert_true(p.d.x == 0.5);
+    assert_int_equal(p.d.sign, -1);
+    assert_int_equal(p.d.n, 7);
+    assert_int_equal(p.d.flag, 0);                /* "--flag" was --string's */
+    assert_string_equal(p.d.string, "dir");       /* the last value wins */
+    assert_int_equal(parse(&p, ARGS("--string=", "-oout")), PL_OK);
+    assert_string_equal(p.d.string, "out");
+    assert_int_equal(parse(&p, ARGS("--string=")), PL_OK);
+    assert_string_equal(p.d.string, "");
 }
 
 static void ranges_are_worded_as_before(void **state)
@@ -183,41 +185,34 @@ static void missing_and_unwanted_values(void **state)
 static void unknown_and_ambiguous_options(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
-    pl_err err = {0};
-    int nargs, help;
+    parser p;
     expect_error(ARGS("--bogus"), "unknown option '--bogus'");
     expect_error(ARGS("--bogus=3"), "unknown option '--bogus'");
     expect_error(ARGS("-q"), "unknown option '-q'");
     expect_error(ARGS("--ma", "1"), "option '--ma' is ambiguous (--mass, --masses)");
     /* an exact name wins over the longer ones it begins; a unique
      * beginning stands for its option, as getopt_long allowed */
-    table(t, &d);
-    assert_int_equal(parse(t, ARGS("--mass", "1", "--fl", "--st=q"), &nargs,
-                           &help, &err), PL_OK);
-    assert_int_equal(d.flag, 1);
-    assert_string_equal(d.string, "q");
+    parser_init(&p);
+    assert_int_equal(parse(&p, ARGS("--mass", "1", "--fl", "--st=q")), PL_OK);
+    assert_int_equal(p.d.flag, 1);
+    assert_string_equal(p.d.string, "q");
 }
 
 static void positional_arguments_keep_their_order(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
-    pl_err err = {0};
-    int nargs, help;
+    parser p;
     char **argv = ARGS("add", "--x", "1", "name", "-", "--", "--flag", "-3");
-    table(t, &d);
-    assert_int_equal(parse(t, argv, &nargs, &help, &err), PL_OK);
-    assert_int_equal(nargs, 5);
+    parser_init(&p);
+    assert_int_equal(parse(&p, argv), PL_OK);
+    assert_int_equal(p.nargs, 5);
     assert_string_equal(argv[1], "add");
     assert_string_equal(argv[2], "name");
     assert_string_equal(argv[3], "-");
     assert_string_equal(argv[4], "--flag");    /* after "--": an argument */
     assert_string_equal(argv[5], "-3");
-    assert_int_equal(d.flag, 0);
-    assert_true(d.x == 1);
+    assert_int_equal(p.d.flag, 0);
+    assert_true(p.d.x == 1);
 }
 
 static void required_options(void **state)
@@ -225,38 +220,36 @@ static void required_options(void **state)
     (void)state;
     double x = NAN;
     const char *s = NULL;
-    pl_opt t[] = {
-        {.kind = PL_OPTK_DOUBLE, .name = "x", .dest = &x, .lo = 0, .hi = 1,
-         .flags = PL_OPT_REQUIRED, .argh = "X", .help = "required"},
+    parser p;
+    parser_init(&p);
+    pl_opt rows[] = {
+        PL_OPT_REQUIRED_DOUBLE("x", &x, 0, 1, "X", "required"),
         PL_OPT_STRING("s", &s, "S", "optional"),
         PL_OPT_END()};
-    pl_err err = {0};
-    int nargs, help;
-    assert_int_equal(parse(t, ARGS("--s", "a"), &nargs, &help, &err), PL_EINVAL);
-    assert_string_equal(err.msg, "missing option --x");
-    assert_int_equal(parse(t, ARGS("--x", "1"), &nargs, &help, &err), PL_OK);
+    memcpy(p.t, rows, sizeof rows);
+    assert_int_equal(parse(&p, ARGS("--s", "a")), PL_EINVAL);
+    assert_string_equal(p.err.msg, "missing option --x");
+    assert_int_equal(parse(&p, ARGS("--x", "1")), PL_OK);
     /* --help needs none of them */
-    assert_int_equal(parse(t, ARGS("--s", "b", "--help", "--bogus"), &nargs,
-                           &help, &err), PL_OK);
-    assert_int_equal(help, 1);
+    assert_int_equal(parse(&p, ARGS("--s", "b", "--help", "--bogus")), PL_OK);
+    assert_int_equal(p.help, 1);
     assert_string_equal(s, "b");
-    assert_int_equal(parse(t, ARGS("-h"), &nargs, &help, &err), PL_OK);
-    assert_int_equal(help, 1);
+    assert_int_equal(parse(&p, ARGS("-h")), PL_OK);
+    assert_int_equal(p.help, 1);
 }
 
 static void help_is_generated_from_the_table(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
+    parser p;
     char *text = NULL;
     size_t size = 0;
     const pl_cli_command cmd = {.name = "demo", .usage = "usage: prismlab demo [options]\n",
                                 .about = "Does nothing.\n", .footer = "Prints: nothing\n"};
-    table(t, &d);
+    parser_init(&p);
     FILE *f = open_memstream(&text, &size);
     assert_non_null(f);
-    pl_cli_help(&cmd, t, f);
+    pl_cli_help(&cmd, p.t, f);
     fclose(f);
     assert_non_null(strstr(text, "usage: prismlab demo [options]\n\nDoes nothing.\n\n"
                                  "Numbers:\n  --flag                a flag\n"));
@@ -273,23 +266,21 @@ static void help_is_generated_from_the_table(void **state)
 static void one_call_gives_the_exit_status(void **state)
 {
     (void)state;
-    pl_opt t[20];
-    dests d;
-    int nargs;
+    parser p;
     const pl_cli_command none = {.name = "demo", .usage = "usage: prismlab demo\n"};
     const pl_cli_command two = {.name = "demo", .usage = "usage: prismlab demo A B\n",
                                 .max_args = 2};
-    table(t, &d);
-    assert_int_equal(pl_cli_parse(&none, t, 3, ARGS("--x", "1"), &nargs),
+    parser_init(&p);
+    assert_int_equal(pl_cli_parse(&none, p.t, 3, ARGS("--x", "1"), &p.nargs),
                      PL_CLI_CONTINUE);
-    assert_int_equal(pl_cli_parse(&none, t, 2, ARGS("extra"), &nargs),
+    assert_int_equal(pl_cli_parse(&none, p.t, 2, ARGS("extra"), &p.nargs),
                      PL_EXIT_USAGE);
-    assert_int_equal(pl_cli_parse(&two, t, 3, ARGS("a", "b"), &nargs),
+    assert_int_equal(pl_cli_parse(&two, p.t, 3, ARGS("a", "b"), &p.nargs),
                      PL_CLI_CONTINUE);
-    assert_int_equal(nargs, 2);
-    assert_int_equal(pl_cli_parse(&two, t, 4, ARGS("a", "b", "c"), &nargs),
+    assert_int_equal(p.nargs, 2);
+    assert_int_equal(pl_cli_parse(&two, p.t, 4, ARGS("a", "b", "c"), &p.nargs),
                      PL_EXIT_USAGE);
-    assert_int_equal(pl_cli_parse(&two, t, 3, ARGS("--x", "7"), &nargs),
+    assert_int_equal(pl_cli_parse(&two, p.t, 3, ARGS("--x", "7"), &p.nargs),
                      PL_EXIT_USAGE);
 }
 

@@ -1,0 +1,50 @@
+/* model/prism/options.c - the prism model's command-line options. */
+#include "model/prism/options.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define DEG (M_PI / 180.0)
+
+const pl_opt_choice pl_model_law_choices[] = {
+    {"line", PL_LAW_LINE}, {"plastic", PL_LAW_PLASTIC}, {NULL, 0}};
+
+void pl_model_options_init(pl_model_options *o)
+{
+    o->prism = o->ramp = NULL;
+    o->N = -1;
+    o->a0 = o->beta_deg = o->mu_s = o->mu = o->lambda0_deg = NAN;
+    o->h1 = o->h2 = o->ramp_length = NAN;
+    o->law = PL_LAW_LINE;
+}
+
+pl_status pl_model_options_check(const pl_model_options *o, pl_err *err)
+{
+    if ((o->prism != NULL) != (o->ramp != NULL))
+        return pl_err_set(err, PL_EINVAL, "--prism and --ramp go together");
+    if (o->prism)
+        return PL_OK;
+    const char *miss = o->N < 0 ? "--N" : isnan(o->a0) ? "--a0"
+                     : isnan(o->beta_deg) ? "--beta-deg"
+                     : isnan(o->mu_s) ? "--mu-s" : NULL;
+    if (miss)
+        return pl_err_set(err, PL_EINVAL, "missing option %s (or give --prism "
+                          "and --ramp)", miss);
+    return PL_OK;
+}
+
+void pl_model_options_apply(const pl_model_options *o, pl_model_params *p)
+{
+    if (!o->prism)
+        p->mu = NAN;
+    if (o->N >= 0) p->N = (int)o->N;
+    if (!isnan(o->a0)) p->a0 = o->a0;
+    if (!isnan(o->beta_deg)) p->beta = o->beta_deg * DEG;
+    if (!isnan(o->mu_s)) p->mu_s = o->mu_s;
+    if (!isnan(o->mu)) p->mu = o->mu;
+    if (!isnan(o->ramp_length)) p->ramp_length = o->ramp_length;
+    if (!isnan(o->lambda0_deg)) p->lambda0 = o->lambda0_deg * DEG;
+    if (!isnan(o->h1)) p->h1 = o->h1;
+    if (!isnan(o->h2)) p->h2 = o->h2;
+    p->law = (pl_law)o->law;
+}
