@@ -5,6 +5,7 @@
 #include "acquire/writer.h"
 #include "core/csvtable.h"
 #include "db/catalog.h"
+#include "db/run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,10 +36,23 @@ static const char *format_of(const char *path, const char *format)
 /* A failed import leaves nothing: the partial run and its chunks go. */
 static void delete_run(pl_store *store, long long id)
 {
-    char sql[96];
     pl_err ignore = {0};
-    snprintf(sql, sizeof sql, "DELETE FROM run WHERE id = %lld", id);
-    pl_store_exec(store, sql, &ignore);
+    pl_run_delete(store, id, &ignore);
+}
+
+/* PL_EEXIST naming the stored run when a file with this SHA-256 is in the
+ * store already. */
+static pl_status refuse_stored(pl_store *store, const char *path,
+                               const char *sha256, pl_err *err)
+{
+    long long id = 0;
+    if (pl_run_find_by_sha256(store, sha256, &id, err) != PL_OK)
+        return err->code;
+    if (id)
+        return pl_err_set(err, PL_EEXIST, "%s is stored already as run %lld "
+                          "(same SHA-256): give --force to import it again",
+                          path, id);
+    return PL_OK;
 }
 
 pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
@@ -82,18 +96,8 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
                            .block_when_full = 1};
     pl_writer *w = NULL;
     pl_status st = pl_writer_create(&w, db_path, &wc, err);
-    if (st == PL_OK && !opt->force && info.sha256[0]) {
-        sqlite3_stmt *q = NULL;
-        if ((st = pl_store_prepare(pl_writer_store(w), "SELECT id FROM run WHERE "
-                                   "source_sha256 = ? ORDER BY id LIMIT 1", &q, err)) == PL_OK) {
-            sqlite3_bind_text(q, 1, info.sha256, -1, SQLITE_STATIC);
-            if (sqlite3_step(q) == SQLITE_ROW)
-                st = pl_err_set(err, PL_EEXIST, "%s is stored already as run %lld "
-                                "(same SHA-256): give --force to import it again",
-                                opt->path, (long long)sqlite3_column_int64(q, 0));
-            sqlite3_finalize(q);
-        }
-    }
+    if (st == PL_OK && !opt->force && info.sha256[0])
+        st = refuse_stored(pl_writer_store(w), opt->path, info.sha256, err);
     if (st == PL_OK && run.experiment[0])
         st = pl_experiment_ensure(pl_writer_store(w), run.experiment, err);
     if (st == PL_OK)

@@ -2,6 +2,7 @@
 #include "db/catalog.h"
 
 #include "core/csvtable.h"
+#include "db/sqlite_private.h"
 
 #include <math.h>
 #include <stdio.h>

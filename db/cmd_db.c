@@ -46,15 +46,9 @@ static void print_problem(void *ctx, long long run, long long chunk,
 
 static long long count_rows(pl_store *store, const char *table)
 {
-    char sql[96];
-    sqlite3_stmt *st;
     long long n = -1;
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
-    if (sqlite3_prepare_v2(pl_store_db(store), sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    pl_err err = {0};
+    return pl_store_count_rows(store, table, &n, &err) == PL_OK ? n : -1;
 }
 
 static int db_info(pl_store *store)
@@ -63,7 +57,7 @@ static int db_info(pl_store *store)
         "prism", "ramp", "experiment", "run", "channel", "chunk",
         "processing", "series", "impact", "simulation", "validation"};
     long long frames = 0;
-    sqlite3_stmt *st;
+    pl_err err = {0};
 
     printf("database: %s\n", pl_store_path(store));
     printf("schema_version: %d (this prismlab knows up to %d)\n",
@@ -71,12 +65,8 @@ static int db_info(pl_store *store)
     printf("journal_mode: wal\n");
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         printf("%s_rows: %lld\n", tables[i], count_rows(store, tables[i]));
-    if (sqlite3_prepare_v2(pl_store_db(store),
-                           "SELECT COALESCE(sum(n_frames),0) FROM run", -1, &st,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        frames = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    if (pl_run_total_frames(store, &frames, &err) != PL_OK)
+        frames = 0;
     printf("frames_stored: %lld\n", frames);
     return PL_EXIT_OK;
 }

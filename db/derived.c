@@ -2,6 +2,7 @@
 #include "db/derived.h"
 
 #include "db/run.h"
+#include "db/sqlite_private.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* db/run.c - runs, channels and chunks in the store. */
 #include "db/run.h"
 
+#include "db/sqlite_private.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -582,6 +584,62 @@ pl_status pl_run_mark_interrupted(pl_store *store, long long *count,
         return err->code;
     *count = sqlite3_changes(pl_store_db(store));
     return PL_OK;
+}
+
+/* Steps a prepared one-row, one-column integer query and finalizes it:
+ * *v receives the value, or fallback when there is no row. */
+static pl_status step_int64(pl_store *store, sqlite3_stmt *st,
+                            const char *what, long long fallback,
+                            long long *v, pl_err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *v = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE)
+        *v = fallback;
+    else
+        pl_store_fail(store, what, err);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? PL_OK : PL_EDB;
+}
+
+pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
+                                long long *run_id, pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "SELECT id FROM run WHERE source_sha256 = ? "
+                         "ORDER BY id LIMIT 1", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    return step_int64(store, st, "looking up a run by SHA-256", 0, run_id, err);
+}
+
+pl_status pl_run_delete(pl_store *store, long long run_id, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+    /* channel, chunk, processing, simulation and validation rows go by
+     * the schema's ON DELETE CASCADE */
+    if (pl_store_prepare(store, "DELETE FROM run WHERE id = ?", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "deleting a run", err);
+    if (sqlite3_changes(pl_store_db(store)) != 1)
+        return pl_err_set(err, PL_ENOTFOUND, "no run %lld in '%s'", run_id,
+                          pl_store_path(store));
+    return PL_OK;
+}
+
+pl_status pl_run_total_frames(pl_store *store, long long *frames, pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "SELECT COALESCE(sum(n_frames), 0) FROM run",
+                         &st, err) != PL_OK)
+        return err->code;
+    return step_int64(store, st, "summing the stored frames", 0, frames, err);
 }
 
 typedef struct {

@@ -110,6 +110,20 @@ pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
                         const char *experiment, long long **ids, size_t *n,
                         pl_err *err);
 
+/* The oldest run whose source file had this SHA-256 (64 hex digits):
+ * *run_id receives its id, or 0 when no stored run came from that file. */
+pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
+                                long long *run_id, pl_err *err);
+
+/* Deletes a run with everything stored for it (channels, chunks,
+ * processing, simulations, validations); PL_ENOTFOUND when there is no
+ * such run.  No transaction of its own. */
+pl_status pl_run_delete(pl_store *store, long long run_id, pl_err *err);
+
+/* The frames stored over all runs. */
+pl_status pl_run_total_frames(pl_store *store, long long *frames,
+                              pl_err *err);
+
 /* Marks every run still 'recording' as 'interrupted' (a recorder that died
  * left it so); *count receives how many.  Only a recorder that holds the
  * recording lock may call this. */

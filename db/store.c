@@ -10,9 +10,11 @@
 #include "core/sample.h"
 #include "core/version.h"
 #include "db/migrations.h"
+#include "db/sqlite_private.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,30 @@ void pl_store_column_text(sqlite3_stmt *st, int col, char *dst, size_t n)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
     snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+pl_status pl_store_count_rows(pl_store *store, const char *table,
+                              long long *rows, pl_err *err)
+{
+    char sql[96];
+    sqlite3_stmt *st;
+    size_t len = strlen(table);
+
+    /* the name goes into the SQL text: only a plain identifier may */
+    if (len == 0 || len > 32 || strspn(table, "abcdefghijklmnopqrstuvwxyz_") != len)
+        return pl_err_set(err, PL_EINVAL, "table name '%s': expected 1 to 32 "
+                          "lower-case letters or '_'", table);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        pl_store_fail(store, "counting rows", err);
+        sqlite3_finalize(st);
+        return PL_EDB;
+    }
+    *rows = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return PL_OK;
 }
 
 void pl_store_utc_now(char buf[32])

@@ -9,14 +9,17 @@
  *
  * A pl_store is used by one thread at a time; a thread that needs the
  * database concurrently (the acquisition writer) opens its own handle.
+ *
+ * SQLite itself stays behind this folder's headers: the connection, SQL
+ * text and the statement helpers are in db/sqlite_private.h, which only
+ * db/ includes.
  */
 #ifndef PL_DB_STORE_H
 #define PL_DB_STORE_H
 
 #include "core/error.h"
 
-#include <sqlite3.h>
-#include <stdint.h>
+#include <stddef.h>
 
 typedef struct pl_store pl_store;
 
@@ -33,9 +36,6 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
 /* Closes the handle; NULL is a no-op. */
 void pl_store_close(pl_store *store);
 
-/* The underlying SQLite connection, for the stage modules' own queries. */
-sqlite3 *pl_store_db(pl_store *store);
-
 /* The file name the store was opened with. */
 const char *pl_store_path(const pl_store *store);
 
@@ -51,25 +51,10 @@ pl_status pl_store_begin(pl_store *store, pl_err *err);
 pl_status pl_store_commit(pl_store *store, pl_err *err);
 void pl_store_rollback(pl_store *store);
 
-/* Runs SQL with no result rows; errors name the statement's first words. */
-pl_status pl_store_exec(pl_store *store, const char *sql, pl_err *err);
-
-/* Prepares sql; on failure sets err with SQLite's message. */
-pl_status pl_store_prepare(pl_store *store, const char *sql,
-                           sqlite3_stmt **stmt, pl_err *err);
-
-/* Sets err from the connection's last SQLite error, prefixed by what, and
- * returns PL_EDB. */
-pl_status pl_store_fail(pl_store *store, const char *what, pl_err *err);
-
-/* Binds v, or NULL when v is not finite (NaN marks "unknown" in structs). */
-void pl_store_bind_real(sqlite3_stmt *st, int col, double v);
-
-/* Reads a REAL column, NaN for NULL. */
-double pl_store_column_real(sqlite3_stmt *st, int col);
-
-/* Copies a TEXT column into dst (size n), "" for NULL; truncates. */
-void pl_store_column_text(sqlite3_stmt *st, int col, char *dst, size_t n);
+/* Counts the rows of one of the schema's tables (a name of letters and
+ * underscores: PL_EINVAL otherwise; PL_EDB when there is no such table). */
+pl_status pl_store_count_rows(pl_store *store, const char *table,
+                              long long *rows, pl_err *err);
 
 /* The current UTC time as ISO 8601 text ("2026-11-22T10:31:07Z"). */
 void pl_store_utc_now(char buf[32]);

@@ -1,6 +1,8 @@
 /* db/validation.c - simulation and validation rows.  See validation.h. */
 #include "db/validation.h"
 
+#include "db/sqlite_private.h"
+
 #include <stdio.h>
 #include <string.h>
 

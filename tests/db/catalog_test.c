@@ -47,13 +47,11 @@ static int teardown(void **state)
 
 static int count_prisms(pl_store *s)
 {
-    sqlite3_stmt *st;
-    int n;
-    sqlite3_prepare_v2(pl_store_db(s), "SELECT count(*) FROM prism", -1, &st, NULL);
-    sqlite3_step(st);
-    n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    long long n = -1;
+    pl_err err = {0};
+    if (pl_store_count_rows(s, "prism", &n, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    return (int)n;
 }
 
 static void bundled_catalogue_imports(void **state)

@@ -9,6 +9,7 @@
 
 #include "db/migrations.h"
 #include "db/run.h"
+#include "db/sqlite_private.h"
 #include "db/store.h"
 #include "tests/util/testutil.h"
 
@@ -494,6 +495,90 @@ static void interrupted_runs_are_marked(void **state)
     pl_store_close(s);
 }
 
+/* A run imported from a file with this SHA-256, of n frames of zeros. */
+static long long store_file_run(pl_store *s, const char *sha256, int n)
+{
+    pl_run_info info;
+    pl_channel ch[2];
+    pl_err err = {0};
+    static int16_t zeros[2 * 100];
+
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 10000;
+    info.state = PL_RUN_IMPORTED;
+    snprintf(info.source_kind, sizeof info.source_kind, "wav");
+    snprintf(info.source_sha256, sizeof info.source_sha256, "%s", sha256);
+    two_channels(ch);
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    assert_int_equal(pl_run_append_chunk(s, info.id, 0, n, zeros,
+                                         (size_t)n * 2 * sizeof zeros[0], &err),
+                     PL_OK);
+    return info.id;
+}
+
+static void runs_found_by_sha256_and_deleted(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    char a[65], b[65];
+    long long id = -1, frames = -1, rows = -1;
+
+    memset(a, 'a', 64);
+    memset(b, 'b', 64);
+    a[64] = b[64] = '\0';
+    long long first = store_file_run(s, a, 100);
+    long long other = store_file_run(s, b, 40);
+    long long again = store_file_run(s, a, 10);   /* imported with --force */
+    assert_true(first < other && other < again);
+
+    assert_int_equal(pl_run_find_by_sha256(s, a, &id, &err), PL_OK);
+    assert_int_equal(id, first);                  /* the oldest */
+    assert_int_equal(pl_run_find_by_sha256(s, b, &id, &err), PL_OK);
+    assert_int_equal(id, other);
+    b[0] = 'c';
+    assert_int_equal(pl_run_find_by_sha256(s, b, &id, &err), PL_OK);
+    assert_int_equal(id, 0);
+    assert_int_equal(pl_run_total_frames(s, &frames, &err), PL_OK);
+    assert_int_equal(frames, 150);
+
+    assert_int_equal(pl_run_delete(s, first, &err), PL_OK);
+    assert_int_equal(pl_run_find_by_sha256(s, a, &id, &err), PL_OK);
+    assert_int_equal(id, again);
+    assert_int_equal(pl_run_total_frames(s, &frames, &err), PL_OK);
+    assert_int_equal(frames, 50);
+    /* its channels and chunks went with it */
+    assert_int_equal(pl_store_count_rows(s, "run", &rows, &err), PL_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(pl_store_count_rows(s, "channel", &rows, &err), PL_OK);
+    assert_int_equal(rows, 4);
+    assert_int_equal(pl_store_count_rows(s, "chunk", &rows, &err), PL_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(pl_run_delete(s, first, &err), PL_ENOTFOUND);
+    assert_non_null(strstr(err.msg, f->db));
+    pl_store_close(s);
+}
+
+static void count_rows_takes_only_table_names(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    long long rows = -1;
+
+    assert_int_equal(pl_store_count_rows(s, "prism", &rows, &err), PL_OK);
+    assert_int_equal(rows, 0);
+    assert_int_equal(pl_store_count_rows(s, "run; DROP TABLE run", &rows, &err),
+                     PL_EINVAL);
+    assert_non_null(strstr(err.msg, "run; DROP TABLE run"));
+    assert_int_equal(pl_store_count_rows(s, "", &rows, &err), PL_EINVAL);
+    assert_int_equal(pl_store_count_rows(s, "no_such_table", &rows, &err), PL_EDB);
+    assert_non_null(strstr(err.msg, "no_such_table"));
+    assert_int_equal(pl_store_count_rows(s, "run", &rows, &err), PL_OK);
+    assert_int_equal(rows, 0);
+    pl_store_close(s);
+}
+
 static void polynomial_calibration_matches_horner(void **state)
 {
     pl_channel ch = {0};
@@ -529,6 +614,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_catches_a_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_a_missing_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(interrupted_runs_are_marked, setup, teardown),
+        cmocka_unit_test_setup_teardown(runs_found_by_sha256_and_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(count_rows_takes_only_table_names, setup, teardown),
         cmocka_unit_test(polynomial_calibration_matches_horner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
