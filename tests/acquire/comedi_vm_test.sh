@@ -19,11 +19,15 @@
 set -eu
 record_s=${RECORD_S:-60}
 bin=${PRISMLAB_BIN:-bin/prismlab}
-vm=build/vm
+vm=build/vm   # the kernel and its modules: a cache that worktrees may share
 fail() { echo "comedi_vm_test: $*" >&2; exit 1; }
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 missing (make deps)"
 [ -x /bin/busybox ] || fail "/bin/busybox missing (make deps: busybox-static)"
 mkdir -p "$vm"
+# This run's own files (initramfs, console log, database) go to a folder
+# of its own, so that two checks running at once (worktrees sharing the
+# cache) cannot overwrite each other's; kept when the test fails.
+work=$(mktemp -d build/vm-run.XXXXXX)
 
 # 1. The kernel and its comedi modules, once.
 if [ ! -s "$vm/vmlinuz" ] || [ ! -s "$vm/comedi_test.ko" ]; then
@@ -49,7 +53,7 @@ if [ ! -s "$vm/vmlinuz" ] || [ ! -s "$vm/comedi_test.ko" ]; then
 fi
 
 # 2. The initramfs.
-root=$vm/root
+root=$work/root
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/lib" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 cp /bin/busybox "$root/bin/busybox"
@@ -87,13 +91,13 @@ rig rig.ini 0 /dev/comedi0 0
 rig rig-overrun.ini 0 /dev/comedi0 4096
 rig rig-badsub.ini 1 /dev/comedi0 0
 rig rig-nodev.ini 0 /dev/comedi3 0
-(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$vm/initramfs.gz"
+(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initramfs.gz"
 
 # 3. Boot (no KVM here: TCG), with a time limit.
-log=$vm/console.log
+log=$work/console.log
 limit=$((record_s * 4 + 240))
 timeout "$limit" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
-    -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.gz" \
+    -kernel "$vm/vmlinuz" -initrd "$work/initramfs.gz" \
     -append "console=ttyS0 panic=-1 quiet" >"$log" 2>&1 ||
     fail "the VM did not power off within $limit s (see $log)"
 tr -d '\r' <"$log" >"$log.txt"
@@ -106,7 +110,7 @@ grep 'VM-RESULT nodev' "$log.txt" | grep -q '/dev/comedi3: cannot open' ||
 grep -q 'VM-RESULT check rc=0' "$log.txt" || fail "db check failed in the VM"
 
 # 4. The database, back on the host.
-db=$vm/vm.db
+db=$work/vm.db
 sed -n '/^VM-BEGIN-DB$/,/^VM-END-DB$/p' "$log.txt" | sed '1d;$d' | base64 -d >"$db"
 $bin db check --db "$db" >/dev/null || fail "db check of the VM's database"
 show=$($bin run show 1 --db "$db")
@@ -116,8 +120,8 @@ frames=$(echo "$show" | sed -n 's/^frames: *\([0-9]*\).*/\1/p')
 echo "$show" | grep -q 'source: *comedi /dev/comedi0 subdevice 0 (comedi_test)' || fail "run 1 source: $(echo "$show" | grep source)"
 echo "$show" | grep -q 'format: *u16' || fail "run 1 format: $(echo "$show" | grep format)"
 echo "$show" | grep -q 'cal=hardcal\|cal=linear' || fail "run 1 has no calibration"
-$bin export 1 --csv "$vm/run1.csv" --db "$db"
-grep -v '^#' "$vm/run1.csv" | tail -n +2 | awk -F, -v frames="$frames" '
+$bin export 1 --csv "$work/run1.csv" --db "$db"
+grep -v '^#' "$work/run1.csv" | tail -n +2 | awk -F, -v frames="$frames" '
     NR == 1 { prev = $2 }
     {
         if ($2 < min0 || NR == 1) min0 = $2
@@ -138,3 +142,4 @@ echo "$show2" | grep -q 'state: *overrun (samples lost from frame [0-9]*)' ||
     fail "run 2: $(echo "$show2" | grep state)"
 cost=$(grep -o 'cpu=[0-9.]*% maxrss=[0-9]*kB' "$log.txt" | head -1)
 echo "comedi_vm_test: ${record_s} s through the real comedi_test driver, 0 frames lost; recorder $cost (CPU under QEMU's TCG emulation: an upper bound); overrun detected: $(echo "$show2" | grep state)"
+rm -rf "$work"
