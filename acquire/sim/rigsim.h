@@ -2,27 +2,40 @@
  *
  * The rig simulator's signal chain: it takes the true downhill velocities
  * v_p1(t), v_p2(t) of the two gauge points (seed 000 eq. 4.3, from the
- * model) and the true line-impact times, and produces the 16-bit codes a
- * DAQ card would deliver, with the bench's imperfections, each switchable:
+ * model) and the true line-impact times, and produces the codes a DAQ card
+ * would deliver, with the bench's imperfections, each switchable.  Per
+ * channel, in the order a real chain applies them:
  *
  *   lead-in       quiet signal (noise only) before the release;
  *   impact shape  the model's instantaneous velocity step spread over a
  *                 finite impact duration (raised cosine);
  *   ringing       impact-agitated vibration: a damped sinusoid after each
  *                 impact whose amplitude is a fraction of that beam's step;
- *   drop-out      after the prism leaves the beams the LDVs see nothing:
+ *   leaving       after the prism leaves the beams the LDVs see nothing:
  *                 noise only;
+ *   tracking      the LDV decoder's causal tracking filter, a 2nd-order
+ *                 Bessel low-pass: it delays and rounds every step;
  *   LDV noise     white, Gaussian, given in m/s RMS;
- *   speckle       rare drop-out spikes (a few samples at a random level);
- *   offset, hum   a DC offset and mains hum at the converter input (V);
- *   ADC           16-bit over +-10 V, rounding and clipping.
+ *   1/f noise     pink noise of a given RMS over a band (a sum of
+ *                 Ornstein-Uhlenbeck processes, two corners a decade);
+ *   drop-outs     speckle fades: the decoder outputs 0 V for 0.3-3 ms,
+ *                 at random instants, independently on each channel;
+ *   speckle       rare garbage spikes (a few samples at a random level);
+ *   offset, hum   a DC offset and mains hum with harmonics at the
+ *                 converter input (V);
+ *   ADC           8-16 bits over the card's range, rounding and clipping,
+ *                 at any rate (the truth's).
  *
  * Volts at the converter: V_i = beam_sign_i * v_i / ldv_scale_i (+ the
  * imperfections).  Processing inverts this with the channel's calibration,
- * ldv_scale and beam_sign.  All randomness comes from one GSL mt19937
- * generator seeded by the config, so the same seed gives the same codes on
- * every machine.  Codes are offset binary (0..65535, 32768 = 0 V), the
- * form comedi delivers (sampl_t).
+ * ldv_scale and beam_sign.  All randomness comes from GSL mt19937
+ * generators seeded by the config: the white noise and the spikes from
+ * the seed itself (the draws of the original chain, so its files keep
+ * their bytes), the 1/f noise and the drop-outs each from a stream of
+ * their own per channel derived from the seed, so switching one artefact
+ * never changes another's realisation.  The same seed gives the same
+ * codes on every machine.  Codes are offset binary (0..2^bits - 1,
+ * 2^(bits-1) = 0 V), the form comedi delivers (sampl_t).
  */
 #ifndef PL_ACQUIRE_RIGSIM_H
 #define PL_ACQUIRE_RIGSIM_H
@@ -32,6 +45,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define PL_RIGSIM_HUM_HARMONICS 4  /* mains harmonics 2..5 */
 
 typedef struct {
     double ldv_scale_mps_per_v[2]; /* LDV decoder scale, e.g. 0.025 */
@@ -45,24 +60,52 @@ typedef struct {
     double ring_freq_hz;           /* e.g. 2800 Hz */
     double ring_decay_s;           /* e-folding time, e.g. 1.5 ms */
     double ring_rel_amp;           /* amplitude / |velocity step|, e.g. 0.4 */
+    int track;                     /* the decoder's tracking filter */
+    double track_cutoff_hz;        /* its -3 dB point, e.g. 3000 Hz */
     int noise;
     double noise_rms_mps;          /* LDV noise floor, e.g. 2e-5 m/s */
+    int pink;
+    double pink_rms_mps;           /* 1/f noise RMS (all of it), m/s */
+    double pink_lo_hz, pink_hi_hz; /* band where the spectrum goes as 1/f,
+                                      e.g. 0.5 .. 2000 Hz */
+    int dropout;
+    double dropout_rate_hz;        /* mean drop-outs per second, a channel */
+    double dropout_min_s, dropout_max_s; /* length uniform, e.g. 0.3 .. 3 ms */
     int speckle;
     double speckle_rate_hz;        /* mean spikes per second, e.g. 0.3 */
     double speckle_len_s;          /* spike length, e.g. 0.5 ms */
     int offset;
     double offset_v[2];            /* e.g. +3 mV, -2 mV */
     int hum;
-    double hum_freq_hz;            /* 50 */
-    double hum_amp_v;              /* e.g. 1 mV */
+    double hum_freq_hz;            /* 50 or 60 */
+    double hum_amp_v;              /* fundamental, e.g. 1 mV */
+    double hum_phase_rad;          /* its phase at sample 0 */
+    double hum_harmonic_v[PL_RIGSIM_HUM_HARMONICS];     /* 2nd, 3rd, ... */
+    double hum_harmonic_phase[PL_RIGSIM_HUM_HARMONICS]; /* rad */
     unsigned long seed;
 } pl_rigsim_config;
 
-/* Defaults for a bench like seed 000's: everything on, values above. */
+/* Defaults for a bench like seed 000's: the original chain (impact shape,
+ * ringing, white noise, spikes, offset, 50 Hz hum) on with the values
+ * above; the tracking filter, 1/f noise, drop-outs to zero and the hum's
+ * harmonics off (their levels set to typical values: 3 kHz, 0.2 mm/s
+ * over 0.5 Hz .. 2 kHz, 1 per second of 0.3 .. 3 ms), so the fixture
+ * runs keep their bytes. */
 void pl_rigsim_config_default(pl_rigsim_config *cfg);
 
 /* Turns every imperfection off (ADC quantisation stays: it is the card). */
 void pl_rigsim_config_ideal(pl_rigsim_config *cfg);
+
+/* Draws a whole signal chain at random, deterministically in seed: every
+ * artefact's switch and level, the LDV scale (25 or 50 mm/s per volt) and
+ * the beam signs, within ranges that span a benign bench to a hard but
+ * realistic one (docs/rig.md, "Random signal chains", states them).  The
+ * card stays 16 bits over +-10 V; cfg->seed becomes seed. */
+void pl_rigsim_config_random(pl_rigsim_config *cfg, unsigned long seed);
+
+/* The tracking filter's delay at low frequencies (its group delay at DC),
+ * s: 1.3617 / (2 pi cutoff) for the 2nd-order Bessel; 0 when it is off. */
+double pl_rigsim_track_delay(const pl_rigsim_config *cfg);
 
 /* Checks ranges; PL_EINVAL names the field. */
 pl_status pl_rigsim_validate(const pl_rigsim_config *cfg, pl_err *err);

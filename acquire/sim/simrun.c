@@ -2,6 +2,8 @@
  * recording with its truth.  See simrun.h. */
 #include "acquire/sim/simrun.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -32,6 +34,48 @@ void pl_simrun_config_default(pl_simrun_config *cfg)
     pl_rigsim_config_default(&cfg->rig);
     cfg->nominal_lambda0 = NAN;
     cfg->nominal_beta = NAN;
+}
+
+static double log_uniform(gsl_rng *r, double lo, double hi)
+{
+    return exp(gsl_ran_flat(r, log(lo), log(hi)));
+}
+
+void pl_simrun_config_random(pl_simrun_config *cfg, unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    pl_simrun_config_default(cfg);
+    pl_rigsim_config_random(&cfg->rig, seed);
+    if (!r) /* no generator: the default run, never garbage */
+        return;
+    gsl_rng_set(r, seed);
+    pl_model_params *p = &cfg->model;
+    p->N = 18 + (int)gsl_rng_uniform_int(r, 23);
+    p->a0 = 0.015;
+    p->beta = gsl_ran_flat(r, 0.30, 0.45) * M_PI / 180.0;
+    p->lambda0 = gsl_ran_flat(r, 0.80, 0.95) * (M_PI / p->N + p->beta);
+    /* Below about 2.3 / N a prism of few faces slips in contact (checked
+     * for N = 18..22 at beta 0.45 deg): give those a rougher ramp. */
+    double mu_lo = fmax(0.10, 2.3 / p->N);
+    p->mu_s = gsl_ran_flat(r, mu_lo, mu_lo + 0.05);
+    p->mu = NAN;
+    p->h1 = gsl_ran_flat(r, 0.018, 0.024);
+    p->h2 = gsl_ran_flat(r, 0.009, 0.014);
+    p->law = gsl_rng_uniform(r) < 0.25 ? PL_LAW_PLASTIC : PL_LAW_LINE;
+    cfg->rate_hz = nearbyint(log_uniform(r, 5000.0, 50000.0));
+    cfg->lead_in_s = gsl_ran_flat(r, 0.3, 1.0);
+    if (gsl_rng_uniform(r) < 0.5) {   /* the logger stops while it rolls */
+        p->ramp_length = 0.0;
+        p->duration = gsl_ran_flat(r, 3.0, 6.0);
+        cfg->tail_s = 0.0;
+    } else {                          /* it rolls off a short ramp */
+        p->ramp_length = gsl_ran_flat(r, 0.20, 0.45);
+        p->duration = 12.0;
+        cfg->tail_s = gsl_ran_flat(r, 0.2, 0.5);
+    }
+    cfg->nominal_lambda0 = p->lambda0;
+    cfg->nominal_beta = p->beta;
+    gsl_rng_free(r);
 }
 
 void pl_simrun_destroy(pl_simrun *s)
@@ -265,6 +309,31 @@ pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
 
 static double deg(double rad) { return rad * 180.0 / M_PI; }
 
+/* The decoder's artefacts and the hum's harmonics, each only when it is
+ * on: the chains made before they existed keep their truth files. */
+static void write_truth_decoder(FILE *f, const pl_rigsim_config *g)
+{
+    if (g->track)
+        fprintf(f, "# track=1\n# track_cutoff_hz=%.9g\n# track_delay_s=%.9g\n",
+                g->track_cutoff_hz, pl_rigsim_track_delay(g));
+    if (g->pink)
+        fprintf(f, "# pink=1\n# pink_rms_mps=%.9g\n# pink_band_hz=%.9g,%.9g\n",
+                g->pink_rms_mps, g->pink_lo_hz, g->pink_hi_hz);
+    if (g->dropout)
+        fprintf(f, "# dropout=1\n# dropout_rate_hz=%.9g\n"
+                   "# dropout_len_s=%.9g,%.9g\n", g->dropout_rate_hz,
+                g->dropout_min_s, g->dropout_max_s);
+    int harmonics = 0;
+    for (int h = 0; h < PL_RIGSIM_HUM_HARMONICS; h++)
+        harmonics |= g->hum_harmonic_v[h] > 0;
+    if (g->hum && (harmonics || g->hum_phase_rad != 0)) {
+        fprintf(f, "# hum_phase_rad=%.9g\n# hum_harmonics_v=", g->hum_phase_rad);
+        for (int h = 0; h < PL_RIGSIM_HUM_HARMONICS; h++)
+            fprintf(f, "%s%.9g", h ? "," : "", g->hum_harmonic_v[h]);
+        fputs("\n", f);
+    }
+}
+
 pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
                                 double step, pl_err *err)
 {
@@ -315,6 +384,7 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
             g->offset_v[1]);
     fprintf(f, "# hum=%d\n# hum_freq_hz=%.9g\n# hum_amp_v=%.9g\n", g->hum,
             g->hum_freq_hz, g->hum_amp_v);
+    write_truth_decoder(f, g);
     fprintf(f, "# adc=%d bits over %.9g..%.9g V\n", g->adc_bits, g->adc_min_v,
             g->adc_max_v);
     fputs("kind,t_s,omega_rad_s,Lp,omega_minus,omega_plus,ratio\n", f);

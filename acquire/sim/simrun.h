@@ -48,6 +48,21 @@ typedef struct pl_simrun pl_simrun;
  * 30 s motion cap, every imperfection on (pl_rigsim_config_default). */
 void pl_simrun_config_default(pl_simrun_config *cfg);
 
+/* Draws one whole recording at random, deterministically in seed: a prism
+ * of N = 18..40 faces (a0 = 15 mm), beta 0.30..0.45 deg, lambda0 at
+ * 0.80..0.95 of alpha + beta, mu_s from max(0.10, 2.3 / N) to 0.05 more
+ * (less slips for few faces), beams at h1 = 18..24 mm and
+ * h2 = 9..14 mm, the line-impact law or (one run in four) the plastic
+ * law, a card at 5..50 kHz (log-uniform, whole Hz), a lead-in of
+ * 0.3..1 s, and either 3..6 s of motion with the recording ending while
+ * the prism still rolls (as a logger stopped by hand) or a ramp of
+ * 0.20..0.45 m that the prism rolls off, followed by 0.2..0.5 s of tail;
+ * the signal chain from pl_rigsim_config_random(seed).  The nominal
+ * values are the true ones.  Should a draw still end in slip, detachment
+ * or a stop, pl_simrun_create() says so in the model's end status, and a
+ * caller wanting a rolling run draws again from another seed. */
+void pl_simrun_config_random(pl_simrun_config *cfg, unsigned long seed);
+
 /* Runs the model and the signal chain.  PL_EINVAL names a bad parameter;
  * PL_ENUMERIC when the model ends in slip or detachment before leaving the
  * ramp is NOT an error: the truth records it. */
