@@ -4,10 +4,10 @@
 #include "acquire/daemon.h"
 #include "acquire/record.h"
 #include "acquire/rigconf.h"
+#include "acquire/sim/sim_source.h"
 #include "commands.h"
 #include "core/cli.h"
 #include "db/store.h"
-#include "model/validate/setup.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -60,42 +60,21 @@ static void progress(void *ctx, long long frames, long long total)
 enum { O_CONFIG = 1000, O_DURATION, O_PRISM, O_RAMP, O_EXP, O_LAMBDA0,
        O_NOTE, O_DB, O_HELP };
 
-/* source = sim: the simulator plays the rig, with its prism and release
- * from [sim] (or [run]) and the rig's beams. */
-static pl_status setup_sim(pl_rigconf *rc, const char *dbpath, const char *config,
-                           pl_err *err)
+/* The rig's source: the card of [daq], or (source = sim) the simulator
+ * playing the rig, whose options *sim receives (free them after the last
+ * open). */
+static pl_status rig_source(const pl_rigconf *rc, const char *dbpath,
+                            const char *config, pl_source_spec *spec,
+                            pl_sim_options **sim, pl_err *err)
 {
-    if (strcmp(rc->source, "sim"))
+    *sim = NULL;
+    if (strcmp(rc->source, "sim")) {
+        *spec = pl_comedi_spec(&rc->comedi, &rc->beams);
         return PL_OK;
-    pl_simrun_config *sr = &rc->src.sim.run;
-    unsigned long seed = sr->rig.seed;
-    int paced = rc->src.sim.paced;
-    pl_simrun_config_default(sr);
-    sr->rig.seed = seed ? seed : 1;
-    rc->src.sim.paced = paced;
-    const char *sp = rc->sim_prism[0] ? rc->sim_prism : rc->prism;
-    const char *sm = rc->sim_ramp[0] ? rc->sim_ramp : rc->ramp;
-    double sl = !isnan(rc->sim_lambda0_deg) ? rc->sim_lambda0_deg : rc->lambda0_deg;
-    if (!sp[0] || !sm[0] || isnan(sl))
-        return pl_err_set(err, PL_EINVAL, "%s: source = sim needs [sim] (or [run]) "
-                          "prism, ramp and lambda0_deg", config);
-    if (pl_model_params_lookup(&sr->model, dbpath, sp, sm, err) != PL_OK)
-        return err->code;
-    snprintf(sr->prism, sizeof sr->prism, "%s", sp);
-    snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
-    sr->model.lambda0 = sl * M_PI / 180;
-    sr->nominal_lambda0 = sr->model.lambda0;
-    if (!isnan(rc->sim_ramp_length_m))
-        sr->model.ramp_length = rc->sim_ramp_length_m;
-    if (!isnan(rc->sim_motion_s))
-        sr->model.duration = rc->sim_motion_s;
-    sr->model.h1 = rc->src.beam_height_m[0];
-    sr->model.h2 = rc->src.beam_height_m[1];
-    for (int i = 0; i < 2; i++) {
-        sr->rig.ldv_scale_mps_per_v[i] = rc->src.ldv_scale_mps_per_v[i];
-        sr->rig.beam_sign[i] = rc->src.beam_sign[i];
     }
-    sr->rate_hz = rc->src.comedi.rate_hz;
+    if (pl_sim_rig_options(sim, rc, dbpath, config, err) != PL_OK)
+        return err->code;
+    *spec = pl_sim_spec(*sim, &rc->beams);
     return PL_OK;
 }
 
@@ -143,7 +122,9 @@ static int run_daemon(int argc, char **argv)
         return pl_cli_fail(cmd, &err);
     if (db)
         snprintf(rc.db, sizeof rc.db, "%s", db);
-    if (setup_sim(&rc, rc.db, config, &err) != PL_OK)
+    pl_source_spec spec;
+    pl_sim_options *sim = NULL;
+    if (rig_source(&rc, rc.db, config, &spec, &sim, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     char path[1100];
     snprintf(path, sizeof path, "%s", sock ? sock : "");
@@ -156,7 +137,9 @@ static int run_daemon(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    return pl_daemon_run(&rc, &o, &err) == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
+    pl_status st = pl_daemon_run(&rc, &spec, &o, &err);
+    pl_sim_options_free(sim);
+    return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
 }
 
 static int run_client(const char *action, int argc, char **argv)
@@ -252,9 +235,11 @@ int pl_cmd_acquire(int argc, char **argv)
     if (!isnan(duration))
         rc.duration_s = duration;
 
-    const pl_source_type *type = pl_source_find(rc.source);
-    if (setup_sim(&rc, dbpath, config, &err) != PL_OK)
+    pl_source_spec spec;
+    pl_sim_options *sim = NULL;
+    if (rig_source(&rc, dbpath, config, &spec, &sim, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
+    const pl_source_type *type = spec.type;
     pl_record_options ro;
     pl_record_options_init(&ro);
     ro.prism = prism ? prism : rc.prism[0] ? rc.prism : NULL;
@@ -277,15 +262,18 @@ int pl_cmd_acquire(int argc, char **argv)
 
     pl_recorder *r = NULL;
     long long interrupted = 0;
-    if (pl_recorder_open(&r, dbpath, &ro.writer, &interrupted, &err) != PL_OK)
+    if (pl_recorder_open(&r, dbpath, &ro.writer, &interrupted, &err) != PL_OK) {
+        pl_sim_options_free(sim);
         return pl_cli_fail(cmd, &err);
+    }
     if (interrupted)
         fprintf(stderr, "prismlab acquire: marked %lld unfinished run%s interrupted\n",
                 interrupted, interrupted == 1 ? "" : "s");
     void *src = NULL;
     pl_source_info info;
-    if (type->open(&src, &rc.src, &info, &err) != PL_OK) {
+    if (pl_source_open(&spec, &src, &info, &err) != PL_OK) {
         pl_recorder_close(r);
+        pl_sim_options_free(sim);
         return pl_cli_fail(cmd, &err);
     }
     double rate = info.sample_rate_hz;
@@ -297,6 +285,7 @@ int pl_cmd_acquire(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t_start);
     pl_status st = pl_recorder_run(r, type, src, &info, &ro, &id, &frames, &err);
     type->close(src);
+    pl_sim_options_free(sim);
     pl_writer_stats ws;
     pl_writer_get_stats(pl_recorder_writer(r), &ws);
     pl_recorder_close(r);

@@ -109,17 +109,17 @@ int pl_cmd_import(int argc, char **argv)
         case O_PRISM: o.prism = optarg; break;
         case O_RAMP: o.ramp = optarg; break;
         case O_EXP: o.experiment = optarg; break;
-        case O_H1: st = pl_parse_double("h1", optarg, 0, 10, &o.src.beam_height_m[0], &err); break;
-        case O_H2: st = pl_parse_double("h2", optarg, 0, 10, &o.src.beam_height_m[1], &err); break;
+        case O_H1: st = pl_parse_double("h1", optarg, 0, 10, &o.beams.beam_height_m[0], &err); break;
+        case O_H2: st = pl_parse_double("h2", optarg, 0, 10, &o.beams.beam_height_m[1], &err); break;
         case O_LDV:
             st = pl_parse_double("ldv-scale", optarg, 1e-9, 1e3, &v, &err);
             for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-                o.src.ldv_scale_mps_per_v[i] = v;
+                o.beams.ldv_scale_mps_per_v[i] = v;
             break;
-        case O_SIGN1: st = pl_parse_sign("sign1", optarg, &o.src.beam_sign[0], &err); break;
-        case O_SIGN2: st = pl_parse_sign("sign2", optarg, &o.src.beam_sign[1], &err); break;
-        case O_FS: st = pl_parse_double("full-scale-v", optarg, 1e-9, 1e6, &o.src.file.full_scale_v, &err); break;
-        case O_RATE: st = pl_parse_double("rate", optarg, 1e-3, 1e9, &o.src.file.rate_hz, &err); break;
+        case O_SIGN1: st = pl_parse_sign("sign1", optarg, &o.beams.beam_sign[0], &err); break;
+        case O_SIGN2: st = pl_parse_sign("sign2", optarg, &o.beams.beam_sign[1], &err); break;
+        case O_FS: st = pl_parse_double("full-scale-v", optarg, 1e-9, 1e6, &o.wav.full_scale_v, &err); break;
+        case O_RATE: st = pl_parse_double("rate", optarg, 1e-3, 1e9, &o.csv.rate_hz, &err); break;
         case O_LAMBDA0: st = pl_parse_double("lambda0-deg", optarg, -180, 180, &lam, &err); break;
         case O_SYN: o.synthetic = 1; break;
         case O_MANIFEST: manifest = optarg; break;
@@ -130,10 +130,10 @@ int pl_cmd_import(int argc, char **argv)
             break;
         case O_DB: db = optarg; break;
         case O_FORCE: o.force = 1; break;
-        case O_COLUMNS: snprintf(o.src.file.columns, sizeof o.src.file.columns, "%s", optarg); break;
-        case O_TIMECOL: snprintf(o.src.file.time_column, sizeof o.src.file.time_column, "%s", optarg); break;
+        case O_COLUMNS: snprintf(o.csv.columns, sizeof o.csv.columns, "%s", optarg); break;
+        case O_TIMECOL: snprintf(o.csv.time_column, sizeof o.csv.time_column, "%s", optarg); break;
         case O_UNITS:
-            if (!strcmp(optarg, "mps")) o.src.file.mps = 1;
+            if (!strcmp(optarg, "mps")) o.csv.mps = 1;
             else if (strcmp(optarg, "volts"))
                 return pl_cli_usage_error(cmd, "option '--units': expected volts or mps, got '%s'", optarg);
             break;
@@ -142,8 +142,8 @@ int pl_cmd_import(int argc, char **argv)
             if (strlen(optarg) != 1)
                 return pl_cli_usage_error(cmd, "option '--%s': expected one character, got '%s'",
                                           c == O_DELIM ? "delimiter" : "decimal", optarg);
-            if (c == O_DELIM) o.src.file.delimiter = optarg[0];
-            else o.src.file.decimal = optarg[0];
+            if (c == O_DELIM) o.csv.delimiter = optarg[0];
+            else o.csv.decimal = optarg[0];
             break;
         case O_CHANNELS: {
             char buf[128];
@@ -155,9 +155,9 @@ int pl_cmd_import(int argc, char **argv)
                 if (n >= PL_SOURCE_MAX_CHANNELS)
                     return pl_cli_usage_error(cmd, "option '--channels': at most %d", PL_SOURCE_MAX_CHANNELS);
                 st = pl_parse_long("channels", t, 0, 63, &v, &err);
-                o.src.file.channels[n++] = (int)v;
+                o.wav.channels[n++] = (int)v;
             }
-            o.src.file.n_channels = n;
+            o.wav.n_channels = n;
             break;
         }
         case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;

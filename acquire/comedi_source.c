@@ -18,7 +18,7 @@
  * EPIPE, or the subdevice stops running with data lost) is PL_EOVERRUN
  * naming the frame where data were lost.
  */
-#include "acquire/source.h"
+#include "acquire/comedi_source.h"
 
 #include <comedilib.h>
 #include <errno.h>
@@ -103,10 +103,141 @@ static void calibrate(comedi_source *s, pl_channel *ch, unsigned chan,
     ch->cal_coef[2] = ch->cal_coef[3] = 0;
 }
 
-static pl_status comedi_open_src(void **self, const pl_source_config *cfg,
+void pl_comedi_options_init(pl_comedi_options *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->device, sizeof o->device, "/dev/comedi0");
+    o->subdevice = -1;
+    o->n_channels = 2;
+    o->channels[0] = 0;
+    o->channels[1] = 1;
+    o->aref = AREF_GROUND;
+    o->rate_hz = 10000;
+}
+
+pl_source_spec pl_comedi_spec(const pl_comedi_options *o,
+                              const pl_source_config *cfg)
+{
+    return (pl_source_spec){.type = &pl_source_comedi, .options = o, .cfg = *cfg};
+}
+
+/* The streaming analogue-input subdevice: the option's, else the first. */
+static pl_status pick_subdevice(comedi_source *s, int sub, int *flags,
+                                pl_err *err)
+{
+    if (sub < 0) {
+        sub = comedi_find_subdevice_by_type(s->dev, COMEDI_SUBD_AI, 0);
+        if (sub < 0)
+            return pl_err_set(err, PL_EDAQ, "%s: the board has no analogue "
+                              "input subdevice", s->path);
+    }
+    int n = comedi_get_n_subdevices(s->dev);
+    if (sub >= n)
+        return pl_err_set(err, PL_EDAQ, "%s: no subdevice %d (the board has "
+                          "%d: 0..%d)", s->path, sub, n, n - 1);
+    s->subdevice = (unsigned)sub;
+    *flags = comedi_get_subdevice_flags(s->dev, s->subdevice);
+    if (*flags < 0 || !(*flags & SDF_CMD_READ))
+        return pl_err_set(err, PL_EDAQ, "%s: subdevice %d cannot stream input "
+                          "(no SDF_CMD_READ): choose another subdevice",
+                          s->path, sub);
+    return PL_OK;
+}
+
+/* The channel list and each channel's calibration. */
+static pl_status pick_channels(comedi_source *s, const pl_comedi_options *o,
+                               pl_source_info *info, pl_err *err)
+{
+    s->n_channels = o->n_channels > 0 ? o->n_channels : 2;
+    int nch = comedi_get_n_channels(s->dev, s->subdevice);
+    for (int i = 0; i < s->n_channels; i++) {
+        int c = o->n_channels > 0 ? o->channels[i] : i;
+        if (c < 0 || c >= nch)
+            return pl_err_set(err, PL_EDAQ, "%s: subdevice %u has channels "
+                              "0..%d, not %d", s->path, s->subdevice, nch - 1, c);
+        s->chanlist[i] = CR_PACK((unsigned)c, (unsigned)o->range,
+                                 (unsigned)o->aref);
+        pl_channel *ch = &info->channel[i];
+        snprintf(ch->name, sizeof ch->name, "ai%d", c);
+        ch->source_channel = c;
+        ch->beam_height_m = NAN;
+        calibrate(s, ch, (unsigned)c, (unsigned)o->range);
+    }
+    return PL_OK;
+}
+
+/* The timed scan the card will run, as the driver accepts it, and the
+ * buffer it fills. */
+static pl_status prepare_command(comedi_source *s, const pl_comedi_options *o,
+                                 double rate, pl_err *err)
+{
+    unsigned period_ns = (unsigned)llround(1e9 / rate);
+    if (comedi_get_cmd_generic_timed(s->dev, s->subdevice, &s->cmd,
+                                     (unsigned)s->n_channels, period_ns) < 0)
+        return pl_err_set(err, PL_EDAQ, "%s: subdevice %u cannot run a timed "
+                          "scan of %d channels at %g Hz: %s", s->path,
+                          s->subdevice, s->n_channels, rate,
+                          comedi_strerror(comedi_errno()));
+    s->cmd.chanlist = s->chanlist;
+    s->cmd.chanlist_len = (unsigned)s->n_channels;
+    s->cmd.scan_end_arg = (unsigned)s->n_channels;
+    s->cmd.stop_src = TRIG_NONE;
+    s->cmd.stop_arg = 0;
+    /* The driver may adjust arguments (round the period to its clock):
+     * test until it accepts, at most a few times. */
+    int rc = -1;
+    for (int i = 0; i < 4 && rc != 0; i++)
+        rc = comedi_command_test(s->dev, &s->cmd);
+    if (rc != 0)
+        return pl_err_set(err, PL_EDAQ, "%s: the driver rejects the command "
+                          "(comedi_command_test returned %d): check rate, "
+                          "range and reference", s->path, rc);
+    if (o->buffer_bytes > 0 &&
+        comedi_set_buffer_size(s->dev, s->subdevice, (unsigned)o->buffer_bytes) < 0)
+        return pl_err_set(err, PL_EDAQ, "%s: cannot set the buffer to %ld bytes "
+                          "(the limit is %d; as root raise it in "
+                          "/sys/class/comedi)", s->path, o->buffer_bytes,
+                          comedi_get_max_buffer_size(s->dev, s->subdevice));
+    return PL_OK;
+}
+
+/* Everything open() finds out, in order; the caller closes s on an error. */
+static pl_status describe(comedi_source *s, const pl_comedi_options *o,
+                          const pl_source_config *cfg, pl_source_info *info,
+                          pl_err *err)
+{
+    int flags = 0;
+    double rate = o->rate_hz > 0 ? o->rate_hz : 10000.0;
+    memset(info, 0, sizeof *info);
+    info->lambda0_rad = NAN;
+    pl_status st;
+    if ((st = pick_subdevice(s, o->subdevice, &flags, err)) != PL_OK ||
+        (st = pick_channels(s, o, info, err)) != PL_OK ||
+        (st = prepare_command(s, o, rate, err)) != PL_OK)
+        return st;
+    int lsampl = (flags & SDF_LSAMPL) != 0;
+    s->sample_bytes = lsampl ? sizeof(lsampl_t) : sizeof(sampl_t);
+    s->frame_bytes = s->sample_bytes * (size_t)s->n_channels;
+    if (s->cmd.scan_begin_src == TRIG_TIMER && s->cmd.scan_begin_arg > 0)
+        info->sample_rate_hz = 1e9 / s->cmd.scan_begin_arg;
+    else
+        info->sample_rate_hz = rate;
+    info->n_channels = s->n_channels;
+    info->format = lsampl ? PL_FMT_U32 : PL_FMT_U16;
+    info->little_endian = pl_host_little_endian();
+    info->total_frames = -1;
+    snprintf(info->kind, sizeof info->kind, "comedi");
+    snprintf(info->detail, sizeof info->detail, "%.200s subdevice %u (%s)",
+             s->path, s->subdevice, comedi_get_board_name(s->dev));
+    return pl_source_apply_config(cfg, info, err);
+}
+
+static pl_status comedi_open_src(void **self, const void *options,
+                                 const pl_source_config *cfg,
                                  pl_source_info *info, pl_err *err)
 {
-    const char *path = cfg->comedi.device[0] ? cfg->comedi.device : "/dev/comedi0";
+    const pl_comedi_options *o = options;
+    const char *path = o->device[0] ? o->device : "/dev/comedi0";
     comedi_source *s = calloc(1, sizeof *s);
     if (!s)
         return pl_err_set(err, PL_ENOMEM, "comedi: out of memory");
@@ -120,97 +251,7 @@ static pl_status comedi_open_src(void **self, const pl_source_config *cfg,
                           "attached (comedi_config), and that you may read "
                           "the device file", path, strerror(e));
     }
-    int sub = cfg->comedi.subdevice;
-    if (sub < 0) {
-        sub = comedi_find_subdevice_by_type(s->dev, COMEDI_SUBD_AI, 0);
-        if (sub < 0) {
-            comedi_close_src(s);
-            return pl_err_set(err, PL_EDAQ, "%s: the board has no analogue "
-                              "input subdevice", path);
-        }
-    }
-    if (sub >= comedi_get_n_subdevices(s->dev)) {
-        int n = comedi_get_n_subdevices(s->dev);
-        comedi_close_src(s);
-        return pl_err_set(err, PL_EDAQ, "%s: no subdevice %d (the board has "
-                          "%d: 0..%d)", path, sub, n, n - 1);
-    }
-    s->subdevice = (unsigned)sub;
-    int flags = comedi_get_subdevice_flags(s->dev, s->subdevice);
-    if (flags < 0 || !(flags & SDF_CMD_READ)) {
-        comedi_close_src(s);
-        return pl_err_set(err, PL_EDAQ, "%s: subdevice %d cannot stream input "
-                          "(no SDF_CMD_READ): choose another subdevice", path, sub);
-    }
-    s->n_channels = cfg->comedi.n_channels > 0 ? cfg->comedi.n_channels : 2;
-    int nch = comedi_get_n_channels(s->dev, s->subdevice);
-    memset(info, 0, sizeof *info);
-    info->lambda0_rad = NAN;
-    for (int i = 0; i < s->n_channels; i++) {
-        int c = cfg->comedi.n_channels > 0 ? cfg->comedi.channels[i] : i;
-        if (c < 0 || c >= nch) {
-            comedi_close_src(s);
-            return pl_err_set(err, PL_EDAQ, "%s: subdevice %d has channels "
-                              "0..%d, not %d", path, sub, nch - 1, c);
-        }
-        s->chanlist[i] = CR_PACK((unsigned)c, (unsigned)cfg->comedi.range,
-                                 (unsigned)cfg->comedi.aref);
-        pl_channel *ch = &info->channel[i];
-        snprintf(ch->name, sizeof ch->name, "ai%d", c);
-        ch->source_channel = c;
-        ch->beam_height_m = NAN;
-        calibrate(s, ch, (unsigned)c, (unsigned)cfg->comedi.range);
-    }
-    double rate = cfg->comedi.rate_hz > 0 ? cfg->comedi.rate_hz : 10000.0;
-    unsigned period_ns = (unsigned)llround(1e9 / rate);
-    if (comedi_get_cmd_generic_timed(s->dev, s->subdevice, &s->cmd,
-                                     (unsigned)s->n_channels, period_ns) < 0) {
-        pl_err_set(err, PL_EDAQ, "%s: subdevice %d cannot run a timed scan of "
-                   "%d channels at %g Hz: %s", path, sub, s->n_channels, rate,
-                   comedi_strerror(comedi_errno()));
-        comedi_close_src(s);
-        return err->code;
-    }
-    s->cmd.chanlist = s->chanlist;
-    s->cmd.chanlist_len = (unsigned)s->n_channels;
-    s->cmd.scan_end_arg = (unsigned)s->n_channels;
-    s->cmd.stop_src = TRIG_NONE;
-    s->cmd.stop_arg = 0;
-    /* The driver may adjust arguments (round the period to its clock):
-     * test until it accepts, at most a few times. */
-    int rc = -1;
-    for (int i = 0; i < 4 && rc != 0; i++)
-        rc = comedi_command_test(s->dev, &s->cmd);
-    if (rc != 0) {
-        comedi_close_src(s);
-        return pl_err_set(err, PL_EDAQ, "%s: the driver rejects the command "
-                          "(comedi_command_test returned %d): check rate, "
-                          "range and reference", path, rc);
-    }
-    if (cfg->comedi.buffer_bytes > 0 &&
-        comedi_set_buffer_size(s->dev, s->subdevice, (unsigned)cfg->comedi.buffer_bytes) < 0) {
-        pl_err_set(err, PL_EDAQ, "%s: cannot set the buffer to %ld bytes (the "
-                   "limit is %d; as root raise it in /sys/class/comedi)", path,
-                   cfg->comedi.buffer_bytes,
-                   comedi_get_max_buffer_size(s->dev, s->subdevice));
-        comedi_close_src(s);
-        return err->code;
-    }
-    int lsampl = (flags & SDF_LSAMPL) != 0;
-    s->sample_bytes = lsampl ? sizeof(lsampl_t) : sizeof(sampl_t);
-    s->frame_bytes = s->sample_bytes * (size_t)s->n_channels;
-    if (s->cmd.scan_begin_src == TRIG_TIMER && s->cmd.scan_begin_arg > 0)
-        info->sample_rate_hz = 1e9 / s->cmd.scan_begin_arg;
-    else
-        info->sample_rate_hz = rate;
-    info->n_channels = s->n_channels;
-    info->format = lsampl ? PL_FMT_U32 : PL_FMT_U16;
-    info->little_endian = pl_host_little_endian();
-    info->total_frames = -1;
-    snprintf(info->kind, sizeof info->kind, "comedi");
-    snprintf(info->detail, sizeof info->detail, "%.200s subdevice %u (%s)", path,
-             s->subdevice, comedi_get_board_name(s->dev));
-    pl_status st = pl_source_apply_config(cfg, info, err);
+    pl_status st = describe(s, o, cfg, info, err);
     if (st != PL_OK) {
         comedi_close_src(s);
         return st;

@@ -12,7 +12,7 @@
  * held in memory (96 MB for ten minutes of two channels at 10 kHz).
  * Fields are split by libcsv, which handles quoting.
  */
-#include "acquire/source.h"
+#include "acquire/csv_source.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -20,6 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void pl_csv_options_init(pl_csv_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rate_hz = NAN;
+}
+
+pl_source_spec pl_csv_spec(const pl_csv_options *o, const pl_source_config *cfg)
+{
+    return (pl_source_spec){.type = &pl_source_csv, .options = o, .cfg = *cfg};
+}
 
 typedef struct {
     double *v;                /* frames x channels */
@@ -86,12 +97,12 @@ static pl_status grow(csv_source *s, int nch, pl_err *err)
 
 /* Which columns are the LDVs (in order) and which is time.  By default:
  * t_s (when present) and every column named <name>_V, nothing else; with
- * cfg->file.columns: those, by header name or index from 0. */
-static pl_status pick_columns(const csv_line *l, const pl_source_config *cfg,
+ * o->columns: those, by header name or index from 0. */
+static pl_status pick_columns(const csv_line *l, const pl_csv_options *o,
                               const char *path, long line, int *col, int *nch,
                               int *tcol, pl_err *err)
 {
-    const char *tname = cfg->file.time_column;
+    const char *tname = o->time_column;
     int no_time = !strcmp(tname, "none");
     if (!tname[0])
         tname = "t_s";
@@ -101,12 +112,12 @@ static pl_status pick_columns(const csv_line *l, const pl_source_config *cfg,
     for (int i = 0; i < n && !no_time; i++)
         if (!strcmp(l->field[i], tname))
             *tcol = i;
-    if (cfg->file.time_column[0] && !no_time && *tcol < 0)
+    if (o->time_column[0] && !no_time && *tcol < 0)
         return pl_err_set(err, PL_EFORMAT, "%s:%ld: no time column '%s' in the "
                           "header", path, line, tname);
-    if (cfg->file.columns[0]) {
+    if (o->columns[0]) {
         char buf[256];
-        snprintf(buf, sizeof buf, "%s", cfg->file.columns);
+        snprintf(buf, sizeof buf, "%s", o->columns);
         char *save = NULL;
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (*nch >= PL_SOURCE_MAX_CHANNELS)
@@ -145,22 +156,22 @@ static pl_status pick_columns(const csv_line *l, const pl_source_config *cfg,
 }
 
 static pl_status parse_file(csv_source *s, FILE *f, const char *path,
-                            const pl_source_config *cfg, pl_source_info *info,
+                            const pl_csv_options *o, pl_source_info *info,
                             pl_err *err)
 {
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return pl_err_set(err, PL_ENOMEM, "csv: cannot set up the parser");
-    if (cfg->file.delimiter)
-        csv_set_delim(&p, (unsigned char)cfg->file.delimiter);
+    if (o->delimiter)
+        csv_set_delim(&p, (unsigned char)o->delimiter);
     char *text = NULL;
     size_t textcap = 0;
     ssize_t len;
     long line = 0;
     int header = 0, tcol = -1, nch = 0, ncols = 0, col[PL_SOURCE_MAX_CHANNELS];
-    char dec = cfg->file.decimal ? cfg->file.decimal : '.';
-    const char *tname = cfg->file.time_column[0] && strcmp(cfg->file.time_column, "none")
-                      ? cfg->file.time_column : "t_s";
+    char dec = o->decimal ? o->decimal : '.';
+    const char *tname = o->time_column[0] && strcmp(o->time_column, "none")
+                      ? o->time_column : "t_s";
     double t0 = NAN, rate = NAN;
     pl_status st = PL_OK;
     csv_line l;
@@ -185,7 +196,7 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
             break;
         if (!header) {
             ncols = l.n;
-            if ((st = pick_columns(&l, cfg, path, line, col, &nch, &tcol, err)) != PL_OK)
+            if ((st = pick_columns(&l, o, path, line, col, &nch, &tcol, err)) != PL_OK)
                 break;
             header = 1;
             info->n_channels = nch;
@@ -249,8 +260,8 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     if (st != PL_OK)
         return st;
     /* The rate: the option, else the metadata, else the time column. */
-    if (!isnan(cfg->file.rate_hz))
-        info->sample_rate_hz = cfg->file.rate_hz;
+    if (!isnan(o->rate_hz))
+        info->sample_rate_hz = o->rate_hz;
     else if (!(info->sample_rate_hz > 0))
         info->sample_rate_hz = rate;
     if (isfinite(rate) && fabs(rate - info->sample_rate_hz) > 1e-6 * rate)
@@ -264,10 +275,12 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     return PL_OK;
 }
 
-static pl_status csv_open(void **self, const pl_source_config *cfg,
-                          pl_source_info *info, pl_err *err)
+static pl_status csv_open(void **self, const void *options,
+                          const pl_source_config *cfg, pl_source_info *info,
+                          pl_err *err)
 {
-    const char *path = cfg->file.path;
+    const pl_csv_options *o = options;
+    const char *path = o->path;
     memset(info, 0, sizeof *info);
     info->lambda0_rad = NAN;
     for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
@@ -282,7 +295,7 @@ static pl_status csv_open(void **self, const pl_source_config *cfg,
     }
     snprintf(info->kind, sizeof info->kind, "csv");
     snprintf(info->detail, sizeof info->detail, "%.255s", path);
-    pl_status st = parse_file(s, f, path, cfg, info, err);
+    pl_status st = parse_file(s, f, path, o, info, err);
     fclose(f);
     if (st == PL_OK) {
         info->format = PL_FMT_F64;
@@ -300,7 +313,7 @@ static pl_status csv_open(void **self, const pl_source_config *cfg,
         st = pl_source_apply_config(cfg, info, err);
         /* values in m/s: stored as they are, with the calibration that
          * turns them into the volts the LDV would have given */
-        for (int i = 0; st == PL_OK && cfg->file.mps && i < info->n_channels; i++) {
+        for (int i = 0; st == PL_OK && o->mps && i < info->n_channels; i++) {
             pl_channel *ch = &info->channel[i];
             ch->cal_kind = PL_CAL_FILE;
             ch->cal_coef[1] = 1.0 / ch->ldv_scale_mps_per_v;

@@ -19,6 +19,7 @@ static const char *const state_name[] = {"idle", "armed", "recording"};
 
 typedef struct {
     const pl_rigconf *rc;
+    const pl_source_spec *spec;
     const pl_daemon_options *opt;
     pl_recorder *rec;
     pl_record_options ro;
@@ -112,7 +113,7 @@ static void close_source(daemon_t *d)
 
 static pl_status open_source(daemon_t *d, pl_err *err)
 {
-    if (d->type->open(&d->src, &d->rc->src, &d->info, err) != PL_OK) {
+    if (pl_source_open(d->spec, &d->src, &d->info, err) != PL_OK) {
         d->src = NULL;
         return err->code;
     }
@@ -379,13 +380,11 @@ static void serve(daemon_t *d, int lfd)
     }
 }
 
-pl_status pl_daemon_run(const pl_rigconf *rc, const pl_daemon_options *opt,
-                        pl_err *err)
+pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
+                        const pl_daemon_options *opt, pl_err *err)
 {
-    daemon_t d = {.rc = rc, .opt = opt, .run_id = -1, .last_run = -1};
-    d.type = pl_source_find(rc->source);
-    if (!d.type)
-        return pl_err_set(err, PL_EINVAL, "unknown source '%s'", rc->source);
+    daemon_t d = {.rc = rc, .spec = source, .type = source->type, .opt = opt,
+                  .run_id = -1, .last_run = -1};
     pl_record_options_init(&d.ro);
     d.ro.prism = rc->prism[0] ? rc->prism : NULL;
     d.ro.ramp = rc->ramp[0] ? rc->ramp : NULL;

@@ -40,10 +40,11 @@ typedef struct {
     void *log_ctx;
 } pl_daemon_options;
 
-/* Serves the rig described by rc until quit or *opt->stop.  Returns the
- * first error that ended it (PL_OK for a clean exit). */
-pl_status pl_daemon_run(const pl_rigconf *rc, const pl_daemon_options *opt,
-                        pl_err *err);
+/* Serves the rig described by rc, whose source is opened from source at
+ * every arm or start, until quit or *opt->stop.  Returns the first error
+ * that ended it (PL_OK for a clean exit). */
+pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
+                        const pl_daemon_options *opt, pl_err *err);
 
 /* Sends one command line to the daemon at socket_path and copies its reply
  * (one line, without the newline) into reply. */

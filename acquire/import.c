@@ -17,8 +17,10 @@ void pl_import_options_init(pl_import_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->lambda0_rad = NAN;
-    pl_source_config_init(&opt->src);
-    opt->src.expect_channels = 2;   /* two LDVs: (4.1) needs both */
+    pl_source_config_init(&opt->beams);
+    opt->beams.expect_channels = 2;   /* two LDVs: (4.1) needs both */
+    pl_wav_options_init(&opt->wav);
+    pl_csv_options_init(&opt->csv);
 }
 
 static const char *format_of(const char *path, const char *format)
@@ -62,15 +64,20 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     if (!fmt)
         return pl_err_set(err, PL_EINVAL, "%s: cannot tell the format from "
                           "the name: give --format wav|csv", opt->path);
-    const pl_source_type *type = pl_source_find(fmt);
-    if (!type || (strcmp(fmt, "wav") && strcmp(fmt, "csv")))
+    pl_wav_options wav = opt->wav;
+    pl_csv_options csv = opt->csv;
+    wav.path = csv.path = opt->path;
+    pl_source_spec spec;
+    if (!strcmp(fmt, "wav"))
+        spec = pl_wav_spec(&wav, &opt->beams);
+    else if (!strcmp(fmt, "csv"))
+        spec = pl_csv_spec(&csv, &opt->beams);
+    else
         return pl_err_set(err, PL_EINVAL, "format '%s': expected wav or csv", fmt);
-
-    pl_source_config cfg = opt->src;
-    snprintf(cfg.file.path, sizeof cfg.file.path, "%s", opt->path);
+    const pl_source_type *type = spec.type;
     pl_source_info info;
     void *src = NULL;
-    if (type->open(&src, &cfg, &info, err) != PL_OK)
+    if (pl_source_open(&spec, &src, &info, err) != PL_OK)
         return err->code;
 
     pl_run_info run;
@@ -196,12 +203,12 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
         o.lambda0_rad = lam * M_PI / 180.0;
         o.synthetic = syn != 0;
         o.sync_full = sync_full;
-        o.src.beam_height_m[0] = h1;
-        o.src.beam_height_m[1] = h2;
-        o.src.ldv_scale_mps_per_v[0] = o.src.ldv_scale_mps_per_v[1] = scale;
-        o.src.beam_sign[0] = (int)s1;
-        o.src.beam_sign[1] = (int)s2;
-        o.src.file.full_scale_v = fs;
+        o.beams.beam_height_m[0] = h1;
+        o.beams.beam_height_m[1] = h2;
+        o.beams.ldv_scale_mps_per_v[0] = o.beams.ldv_scale_mps_per_v[1] = scale;
+        o.beams.beam_sign[0] = (int)s1;
+        o.beams.beam_sign[1] = (int)s2;
+        o.wav.full_scale_v = fs;
         long long id = 0;
         if ((st = pl_import_file(db_path, &o, &id, NULL, err)) != PL_OK) {
             pl_err_prefix(err, "%s:%ld: ", manifest, pl_csvtable_line(t, r));

@@ -9,7 +9,9 @@
 #ifndef PL_ACQUIRE_IMPORT_H
 #define PL_ACQUIRE_IMPORT_H
 
+#include "acquire/csv_source.h"
 #include "acquire/source.h"
+#include "acquire/wav_source.h"
 #include "core/error.h"
 
 typedef struct {
@@ -20,7 +22,9 @@ typedef struct {
     int synthetic;               /* 1 forces the mark; 0: the file's metadata */
     int sync_full;
     int force;                   /* import even when the file's SHA-256 is stored */
-    pl_source_config src;        /* heights, signs, scales, full scale, rate */
+    pl_source_config beams;      /* heights, signs, LDV scales; two channels */
+    pl_wav_options wav;          /* a WAV's options (its path is path) */
+    pl_csv_options csv;          /* a CSV's options (its path is path) */
     void (*progress)(void *ctx, long long frames, long long total);
     void *progress_ctx;
 } pl_import_options;

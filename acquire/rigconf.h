@@ -14,22 +14,32 @@
 #ifndef PL_ACQUIRE_RIGCONF_H
 #define PL_ACQUIRE_RIGCONF_H
 
+#include "acquire/comedi_source.h"
 #include "acquire/source.h"
 #include "core/error.h"
 
+/* [sim]: what the rig simulator plays when it stands in for the card;
+ * names and numbers only (acquire/sim/ turns them into a run). */
+typedef struct {
+    char prism[64], ramp[64];    /* "": [run]'s */
+    double lambda0_deg;          /* NaN: [run]'s */
+    unsigned long seed;          /* 0: 1 */
+    int paced;
+    double ramp_length_m;        /* NaN: the catalogue's */
+    double motion_s;             /* NaN: 30 s */
+} pl_rig_sim;
+
 typedef struct {
     char source[16];             /* "comedi" or "sim" */
-    pl_source_config src;
+    pl_comedi_options comedi;    /* [daq] */
+    pl_source_config beams;      /* [beams]: heights, signs, LDV scales */
+    pl_rig_sim sim;              /* [sim] */
     char db[1024];
     int sync_full;
     double commit_interval_s;
     char prism[64], ramp[64], experiment[64];
     double lambda0_deg;          /* NaN: not given */
     double duration_s;           /* 0: until stopped */
-    char sim_prism[64], sim_ramp[64];
-    double sim_lambda0_deg;
-    double sim_ramp_length_m;    /* NaN: the catalogue's */
-    double sim_motion_s;         /* NaN: 30 s */
 } pl_rigconf;
 
 /* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels

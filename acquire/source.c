@@ -1,5 +1,5 @@
-/* acquire/source.c - the table of sources and what they share: the
- * prismlab metadata line, per-channel options, a file's SHA-256. */
+/* acquire/source.c - what every source shares: opening one from its spec,
+ * the prismlab metadata line, per-channel options, a file's SHA-256. */
 #include "acquire/source.h"
 
 #include <errno.h>
@@ -9,25 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const pl_source_type *const sources[] = {
-    &pl_source_comedi, &pl_source_wav, &pl_source_csv, &pl_source_sim,
-};
-
-const pl_source_type *pl_source_find(const char *name)
+pl_status pl_source_open(const pl_source_spec *spec, void **self,
+                         pl_source_info *info, pl_err *err)
 {
-    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
-        if (!strcmp(sources[i]->name, name))
-            return sources[i];
-    return NULL;
+    return spec->type->open(self, spec->options, &spec->cfg, info, err);
 }
 
 void pl_source_config_init(pl_source_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->comedi.subdevice = -1;
-    cfg->file.full_scale_v = NAN;
-    cfg->file.rate_hz = NAN;
-    pl_simrun_config_default(&cfg->sim.run);
     for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++) {
         cfg->beam_height_m[i] = NAN;
         cfg->ldv_scale_mps_per_v[i] = NAN;

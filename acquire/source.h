@@ -16,7 +16,6 @@
 #ifndef PL_ACQUIRE_SOURCE_H
 #define PL_ACQUIRE_SOURCE_H
 
-#include "acquire/sim/simrun.h"
 #include "core/error.h"
 #include "db/run.h"
 
@@ -43,36 +42,15 @@ typedef struct {
     double lambda0_rad;
 } pl_source_info;
 
-/* Options; each source reads its own part.  NaN / 0 / "" mean "not given":
- * a file source then takes the value from its metadata. */
+/* What every source is told about its channels, whatever its type: the
+ * common part of a source's configuration.  A source type's own options
+ * (a card's device and channel list, a file's path and layout, the
+ * simulator's run) are its own struct, declared in its own header
+ * (comedi_source.h, wav_source.h, csv_source.h, sim/sim_source.h), so that
+ * choosing a source never drags in what another source needs.  NaN / 0
+ * mean "not given": a file source then takes the value from its metadata. */
 typedef struct {
-    struct {
-        char device[256];
-        int subdevice;           /* -1: the first with streaming input */
-        int channels[PL_SOURCE_MAX_CHANNELS];
-        int n_channels;
-        int range, aref;
-        double rate_hz;
-        long buffer_bytes;       /* 0: the driver's default */
-    } comedi;
-    struct {
-        char path[1024];
-        double full_scale_v;     /* WAV: volts at full scale */
-        int channels[PL_SOURCE_MAX_CHANNELS]; /* WAV: file channels to keep, */
-        int n_channels;          /* in LDV order; 0: all */
-        char columns[256];       /* CSV: LDV columns by header name or index
-                                    from 0, comma-separated; "": every <name>_V */
-        char time_column[64];    /* CSV: "" = t_s when present; "none" */
-        int mps;                 /* CSV: values are m/s, not volts */
-        char delimiter, decimal; /* CSV: 0 = ',' and '.' */
-        double rate_hz;          /* CSV without a time column or metadata */
-    } file;
-    struct {
-        pl_simrun_config run;
-        int paced;               /* 1: deliver at the card's real rate */
-    } sim;
     int expect_channels;         /* > 0: any other count is an error */
-    /* Per channel; NaN / 0 when not given. */
     double beam_height_m[PL_SOURCE_MAX_CHANNELS];
     int beam_sign[PL_SOURCE_MAX_CHANNELS];
     double ldv_scale_mps_per_v[PL_SOURCE_MAX_CHANNELS];
@@ -80,9 +58,12 @@ typedef struct {
 
 typedef struct pl_source_type {
     const char *name;
-    /* Opens the source and describes it in info. */
-    pl_status (*open)(void **self, const pl_source_config *cfg,
-                      pl_source_info *info, pl_err *err);
+    /* Opens the source and describes it in info.  options is the type's
+     * own options struct (the one its header declares); cfg the common
+     * per-channel part. */
+    pl_status (*open)(void **self, const void *options,
+                      const pl_source_config *cfg, pl_source_info *info,
+                      pl_err *err);
     /* Starts delivery (a card starts sampling; a paced source its clock). */
     pl_status (*start)(void *self, pl_err *err);
     /* Reads up to max_frames raw frames into buf.  A finite source
@@ -99,13 +80,22 @@ typedef struct pl_source_type {
     void (*close)(void *self);
 } pl_source_type;
 
-extern const pl_source_type pl_source_comedi, pl_source_wav, pl_source_csv,
-    pl_source_sim;
+/* A source ready to be opened, any number of times (the daemon opens it
+ * at every arm): its type, that type's options and the common part.  Made
+ * by the type's own constructor (pl_comedi_spec, pl_sim_spec, ...), which
+ * pairs the type with options of the right kind; options are borrowed and
+ * must outlive every open. */
+typedef struct {
+    const pl_source_type *type;
+    const void *options;
+    pl_source_config cfg;
+} pl_source_spec;
 
-/* Finds a source type by name; NULL when unknown. */
-const pl_source_type *pl_source_find(const char *name);
+/* Opens the source a spec describes: spec->type->open with its options. */
+pl_status pl_source_open(const pl_source_spec *spec, void **self,
+                         pl_source_info *info, pl_err *err);
 
-/* Fills cfg with "not given" everywhere (NaN, 0, ""), subdevice -1. */
+/* Fills cfg with "not given" everywhere (NaN, 0). */
 void pl_source_config_init(pl_source_config *cfg);
 
 /* Applies a `prismlab key=value ...` metadata line (the WAV comment or the

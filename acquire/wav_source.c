@@ -11,7 +11,7 @@
  * read that finds it (the importer then leaves the run 'interrupted'), not
  * a silently short run.
  */
-#include "acquire/source.h"
+#include "acquire/wav_source.h"
 
 #include <math.h>
 #include <sndfile.h>
@@ -42,25 +42,21 @@ static void wav_close(void *self)
     free(s);
 }
 
-static pl_status wav_open(void **self, const pl_source_config *cfg,
-                          pl_source_info *info, pl_err *err)
+void pl_wav_options_init(pl_wav_options *o)
 {
-    const char *path = cfg->file.path;
-    SF_INFO sfi = {0};
-    SNDFILE *f = sf_open(path, SFM_READ, &sfi);
-    if (!f)
-        return pl_err_set(err, PL_EFORMAT, "%s: not a readable sound file: %s",
-                          path, sf_strerror(NULL));
-    wav_source *s = calloc(1, sizeof *s);
-    if (!s) {
-        sf_close(f);
-        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
-    }
-    s->f = f;
-    snprintf(s->path, sizeof s->path, "%s", path);
-    memset(info, 0, sizeof *info);
-    info->lambda0_rad = NAN;
-    int sub = sfi.format & SF_FORMAT_SUBMASK;
+    memset(o, 0, sizeof *o);
+    o->full_scale_v = NAN;
+}
+
+pl_source_spec pl_wav_spec(const pl_wav_options *o, const pl_source_config *cfg)
+{
+    return (pl_source_spec){.type = &pl_source_wav, .options = o, .cfg = *cfg};
+}
+
+/* The file's sample encoding, stored as it is. */
+static pl_status encoding(wav_source *s, int sub, pl_source_info *info,
+                          pl_err *err)
+{
     switch (sub) {
     case SF_FORMAT_PCM_16: s->bits = 16; info->format = PL_FMT_S16; break;
     case SF_FORMAT_PCM_24: s->bits = 24; info->format = PL_FMT_S24_32; break;
@@ -68,84 +64,70 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
     case SF_FORMAT_FLOAT: s->bits = 0; info->format = PL_FMT_F32; break;
     case SF_FORMAT_DOUBLE: s->bits = -1; info->format = PL_FMT_F64; break;
     default:
-        wav_close(s);
         return pl_err_set(err, PL_EFORMAT, "%s: sample encoding 0x%x not "
                           "supported: expected 16-, 24- or 32-bit PCM or "
-                          "32- or 64-bit float", path, sub);
+                          "32- or 64-bit float", s->path, sub);
     }
-    if (sfi.channels < 1 || sfi.channels > 64) {
-        wav_close(s);
-        return pl_err_set(err, PL_EFORMAT, "%s: %d channels", path, sfi.channels);
-    }
-    s->file_channels = sfi.channels;
-    if (cfg->file.n_channels > 0) {
-        for (int i = 0; i < cfg->file.n_channels; i++) {
-            if (cfg->file.channels[i] < 0 || cfg->file.channels[i] >= sfi.channels) {
-                wav_close(s);
+    return PL_OK;
+}
+
+/* Which file channels are kept, in LDV order: --channels, else all. */
+static pl_status channel_map(wav_source *s, const pl_wav_options *o,
+                             int file_channels, pl_err *err)
+{
+    if (file_channels < 1 || file_channels > 64)
+        return pl_err_set(err, PL_EFORMAT, "%s: %d channels", s->path,
+                          file_channels);
+    s->file_channels = file_channels;
+    if (o->n_channels > 0) {
+        for (int i = 0; i < o->n_channels; i++) {
+            if (o->channels[i] < 0 || o->channels[i] >= file_channels)
                 return pl_err_set(err, PL_EINVAL, "%s: --channels names file "
-                                  "channel %d; the file has 0..%d", path,
-                                  cfg->file.channels[i], sfi.channels - 1);
-            }
-            s->map[i] = cfg->file.channels[i];
+                                  "channel %d; the file has 0..%d", s->path,
+                                  o->channels[i], file_channels - 1);
+            s->map[i] = o->channels[i];
         }
-        sfi.channels = cfg->file.n_channels;
-    } else {
-        if (sfi.channels > PL_SOURCE_MAX_CHANNELS) {
-            wav_close(s);
-            return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d "
-                              "(pick the LDVs with --channels)", path,
-                              sfi.channels, PL_SOURCE_MAX_CHANNELS);
-        }
-        for (int i = 0; i < sfi.channels; i++)
-            s->map[i] = i;
+        s->channels = o->n_channels;
+        return PL_OK;
     }
-    s->tmp_frames = 4096;
-    s->tmp = malloc(s->tmp_frames * (size_t)s->file_channels * 8);
-    if (!s->tmp) {
-        wav_close(s);
-        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
-    }
-    /* libsndfile quietly shortens a truncated file's frame count to what
-     * is there, noting the header's promise in its log: a recording cut
-     * short must not pass for a complete one. */
+    if (file_channels > PL_SOURCE_MAX_CHANNELS)
+        return pl_err_set(err, PL_EFORMAT, "%s: %d channels, at most %d "
+                          "(pick the LDVs with --channels)", s->path,
+                          file_channels, PL_SOURCE_MAX_CHANNELS);
+    for (int i = 0; i < file_channels; i++)
+        s->map[i] = i;
+    s->channels = file_channels;
+    return PL_OK;
+}
+
+/* libsndfile quietly shortens a truncated file's frame count to what is
+ * there, noting the header's promise in its log: a recording cut short
+ * must not pass for a complete one. */
+static pl_status check_whole(wav_source *s, pl_err *err)
+{
     char log[8192] = "";
-    sf_command(f, SFC_GET_LOG_INFO, log, sizeof log);
+    sf_command(s->f, SFC_GET_LOG_INFO, log, sizeof log);
     const char *data = strstr(log, "\ndata : ");
     long long promised, held;
     if (data && sscanf(data, "\ndata : %lld (should be %lld)", &promised, &held) == 2 &&
-        held < promised) {
-        wav_close(s);
+        held < promised)
         return pl_err_set(err, PL_EFORMAT, "%s: truncated: the header promises "
-                          "%lld bytes of samples, the file holds %lld", path,
+                          "%lld bytes of samples, the file holds %lld", s->path,
                           promised, held);
-    }
-    s->channels = sfi.channels;
-    s->total = (long long)sfi.frames;
-    info->sample_rate_hz = sfi.samplerate;
-    info->n_channels = sfi.channels;
-    info->little_endian = pl_host_little_endian();
-    info->total_frames = s->total;
-    snprintf(info->kind, sizeof info->kind, "wav");
-    snprintf(info->detail, sizeof info->detail, "%.255s", path);
+    return PL_OK;
+}
 
-    double fs = NAN;
-    pl_status st = pl_source_apply_metadata(sf_get_string(f, SF_STR_COMMENT),
-                                            info, &fs, err);
-    if (st != PL_OK) {
-        pl_err_prefix(err, "%s: comment: ", path);
-        wav_close(s);
-        return st;
-    }
-    if (fabs(info->sample_rate_hz - sfi.samplerate) > 1e-9)
-        info->sample_rate_hz = sfi.samplerate; /* the header rules */
-    if (!isnan(cfg->file.full_scale_v))
-        fs = cfg->file.full_scale_v;
-    if (!(fs > 0)) {
-        wav_close(s);
+/* Each kept channel's calibration from the volts at full scale: the
+ * option, else the metadata's. */
+static pl_status calibrate(wav_source *s, const pl_wav_options *o, double fs,
+                           pl_source_info *info, pl_err *err)
+{
+    if (!isnan(o->full_scale_v))
+        fs = o->full_scale_v;
+    if (!(fs > 0))
         return pl_err_set(err, PL_EINVAL, "%s: the volts at full scale are "
                           "not known: give --full-scale-v V (the DAQ "
-                          "range, e.g. 10)", path);
-    }
+                          "range, e.g. 10)", s->path);
     double per_code = s->bits > 0 ? fs / ldexp(1.0, s->bits - 1) : fs;
     for (int i = 0; i < s->channels; i++) {
         pl_channel *ch = &info->channel[i];
@@ -160,8 +142,65 @@ static pl_status wav_open(void **self, const pl_source_config *cfg,
         if (!(ch->beam_height_m >= 0))
             ch->beam_height_m = NAN;
     }
-    if ((st = pl_source_apply_config(cfg, info, err)) != PL_OK ||
-        (st = pl_source_file_sha256(path, info->sha256, err)) != PL_OK) {
+    return PL_OK;
+}
+
+/* Everything open() finds out, in order; the caller frees s on an error. */
+static pl_status describe(wav_source *s, const SF_INFO *sfi,
+                          const pl_wav_options *o, const pl_source_config *cfg,
+                          pl_source_info *info, pl_err *err)
+{
+    memset(info, 0, sizeof *info);
+    info->lambda0_rad = NAN;
+    pl_status st;
+    if ((st = encoding(s, sfi->format & SF_FORMAT_SUBMASK, info, err)) != PL_OK ||
+        (st = channel_map(s, o, sfi->channels, err)) != PL_OK)
+        return st;
+    s->tmp_frames = 4096;
+    s->tmp = malloc(s->tmp_frames * (size_t)s->file_channels * 8);
+    if (!s->tmp)
+        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
+    if ((st = check_whole(s, err)) != PL_OK)
+        return st;
+    s->total = (long long)sfi->frames;
+    info->sample_rate_hz = sfi->samplerate;
+    info->n_channels = s->channels;
+    info->little_endian = pl_host_little_endian();
+    info->total_frames = s->total;
+    snprintf(info->kind, sizeof info->kind, "wav");
+    snprintf(info->detail, sizeof info->detail, "%.255s", s->path);
+    double fs = NAN;
+    if ((st = pl_source_apply_metadata(sf_get_string(s->f, SF_STR_COMMENT),
+                                       info, &fs, err)) != PL_OK) {
+        pl_err_prefix(err, "%s: comment: ", s->path);
+        return st;
+    }
+    info->sample_rate_hz = sfi->samplerate;   /* the header rules */
+    if ((st = calibrate(s, o, fs, info, err)) != PL_OK ||
+        (st = pl_source_apply_config(cfg, info, err)) != PL_OK)
+        return st;
+    return pl_source_file_sha256(s->path, info->sha256, err);
+}
+
+static pl_status wav_open(void **self, const void *options,
+                          const pl_source_config *cfg, pl_source_info *info,
+                          pl_err *err)
+{
+    const pl_wav_options *o = options;
+    SF_INFO sfi = {0};
+    SNDFILE *f = sf_open(o->path, SFM_READ, &sfi);
+    if (!f)
+        return pl_err_set(err, PL_EFORMAT, "%s: not a readable sound file: %s",
+                          o->path, sf_strerror(NULL));
+    wav_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        sf_close(f);
+        return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
+    }
+    s->f = f;
+    snprintf(s->path, sizeof s->path, "%s", o->path);
+    pl_status st = describe(s, &sfi, o, cfg, info, err);
+    if (st != PL_OK) {
         wav_close(s);
         return st;
     }

@@ -5,6 +5,7 @@
  * writes what the DAQ card would have recorded (WAV or CSV) and the ground
  * truth.  Only this file prints. */
 #include "acquire/record.h"
+#include "acquire/sim/sim_options.h"
 #include "acquire/sim/simrun.h"
 #include "commands.h"
 #include "core/cli.h"
@@ -131,15 +132,61 @@ static void progress(void *ctx, long long frames, long long total)
         pl_cli_progress("sim", (unsigned long long)frames, (unsigned long long)total);
 }
 
+/* The simulator playing the rig (prismlab acquire with [daq] source =
+ * sim).  Here rather than in sim_source.c because it looks the prism and
+ * ramp up in the catalogue (model/validate/setup.h), which acquire/sim's
+ * library files may not include. */
+pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
+                             const char *db_path, const char *config,
+                             pl_err *err)
+{
+    *out = NULL;
+    const pl_rig_sim *rs = &rc->sim;
+    const char *sp = rs->prism[0] ? rs->prism : rc->prism;
+    const char *sm = rs->ramp[0] ? rs->ramp : rc->ramp;
+    double sl = !isnan(rs->lambda0_deg) ? rs->lambda0_deg : rc->lambda0_deg;
+    if (!sp[0] || !sm[0] || isnan(sl))
+        return pl_err_set(err, PL_EINVAL, "%s: source = sim needs [sim] (or [run]) "
+                          "prism, ramp and lambda0_deg", config);
+    pl_sim_options *o = malloc(sizeof *o);
+    if (!o)
+        return pl_err_set(err, PL_ENOMEM, "sim: out of memory");
+    pl_sim_options_init(o);
+    pl_simrun_config *sr = &o->run;
+    sr->rig.seed = rs->seed ? rs->seed : 1;
+    o->paced = rs->paced;
+    if (pl_model_params_lookup(&sr->model, db_path, sp, sm, err) != PL_OK) {
+        free(o);
+        return err->code;
+    }
+    snprintf(sr->prism, sizeof sr->prism, "%s", sp);
+    snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
+    sr->model.lambda0 = sl * M_PI / 180;
+    sr->nominal_lambda0 = sr->model.lambda0;
+    if (!isnan(rs->ramp_length_m))
+        sr->model.ramp_length = rs->ramp_length_m;
+    if (!isnan(rs->motion_s))
+        sr->model.duration = rs->motion_s;
+    sr->model.h1 = rc->beams.beam_height_m[0];
+    sr->model.h2 = rc->beams.beam_height_m[1];
+    for (int i = 0; i < 2; i++) {
+        sr->rig.ldv_scale_mps_per_v[i] = rc->beams.ldv_scale_mps_per_v[i];
+        sr->rig.beam_sign[i] = rc->beams.beam_sign[i];
+    }
+    sr->rate_hz = rc->comedi.rate_hz;
+    *out = o;
+    return PL_OK;
+}
+
 /* --store: the simulated recording goes the way a live one does, through
  * the sim source, the pump and the writer, under the recorder lock. */
 static pl_status record(const char *db, const pl_simrun_config *run, int paced,
                         const char *experiment, long long *run_id, pl_err *err)
 {
-    pl_source_config sc;
-    pl_source_config_init(&sc);
-    sc.sim.run = *run;
-    sc.sim.paced = paced;
+    pl_sim_options so = {.run = *run, .paced = paced};
+    pl_source_config beams;
+    pl_source_config_init(&beams);
+    pl_source_spec spec = pl_sim_spec(&so, &beams);
     pl_record_options ro;
     pl_record_options_init(&ro);
     ro.experiment = experiment;
@@ -154,7 +201,7 @@ static pl_status record(const char *db, const pl_simrun_config *run, int paced,
                 interrupted, interrupted == 1 ? "" : "s");
     void *src = NULL;
     pl_source_info info;
-    pl_status st = pl_source_sim.open(&src, &sc, &info, err);
+    pl_status st = pl_source_open(&spec, &src, &info, err);
     if (st == PL_OK)
         st = pl_recorder_run(r, &pl_source_sim, src, &info, &ro, run_id, NULL, err);
     pl_source_sim.close(src);

@@ -12,8 +12,7 @@
  * within one block plus the scheduler's wake-up latency.  Unpaced mode
  * delivers as fast as the reader asks (file generation, tests).
  */
-#include "acquire/sim/simrun.h"
-#include "acquire/source.h"
+#include "acquire/sim/sim_options.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,19 +29,39 @@ typedef struct {
     int started;
 } sim_source;
 
-static pl_status sim_open(void **self, const pl_source_config *cfg,
-                          pl_source_info *info, pl_err *err)
+void pl_sim_options_init(pl_sim_options *o)
 {
+    memset(o, 0, sizeof *o);
+    pl_simrun_config_default(&o->run);
+}
+
+void pl_sim_options_free(pl_sim_options *o)
+{
+    free(o);
+}
+
+pl_source_spec pl_sim_spec(const pl_sim_options *o, const pl_source_config *cfg)
+{
+    return (pl_source_spec){.type = &pl_source_sim, .options = o, .cfg = *cfg};
+}
+
+static pl_status sim_open(void **self, const void *options,
+                          const pl_source_config *cfg, pl_source_info *info,
+                          pl_err *err)
+{
+    (void)cfg;   /* the beams are the simulated run's own */
+    const pl_sim_options *o = options;
+    const pl_simrun_config *run = &o->run;
     sim_source *s = calloc(1, sizeof *s);
     if (!s)
         return pl_err_set(err, PL_ENOMEM, "sim source: out of memory");
-    if (pl_simrun_create(&s->run, &cfg->sim.run, err) != PL_OK) {
+    if (pl_simrun_create(&s->run, run, err) != PL_OK) {
         free(s);
         return err->code;
     }
-    s->paced = cfg->sim.paced;
+    s->paced = o->paced;
     memset(info, 0, sizeof *info);
-    info->sample_rate_hz = cfg->sim.run.rate_hz;
+    info->sample_rate_hz = run->rate_hz;
     info->n_channels = 2;
     info->format = PL_FMT_U16;
     info->little_endian = pl_host_little_endian();
@@ -50,13 +69,13 @@ static pl_status sim_open(void **self, const pl_source_config *cfg,
     info->total_frames = (long long)pl_simrun_frames(s->run);
     snprintf(info->kind, sizeof info->kind, "sim");
     snprintf(info->detail, sizeof info->detail, "rig simulator %s on %s, seed %lu%s",
-             cfg->sim.run.prism[0] ? cfg->sim.run.prism : "(numbers)",
-             cfg->sim.run.ramp[0] ? cfg->sim.run.ramp : "(numbers)",
-             cfg->sim.run.rig.seed, s->paced ? ", paced" : "");
+             run->prism[0] ? run->prism : "(numbers)",
+             run->ramp[0] ? run->ramp : "(numbers)",
+             run->rig.seed, s->paced ? ", paced" : "");
     info->synthetic = 1;
-    snprintf(info->prism, sizeof info->prism, "%s", cfg->sim.run.prism);
-    snprintf(info->ramp, sizeof info->ramp, "%s", cfg->sim.run.ramp);
-    info->lambda0_rad = cfg->sim.run.nominal_lambda0;
+    snprintf(info->prism, sizeof info->prism, "%s", run->prism);
+    snprintf(info->ramp, sizeof info->ramp, "%s", run->ramp);
+    info->lambda0_rad = run->nominal_lambda0;
     *self = s;
     return PL_OK;
 }

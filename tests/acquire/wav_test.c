@@ -110,15 +110,15 @@ static void test_every_format(void **state)
         pl_import_options_init(&o);
         o.path = path;
         o.format = "wav";
-        o.src.file.full_scale_v = 10;
-        o.src.file.channels[0] = 2;        /* LDV 1 on file channel 2 */
-        o.src.file.channels[1] = 0;
-        o.src.file.n_channels = 2;
-        o.src.beam_height_m[0] = 0.02;
-        o.src.beam_height_m[1] = 0.01;
-        o.src.beam_sign[0] = 1;
-        o.src.beam_sign[1] = -1;
-        o.src.ldv_scale_mps_per_v[0] = o.src.ldv_scale_mps_per_v[1] = 0.025;
+        o.wav.full_scale_v = 10;
+        o.wav.channels[0] = 2;        /* LDV 1 on file channel 2 */
+        o.wav.channels[1] = 0;
+        o.wav.n_channels = 2;
+        o.beams.beam_height_m[0] = 0.02;
+        o.beams.beam_height_m[1] = 0.01;
+        o.beams.beam_sign[0] = 1;
+        o.beams.beam_sign[1] = -1;
+        o.beams.ldv_scale_mps_per_v[0] = o.beams.ldv_scale_mps_per_v[1] = 0.025;
         long long id, frames;
         if (pl_import_file(db, &o, &id, &frames, &err) != PL_OK)
             fail_msg("%s: %s", name, err.msg);
@@ -180,24 +180,24 @@ static void test_refusals(void **state)
     write_file(good, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
     pl_import_options_init(&o);
     o.path = good;
-    o.src.file.full_scale_v = 10;
-    o.src.file.channels[0] = 5;
-    o.src.file.channels[1] = 0;
-    o.src.file.n_channels = 2;
+    o.wav.full_scale_v = 10;
+    o.wav.channels[0] = 5;
+    o.wav.channels[1] = 0;
+    o.wav.n_channels = 2;
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EINVAL);
     assert_non_null(strstr(err.msg, "file channel 5; the file has 0..2"));
     /* three channels where two LDVs are expected */
-    o.src.file.n_channels = 0;
+    o.wav.n_channels = 0;
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
     assert_non_null(strstr(err.msg, "3 channels, expected 2"));
     /* twice the same file: refused unless forced */
-    o.src.file.channels[0] = 0;
-    o.src.file.channels[1] = 1;
-    o.src.file.n_channels = 2;
+    o.wav.channels[0] = 0;
+    o.wav.channels[1] = 1;
+    o.wav.n_channels = 2;
     for (int c = 0; c < 2; c++) {
-        o.src.beam_height_m[c] = 0.02 - 0.01 * c;
-        o.src.beam_sign[c] = c ? -1 : 1;
-        o.src.ldv_scale_mps_per_v[c] = 0.025;
+        o.beams.beam_height_m[c] = 0.02 - 0.01 * c;
+        o.beams.beam_sign[c] = c ? -1 : 1;
+        o.beams.ldv_scale_mps_per_v[c] = 0.025;
     }
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_OK);
     long long first = id;

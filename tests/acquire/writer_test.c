@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "acquire/record.h"
+#include "acquire/sim/sim_options.h"
 #include "acquire/writer.h"
 #include "db/store.h"
 #include "tests/util/testutil.h"
@@ -174,10 +175,10 @@ static void test_overrun_at_exact_frame(void **state)
     check_store(f->db);
 }
 
-static void sim_config(pl_source_config *sc, int paced, double ramp_length)
+static void sim_config(pl_sim_options *so, int paced, double ramp_length)
 {
-    pl_source_config_init(sc);
-    pl_simrun_config *r = &sc->sim.run;
+    pl_sim_options_init(so);
+    pl_simrun_config *r = &so->run;
     r->model.N = 30;
     r->model.a0 = 0.015;
     r->model.beta = 0.4079 * M_PI / 180;
@@ -188,7 +189,7 @@ static void sim_config(pl_source_config *sc, int paced, double ramp_length)
     r->model.h2 = 0.0116;
     r->model.ramp_length = ramp_length;
     r->rig.seed = 3;
-    sc->sim.paced = paced;
+    so->paced = paced;
 }
 
 /* The child records a paced simulated run; SIGKILL hits it mid-run. */
@@ -199,8 +200,10 @@ static void test_sigkill_leaves_committed_chunks(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         pl_err err = {0};
-        pl_source_config sc;
-        sim_config(&sc, 1, 0.65);
+        pl_sim_options so;
+        sim_config(&so, 1, 0.65);
+        pl_source_config beams;
+        pl_source_config_init(&beams);
         pl_record_options ro;
         pl_record_options_init(&ro);
         pl_recorder *r = NULL;
@@ -208,7 +211,7 @@ static void test_sigkill_leaves_committed_chunks(void **state)
         pl_source_info info;
         long long id;
         if (pl_recorder_open(&r, f->db, &ro.writer, NULL, &err) != PL_OK ||
-            pl_source_sim.open(&src, &sc, &info, &err) != PL_OK)
+            pl_source_sim.open(&src, &so, &beams, &info, &err) != PL_OK)
             _exit(3);
         pl_recorder_run(r, &pl_source_sim, src, &info, &ro, &id, NULL, &err);
         _exit(4);   /* not reached: the run lasts about 8 s */
@@ -237,10 +240,10 @@ static void test_sigkill_leaves_committed_chunks(void **state)
     assert_int_equal(got.n_frames % 1000, 0);
 
     /* and the committed frames are the simulator's, byte for byte */
-    pl_source_config sc;
-    sim_config(&sc, 0, 0.65);
+    pl_sim_options so;
+    sim_config(&so, 0, 0.65);
     pl_simrun *sim = NULL;
-    assert_int_equal(pl_simrun_create(&sim, &sc.sim.run, &err), PL_OK);
+    assert_int_equal(pl_simrun_create(&sim, &so.run, &err), PL_OK);
     uint16_t *back = malloc((size_t)got.n_frames * 2 * sizeof *back);
     assert_int_equal(pl_run_read_raw(s, 1, 0, got.n_frames, back,
                                      (size_t)got.n_frames * 4, &err), PL_OK);
@@ -279,9 +282,11 @@ static void test_paced_keeps_real_time(void **state)
 {
     fixture *f = *state;
     pl_err err = {0};
-    pl_source_config sc;
-    sim_config(&sc, 1, 0.72);
-    sc.sim.run.lead_in_s = 3.0;   /* 10.4 s in all */
+    pl_sim_options so;
+    sim_config(&so, 1, 0.72);
+    so.run.lead_in_s = 3.0;   /* 10.4 s in all */
+    pl_source_config beams;
+    pl_source_config_init(&beams);
     pl_record_options ro;
     pl_record_options_init(&ro);
     pl_recorder *r = NULL;
@@ -289,7 +294,7 @@ static void test_paced_keeps_real_time(void **state)
     pl_source_info info;
     long long id = 0, frames = 0;
     assert_int_equal(pl_recorder_open(&r, f->db, &ro.writer, NULL, &err), PL_OK);
-    assert_int_equal(pl_source_sim.open(&src, &sc, &info, &err), PL_OK);
+    assert_int_equal(pl_source_sim.open(&src, &so, &beams, &info, &err), PL_OK);
     double t0 = now_s();
     assert_int_equal(pl_recorder_run(r, &pl_source_sim, src, &info, &ro, &id,
                                      &frames, &err), PL_OK);
