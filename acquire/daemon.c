@@ -191,8 +191,11 @@ static pl_status step(daemon_t *d, pl_err *err)
     if (st == PL_EOVERRUN) {
         logf_(d, "%s", err->msg);
         if (d->st == D_RECORDING) {
+            /* the frames delivered with the loss came before it */
             pl_err ignore = {0};
-            pl_writer_mark_overrun(w, d->frames + (long long)got, &ignore);
+            if (got > 0 && pl_writer_push(w, d->buf, got, &ignore) == PL_OK)
+                d->frames += (long long)got;
+            pl_writer_mark_overrun(w, d->frames, &ignore);
             return finish(d, "driver overrun", err);
         }
         close_source(d);

@@ -33,16 +33,18 @@ pl_status pl_acquire_pump(const pl_source_type *type, void *src,
         }
         size_t got = 0;
         st = type->read(src, buf, want, &got, err);
-        if (st == PL_EOVERRUN) {
-            pl_err ignore = {0};
-            pl_writer_mark_overrun(w, done + (long long)got, &ignore);
-        }
         if (got > 0) {
             pl_status ps = pl_writer_push(w, buf, got, st == PL_OK ? err : &(pl_err){0});
             if (ps != PL_OK && st == PL_OK)
                 st = ps;
             if (ps == PL_OK)
                 done += (long long)got;
+        }
+        /* The frames a read delivers with a loss came before it: they are
+         * pushed first, then the loss is marked where they end. */
+        if (st == PL_EOVERRUN) {
+            pl_err ignore = {0};
+            pl_writer_mark_overrun(w, done, &ignore);
         }
         if (st != PL_OK)
             break;
