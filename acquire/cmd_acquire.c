@@ -1,6 +1,8 @@
-/* acquire/cmd_acquire.c - `prismlab acquire record`: one recording from
- * the rig (a DAQ card through comedi, or the rig simulator in real time)
- * into the store, in the foreground.  Only this file prints. */
+/* acquire/cmd_acquire.c - `prismlab acquire`: one recording from the rig
+ * (a DAQ card through comedi, or the rig simulator in real time) into the
+ * store, in the foreground (record), or the recording daemon and the
+ * commands it takes (daemon, arm, start, stop, status).  Only this file
+ * prints. */
 #include "acquire/daemon.h"
 #include "acquire/record.h"
 #include "acquire/rigconf.h"
@@ -9,7 +11,6 @@
 #include "core/cli.h"
 #include "db/store.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,29 +18,53 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static const char usage[] =
+static const char synopsis[] =
     "usage: prismlab acquire daemon --config rig.ini [--socket PATH] [--pretrigger S]\n"
     "                               [--threshold MPS] [--still S] [--db FILE]\n"
     "       prismlab acquire arm|start|stop|status (--config rig.ini | --socket PATH)\n"
     "       prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
     "                               [--ramp R] [--experiment E] [--lambda0-deg DEG]\n"
-    "                               [--note TEXT] [--db FILE]\n\n"
-    "Records one run from the rig named by the configuration file (docs/acquire.md):\n"
-    "the DAQ card's two LDV channels through comedi ([daq] source = comedi), or\n"
-    "the rig simulator delivering in real time ([daq] source = sim).  Stops after\n"
-    "--duration (or [run] duration_s), at Ctrl-C or SIGTERM (the run is closed\n"
-    "cleanly), or at the end of a simulated run.  Every committed 0.1 s of data\n"
-    "survives a crash; a run left unfinished is marked interrupted by the next\n"
-    "recorder.  Options override the file.\n\n"
-    "Prints: run=<id> frames=<n> seconds=<s> state=<complete|overrun>.\n"
-    "Exit status 0 only when nothing was lost; 2 on an overrun or error.\n\n"
-    "daemon: keeps the rig ready and takes commands on a Unix socket (default\n"
-    "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n"
-    "before it, default 0.5; motion = a channel leaving its resting level by\n"
-    "--threshold m/s, default 0.001), start (record now), stop, status.  A run\n"
-    "ends on stop, after [run] duration_s, when the signal is still for --still\n"
-    "seconds after motion (default 0.5), or when a simulated run ends.  Logs to\n"
-    "stderr; SIGTERM/SIGINT close the run cleanly.  docs/acquire.md.\n";
+    "                               [--note TEXT] [--db FILE]\n";
+
+#define RECORD_ABOUT \
+    "Records one run from the rig named by the configuration file (docs/acquire.md):\n" \
+    "the DAQ card's two LDV channels through comedi ([daq] source = comedi), or\n" \
+    "the rig simulator delivering in real time ([daq] source = sim).  Stops after\n" \
+    "--duration (or [run] duration_s), at Ctrl-C or SIGTERM (the run is closed\n" \
+    "cleanly), or at the end of a simulated run.  Every committed 0.1 s of data\n" \
+    "survives a crash; a run left unfinished is marked interrupted by the next\n" \
+    "recorder.  Options override the file.\n"
+#define RECORD_FOOTER \
+    "Prints: run=<id> frames=<n> seconds=<s> state=<complete|overrun>.\n" \
+    "Exit status 0 only when nothing was lost; 2 on an overrun or error.\n"
+/* --db: here the rig file names the default. */
+#define RIG_DB(d) \
+    PL_OPT_STRING("db", d, "FILE", "the database (default: [store] db of rig.ini)")
+
+#define DAEMON_ABOUT \
+    "daemon: keeps the rig ready and takes commands on a Unix socket (default\n" \
+    "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n" \
+    "before it; motion = a channel leaving its resting level by --threshold),\n" \
+    "start (record now), stop, status.  A run ends on stop, after [run]\n" \
+    "duration_s, when the signal is still for --still seconds after motion, or\n" \
+    "when a simulated run ends.  Logs to stderr; SIGTERM/SIGINT close the run\n" \
+    "cleanly.  docs/acquire.md.\n"
+
+/* `prismlab acquire --help`: every action, their options under each one's
+ * own --help. */
+static const pl_cli_command overview = {
+    .name = "acquire", .usage = synopsis,
+    .about = RECORD_ABOUT "\n" RECORD_FOOTER "\n" DAEMON_ABOUT,
+    .footer = "'prismlab acquire ACTION --help' lists the action's options.\n"};
+static const pl_cli_command record_command = {
+    .name = "acquire", .usage = synopsis, .about = RECORD_ABOUT,
+    .footer = RECORD_FOOTER};
+static const pl_cli_command daemon_command = {
+    .name = "acquire daemon", .usage = synopsis, .about = DAEMON_ABOUT};
+static const pl_cli_command client_command = {
+    .name = "acquire", .usage = synopsis,
+    .about = "arm, start, stop, status: the action sent to the daemon, its reply\n"
+             "printed (exit status 2 unless it begins with ok).\n"};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -49,6 +74,16 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+/* SIGINT and SIGTERM set stop_flag: the run in progress closes cleanly. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static void progress(void *ctx, long long frames, long long total)
 {
     const double *rate = ctx;
@@ -56,9 +91,6 @@ static void progress(void *ctx, long long frames, long long total)
         fprintf(stderr, "\rrecording: %.1f s%s", frames / *rate,
                 total > 0 && frames >= total ? "\n" : "");
 }
-
-enum { O_CONFIG = 1000, O_DURATION, O_PRISM, O_RAMP, O_EXP, O_LAMBDA0,
-       O_NOTE, O_DB, O_HELP };
 
 /* The rig's source: the card of [daq], or (source = sim) the simulator
  * playing the rig, whose options *sim receives (free them after the last
@@ -88,85 +120,67 @@ static void log_line(void *ctx, const char *line)
 
 static int run_daemon(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"socket", required_argument, 0, 's'},
-        {"pretrigger", required_argument, 0, 'p'}, {"threshold", required_argument, 0, 't'},
-        {"still", required_argument, 0, 'q'}, {"db", required_argument, 0, 'd'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *cmd = "acquire daemon", *config = NULL, *sock = NULL, *db = NULL;
+    const char *cmd = daemon_command.name, *config = NULL, *sock = NULL, *db = NULL;
     pl_err err = {0};
     pl_daemon_options o = {.pretrigger_s = 0.5, .threshold_mps = 1e-3, .still_s = 0.5,
                            .stop = &stop_flag, .log = log_line};
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        pl_status st = PL_OK;
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 's': sock = optarg; break;
-        case 'p': st = pl_parse_double("pretrigger", optarg, 0, 60, &o.pretrigger_s, &err); break;
-        case 't': st = pl_parse_double("threshold", optarg, 1e-9, 10, &o.threshold_mps, &err); break;
-        case 'q': st = pl_parse_double("still", optarg, 0, 3600, &o.still_s, &err); break;
-        case 'd': db = optarg; break;
-        case 'h': fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-        if (st != PL_OK)
-            return pl_cli_fail(cmd, &err);
-    }
-    if (!config)
-        return pl_cli_usage_error(cmd, "give --config rig.ini");
-    pl_rigconf rc;
-    pl_rigconf_init(&rc);
-    if (pl_rigconf_read(&rc, config, &err) != PL_OK)
+    pl_opt opts[] = {
+        PL_OPT_REQUIRED_STRING("config", &config, "rig.ini", "the rig (docs/acquire.md)"),
+        PL_OPT_STRING("socket", &sock, "PATH", "the socket (default <db>.sock)"),
+        PL_OPT_DOUBLE("pretrigger", &o.pretrigger_s, 0, 60, "S",
+                      "kept before the release (default 0.5)"),
+        PL_OPT_DOUBLE("threshold", &o.threshold_mps, 1e-9, 10, "MPS",
+                      "motion: a channel this far from rest (default 0.001)"),
+        PL_OPT_DOUBLE("still", &o.still_s, 0, 3600, "S",
+                      "the end: still this long after motion (default 0.5)"),
+        RIG_DB(&db),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&daemon_command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    pl_rigconf conf;
+    pl_rigconf_init(&conf);
+    if (pl_rigconf_read(&conf, config, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     if (db)
-        snprintf(rc.db, sizeof rc.db, "%s", db);
+        snprintf(conf.db, sizeof conf.db, "%s", db);
     pl_source_spec spec;
     pl_sim_options *sim = NULL;
-    if (rig_source(&rc, rc.db, config, &spec, &sim, &err) != PL_OK)
+    if (rig_source(&conf, conf.db, config, &spec, &sim, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     char path[1100];
     snprintf(path, sizeof path, "%s", sock ? sock : "");
     if (!sock)
-        snprintf(path, sizeof path, "%s.sock", rc.db);
+        snprintf(path, sizeof path, "%s.sock", conf.db);
     o.socket_path = path;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_stop_signals();
     signal(SIGPIPE, SIG_IGN);
-    pl_status st = pl_daemon_run(&rc, &spec, &o, &err);
+    pl_status st = pl_daemon_run(&conf, &spec, &o, &err);
     pl_sim_options_free(sim);
     return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
 }
 
 static int run_client(const char *action, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"socket", required_argument, 0, 's'},
-        {"db", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *cmd = "acquire", *config = NULL, *sock = NULL, *db = NULL;
+    const char *cmd = client_command.name, *config = NULL, *sock = NULL, *db = NULL;
     pl_err err = {0};
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'c') config = optarg;
-        else if (c == 's') sock = optarg;
-        else if (c == 'd') db = optarg;
-        else if (c == 'h') { fputs(usage, stdout); return PL_EXIT_OK; }
-        else return pl_cli_usage_error(cmd, "unknown option");
-    }
+    pl_opt opts[] = {
+        PL_OPT_STRING("config", &config, "rig.ini", "the rig: its database's socket"),
+        PL_OPT_STRING("socket", &sock, "PATH", "the daemon's socket"),
+        RIG_DB(&db),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&client_command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
     char path[1100];
     if (sock) {
         snprintf(path, sizeof path, "%s", sock);
     } else if (config || db) {
-        pl_rigconf rc;
-        pl_rigconf_init(&rc);
-        if (config && pl_rigconf_read(&rc, config, &err) != PL_OK)
+        pl_rigconf conf;
+        pl_rigconf_init(&conf);
+        if (config && pl_rigconf_read(&conf, config, &err) != PL_OK)
             return pl_cli_fail(cmd, &err);
-        snprintf(path, sizeof path, "%s.sock", db ? db : rc.db);
+        snprintf(path, sizeof path, "%s.sock", db ? db : conf.db);
     } else {
         return pl_cli_usage_error(cmd, "give --socket PATH or --config rig.ini");
     }
@@ -177,19 +191,135 @@ static int run_client(const char *action, int argc, char **argv)
     return strncmp(reply, "ok", 2) ? PL_EXIT_DATA : PL_EXIT_OK;
 }
 
+/* What `acquire record` takes; NULL and NaN: the file's value. */
+typedef struct {
+    const char *config, *prism, *ramp, *experiment, *note, *db;
+    double duration, lambda0_deg;
+} record_args;
+
+/* The recorder's options: the command line's, else the file's. */
+static void record_options(const record_args *a, const pl_rigconf *conf,
+                           pl_record_options *ro)
+{
+    pl_record_options_init(ro);
+    ro->prism = a->prism ? a->prism : conf->prism[0] ? conf->prism : NULL;
+    ro->ramp = a->ramp ? a->ramp : conf->ramp[0] ? conf->ramp : NULL;
+    ro->experiment = a->experiment ? a->experiment
+                   : conf->experiment[0] ? conf->experiment : NULL;
+    ro->lambda0_rad = !isnan(a->lambda0_deg) ? a->lambda0_deg * M_PI / 180
+                    : !isnan(conf->lambda0_deg) ? conf->lambda0_deg * M_PI / 180 : NAN;
+    if (a->note)
+        snprintf(ro->notes, sizeof ro->notes, "%s", a->note);
+    ro->writer.sync_full = conf->sync_full;
+    ro->writer.commit_interval_s = conf->commit_interval_s;
+    ro->writer.block_when_full = 0;   /* a live source never waits */
+    ro->pump.stop = &stop_flag;
+}
+
+/* The last line: the run, and what recording cost this process (CPU over
+ * wall time since t_start, peak memory). */
+static void print_record(long long id, const pl_writer_stats *ws, double rate,
+                         pl_status st, const struct timespec *t_start)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t_start->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t_start->tv_nsec);
+    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    printf("run=%lld frames=%lld seconds=%.3f rate=%.6g state=%s ring_peak=%zu "
+           "cpu=%.2f%% maxrss=%ldkB\n", id, ws->frames_committed,
+           ws->frames_committed / rate, rate, st == PL_EOVERRUN ? "overrun" : "complete",
+           ws->ring_peak, wall > 0 ? 100 * cpu / wall : 0.0, ru.ru_maxrss);
+}
+
+/* Opens the recorder and the source, records until the end, the duration
+ * or a signal, and prints the result. */
+static int record(const char *dbpath, const pl_source_spec *spec,
+                  pl_record_options *ro, double duration_s)
+{
+    const char *cmd = record_command.name;
+    pl_err err = {0};
+    pl_recorder *r = NULL;
+    long long interrupted = 0;
+    catch_stop_signals();
+    if (pl_recorder_open(&r, dbpath, &ro->writer, &interrupted, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    if (interrupted)
+        fprintf(stderr, "prismlab acquire: marked %lld unfinished run%s interrupted\n",
+                interrupted, interrupted == 1 ? "" : "s");
+    void *src = NULL;
+    pl_source_info info;
+    if (pl_source_open(spec, &src, &info, &err) != PL_OK) {
+        pl_recorder_close(r);
+        return pl_cli_fail(cmd, &err);
+    }
+    double rate = info.sample_rate_hz;
+    ro->pump.max_frames = duration_s > 0 ? (long long)llround(duration_s * rate) : -1;
+    ro->pump.progress = progress;
+    ro->pump.progress_ctx = &rate;
+    long long id = -1, frames = 0;
+    struct timespec t_start;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    pl_status st = pl_recorder_run(r, spec->type, src, &info, ro, &id, &frames, &err);
+    spec->type->close(src);
+    pl_writer_stats ws;
+    pl_writer_get_stats(pl_recorder_writer(r), &ws);
+    pl_recorder_close(r);
+    if (st != PL_OK && st != PL_EOVERRUN)
+        return pl_cli_fail(cmd, &err);
+    print_record(id, &ws, rate, st, &t_start);
+    if (st == PL_EOVERRUN) {
+        fprintf(stderr, "prismlab acquire: %s\n", err.msg);
+        return PL_EXIT_DATA;
+    }
+    return PL_EXIT_OK;
+}
+
+static int run_record(int argc, char **argv)
+{
+    const char *cmd = record_command.name;
+    record_args a = {.duration = NAN, .lambda0_deg = NAN};
+    pl_err err = {0};
+    pl_opt opts[] = {
+        PL_OPT_REQUIRED_STRING("config", &a.config, "rig.ini", "the rig (docs/acquire.md)"),
+        PL_OPT_DOUBLE("duration", &a.duration, 1e-3, 86400, "S",
+                      "stop after S seconds (default [run] duration_s)"),
+        PL_OPT_STRING("prism", &a.prism, "P", "the prism on the ramp (catalogue name)"),
+        PL_OPT_STRING("ramp", &a.ramp, "R", "the ramp (catalogue name)"),
+        PL_OPT_STRING("experiment", &a.experiment, "E", "file the run under E"),
+        PL_OPT_DOUBLE("lambda0-deg", &a.lambda0_deg, 0, 90, "DEG",
+                      "the release angle the operator set"),
+        PL_OPT_STRING("note", &a.note, "TEXT", "stored with the run"),
+        RIG_DB(&a.db),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&record_command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    pl_rigconf conf;
+    pl_rigconf_init(&conf);
+    if (pl_rigconf_read(&conf, a.config, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    const char *dbpath = a.db ? a.db : conf.db;
+    if (!isnan(a.duration))
+        conf.duration_s = a.duration;
+    pl_source_spec spec;
+    pl_sim_options *sim = NULL;
+    if (rig_source(&conf, dbpath, a.config, &spec, &sim, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    pl_record_options ro;
+    record_options(&a, &conf, &ro);
+    rc = record(dbpath, &spec, &ro, conf.duration_s);
+    pl_sim_options_free(sim);
+    return rc;
+}
+
 int pl_cmd_acquire(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, O_CONFIG},
-        {"duration", required_argument, 0, O_DURATION},
-        {"prism", required_argument, 0, O_PRISM}, {"ramp", required_argument, 0, O_RAMP},
-        {"experiment", required_argument, 0, O_EXP},
-        {"lambda0-deg", required_argument, 0, O_LAMBDA0},
-        {"note", required_argument, 0, O_NOTE}, {"db", required_argument, 0, O_DB},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
-    const char *cmd = "acquire";
+    static const pl_opt none[] = {PL_OPT_END()};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        pl_cli_help(&overview, none, argc < 2 ? stderr : stdout);
         return argc < 2 ? PL_EXIT_USAGE : PL_EXIT_OK;
     }
     if (!strcmp(argv[1], "daemon"))
@@ -197,115 +327,8 @@ int pl_cmd_acquire(int argc, char **argv)
     if (!strcmp(argv[1], "arm") || !strcmp(argv[1], "start") ||
         !strcmp(argv[1], "stop") || !strcmp(argv[1], "status"))
         return run_client(argv[1], argc - 1, argv + 1);
-    if (strcmp(argv[1], "record"))
-        return pl_cli_usage_error(cmd, "unknown action '%s' (expected daemon, "
-                                  "arm, start, stop, status or record)", argv[1]);
-    argc--;
-    argv++;
-    pl_err err = {0};
-    const char *config = NULL, *prism = NULL, *ramp = NULL, *exp = NULL,
-               *note = NULL, *db = NULL;
-    double duration = NAN, lam = NAN;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        pl_status st = PL_OK;
-        switch (c) {
-        case O_CONFIG: config = optarg; break;
-        case O_DURATION: st = pl_parse_double("duration", optarg, 1e-3, 86400, &duration, &err); break;
-        case O_PRISM: prism = optarg; break;
-        case O_RAMP: ramp = optarg; break;
-        case O_EXP: exp = optarg; break;
-        case O_LAMBDA0: st = pl_parse_double("lambda0-deg", optarg, 0, 90, &lam, &err); break;
-        case O_NOTE: note = optarg; break;
-        case O_DB: db = optarg; break;
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-        if (st != PL_OK)
-            return pl_cli_fail(cmd, &err);
-    }
-    if (!config)
-        return pl_cli_usage_error(cmd, "give --config rig.ini");
-    pl_rigconf rc;
-    pl_rigconf_init(&rc);
-    if (pl_rigconf_read(&rc, config, &err) != PL_OK)
-        return pl_cli_fail(cmd, &err);
-    const char *dbpath = db ? db : rc.db;
-    if (!isnan(duration))
-        rc.duration_s = duration;
-
-    pl_source_spec spec;
-    pl_sim_options *sim = NULL;
-    if (rig_source(&rc, dbpath, config, &spec, &sim, &err) != PL_OK)
-        return pl_cli_fail(cmd, &err);
-    const pl_source_type *type = spec.type;
-    pl_record_options ro;
-    pl_record_options_init(&ro);
-    ro.prism = prism ? prism : rc.prism[0] ? rc.prism : NULL;
-    ro.ramp = ramp ? ramp : rc.ramp[0] ? rc.ramp : NULL;
-    ro.experiment = exp ? exp : rc.experiment[0] ? rc.experiment : NULL;
-    ro.lambda0_rad = !isnan(lam) ? lam * M_PI / 180
-                   : !isnan(rc.lambda0_deg) ? rc.lambda0_deg * M_PI / 180 : NAN;
-    if (note)
-        snprintf(ro.notes, sizeof ro.notes, "%s", note);
-    ro.writer.sync_full = rc.sync_full;
-    ro.writer.commit_interval_s = rc.commit_interval_s;
-    ro.writer.block_when_full = 0;   /* a live source never waits */
-    ro.pump.stop = &stop_flag;
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
-    pl_recorder *r = NULL;
-    long long interrupted = 0;
-    if (pl_recorder_open(&r, dbpath, &ro.writer, &interrupted, &err) != PL_OK) {
-        pl_sim_options_free(sim);
-        return pl_cli_fail(cmd, &err);
-    }
-    if (interrupted)
-        fprintf(stderr, "prismlab acquire: marked %lld unfinished run%s interrupted\n",
-                interrupted, interrupted == 1 ? "" : "s");
-    void *src = NULL;
-    pl_source_info info;
-    if (pl_source_open(&spec, &src, &info, &err) != PL_OK) {
-        pl_recorder_close(r);
-        pl_sim_options_free(sim);
-        return pl_cli_fail(cmd, &err);
-    }
-    double rate = info.sample_rate_hz;
-    ro.pump.max_frames = rc.duration_s > 0 ? (long long)llround(rc.duration_s * rate) : -1;
-    ro.pump.progress = progress;
-    ro.pump.progress_ctx = &rate;
-    long long id = -1, frames = 0;
-    struct timespec t_start;
-    clock_gettime(CLOCK_MONOTONIC, &t_start);
-    pl_status st = pl_recorder_run(r, type, src, &info, &ro, &id, &frames, &err);
-    type->close(src);
-    pl_sim_options_free(sim);
-    pl_writer_stats ws;
-    pl_writer_get_stats(pl_recorder_writer(r), &ws);
-    pl_recorder_close(r);
-    if (st != PL_OK && st != PL_EOVERRUN)
-        return pl_cli_fail(cmd, &err);
-    /* what recording cost this process: CPU over wall time, peak memory */
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t_start.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t_start.tv_nsec);
-    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    printf("run=%lld frames=%lld seconds=%.3f rate=%.6g state=%s ring_peak=%zu "
-           "cpu=%.2f%% maxrss=%ldkB\n", id, ws.frames_committed,
-           ws.frames_committed / rate, rate, st == PL_EOVERRUN ? "overrun" : "complete",
-           ws.ring_peak, wall > 0 ? 100 * cpu / wall : 0.0, ru.ru_maxrss);
-    if (st == PL_EOVERRUN) {
-        fprintf(stderr, "prismlab acquire: %s\n", err.msg);
-        return PL_EXIT_DATA;
-    }
-    return PL_EXIT_OK;
+    if (!strcmp(argv[1], "record"))
+        return run_record(argc - 1, argv + 1);
+    return pl_cli_usage_error(overview.name, "unknown action '%s' (expected daemon, "
+                              "arm, start, stop, status or record)", argv[1]);
 }
