@@ -131,7 +131,7 @@ int pl_cmd_simulate(int argc, char **argv)
     double dur = NAN, mass = NAN;
     pl_opt opts[] = {
         PL_OPT_MODEL_PARAMS(&mo),
-        PL_OPT_REQUIRED_DOUBLE("duration", &dur, 1e-6, 1e5, "S", "simulated time, s"),
+        PL_OPT_DOUBLE("duration", &dur, 1e-6, 1e5, "S", "simulated time, s"),
         PL_OPT_DOUBLE("rate", &p.rate, 1, 1e7, "HZ", "output samples per second (default 10000)"),
         PL_OPT_DOUBLE("mass", &mass, 1e-9, 1e6, "KG",
                       "mass (default 0.2; the motion does not depend on it)"),
@@ -148,6 +148,8 @@ int pl_cmd_simulate(int argc, char **argv)
     if (mo.prism && pl_model_params_lookup(&p, pl_cli_db_path(db), mo.prism,
                                            mo.ramp, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
+    if (isnan(dur))
+        return pl_cli_usage_error(cmd, "missing option --duration");
     pl_model_options_apply(&mo, &p);
     if (!isnan(mass))
         p.mass = mass;

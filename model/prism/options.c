@@ -22,14 +22,16 @@ pl_status pl_model_options_check(const pl_model_options *o, pl_err *err)
 {
     if ((o->prism != NULL) != (o->ramp != NULL))
         return pl_err_set(err, PL_EINVAL, "--prism and --ramp go together");
-    if (o->prism)
-        return PL_OK;
-    const char *miss = o->N < 0 ? "--N" : isnan(o->a0) ? "--a0"
+    const char *miss = o->prism ? NULL : o->N < 0 ? "--N" : isnan(o->a0) ? "--a0"
                      : isnan(o->beta_deg) ? "--beta-deg"
                      : isnan(o->mu_s) ? "--mu-s" : NULL;
     if (miss)
         return pl_err_set(err, PL_EINVAL, "missing option %s (or give --prism "
                           "and --ramp)", miss);
+    miss = isnan(o->lambda0_deg) ? "--lambda0-deg" : isnan(o->h1) ? "--h1"
+         : isnan(o->h2) ? "--h2" : NULL;
+    if (miss)
+        return pl_err_set(err, PL_EINVAL, "missing option %s", miss);
     return PL_OK;
 }
 

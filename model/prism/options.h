@@ -29,7 +29,9 @@ void pl_model_options_init(pl_model_options *o);
 /* The law's names for --law. */
 extern const pl_opt_choice pl_model_law_choices[];
 
-/* The option table's rows; --lambda0-deg, --h1 and --h2 are required. */
+/* The option table's rows.  --lambda0-deg, --h1 and --h2 are needed, but
+ * pl_model_options_check() says so, not the parser: a command may draw
+ * the whole run otherwise (prismlab sim --random-chain). */
 #define PL_OPT_MODEL_PARAMS(o)                                              \
     PL_OPT_STRING("prism", &(o)->prism, "NAME", "a prism of the catalogue (--db)"), \
     PL_OPT_STRING("ramp", &(o)->ramp, "NAME", "a ramp of the catalogue (--db)"), \
@@ -39,12 +41,12 @@ extern const pl_opt_choice pl_model_law_choices[];
                   "ramp inclination, (0, 180/N) degrees"),                 \
     PL_OPT_DOUBLE("mu-s", &(o)->mu_s, 0, 10, "MU", "static friction coefficient"), \
     PL_OPT_DOUBLE("mu", &(o)->mu, 0, 10, "MU", "slip friction coefficient (default mu-s)"), \
-    PL_OPT_REQUIRED_DOUBLE("lambda0-deg", &(o)->lambda0_deg, -180, 180, "DEG", \
-                           "release angle of the leading face,\n"          \
-                           "(0, 180/N + beta) degrees"),                   \
-    PL_OPT_REQUIRED_DOUBLE("h1", &(o)->h1, 0, 10, "M",                     \
-                           "laser beam heights above the ramp, m"),        \
-    PL_OPT_REQUIRED_DOUBLE("h2", &(o)->h2, 0, 10, "M", "(they must differ)"), \
+    PL_OPT_DOUBLE("lambda0-deg", &(o)->lambda0_deg, -180, 180, "DEG",      \
+                  "release angle of the leading face,\n"                   \
+                  "(0, 180/N + beta) degrees"),                            \
+    PL_OPT_DOUBLE("h1", &(o)->h1, 0, 10, "M",                              \
+                  "laser beam heights above the ramp, m"),                 \
+    PL_OPT_DOUBLE("h2", &(o)->h2, 0, 10, "M", "(they must differ)"),       \
     PL_OPT_CHOICE("law", &(o)->law, pl_model_law_choices, "line|plastic",  \
                   "the impact law (default line; plastic: the\n"           \
                   "rimless-wheel law)"),                                   \
@@ -53,8 +55,9 @@ extern const pl_opt_choice pl_model_law_choices[];
                   "left_ramp); default the ramp's length, else unlimited")
 
 /* PL_EINVAL when --prism comes without --ramp or the other way round
- * ("--prism and --ramp go together"), or when, without them, a number is
- * missing ("missing option --N (or give --prism and --ramp)"). */
+ * ("--prism and --ramp go together"), when, without them, a number is
+ * missing ("missing option --N (or give --prism and --ramp)"), or when
+ * --lambda0-deg, --h1 or --h2 is ("missing option --h1"). */
 pl_status pl_model_options_check(const pl_model_options *o, pl_err *err);
 
 /* Writes what the options give into p, which holds the defaults or the

@@ -41,6 +41,10 @@ static void numbers_or_a_catalogue(void **state)
     assert_int_equal(parse(&o, ARGS("--prism", "steel-22", "--ramp", "glass"), &err),
                      PL_EINVAL);
     assert_string_equal(err.msg, "missing option --lambda0-deg");
+    assert_int_equal(parse(&o, ARGS("--prism", "steel-22", "--ramp", "glass",
+                                    "--lambda0-deg", "5", "--h2", "0.01"), &err),
+                     PL_EINVAL);
+    assert_string_equal(err.msg, "missing option --h1");
     assert_int_equal(parse(&o, ARGS("--lambda0-deg", "5", "--h1", "0.02", "--h2",
                                     "-0.01", "--prism", "p", "--ramp", "r"), &err),
                      PL_EINVAL);
