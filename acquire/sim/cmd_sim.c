@@ -12,6 +12,7 @@
 #include "model/prism/options.h"
 #include "model/validate/setup.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,80 @@ static int run_and_write(sim_opts *o, const char *cmd, pl_err *err)
     return PL_EXIT_OK;
 }
 
+/* The option table, pointing into o; t has room for cap rows. */
+static void sim_table(pl_opt *t, size_t cap, sim_opts *o)
+{
+    pl_opt rows[] = {
+        PL_OPT_GROUP("The true parameters (what is simulated):"),
+        PL_OPT_MODEL_PARAMS(&o->model),
+        PL_OPT_DOUBLE("max-motion", &o->cfg.model.duration, 1e-3, 3600, "S",
+                      "cap on the simulated motion, s (default 30)"),
+        PL_OPT_DB(&o->db),
+        PL_OPT_GROUP("What the operator wrote down (recorded in the files, not simulated):"),
+        PL_OPT_DOUBLE("nominal-lambda0-deg", &o->nlam, -180, 180, "DEG",
+                      "default: the true value"),
+        PL_OPT_DOUBLE("nominal-beta-deg", &o->nbeta, -90, 90, "DEG",
+                      "default: the catalogue's (or true) value"),
+        PL_OPT_GROUP("The recording:"),
+        PL_OPT_DOUBLE("rate", &o->cfg.rate_hz, 100, 1e6, "HZ",
+                      "samples per second per channel (default 10000)"),
+        PL_OPT_DOUBLE("lead-in", &o->cfg.lead_in_s, 0, 600, "S",
+                      "quiet recording before the release (default 1)"),
+        PL_OPT_DOUBLE("tail", &o->cfg.tail_s, 0, 600, "S",
+                      "recording after the prism left (default 0.5)"),
+        PL_OPT_INT("seed", &o->seed, 0, 2147483647L, "S",
+                   "random seed of the imperfections (default 1)"),
+        PL_OPT_DOUBLE("ldv-scale", &o->ldv, 1e-9, 1e3, "MPS_PER_V", "decoder scale (default 0.025)"),
+        PL_OPT_SIGN("sign1", &o->cfg.rig.beam_sign[0], "beam directions (default +1, -1)"),
+        PL_OPT_SIGN("sign2", &o->cfg.rig.beam_sign[1], "the second beam's"),
+        PL_OPT_FLAG("ideal", &o->ideal, "every imperfection off (the ADC stays)"),
+        PL_OPT_SET_INT("no-impact-shape", &o->cfg.rig.impact_shape, 0, "one imperfection off"),
+        PL_OPT_SET_INT("no-ringing", &o->cfg.rig.ringing, 0, "one imperfection off"),
+        PL_OPT_SET_INT("no-noise", &o->cfg.rig.noise, 0, "one imperfection off"),
+        PL_OPT_SET_INT("no-speckle", &o->cfg.rig.speckle, 0, "one imperfection off"),
+        PL_OPT_SET_INT("no-offset", &o->cfg.rig.offset, 0, "one imperfection off"),
+        PL_OPT_SET_INT("no-hum", &o->cfg.rig.hum, 0, "one imperfection off"),
+        PL_OPT_DOUBLE("noise-rms", &o->cfg.rig.noise_rms_mps, 0, 10, "MPS", "white noise level"),
+        PL_OPT_DOUBLE("ring-freq-hz", &o->cfg.rig.ring_freq_hz, 1, 1e6, "HZ", "impact ringing"),
+        PL_OPT_DOUBLE("ring-decay-s", &o->cfg.rig.ring_decay_s, 1e-6, 10, "S", "its e-folding time"),
+        PL_OPT_DOUBLE("ring-amp", &o->cfg.rig.ring_rel_amp, 0, 100, "REL",
+                      "its amplitude / |velocity step|"),
+        PL_OPT_DOUBLE("speckle-rate-hz", &o->cfg.rig.speckle_rate_hz, 0, 1e4, "HZ",
+                      "speckle spikes a second"),
+        PL_OPT_DOUBLE("hum-amp-v", &o->cfg.rig.hum_amp_v, 0, 10, "V", "mains hum"),
+        PL_OPT_DOUBLE("hum-freq-hz", &o->cfg.rig.hum_freq_hz, 1, 1e4, "HZ", "its frequency"),
+        PL_OPT_DOUBLE("track-hz", &o->track_hz, 1, 1e7, "HZ",
+                      "the decoder's tracking filter (2nd-order Bessel) at\n"
+                      "this -3 dB point (default: none)"),
+        PL_OPT_DOUBLE("pink-rms", &o->pink_rms, 0, 10, "MPS",
+                      "1/f noise of this RMS over 0.5 Hz .. 2 kHz (default: none)"),
+        PL_OPT_DOUBLE("dropout-rate-hz", &o->dropout_hz, 0, 1e4, "HZ",
+                      "drop-outs to 0 V of 0.3 .. 3 ms, this many a second\n"
+                      "on each channel (default: none)"),
+        PL_OPT_INT("random-chain", &o->random_seed, 0, 2147483647L, "SEED",
+                   "the whole recording drawn at random from SEED, as the\n"
+                   "corpus test draws it (prism, ramp, heights, law, rate and\n"
+                   "every artefact's level: docs/rig.md); replaces the\n"
+                   "parameters above"),
+        PL_OPT_GROUP("Output:"),
+        PL_OPT_STRING("wav", &o->wav, "FILE", "16-bit PCM, full scale = the card's 10 V"),
+        PL_OPT_STRING("csv", &o->csv, "FILE", "volts, columns t_s,v1_V,v2_V"),
+        PL_OPT_FLAG("store", &o->store,
+                    "record into the database (--db) as a live recorder\n"
+                    "would, through the writer; the run is SYNTHETIC"),
+        PL_OPT_STRING("experiment", &o->experiment, "E",
+                      "with --store: file the run under E (created if new)"),
+        PL_OPT_FLAG("paced", &o->paced,
+                    "with --store: deliver the frames in real time, as the\n"
+                    "card would (a rehearsal of a live recording)"),
+        PL_OPT_STRING("truth", &o->truth, "FILE", "the ground truth (CSV with '#' parameter lines)"),
+        PL_OPT_DOUBLE("truth-step", &o->tstep, 1e-6, 10, "S",
+                      "spacing of the truth's omega/Lp samples (default 0.01)"),
+        PL_OPT_END()};
+    assert(sizeof rows <= cap * sizeof *t);
+    memcpy(t, rows, sizeof rows);
+}
+
 int pl_cmd_sim(int argc, char **argv)
 {
     const char *cmd = command.name;
@@ -242,74 +317,8 @@ int pl_cmd_sim(int argc, char **argv)
     sim_opts o;
     sim_opts_init(&o);
     pl_simrun_config *cfg = &o.cfg;
-    pl_rigsim_config *rig = &o.cfg.rig;
-    pl_opt opts[] = {
-        PL_OPT_GROUP("The true parameters (what is simulated):"),
-        PL_OPT_MODEL_PARAMS(&o.model),
-        PL_OPT_DOUBLE("max-motion", &cfg->model.duration, 1e-3, 3600, "S",
-                      "cap on the simulated motion, s (default 30)"),
-        PL_OPT_DB(&o.db),
-        PL_OPT_GROUP("What the operator wrote down (recorded in the files, not simulated):"),
-        PL_OPT_DOUBLE("nominal-lambda0-deg", &o.nlam, -180, 180, "DEG",
-                      "default: the true value"),
-        PL_OPT_DOUBLE("nominal-beta-deg", &o.nbeta, -90, 90, "DEG",
-                      "default: the catalogue's (or true) value"),
-        PL_OPT_GROUP("The recording:"),
-        PL_OPT_DOUBLE("rate", &cfg->rate_hz, 100, 1e6, "HZ",
-                      "samples per second per channel (default 10000)"),
-        PL_OPT_DOUBLE("lead-in", &cfg->lead_in_s, 0, 600, "S",
-                      "quiet recording before the release (default 1)"),
-        PL_OPT_DOUBLE("tail", &cfg->tail_s, 0, 600, "S",
-                      "recording after the prism left (default 0.5)"),
-        PL_OPT_INT("seed", &o.seed, 0, 2147483647L, "S",
-                   "random seed of the imperfections (default 1)"),
-        PL_OPT_DOUBLE("ldv-scale", &o.ldv, 1e-9, 1e3, "MPS_PER_V", "decoder scale (default 0.025)"),
-        PL_OPT_SIGN("sign1", &rig->beam_sign[0], "beam directions (default +1, -1)"),
-        PL_OPT_SIGN("sign2", &rig->beam_sign[1], "the second beam's"),
-        PL_OPT_FLAG("ideal", &o.ideal, "every imperfection off (the ADC stays)"),
-        PL_OPT_SET_INT("no-impact-shape", &rig->impact_shape, 0, "one imperfection off"),
-        PL_OPT_SET_INT("no-ringing", &rig->ringing, 0, "one imperfection off"),
-        PL_OPT_SET_INT("no-noise", &rig->noise, 0, "one imperfection off"),
-        PL_OPT_SET_INT("no-speckle", &rig->speckle, 0, "one imperfection off"),
-        PL_OPT_SET_INT("no-offset", &rig->offset, 0, "one imperfection off"),
-        PL_OPT_SET_INT("no-hum", &rig->hum, 0, "one imperfection off"),
-        PL_OPT_DOUBLE("noise-rms", &rig->noise_rms_mps, 0, 10, "MPS", "white noise level"),
-        PL_OPT_DOUBLE("ring-freq-hz", &rig->ring_freq_hz, 1, 1e6, "HZ", "impact ringing"),
-        PL_OPT_DOUBLE("ring-decay-s", &rig->ring_decay_s, 1e-6, 10, "S", "its e-folding time"),
-        PL_OPT_DOUBLE("ring-amp", &rig->ring_rel_amp, 0, 100, "REL",
-                      "its amplitude / |velocity step|"),
-        PL_OPT_DOUBLE("speckle-rate-hz", &rig->speckle_rate_hz, 0, 1e4, "HZ",
-                      "speckle spikes a second"),
-        PL_OPT_DOUBLE("hum-amp-v", &rig->hum_amp_v, 0, 10, "V", "mains hum"),
-        PL_OPT_DOUBLE("hum-freq-hz", &rig->hum_freq_hz, 1, 1e4, "HZ", "its frequency"),
-        PL_OPT_DOUBLE("track-hz", &o.track_hz, 1, 1e7, "HZ",
-                      "the decoder's tracking filter (2nd-order Bessel) at\n"
-                      "this -3 dB point (default: none)"),
-        PL_OPT_DOUBLE("pink-rms", &o.pink_rms, 0, 10, "MPS",
-                      "1/f noise of this RMS over 0.5 Hz .. 2 kHz (default: none)"),
-        PL_OPT_DOUBLE("dropout-rate-hz", &o.dropout_hz, 0, 1e4, "HZ",
-                      "drop-outs to 0 V of 0.3 .. 3 ms, this many a second\n"
-                      "on each channel (default: none)"),
-        PL_OPT_INT("random-chain", &o.random_seed, 0, 2147483647L, "SEED",
-                   "the whole recording drawn at random from SEED, as the\n"
-                   "corpus test draws it (prism, ramp, heights, law, rate and\n"
-                   "every artefact's level: docs/rig.md); replaces the\n"
-                   "parameters above"),
-        PL_OPT_GROUP("Output:"),
-        PL_OPT_STRING("wav", &o.wav, "FILE", "16-bit PCM, full scale = the card's 10 V"),
-        PL_OPT_STRING("csv", &o.csv, "FILE", "volts, columns t_s,v1_V,v2_V"),
-        PL_OPT_FLAG("store", &o.store,
-                    "record into the database (--db) as a live recorder\n"
-                    "would, through the writer; the run is SYNTHETIC"),
-        PL_OPT_STRING("experiment", &o.experiment, "E",
-                      "with --store: file the run under E (created if new)"),
-        PL_OPT_FLAG("paced", &o.paced,
-                    "with --store: deliver the frames in real time, as the\n"
-                    "card would (a rehearsal of a live recording)"),
-        PL_OPT_STRING("truth", &o.truth, "FILE", "the ground truth (CSV with '#' parameter lines)"),
-        PL_OPT_DOUBLE("truth-step", &o.tstep, 1e-6, 10, "S",
-                      "spacing of the truth's omega/Lp samples (default 0.01)"),
-        PL_OPT_END()};
+    pl_opt opts[64];
+    sim_table(opts, sizeof opts / sizeof *opts, &o);
     int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
         return rc;
