@@ -4,12 +4,14 @@
 #include "commands.h"
 #include "core/cli.h"
 
-#include <getopt.h>
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
+static const pl_cli_command command = {
+    .name = "import",
+    .usage =
     "usage: prismlab import FILE [--format wav|csv] [--prism P] [--ramp R]\n"
     "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale MPS_PER_V]\n"
     "                       [--sign1 +-1 --sign2 +-1] [--full-scale-v V] [--rate HZ]\n"
@@ -18,36 +20,94 @@ static const char usage[] =
     "                       [--units volts|mps] [--delimiter C] [--decimal C]\n"
     "                       [--force] [--sync normal|full]\n"
     "                       [--db FILE]\n"
-    "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n\n"
+    "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n",
+    .about =
     "Stores a recording made elsewhere (a WAV or CSV file) as a run, exactly as\n"
     "the file holds it, with its SHA-256.  Options override the file's prismlab\n"
     "metadata; what neither gives is an error naming the option.  A file that\n"
-    "turns out bad half-way stores nothing.\n\n"
-    "  --format wav|csv      default: from the file name\n"
-    "  --prism, --ramp       catalogue names; --experiment is created if new\n"
-    "  --h1 M, --h2 M        beam heights of channels 1 and 2, m\n"
-    "  --ldv-scale MPS_PER_V the LDV decoder scale of both channels\n"
-    "  --sign1, --sign2      +1 or -1: the sign that makes downhill positive\n"
-    "  --full-scale-v V      WAV: the volts at digital full scale\n"
-    "  --rate HZ             CSV without a t_s column or rate metadata\n"
-    "  --lambda0-deg DEG     the release angle the operator set\n"
-    "  --synthetic           mark the run as simulated\n"
-    "  --channels I,J        WAV: the file channels that hold LDV 1, LDV 2 (from 0)\n"
-    "  --force               import a file whose SHA-256 is already in the store\n"
-    "  --columns A,B         CSV: the LDV columns, by header name or index from 0\n"
-    "                        (default: every column named <name>_V)\n"
-    "  --time-column NAME    CSV: the time column in s (default t_s if present;\n"
-    "                        none: no time column, give --rate)\n"
-    "  --units volts|mps     CSV: values are volts (default) or m/s\n"
-    "  --delimiter C, --decimal C   CSV: field separator (,) and decimal mark (.)\n"
-    "  --manifest FILE       import every row of a manifest (docs/acquire.md)\n"
-    "  --sync full           survive a power cut (slower); default normal\n\n"
-    "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n";
+    "turns out bad half-way stores nothing.\n",
+    .footer =
+    "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n",
+    .max_args = PL_CLI_ANY_ARGS};
 
-enum { O_FORMAT = 1000, O_PRISM, O_RAMP, O_EXP, O_H1, O_H2, O_LDV, O_SIGN1,
-       O_SIGN2, O_FS, O_RATE, O_LAMBDA0, O_SYN, O_MANIFEST, O_SYNC, O_DB,
-       O_CHANNELS, O_FORCE, O_COLUMNS, O_TIMECOL, O_UNITS, O_DELIM, O_DECIMAL,
-       O_HELP };
+static const pl_opt_choice formats[] = {{"wav", 0}, {"csv", 1}, {NULL, 0}};
+static const pl_opt_choice syncs[] = {{"normal", 0}, {"full", 1}, {NULL, 0}};
+static const pl_opt_choice units[] = {{"volts", 0}, {"mps", 1}, {NULL, 0}};
+
+/* --channels I,J: the WAV channels that hold the LDVs, in order. */
+static pl_status parse_channels(const pl_opt *opt, const char *value, pl_err *err)
+{
+    pl_wav_options *w = opt->dest;
+    char buf[128], *save = NULL;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", value);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (n >= PL_SOURCE_MAX_CHANNELS)
+            return pl_err_set(err, PL_EINVAL, "option '--channels': at most %d",
+                              PL_SOURCE_MAX_CHANNELS);
+        if (pl_parse_long("channels", t, 0, 63, &v, err) != PL_OK)
+            return err->code;
+        w->channels[n++] = (int)v;
+    }
+    w->n_channels = n;
+    return PL_OK;
+}
+
+/* What the command line gives beyond pl_import_options' own fields. */
+typedef struct {
+    pl_import_options o;
+    const char *db, *manifest;
+    int format;                 /* -1: from the file name */
+    double ldv, lambda0_deg;    /* NaN: the file's */
+} import_args;
+
+/* The option table, pointing into a; t has room for cap rows. */
+static void import_table(pl_opt *t, size_t cap, import_args *a)
+{
+    pl_import_options *o = &a->o;
+    pl_opt rows[] = {
+        PL_OPT_CHOICE("format", &a->format, formats, "wav|csv", "default: from the file name"),
+        PL_OPT_STRING("prism", &o->prism, "P", "the prism, a catalogue name (default: the file's)"),
+        PL_OPT_STRING("ramp", &o->ramp, "R", "the ramp, likewise"),
+        PL_OPT_STRING("experiment", &o->experiment, "E", "file the run under E (created if new)"),
+        PL_OPT_DOUBLE("h1", &o->beams.beam_height_m[0], 0, 10, "M",
+                      "beam heights of channels 1 and 2, m"),
+        PL_OPT_DOUBLE("h2", &o->beams.beam_height_m[1], 0, 10, "M", "(the second)"),
+        PL_OPT_DOUBLE("ldv-scale", &a->ldv, 1e-9, 1e3, "MPS_PER_V",
+                      "the LDV decoder scale of both channels"),
+        PL_OPT_SIGN("sign1", &o->beams.beam_sign[0],
+                    "+1 or -1: the sign that makes downhill positive"),
+        PL_OPT_SIGN("sign2", &o->beams.beam_sign[1], "(the second channel's)"),
+        PL_OPT_DOUBLE("full-scale-v", &o->wav.full_scale_v, 1e-9, 1e6, "V",
+                      "WAV: the volts at digital full scale"),
+        PL_OPT_DOUBLE("rate", &o->csv.rate_hz, 1e-3, 1e9, "HZ",
+                      "CSV without a t_s column or rate metadata"),
+        PL_OPT_DOUBLE("lambda0-deg", &a->lambda0_deg, -180, 180, "DEG",
+                      "the release angle the operator set"),
+        PL_OPT_FLAG("synthetic", &o->synthetic, "mark the run as simulated"),
+        PL_OPT_CALLBACK("channels", &o->wav, parse_channels, "I,J",
+                        "WAV: the file channels that hold LDV 1, LDV 2 (from 0)"),
+        PL_OPT_FLAG("force", &o->force, "import a file whose SHA-256 is already in the store"),
+        PL_OPT_TEXT("columns", o->csv.columns, "A,B",
+                    "CSV: the LDV columns, by header name or index from 0\n"
+                    "(default: every column named <name>_V)"),
+        PL_OPT_TEXT("time-column", o->csv.time_column, "NAME",
+                    "CSV: the time column in s (default t_s if present;\n"
+                    "none: no time column, give --rate)"),
+        PL_OPT_CHOICE("units", &o->csv.mps, units, "volts|mps",
+                      "CSV: values are volts (default) or m/s"),
+        PL_OPT_CHAR("delimiter", &o->csv.delimiter, "C", "CSV: field separator (,)"),
+        PL_OPT_CHAR("decimal", &o->csv.decimal, "C", "CSV: decimal mark (.)"),
+        PL_OPT_STRING("manifest", &a->manifest, "FILE",
+                      "import every row of a manifest (docs/acquire.md)"),
+        PL_OPT_CHOICE("sync", &o->sync_full, syncs, "normal|full",
+                      "full: survive a power cut (slower); default normal"),
+        PL_OPT_DB(&a->db),
+        PL_OPT_END()};
+    assert(sizeof rows <= cap * sizeof *t);
+    memcpy(t, rows, sizeof rows);
+}
 
 typedef struct {
     const char *label;
@@ -69,124 +129,51 @@ static void each(void *ctx, int row, int rows, long long run_id,
     pl_cli_progress("import", (unsigned long long)row + 1, (unsigned long long)rows);
 }
 
+/* One file, with progress. */
+static int import_file(import_args *a, const char *dbpath, const char *path)
+{
+    pl_import_options *o = &a->o;
+    pl_err err = {0};
+    o->path = path;
+    if (a->format >= 0)
+        o->format = formats[a->format].name;
+    if (!isnan(a->ldv))
+        for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+            o->beams.ldv_scale_mps_per_v[i] = a->ldv;
+    if (!isnan(a->lambda0_deg))
+        o->lambda0_rad = a->lambda0_deg * M_PI / 180.0;
+    progress_ctx pc = {.label = "import"};
+    o->progress = progress;
+    o->progress_ctx = &pc;
+    long long id = 0, frames = 0;
+    if (pl_import_file(dbpath, o, &id, &frames, &err) != PL_OK)
+        return pl_cli_fail(command.name, &err);
+    printf("run=%lld frames=%lld file=%s\n", id, frames, o->path);
+    return PL_EXIT_OK;
+}
+
 int pl_cmd_import(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, 0, O_FORMAT},
-        {"prism", required_argument, 0, O_PRISM}, {"ramp", required_argument, 0, O_RAMP},
-        {"experiment", required_argument, 0, O_EXP},
-        {"h1", required_argument, 0, O_H1}, {"h2", required_argument, 0, O_H2},
-        {"ldv-scale", required_argument, 0, O_LDV},
-        {"sign1", required_argument, 0, O_SIGN1}, {"sign2", required_argument, 0, O_SIGN2},
-        {"full-scale-v", required_argument, 0, O_FS},
-        {"rate", required_argument, 0, O_RATE},
-        {"lambda0-deg", required_argument, 0, O_LAMBDA0},
-        {"synthetic", no_argument, 0, O_SYN},
-        {"manifest", required_argument, 0, O_MANIFEST},
-        {"sync", required_argument, 0, O_SYNC},
-        {"db", required_argument, 0, O_DB}, {"channels", required_argument, 0, O_CHANNELS},
-        {"force", no_argument, 0, O_FORCE}, {"columns", required_argument, 0, O_COLUMNS},
-        {"time-column", required_argument, 0, O_TIMECOL}, {"units", required_argument, 0, O_UNITS},
-        {"delimiter", required_argument, 0, O_DELIM}, {"decimal", required_argument, 0, O_DECIMAL},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
-    const char *cmd = "import";
-    pl_err err = {0};
-    pl_import_options o;
-    pl_import_options_init(&o);
-    const char *db = NULL, *manifest = NULL;
-    double v, lam = NAN;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        pl_status st = PL_OK;
-        switch (c) {
-        case O_FORMAT:
-            if (strcmp(optarg, "wav") && strcmp(optarg, "csv"))
-                return pl_cli_usage_error(cmd, "option '--format': expected wav or csv, got '%s'", optarg);
-            o.format = optarg;
-            break;
-        case O_PRISM: o.prism = optarg; break;
-        case O_RAMP: o.ramp = optarg; break;
-        case O_EXP: o.experiment = optarg; break;
-        case O_H1: st = pl_parse_double("h1", optarg, 0, 10, &o.beams.beam_height_m[0], &err); break;
-        case O_H2: st = pl_parse_double("h2", optarg, 0, 10, &o.beams.beam_height_m[1], &err); break;
-        case O_LDV:
-            st = pl_parse_double("ldv-scale", optarg, 1e-9, 1e3, &v, &err);
-            for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-                o.beams.ldv_scale_mps_per_v[i] = v;
-            break;
-        case O_SIGN1: st = pl_parse_sign("sign1", optarg, &o.beams.beam_sign[0], &err); break;
-        case O_SIGN2: st = pl_parse_sign("sign2", optarg, &o.beams.beam_sign[1], &err); break;
-        case O_FS: st = pl_parse_double("full-scale-v", optarg, 1e-9, 1e6, &o.wav.full_scale_v, &err); break;
-        case O_RATE: st = pl_parse_double("rate", optarg, 1e-3, 1e9, &o.csv.rate_hz, &err); break;
-        case O_LAMBDA0: st = pl_parse_double("lambda0-deg", optarg, -180, 180, &lam, &err); break;
-        case O_SYN: o.synthetic = 1; break;
-        case O_MANIFEST: manifest = optarg; break;
-        case O_SYNC:
-            if (!strcmp(optarg, "full")) o.sync_full = 1;
-            else if (strcmp(optarg, "normal"))
-                return pl_cli_usage_error(cmd, "option '--sync': expected normal or full, got '%s'", optarg);
-            break;
-        case O_DB: db = optarg; break;
-        case O_FORCE: o.force = 1; break;
-        case O_COLUMNS: snprintf(o.csv.columns, sizeof o.csv.columns, "%s", optarg); break;
-        case O_TIMECOL: snprintf(o.csv.time_column, sizeof o.csv.time_column, "%s", optarg); break;
-        case O_UNITS:
-            if (!strcmp(optarg, "mps")) o.csv.mps = 1;
-            else if (strcmp(optarg, "volts"))
-                return pl_cli_usage_error(cmd, "option '--units': expected volts or mps, got '%s'", optarg);
-            break;
-        case O_DELIM:
-        case O_DECIMAL:
-            if (strlen(optarg) != 1)
-                return pl_cli_usage_error(cmd, "option '--%s': expected one character, got '%s'",
-                                          c == O_DELIM ? "delimiter" : "decimal", optarg);
-            if (c == O_DELIM) o.csv.delimiter = optarg[0];
-            else o.csv.decimal = optarg[0];
-            break;
-        case O_CHANNELS: {
-            char buf[128];
-            snprintf(buf, sizeof buf, "%s", optarg);
-            char *save = NULL;
-            int n = 0;
-            for (char *t = strtok_r(buf, ",", &save); t && st == PL_OK; t = strtok_r(NULL, ",", &save)) {
-                long v;
-                if (n >= PL_SOURCE_MAX_CHANNELS)
-                    return pl_cli_usage_error(cmd, "option '--channels': at most %d", PL_SOURCE_MAX_CHANNELS);
-                st = pl_parse_long("channels", t, 0, 63, &v, &err);
-                o.wav.channels[n++] = (int)v;
-            }
-            o.wav.n_channels = n;
-            break;
-        }
-        case O_HELP: fputs(usage, stdout); return PL_EXIT_OK;
-        default: return pl_cli_usage_error(cmd, "unknown option");
-        }
-        if (st != PL_OK)
-            return pl_cli_fail(cmd, &err);
-    }
-    const char *path = pl_cli_db_path(db);
-    if (manifest) {
-        if (optind < argc)
+    const char *cmd = command.name;
+    import_args a = {.format = -1, .ldv = NAN, .lambda0_deg = NAN};
+    pl_import_options_init(&a.o);
+    pl_opt opts[32];
+    import_table(opts, sizeof opts / sizeof *opts, &a);
+    int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    const char *path = pl_cli_db_path(a.db);
+    if (a.manifest) {
+        if (nargs > 0)
             return pl_cli_usage_error(cmd, "give a FILE or --manifest, not both");
+        pl_err err = {0};
         int count = 0;
-        pl_status st = pl_import_manifest(path, manifest, o.sync_full, each, NULL,
+        pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, each, NULL,
                                           &count, &err);
-        printf("imported %d runs from %s into %s\n", count, manifest, path);
+        printf("imported %d runs from %s into %s\n", count, a.manifest, path);
         return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
     }
-    if (optind != argc - 1)
+    if (nargs != 1)
         return pl_cli_usage_error(cmd, "expected one FILE (or --manifest FILE)");
-    o.path = argv[optind];
-    if (!isnan(lam))
-        o.lambda0_rad = lam * M_PI / 180.0;
-    progress_ctx pc = {.label = "import"};
-    o.progress = progress;
-    o.progress_ctx = &pc;
-    long long id = 0, frames = 0;
-    if (pl_import_file(path, &o, &id, &frames, &err) != PL_OK)
-        return pl_cli_fail(cmd, &err);
-    printf("run=%lld frames=%lld file=%s\n", id, frames, o.path);
-    return PL_EXIT_OK;
+    return import_file(&a, path, argv[1]);
 }
