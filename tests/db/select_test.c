@@ -17,36 +17,26 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-    char *dir, *db;
-} fixture;
+/* Two channels as a 16-bit card records them. */
+#define CHANNEL(h, sign)                                                    \
+    {.beam_height_m = (h), .beam_sign = (sign), .ldv_scale_mps_per_v = 0.025, \
+     .cal_kind = PL_CAL_LINEAR, .cal_order = 1,                            \
+     .cal_coef = {0, 20.0 / 65536.0}, .range_min_v = -10, .range_max_v = 10, \
+     .maxdata = 65535}
 
-/* Runs 1 and 3 belong to experiment "fig8", run 2 to none. */
+/* The state is the test's folder; its store is t.db there, with runs 1
+ * and 3 in experiment "fig8" and run 2 in none. */
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
+    const pl_channel ch[2] = {CHANNEL(0.0199, 1), CHANNEL(0.0112, -1)};
+    char *dir = tu_tmpdir("select"), *db = tu_path(dir, "t.db");
     pl_store *s = NULL;
     pl_err err = {0};
     pl_experiment e = {.name = "fig8"};
-    f->dir = tu_tmpdir("select");
-    f->db = tu_path(f->dir, "t.db");
-    assert_int_equal(pl_store_open(&s, f->db, PL_STORE_CREATE, &err), PL_OK);
+    assert_int_equal(pl_store_open(&s, db, PL_STORE_CREATE, &err), PL_OK);
     assert_int_equal(pl_experiment_add(s, &e, &err), PL_OK);
     for (int i = 0; i < 3; i++) {
         pl_run_info info;
-        pl_channel ch[2];
-        memset(ch, 0, sizeof ch);
-        for (int k = 0; k < 2; k++) {
-            ch[k].beam_height_m = k ? 0.0112 : 0.0199;
-            ch[k].beam_sign = k ? -1 : 1;
-            ch[k].ldv_scale_mps_per_v = 0.025;
-            ch[k].cal_kind = PL_CAL_LINEAR;
-            ch[k].cal_order = 1;
-            ch[k].cal_coef[1] = 20.0 / 65536.0;
-            ch[k].range_min_v = -10;
-            ch[k].range_max_v = 10;
-            ch[k].maxdata = 65535;
-        }
         pl_run_info_init(&info);
         info.sample_rate_hz = 10000;
         snprintf(info.source_kind, sizeof info.source_kind, "wav");
@@ -55,17 +45,15 @@ static int setup(void **state)
             fail_msg("run %d: %s", i, err.msg);
     }
     pl_store_close(s);
-    *state = f;
+    free(db);
+    *state = dir;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->db);
-    free(f);
+    tu_rmtree(*state);
+    free(*state);
     return 0;
 }
 
@@ -88,18 +76,19 @@ static void expect_ids(const char *db, pl_run_selection sel, char **args,
 
 static void each_choice_names_its_runs(void **state)
 {
-    fixture *f = *state;
+    char *db = tu_path(*state, "t.db");
     char *args[] = {"3", "1"};
-    expect_ids(f->db, (pl_run_selection){0}, args, 2, (long long[]){3, 1}, 2);
-    expect_ids(f->db, (pl_run_selection){.experiment = "fig8"}, NULL, 0,
+    expect_ids(db, (pl_run_selection){0}, args, 2, (long long[]){3, 1}, 2);
+    expect_ids(db, (pl_run_selection){.experiment = "fig8"}, NULL, 0,
                (long long[]){1, 3}, 2);
-    expect_ids(f->db, (pl_run_selection){.all = 1}, NULL, 0,
+    expect_ids(db, (pl_run_selection){.all = 1}, NULL, 0,
                (long long[]){1, 2, 3}, 3);
+    free(db);
 }
 
 static void exactly_one_choice(void **state)
 {
-    fixture *f = *state;
+    char *db = tu_path(*state, "t.db");
     char *args[] = {"1"};
     const pl_run_selection cases[] = {{0}, {.all = 1}, {.experiment = "fig8"},
                                       {.experiment = "fig8", .all = 1}};
@@ -107,7 +96,7 @@ static void exactly_one_choice(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pl_run_selection sel = cases[i];
         pl_err err = {0};
-        sel.db = f->db;
+        sel.db = db;
         sel.n = 7;
         assert_int_equal(pl_run_selection_open(&sel, args, nargs[i], &err), PL_EINVAL);
         assert_string_equal(err.msg, "give RUN ids, --experiment E or --all (one of them)");
@@ -116,15 +105,16 @@ static void exactly_one_choice(void **state)
         assert_int_equal(sel.n, 0);
         pl_run_selection_close(&sel);   /* harmless after a failure */
     }
+    free(db);
 }
 
 static void failures_leave_nothing_open(void **state)
 {
-    fixture *f = *state;
+    char *db = tu_path(*state, "t.db");
     char *bad[] = {"x"};
     pl_err err = {0};
-    pl_run_selection none = {.db = f->db}, all = {.all = 1};
-    all.db = tu_path(f->dir, "missing.db");
+    pl_run_selection none = {.db = db}, all = {.all = 1};
+    all.db = tu_path(*state, "missing.db");
     assert_int_equal(pl_run_selection_open(&none, bad, 1, &err), PL_EINVAL);
     assert_string_equal(err.msg, "'x' is not a run id");
     assert_null(none.store);
@@ -132,6 +122,7 @@ static void failures_leave_nothing_open(void **state)
     assert_null(all.store);
     assert_int_not_equal(access(all.db, F_OK), 0);   /* not created */
     free((char *)all.db);
+    free(db);
 }
 
 int main(void)
