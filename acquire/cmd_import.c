@@ -17,15 +17,18 @@ static const pl_cli_command command = {
     "                       [--sign1 +-1 --sign2 +-1] [--full-scale-v V] [--rate HZ]\n"
     "                       [--lambda0-deg DEG] [--synthetic] [--channels I,J]\n"
     "                       [--columns A,B] [--time-column NAME|none]\n"
-    "                       [--units volts|mps] [--delimiter C] [--decimal C]\n"
-    "                       [--force] [--sync normal|full]\n"
-    "                       [--db FILE]\n"
+    "                       [--time-unit s|ms|us] [--units volts|mps]\n"
+    "                       [--delimiter C] [--decimal C] [--force]\n"
+    "                       [--sync normal|full] [--db FILE]\n"
     "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n",
     .about =
     "Stores a recording made elsewhere (a WAV or CSV file) as a run, exactly as\n"
     "the file holds it, with its SHA-256.  Options override the file's prismlab\n"
     "metadata; what neither gives is an error naming the option.  A file that\n"
-    "turns out bad half-way stores nothing.\n",
+    "turns out bad half-way stores nothing.  A CSV from another logger is read\n"
+    "as it is (the separator, the decimal mark, the time column and its unit\n"
+    "found from the file, trigger columns passed over); the CSV options say\n"
+    "what it cannot tell.\n",
     .footer =
     "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n",
     .max_args = PL_CLI_ANY_ARGS};
@@ -33,6 +36,7 @@ static const pl_cli_command command = {
 static const pl_opt_choice formats[] = {{"wav", 0}, {"csv", 1}, {NULL, 0}};
 static const pl_opt_choice syncs[] = {{"normal", 0}, {"full", 1}, {NULL, 0}};
 static const pl_opt_choice units[] = {{"volts", 0}, {"mps", 1}, {NULL, 0}};
+static const pl_opt_choice time_units[] = {{"s", 0}, {"ms", 1}, {"us", 2}, {NULL, 0}};
 
 /* --channels I,J: the WAV channels that hold the LDVs, in order. */
 static pl_status parse_channels(const pl_opt *opt, const char *value, pl_err *err)
@@ -59,6 +63,7 @@ typedef struct {
     pl_import_options o;
     const char *db, *manifest;
     int format;                 /* -1: from the file name */
+    int time_unit;              /* -1: from the time column's name */
     double ldv, lambda0_deg;    /* NaN: the file's */
 } import_args;
 
@@ -82,7 +87,7 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_DOUBLE("full-scale-v", &o->wav.full_scale_v, 1e-9, 1e6, "V",
                       "WAV: the volts at digital full scale"),
         PL_OPT_DOUBLE("rate", &o->csv.rate_hz, 1e-3, 1e9, "HZ",
-                      "CSV without a t_s column or rate metadata"),
+                      "CSV without a time column or rate metadata"),
         PL_OPT_DOUBLE("lambda0-deg", &a->lambda0_deg, -180, 180, "DEG",
                       "the release angle the operator set"),
         PL_OPT_FLAG("synthetic", &o->synthetic, "mark the run as simulated"),
@@ -91,14 +96,23 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_FLAG("force", &o->force, "import a file whose SHA-256 is already in the store"),
         PL_OPT_TEXT("columns", o->csv.columns, "A,B",
                     "CSV: the LDV columns, by header name or index from 0\n"
-                    "(default: every column named <name>_V)"),
+                    "(default: every column named <name>_V but trig*;\n"
+                    "other columns are passed over)"),
         PL_OPT_TEXT("time-column", o->csv.time_column, "NAME",
-                    "CSV: the time column in s (default t_s if present;\n"
-                    "none: no time column, give --rate)"),
+                    "CSV: the time column (default t_s, else the first\n"
+                    "column named <name>_s, _ms or _us; none: no time\n"
+                    "column, the rate from --rate or the metadata)"),
+        PL_OPT_CHOICE("time-unit", &a->time_unit, time_units, "s|ms|us",
+                      "CSV: its unit (default: its name's suffix _s, _ms\n"
+                      "or _us; s for other names)"),
         PL_OPT_CHOICE("units", &o->csv.mps, units, "volts|mps",
                       "CSV: values are volts (default) or m/s"),
-        PL_OPT_CHAR("delimiter", &o->csv.delimiter, "C", "CSV: field separator (,)"),
-        PL_OPT_CHAR("decimal", &o->csv.decimal, "C", "CSV: decimal mark (.)"),
+        PL_OPT_CHAR("delimiter", &o->csv.delimiter, "C",
+                    "CSV: field separator (default: of , ; and tab,\n"
+                    "the one the header row uses)"),
+        PL_OPT_CHAR("decimal", &o->csv.decimal, "C",
+                    "CSV: decimal mark (default: . with , separators,\n"
+                    "else the first mark a number shows)"),
         PL_OPT_STRING("manifest", &a->manifest, "FILE",
                       "import every row of a manifest (docs/acquire.md)"),
         PL_OPT_CHOICE("sync", &o->sync_full, syncs, "normal|full",
@@ -137,6 +151,9 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
     o->path = path;
     if (a->format >= 0)
         o->format = formats[a->format].name;
+    if (a->time_unit >= 0)
+        snprintf(o->csv.time_unit, sizeof o->csv.time_unit, "%s",
+                 time_units[a->time_unit].name);
     if (!isnan(a->ldv))
         for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
             o->beams.ldv_scale_mps_per_v[i] = a->ldv;
@@ -155,7 +172,7 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
 int pl_cmd_import(int argc, char **argv)
 {
     const char *cmd = command.name;
-    import_args a = {.format = -1, .ldv = NAN, .lambda0_deg = NAN};
+    import_args a = {.format = -1, .time_unit = -1, .ldv = NAN, .lambda0_deg = NAN};
     pl_import_options_init(&a.o);
     pl_opt opts[32];
     import_table(opts, sizeof opts / sizeof *opts, &a);

@@ -1,10 +1,14 @@
-/* acquire/csv_source.c - a stored recording in a CSV file of volts.
+/* acquire/csv_source.c - a stored recording in a CSV file.
  *
  * Layout (docs/acquire.md): '#' comment lines, the first of which may be
- * the prismlab metadata line; a header row; then one row a frame.  Columns:
- * an optional time column `t_s` (seconds) and one column per channel in
- * volts, named `<anything>_V`, in channel order.  Samples are stored as f64
- * volts with identity calibration.
+ * the prismlab metadata line; a header row; then one row a frame.  Our own
+ * files have an optional time column `t_s` and one column per channel in
+ * volts named `<anything>_V`; another logger's file is read as it is: the
+ * field separator is found from the header, the decimal mark from the
+ * numbers, the time column and its unit from its name, columns that are
+ * not LDVs (a trigger) are passed over, and each of these can be stated
+ * instead (pl_csv_options).  Samples are stored as f64, volts with
+ * identity calibration (or m/s with the calibration that gives volts).
  *
  * The whole file is parsed and checked at open(), before a run exists, so
  * a bad cell on line 90000 leaves nothing half-imported; the error names
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void pl_csv_options_init(pl_csv_options *o)
 {
@@ -32,6 +37,21 @@ pl_source_spec pl_csv_spec(const pl_csv_options *o, const pl_source_config *cfg)
     return (pl_source_spec){.type = &pl_source_csv, .options = o, .cfg = *cfg};
 }
 
+pl_status pl_csv_time_unit(const char *name, double *seconds, pl_err *err)
+{
+    static const struct {
+        const char *name;
+        double s;
+    } units[] = {{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(name, units[i].name)) {
+            *seconds = units[i].s;
+            return PL_OK;
+        }
+    return pl_err_set(err, PL_EINVAL, "time unit '%s': expected s, ms or us",
+                      name);
+}
+
 typedef struct {
     double *v;                /* frames x channels */
     size_t frames, cap;
@@ -39,21 +59,46 @@ typedef struct {
     int nch;
 } csv_source;
 
-/* Fields of one line, collected by libcsv's callback. */
+enum { MAX_FIELDS = 64, FIELD_CHARS = 64 };
+
+/* Fields of one line, collected by libcsv's callback; fields past
+ * MAX_FIELDS are counted, not kept. */
 typedef struct {
-    char field[PL_SOURCE_MAX_CHANNELS + 2][64];
+    char field[MAX_FIELDS][FIELD_CHARS];
+    unsigned char cut[MAX_FIELDS];   /* longer than FIELD_CHARS - 1 */
     int n;
-    int too_long;
 } csv_line;
+
+/* What the header row settles about the file. */
+typedef struct {
+    const char *path;
+    char delimiter;
+    char decimal;             /* 0: not known yet; the first number with a
+                                 mark decides */
+    int ncols;                /* fields a row must have */
+    int tcol;                 /* the time column, -1: none */
+    char tname[FIELD_CHARS];
+    char tunit[4];            /* "s", "ms", "us" */
+    double tscale;            /* seconds per unit of the time column */
+    int col[PL_SOURCE_MAX_CHANNELS];   /* the LDV columns, in order */
+    int nch;
+} csv_layout;
+
+/* The time column's regular spacing, checked row by row against the
+ * period of all rows so far (not just the first two: loggers round their
+ * time stamps, and 0.3333 ms steps must not drift out of the check). */
+typedef struct {
+    double t0, last;
+    long long n;
+} csv_clock;
 
 static void on_field(void *data, size_t len, void *ctx)
 {
     csv_line *l = ctx;
-    if (l->n < PL_SOURCE_MAX_CHANNELS + 2) {
-        if (len >= sizeof l->field[0]) {
-            len = sizeof l->field[0] - 1;
-            l->too_long = 1;
-        }
+    if (l->n < MAX_FIELDS) {
+        l->cut[l->n] = len >= FIELD_CHARS;
+        if (len >= FIELD_CHARS)
+            len = FIELD_CHARS - 1;
         memcpy(l->field[l->n], data, len);
         l->field[l->n][len] = '\0';
     }
@@ -63,7 +108,7 @@ static void on_field(void *data, size_t len, void *ctx)
 static pl_status split(struct csv_parser *p, const char *text, csv_line *l,
                        const char *path, long line, pl_err *err)
 {
-    memset(l, 0, sizeof *l);
+    l->n = 0;
     size_t len = strlen(text);
     if (csv_parse(p, text, len, on_field, NULL, l) != len ||
         csv_fini(p, on_field, NULL, l) != 0)
@@ -95,64 +140,304 @@ static pl_status grow(csv_source *s, int nch, pl_err *err)
     return PL_OK;
 }
 
-/* Which columns are the LDVs (in order) and which is time.  By default:
- * t_s (when present) and every column named <name>_V, nothing else; with
- * o->columns: those, by header name or index from 0. */
-static pl_status pick_columns(const csv_line *l, const pl_csv_options *o,
-                              const char *path, long line, int *col, int *nch,
-                              int *tcol, pl_err *err)
+/* The separator a header uses: of ',', ';' and tab, the one that splits
+ * it into the most fields (outside quotes); ',' when none does.  Header
+ * names hold no separators, while numbers with decimal commas do: the
+ * header is the line to ask. */
+static char sniff_delimiter(const char *header)
 {
-    const char *tname = o->time_column;
-    int no_time = !strcmp(tname, "none");
-    if (!tname[0])
-        tname = "t_s";
-    int n = l->n < PL_SOURCE_MAX_CHANNELS + 2 ? l->n : PL_SOURCE_MAX_CHANNELS + 2;
-    *tcol = -1;
-    *nch = 0;
-    for (int i = 0; i < n && !no_time; i++)
-        if (!strcmp(l->field[i], tname))
-            *tcol = i;
-    if (o->time_column[0] && !no_time && *tcol < 0)
-        return pl_err_set(err, PL_EFORMAT, "%s:%ld: no time column '%s' in the "
-                          "header", path, line, tname);
+    static const char cand[] = {',', ';', '\t'};
+    int count[3] = {0}, quoted = 0;
+    for (const char *p = header; *p; p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        for (int i = 0; i < 3 && !quoted; i++)
+            count[i] += *p == cand[i];
+    }
+    int best = 0;
+    for (int i = 1; i < 3; i++)
+        if (count[i] > count[best])
+            best = i;
+    return count[best] ? cand[best] : ',';
+}
+
+/* The unit a column's name states: <name>_s, _ms, _us; NULL when none. */
+static const char *unit_of_name(const char *name)
+{
+    static const char *const units[] = {"ms", "us", "s"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < 3; i++) {
+        size_t u = strlen(units[i]);
+        if (n > u + 1 && name[n - u - 1] == '_' && !strcmp(name + n - u, units[i]))
+            return units[i];
+    }
+    return NULL;
+}
+
+/* A column by header name, else by index from 0; -1 when neither, -2 when
+ * an index is out of range. */
+static int find_column(const csv_line *l, const char *want)
+{
+    int n = l->n < MAX_FIELDS ? l->n : MAX_FIELDS;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(l->field[i], want))
+            return i;
+    char *end;
+    long v = strtol(want, &end, 10);
+    if (!*want || *end)
+        return -1;
+    return v >= 0 && v < n ? (int)v : -2;
+}
+
+/* The time column and its unit.  Stated: by name or index ("none": no
+ * time column).  Else t_s when present, else the first column whose name
+ * ends in _s, _ms or _us.  The unit: stated, else the name's, else s. */
+static pl_status pick_time(const csv_line *l, const pl_csv_options *o,
+                           csv_layout *lay, long line, pl_err *err)
+{
+    const char *want = o->time_column;
+    lay->tcol = -1;
+    if (!strcmp(want, "none"))
+        return PL_OK;
+    if (want[0]) {
+        lay->tcol = find_column(l, want);
+        if (lay->tcol < 0)
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: no time column '%s' "
+                              "in the header", lay->path, line, want);
+    } else {
+        lay->tcol = find_column(l, "t_s");
+        int n = l->n < MAX_FIELDS ? l->n : MAX_FIELDS;
+        for (int i = 0; i < n && lay->tcol < 0; i++)
+            if (unit_of_name(l->field[i]))
+                lay->tcol = i;
+        if (lay->tcol < 0)
+            return PL_OK;
+    }
+    snprintf(lay->tname, sizeof lay->tname, "%s", l->field[lay->tcol]);
+    const char *unit = o->time_unit[0] ? o->time_unit : unit_of_name(lay->tname);
+    snprintf(lay->tunit, sizeof lay->tunit, "%s", unit ? unit : "s");
+    return pl_csv_time_unit(lay->tunit, &lay->tscale, err);
+}
+
+/* A trigger or sync channel recorded beside the LDVs: trig* in any case. */
+static int is_trigger(const char *name)
+{
+    return !strncasecmp(name, "trig", 4);
+}
+
+/* The LDV columns, in order.  Stated: by header name or index.  Else every
+ * column named <name>_V that is neither time nor a trigger; columns of
+ * other names are passed over. */
+static pl_status pick_ldv(const csv_line *l, const pl_csv_options *o,
+                          csv_layout *lay, long line, pl_err *err)
+{
+    lay->nch = 0;
     if (o->columns[0]) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", o->columns);
         char *save = NULL;
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (*nch >= PL_SOURCE_MAX_CHANNELS)
-                return pl_err_set(err, PL_EINVAL, "--columns: at most %d", PL_SOURCE_MAX_CHANNELS);
-            int idx = -1;
-            char *end;
-            long v = strtol(t, &end, 10);
-            if (*t && !*end)
-                idx = v >= 0 && v < n ? (int)v : -2;
-            for (int i = 0; i < n && idx == -1; i++)
-                if (!strcmp(l->field[i], t))
-                    idx = i;
+            if (lay->nch >= PL_SOURCE_MAX_CHANNELS)
+                return pl_err_set(err, PL_EINVAL, "--columns: at most %d",
+                                  PL_SOURCE_MAX_CHANNELS);
+            int idx = find_column(l, t);
             if (idx < 0)
                 return pl_err_set(err, PL_EFORMAT, "%s:%ld: no column '%s' in "
-                                  "the header (%d columns)", path, line, t, l->n);
-            col[(*nch)++] = idx;
+                                  "the header (%d columns)", lay->path, line, t, l->n);
+            lay->col[lay->nch++] = idx;
         }
         return PL_OK;
     }
+    int n = l->n < MAX_FIELDS ? l->n : MAX_FIELDS;
     for (int i = 0; i < n; i++) {
         size_t fl = strlen(l->field[i]);
-        if (i == *tcol)
+        if (i == lay->tcol || is_trigger(l->field[i]) || fl <= 2 ||
+            strcmp(l->field[i] + fl - 2, "_V"))
             continue;
-        if (fl > 2 && !strcmp(l->field[i] + fl - 2, "_V") && *nch < PL_SOURCE_MAX_CHANNELS)
-            col[(*nch)++] = i;
-        else
-            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column '%s': expected "
-                              "%s or a voltage column named <name>_V (or pick "
-                              "columns with --columns)", path, line,
-                              l->field[i], tname);
+        if (lay->nch >= PL_SOURCE_MAX_CHANNELS)
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: more than %d voltage "
+                              "columns (pick the LDVs with --columns)",
+                              lay->path, line, PL_SOURCE_MAX_CHANNELS);
+        lay->col[lay->nch++] = i;
     }
-    if (*nch == 0)
+    if (lay->nch == 0)
         return pl_err_set(err, PL_EFORMAT, "%s:%ld: no voltage column (<name>_V) "
-                          "in the header", path, line);
+                          "in the header (or pick columns with --columns)",
+                          lay->path, line);
     return PL_OK;
+}
+
+/* The header row: the separator (stated or sniffed), then the columns. */
+static pl_status settle_layout(struct csv_parser *p, const char *text,
+                               csv_line *l, const pl_csv_options *o,
+                               csv_layout *lay, long line, pl_err *err)
+{
+    lay->delimiter = o->delimiter ? o->delimiter : sniff_delimiter(text);
+    csv_set_delim(p, (unsigned char)lay->delimiter);
+    lay->decimal = o->decimal ? o->decimal : lay->delimiter == ',' ? '.' : 0;
+    pl_status st = split(p, text, l, lay->path, line, err);
+    if (st == PL_OK)
+        st = pick_time(l, o, lay, line, err);
+    if (st == PL_OK)
+        st = pick_ldv(l, o, lay, line, err);
+    lay->ncols = l->n;
+    return st;
+}
+
+/* One cell as a number, with the file's decimal mark (settled here by
+ * the first number that has one, when it was not stated); the other mark
+ * makes it not a number. */
+static int number(csv_layout *lay, const char *text, int cut, double *out)
+{
+    if (!lay->decimal) {
+        const char *m = strpbrk(text, ".,");
+        if (m)
+            lay->decimal = *m;
+    }
+    char buf[FIELD_CHARS];
+    snprintf(buf, sizeof buf, "%s", text);
+    if (lay->decimal && lay->decimal != '.') {
+        for (char *q = buf; *q; q++) {
+            if (*q == lay->decimal)
+                *q = '.';
+            else if (*q == '.')
+                *q = lay->decimal;
+        }
+    }
+    char *end;
+    errno = 0;
+    *out = strtod(buf, &end);
+    return !(end == buf || *end || errno || !isfinite(*out) || cut);
+}
+
+/* Row n of the time column: the spacing of the rows before it predicts
+ * it within half a period. */
+static pl_status tick(csv_clock *c, const csv_layout *lay, double t, long line,
+                      pl_err *err)
+{
+    if (c->n == 0) {
+        c->t0 = t;
+    } else if (!(t > c->last)) {
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g does not follow "
+                          "%.9g: the time column must increase", lay->path,
+                          line, lay->tname, t, c->last);
+    } else if (c->n >= 2) {
+        double period = (c->last - c->t0) / (double)(c->n - 1);
+        double want = c->t0 + (double)c->n * period;
+        if (fabs(t - want) > 0.5 * period)
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g breaks the "
+                              "regular spacing of %.9g %s (expected %.9g)",
+                              lay->path, line, lay->tname, t, period,
+                              lay->tunit, want);
+    }
+    c->last = t;
+    c->n++;
+    return PL_OK;
+}
+
+/* One data row into the next frame. */
+static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
+                           csv_clock *clock, long line, pl_err *err)
+{
+    if (l->n != lay->ncols)
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: expected %d fields as in "
+                          "the header, got %d", lay->path, line, lay->ncols, l->n);
+    pl_status st = grow(s, lay->nch, err);
+    if (st != PL_OK)
+        return st;
+    double v;
+    if (lay->tcol >= 0) {
+        if (!number(lay, l->field[lay->tcol], l->cut[lay->tcol], &v))
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d: expected a "
+                              "number, got '%s'", lay->path, line, lay->tcol + 1,
+                              l->field[lay->tcol]);
+        if ((st = tick(clock, lay, v, line, err)) != PL_OK)
+            return st;
+    }
+    double *frame = s->v + s->frames * (size_t)lay->nch;
+    for (int c = 0; c < lay->nch; c++) {
+        int i = lay->col[c];
+        if (i >= MAX_FIELDS || !number(lay, l->field[i], l->cut[i], &frame[c]))
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d: expected a "
+                              "number, got '%s'", lay->path, line, i + 1,
+                              i < MAX_FIELDS ? l->field[i] : "");
+    }
+    s->frames++;
+    return PL_OK;
+}
+
+/* The rate: the option, else the metadata, else the time column's mean
+ * spacing; a time column that disagrees with a stated rate is an error. */
+static pl_status settle_rate(const csv_clock *clock, const csv_layout *lay,
+                             const pl_csv_options *o, pl_source_info *info,
+                             pl_err *err)
+{
+    double rate = clock->n >= 2
+        ? (double)(clock->n - 1) / ((clock->last - clock->t0) * lay->tscale) : NAN;
+    if (!isnan(o->rate_hz))
+        info->sample_rate_hz = o->rate_hz;
+    else if (!(info->sample_rate_hz > 0))
+        info->sample_rate_hz = rate;
+    if (isfinite(rate) && fabs(rate - info->sample_rate_hz) > 1e-6 * rate)
+        return pl_err_set(err, PL_EFORMAT, "%s: the time column's spacing "
+                          "gives %.9g Hz but the rate is %.9g Hz", lay->path,
+                          rate, info->sample_rate_hz);
+    if (!(info->sample_rate_hz > 0) || !isfinite(info->sample_rate_hz))
+        return pl_err_set(err, PL_EINVAL, "%s: the sample rate is not known: "
+                          "give --rate HZ, a time column or rate_hz= metadata",
+                          lay->path);
+    return PL_OK;
+}
+
+/* A '#' line: the metadata, when it is that. */
+static pl_status comment(const char *text, const csv_layout *lay,
+                         pl_source_info *info, long line, pl_err *err)
+{
+    const char *m = text + 1;
+    while (*m == ' ')
+        m++;
+    double fs;
+    pl_status st = pl_source_apply_metadata(m, info, &fs, err);
+    if (st != PL_OK)
+        pl_err_prefix(err, "%s:%ld: ", lay->path, line);
+    return st;
+}
+
+static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
+                            csv_layout *lay, const pl_csv_options *o,
+                            pl_source_info *info, csv_clock *clock, pl_err *err)
+{
+    char *text = NULL;
+    size_t textcap = 0;
+    ssize_t len;
+    long line = 0;
+    int header = 0;
+    pl_status st = PL_OK;
+    csv_line *l = malloc(sizeof *l);
+    if (!l)
+        return pl_err_set(err, PL_ENOMEM, "csv: out of memory");
+    while (st == PL_OK && (len = getline(&text, &textcap, f)) >= 0) {
+        line++;
+        while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+            text[--len] = '\0';
+        if (len == 0)
+            continue;
+        if (text[0] == '#')
+            st = comment(text, lay, info, line, err);
+        else if (!header++)
+            st = settle_layout(p, text, l, o, lay, line, err);
+        else if ((st = split(p, text, l, lay->path, line, err)) == PL_OK)
+            st = parse_row(s, l, lay, clock, line, err);
+    }
+    free(l);
+    free(text);
+    if (st == PL_OK && ferror(f))
+        st = pl_err_set(err, PL_EIO, "%s: read error", lay->path);
+    if (st == PL_OK && !header)
+        st = pl_err_set(err, PL_EFORMAT, "%s: no header row", lay->path);
+    if (st == PL_OK && s->frames == 0)
+        st = pl_err_set(err, PL_EFORMAT, "%s: no data rows", lay->path);
+    return st;
 }
 
 static pl_status parse_file(csv_source *s, FILE *f, const char *path,
@@ -162,117 +447,14 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return pl_err_set(err, PL_ENOMEM, "csv: cannot set up the parser");
-    if (o->delimiter)
-        csv_set_delim(&p, (unsigned char)o->delimiter);
-    char *text = NULL;
-    size_t textcap = 0;
-    ssize_t len;
-    long line = 0;
-    int header = 0, tcol = -1, nch = 0, ncols = 0, col[PL_SOURCE_MAX_CHANNELS];
-    char dec = o->decimal ? o->decimal : '.';
-    const char *tname = o->time_column[0] && strcmp(o->time_column, "none")
-                      ? o->time_column : "t_s";
-    double t0 = NAN, rate = NAN;
-    pl_status st = PL_OK;
-    csv_line l;
-    while ((len = getline(&text, &textcap, f)) >= 0) {
-        line++;
-        while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-            text[--len] = '\0';
-        if (len == 0)
-            continue;
-        if (text[0] == '#') {
-            const char *m = text + 1;
-            while (*m == ' ')
-                m++;
-            double fs;
-            if ((st = pl_source_apply_metadata(m, info, &fs, err)) != PL_OK) {
-                pl_err_prefix(err, "%s:%ld: ", path, line);
-                break;
-            }
-            continue;
-        }
-        if ((st = split(&p, text, &l, path, line, err)) != PL_OK)
-            break;
-        if (!header) {
-            ncols = l.n;
-            if ((st = pick_columns(&l, o, path, line, col, &nch, &tcol, err)) != PL_OK)
-                break;
-            header = 1;
-            info->n_channels = nch;
-            s->nch = nch;
-            continue;
-        }
-        if (l.n != ncols) {
-            st = pl_err_set(err, PL_EFORMAT, "%s:%ld: expected %d fields as "
-                            "in the header, got %d", path, line, ncols, l.n);
-            break;
-        }
-        if ((st = grow(s, nch, err)) != PL_OK)
-            break;
-        double row[PL_SOURCE_MAX_CHANNELS + 2];
-        for (int i = 0; i < l.n && st == PL_OK; i++) {
-            int used = i == tcol;
-            for (int c = 0; c < nch && !used; c++)
-                used = col[c] == i;
-            if (!used)
-                continue;       /* columns not asked for are not checked */
-            if (dec != '.')
-                for (char *q = l.field[i]; *q; q++)
-                    if (*q == dec)
-                        *q = '.';
-            char *end;
-            errno = 0;
-            double v = strtod(l.field[i], &end);
-            if (end == l.field[i] || *end || errno || !isfinite(v) || l.too_long)
-                st = pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d: expected "
-                                "a number, got '%s'", path, line, i + 1,
-                                l.field[i]);
-            else if (i == tcol) {
-                if (s->frames == 0)
-                    t0 = v;
-                else if (s->frames == 1 && isnan(rate))
-                    rate = 1.0 / (v - t0);
-                else if (isfinite(rate) &&
-                         fabs(v - t0 - s->frames / rate) > 0.5 / rate)
-                    st = pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g "
-                                    "breaks the regular spacing of %.9g s "
-                                    "(expected %.9g)", path, line, tname, v,
-                                    1.0 / rate, t0 + s->frames / rate);
-            }
-            if (i < PL_SOURCE_MAX_CHANNELS + 2)
-                row[i] = v;
-        }
-        if (st != PL_OK)
-            break;
-        for (int c = 0; c < nch; c++)
-            s->v[s->frames * (size_t)nch + (size_t)c] = row[col[c]];
-        s->frames++;
-    }
-    if (st == PL_OK && ferror(f))
-        st = pl_err_set(err, PL_EIO, "%s: read error", path);
-    if (st == PL_OK && !header)
-        st = pl_err_set(err, PL_EFORMAT, "%s: no header row", path);
-    if (st == PL_OK && s->frames == 0)
-        st = pl_err_set(err, PL_EFORMAT, "%s: no data rows", path);
-    free(text);
+    csv_layout lay = {.path = path, .tcol = -1};
+    csv_clock clock = {0};
+    pl_status st = read_lines(s, f, &p, &lay, o, info, &clock, err);
     csv_free(&p);
     if (st != PL_OK)
         return st;
-    /* The rate: the option, else the metadata, else the time column. */
-    if (!isnan(o->rate_hz))
-        info->sample_rate_hz = o->rate_hz;
-    else if (!(info->sample_rate_hz > 0))
-        info->sample_rate_hz = rate;
-    if (isfinite(rate) && fabs(rate - info->sample_rate_hz) > 1e-6 * rate)
-        return pl_err_set(err, PL_EFORMAT, "%s: the time column's spacing "
-                          "gives %.9g Hz but the rate is %.9g Hz", path, rate,
-                          info->sample_rate_hz);
-    if (!(info->sample_rate_hz > 0) || !isfinite(info->sample_rate_hz))
-        return pl_err_set(err, PL_EINVAL, "%s: the sample rate is not known: "
-                          "give --rate HZ, a t_s column or rate_hz= metadata",
-                          path);
-    return PL_OK;
+    info->n_channels = s->nch = lay.nch;
+    return settle_rate(&clock, &lay, o, info, err);
 }
 
 static pl_status csv_open(void **self, const void *options,

@@ -147,7 +147,140 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
 static const char *const manifest_columns[] = {
     "file", "format", "experiment", "prism", "ramp", "h1_m", "h2_m",
     "ldv_scale_mps_per_v", "sign1", "sign2", "full_scale_v", "lambda0_deg",
-    "synthetic"};
+    "synthetic",
+    /* optional: how to read the file, when it cannot tell (docs/acquire.md) */
+    "channels", "delimiter", "decimal", "columns", "time_column", "time_unit",
+    "rate_hz", "units"};
+
+/* One manifest row as import options, with the text they point to. */
+typedef struct {
+    char file[512], format[8], exp[64], prism[64], ramp[64], path[1600];
+    pl_import_options o;
+} manifest_row;
+
+/* What the lab notebook says: the file, the names, the beams, the release. */
+static pl_status row_notebook(const pl_csvtable *t, int r, manifest_row *m,
+                              pl_err *err)
+{
+    double h1, h2, scale, s1, s2, fs, lam, syn;
+    pl_status st;
+    if ((st = pl_csvtable_string(t, r, "file", 1, m->file, sizeof m->file, err)) ||
+        (st = pl_csvtable_string(t, r, "format", 0, m->format, sizeof m->format, err)) ||
+        (st = pl_csvtable_string(t, r, "experiment", 0, m->exp, sizeof m->exp, err)) ||
+        (st = pl_csvtable_string(t, r, "prism", 0, m->prism, sizeof m->prism, err)) ||
+        (st = pl_csvtable_string(t, r, "ramp", 0, m->ramp, sizeof m->ramp, err)) ||
+        (st = pl_csvtable_double(t, r, "h1_m", 0, 10, 1, NAN, &h1, err)) ||
+        (st = pl_csvtable_double(t, r, "h2_m", 0, 10, 1, NAN, &h2, err)) ||
+        (st = pl_csvtable_double(t, r, "ldv_scale_mps_per_v", 1e-9, 1e3, 1, NAN, &scale, err)) ||
+        (st = pl_csvtable_double(t, r, "sign1", -1, 1, 1, 0, &s1, err)) ||
+        (st = pl_csvtable_double(t, r, "sign2", -1, 1, 1, 0, &s2, err)) ||
+        (st = pl_csvtable_double(t, r, "full_scale_v", 1e-9, 1e6, 1, NAN, &fs, err)) ||
+        (st = pl_csvtable_double(t, r, "lambda0_deg", -180, 180, 1, NAN, &lam, err)) ||
+        (st = pl_csvtable_double(t, r, "synthetic", 0, 1, 1, 0, &syn, err)))
+        return st;
+    if ((s1 != 0 && fabs(s1) != 1) || (s2 != 0 && fabs(s2) != 1))
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: sign1/sign2: expected "
+                          "+1 or -1", pl_csvtable_path(t), pl_csvtable_line(t, r));
+    pl_import_options *o = &m->o;
+    o->format = m->format[0] ? m->format : NULL;
+    o->experiment = m->exp[0] ? m->exp : NULL;
+    o->prism = m->prism[0] ? m->prism : NULL;
+    o->ramp = m->ramp[0] ? m->ramp : NULL;
+    o->lambda0_rad = lam * M_PI / 180.0;
+    o->synthetic = syn != 0;
+    o->beams.beam_height_m[0] = h1;
+    o->beams.beam_height_m[1] = h2;
+    o->beams.ldv_scale_mps_per_v[0] = o->beams.ldv_scale_mps_per_v[1] = scale;
+    o->beams.beam_sign[0] = (int)s1;
+    o->beams.beam_sign[1] = (int)s2;
+    o->wav.full_scale_v = fs;
+    return PL_OK;
+}
+
+/* A field separator or decimal mark: one character, or the word tab. */
+static pl_status mark_cell(const pl_csvtable *t, int r, const char *name,
+                           char *out, pl_err *err)
+{
+    char text[8];
+    pl_status st = pl_csvtable_string(t, r, name, 0, text, sizeof text, err);
+    if (st != PL_OK || !text[0])
+        return st;
+    if (!strcmp(text, "tab"))
+        *out = '\t';
+    else if (strlen(text) == 1)
+        *out = text[0];
+    else
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: column '%s': expected one "
+                          "character or tab, got '%s'", pl_csvtable_path(t),
+                          pl_csvtable_line(t, r), name, text);
+    return PL_OK;
+}
+
+/* Which WAV channels hold the LDVs: "I,J", file channels from 0. */
+static pl_status channels_cell(const pl_csvtable *t, int r, pl_wav_options *w,
+                               pl_err *err)
+{
+    char text[128];
+    pl_status st = pl_csvtable_string(t, r, "channels", 0, text, sizeof text, err);
+    char *save = NULL;
+    w->n_channels = 0;
+    for (char *c = strtok_r(text, ",", &save); st == PL_OK && c;
+         c = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (*end || end == c || v < 0 || v > 63 || w->n_channels >= PL_SOURCE_MAX_CHANNELS)
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column 'channels': "
+                              "expected file channels from 0 to 63 as I,J, got "
+                              "'%s'", pl_csvtable_path(t), pl_csvtable_line(t, r),
+                              pl_csvtable_text(t, r, pl_csvtable_column(t, "channels")));
+        w->channels[w->n_channels++] = (int)v;
+    }
+    return st;
+}
+
+/* How to read the file where it cannot tell: the optional columns. */
+static pl_status row_layout(const pl_csvtable *t, int r, manifest_row *m,
+                            pl_err *err)
+{
+    pl_csv_options *c = &m->o.csv;
+    char units[8];
+    double scale;
+    pl_status st;
+    if ((st = channels_cell(t, r, &m->o.wav, err)) ||
+        (st = mark_cell(t, r, "delimiter", &c->delimiter, err)) ||
+        (st = mark_cell(t, r, "decimal", &c->decimal, err)) ||
+        (st = pl_csvtable_string(t, r, "columns", 0, c->columns, sizeof c->columns, err)) ||
+        (st = pl_csvtable_string(t, r, "time_column", 0, c->time_column,
+                                 sizeof c->time_column, err)) ||
+        (st = pl_csvtable_string(t, r, "time_unit", 0, c->time_unit,
+                                 sizeof c->time_unit, err)) ||
+        (st = pl_csvtable_double(t, r, "rate_hz", 1e-3, 1e9, 1, NAN, &c->rate_hz, err)) ||
+        (st = pl_csvtable_string(t, r, "units", 0, units, sizeof units, err)))
+        return st;
+    if (c->time_unit[0] && pl_csv_time_unit(c->time_unit, &scale, err) != PL_OK)
+        return pl_err_prefix(err, "%s:%ld: column 'time_unit': ",
+                             pl_csvtable_path(t), pl_csvtable_line(t, r));
+    if (units[0] && strcmp(units, "volts") && strcmp(units, "mps"))
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: column 'units': expected "
+                          "volts or mps, got '%s'", pl_csvtable_path(t),
+                          pl_csvtable_line(t, r), units);
+    c->mps = !strcmp(units, "mps");
+    return PL_OK;
+}
+
+/* Row r as import options; paths relative to the manifest's folder dir. */
+static pl_status read_row(const pl_csvtable *t, int r, const char *dir,
+                          int sync_full, manifest_row *m, pl_err *err)
+{
+    pl_import_options_init(&m->o);
+    pl_status st = row_notebook(t, r, m, err);
+    if (st == PL_OK)
+        st = row_layout(t, r, m, err);
+    snprintf(m->path, sizeof m->path, "%s%s", m->file[0] == '/' ? "" : dir, m->file);
+    m->o.path = m->path;
+    m->o.sync_full = sync_full;
+    return st;
+}
 
 pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              int sync_full,
@@ -159,7 +292,8 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
     *count = 0;
     if (pl_csvtable_read(&t, manifest, err) != PL_OK)
         return err->code;
-    pl_status st = pl_csvtable_check_columns(t, manifest_columns, 13, err);
+    pl_status st = pl_csvtable_check_columns(
+        t, manifest_columns, sizeof manifest_columns / sizeof manifest_columns[0], err);
     if (st == PL_OK)
         st = pl_csvtable_require(t, "file", err);
     char dir[1024];
@@ -170,54 +304,22 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
     else
         dir[0] = '\0';
     int rows = pl_csvtable_rows(t);
+    manifest_row *m = malloc(sizeof *m);
+    if (!m && st == PL_OK)
+        st = pl_err_set(err, PL_ENOMEM, "manifest: out of memory");
     for (int r = 0; r < rows && st == PL_OK; r++) {
-        char file[512], format[8], exp[64], prism[64], ramp[64], path[1600];
-        double h1, h2, scale, s1, s2, fs, lam, syn;
-        pl_import_options o;
-        pl_import_options_init(&o);
-        if ((st = pl_csvtable_string(t, r, "file", 1, file, sizeof file, err)) ||
-            (st = pl_csvtable_string(t, r, "format", 0, format, sizeof format, err)) ||
-            (st = pl_csvtable_string(t, r, "experiment", 0, exp, sizeof exp, err)) ||
-            (st = pl_csvtable_string(t, r, "prism", 0, prism, sizeof prism, err)) ||
-            (st = pl_csvtable_string(t, r, "ramp", 0, ramp, sizeof ramp, err)) ||
-            (st = pl_csvtable_double(t, r, "h1_m", 0, 10, 1, NAN, &h1, err)) ||
-            (st = pl_csvtable_double(t, r, "h2_m", 0, 10, 1, NAN, &h2, err)) ||
-            (st = pl_csvtable_double(t, r, "ldv_scale_mps_per_v", 1e-9, 1e3, 1, NAN, &scale, err)) ||
-            (st = pl_csvtable_double(t, r, "sign1", -1, 1, 1, 0, &s1, err)) ||
-            (st = pl_csvtable_double(t, r, "sign2", -1, 1, 1, 0, &s2, err)) ||
-            (st = pl_csvtable_double(t, r, "full_scale_v", 1e-9, 1e6, 1, NAN, &fs, err)) ||
-            (st = pl_csvtable_double(t, r, "lambda0_deg", -180, 180, 1, NAN, &lam, err)) ||
-            (st = pl_csvtable_double(t, r, "synthetic", 0, 1, 1, 0, &syn, err)))
-            break;
-        if ((s1 != 0 && fabs(s1) != 1) || (s2 != 0 && fabs(s2) != 1)) {
-            st = pl_err_set(err, PL_EFORMAT, "%s:%ld: sign1/sign2: expected "
-                            "+1 or -1", manifest, pl_csvtable_line(t, r));
-            break;
-        }
-        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
-        o.path = path;
-        o.format = format[0] ? format : NULL;
-        o.experiment = exp[0] ? exp : NULL;
-        o.prism = prism[0] ? prism : NULL;
-        o.ramp = ramp[0] ? ramp : NULL;
-        o.lambda0_rad = lam * M_PI / 180.0;
-        o.synthetic = syn != 0;
-        o.sync_full = sync_full;
-        o.beams.beam_height_m[0] = h1;
-        o.beams.beam_height_m[1] = h2;
-        o.beams.ldv_scale_mps_per_v[0] = o.beams.ldv_scale_mps_per_v[1] = scale;
-        o.beams.beam_sign[0] = (int)s1;
-        o.beams.beam_sign[1] = (int)s2;
-        o.wav.full_scale_v = fs;
         long long id = 0;
-        if ((st = pl_import_file(db_path, &o, &id, NULL, err)) != PL_OK) {
+        if ((st = read_row(t, r, dir, sync_full, m, err)) != PL_OK)
+            break;
+        if ((st = pl_import_file(db_path, &m->o, &id, NULL, err)) != PL_OK) {
             pl_err_prefix(err, "%s:%ld: ", manifest, pl_csvtable_line(t, r));
             break;
         }
         ++*count;
         if (each)
-            each(ctx, r, rows, id, path);
+            each(ctx, r, rows, id, m->path);
     }
+    free(m);
     pl_csvtable_free(t);
     return st;
 }

@@ -1,0 +1,261 @@
+/* tests/acquire/csv_test.c - the CSV source on real files: a foreign
+ * logger's layout (';', decimal commas, a time column in ms, a trigger
+ * column) read unaided and the same file read with every option stated;
+ * the time column's unit from its name or the option; time stamps rounded
+ * by the logger accepted, gaps and backward steps refused with FILE:LINE;
+ * a number with the other decimal mark refused; a time column that
+ * disagrees with a stated rate refused; tab separators; columns by index. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "acquire/csv_source.h"
+#include "tests/util/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *dir, *csv;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("csv");
+    f->csv = tu_path(f->dir, "in.csv");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->csv);
+    free(f);
+    return 0;
+}
+
+/* Beams for two channels, so that open() can succeed. */
+static pl_source_config beams(void)
+{
+    pl_source_config cfg;
+    pl_source_config_init(&cfg);
+    for (int i = 0; i < 2; i++) {
+        cfg.beam_height_m[i] = 0.02 - 0.01 * i;
+        cfg.beam_sign[i] = i ? -1 : 1;
+        cfg.ldv_scale_mps_per_v[i] = 0.025;
+    }
+    return cfg;
+}
+
+/* Opens f->csv with o; on success reads every frame into v (2 a frame,
+ * at most max frames) and returns the frame count; -1 on an error (err
+ * holds it). */
+static long long load(fixture *f, pl_csv_options *o, pl_source_info *info,
+                      double *v, size_t max, pl_err *err)
+{
+    o->path = f->csv;
+    pl_source_config cfg = beams();
+    pl_source_spec spec = pl_csv_spec(o, &cfg);
+    void *src = NULL;
+    if (pl_source_open(&spec, &src, info, err) != PL_OK)
+        return -1;
+    size_t got = 0;
+    assert_int_equal(pl_source_csv.read(src, v, max, &got, err), PL_OK);
+    pl_source_csv.close(src);
+    return (long long)got;
+}
+
+/* The foreign logger's export: 2000 rows at 10 kHz, time in ms. */
+static void write_foreign(const char *path, double step_ms, int rows)
+{
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fputs("zeit_ms;ldv_oben_V;ldv_unten_V;trigger_V\n", out);
+    for (int k = 0; k < rows; k++) {
+        char line[128];
+        snprintf(line, sizeof line, "%.4f;%.6f;%.6f;%.1f\n", k * step_ms,
+                 0.001 * k, -0.002 * k, k < 100 ? 0.0 : 5.0);
+        for (char *p = line; *p; p++)
+            if (*p == '.')
+                *p = ',';
+        fputs(line, out);
+    }
+    fclose(out);
+}
+
+static void test_foreign_unaided(void **state)
+{
+    fixture *f = *state;
+    write_foreign(f->csv, 0.1, 2000);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    pl_source_info info;
+    pl_err err = {0};
+    double v[2 * 2000];
+    long long n = load(f, &o, &info, v, 2000, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 2000);
+    assert_int_equal(info.n_channels, 2);
+    tu_assert_close(info.sample_rate_hz, 10000, 1e-6);
+    tu_assert_close(v[2 * 1234], 1.234, 1e-12);
+    tu_assert_close(v[2 * 1234 + 1], -2.468, 1e-12);
+    assert_string_equal(info.kind, "csv");
+    assert_int_equal(info.format, PL_FMT_F64);
+}
+
+/* The same with every option stated gives the same; index columns too. */
+static void test_foreign_stated(void **state)
+{
+    fixture *f = *state;
+    write_foreign(f->csv, 0.1, 500);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    o.delimiter = ';';
+    o.decimal = ',';
+    snprintf(o.columns, sizeof o.columns, "ldv_oben_V,2");
+    snprintf(o.time_column, sizeof o.time_column, "0");
+    snprintf(o.time_unit, sizeof o.time_unit, "ms");
+    o.rate_hz = 10000;
+    pl_source_info info;
+    pl_err err = {0};
+    double v[2 * 500];
+    assert_int_equal(load(f, &o, &info, v, 500, &err), 500);
+    tu_assert_close(v[2 * 321 + 1], -0.642, 1e-12);
+
+    /* the score script's way: no time column, the rate given */
+    pl_csv_options_init(&o);
+    o.delimiter = ';';
+    o.decimal = ',';
+    snprintf(o.columns, sizeof o.columns, "1,2");
+    snprintf(o.time_column, sizeof o.time_column, "none");
+    o.rate_hz = 10000;
+    assert_int_equal(load(f, &o, &info, v, 500, &err), 500);
+    tu_assert_close(v[2 * 321], 0.321, 1e-12);
+
+    /* a unit stated against the name's: ms read as s is a 10 Hz file, which
+     * disagrees with the stated rate */
+    pl_csv_options_init(&o);
+    snprintf(o.time_unit, sizeof o.time_unit, "s");
+    o.rate_hz = 10000;
+    assert_int_equal(load(f, &o, &info, v, 500, &err), -1);
+    assert_non_null(strstr(err.msg, "the time column's spacing gives 10 Hz but "
+                                    "the rate is 10000 Hz"));
+}
+
+/* 3 kHz in ms to four decimals: 0.3333 ms steps, rounded; the rate comes
+ * from the whole column, not the first step (which says 3000.3 Hz). */
+static void test_rounded_stamps(void **state)
+{
+    fixture *f = *state;
+    write_foreign(f->csv, 1.0 / 3.0, 30000);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    pl_source_info info;
+    pl_err err = {0};
+    double *v = malloc(2 * 30000 * sizeof *v);
+    long long n = load(f, &o, &info, v, 30000, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 30000);
+    tu_assert_close(info.sample_rate_hz, 3000, 3000 * 1e-7);
+    free(v);
+}
+
+/* Reads text as the file and expects the message "<file>:<want>". */
+static void expect_error(fixture *f, const char *text, pl_csv_options *o,
+                         const char *want)
+{
+    assert_int_equal(tu_write_file(f->csv, text), 0);
+    pl_source_info info;
+    pl_err err = {0};
+    double v[64];
+    assert_int_equal(load(f, o, &info, v, 32, &err), -1);
+    char full[1400];
+    snprintf(full, sizeof full, "%s:%s", f->csv, want);
+    if (strcmp(err.msg, full))
+        fail_msg("got '%s', expected '%s'", err.msg, full);
+}
+
+static void test_refusals(void **state)
+{
+    fixture *f = *state;
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n2;1;2\n4;1;2\n", &o,
+                 "5: t_ms = 4 breaks the regular spacing of 1 ms (expected 3)");
+    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n1;1;2\n", &o,
+                 "4: t_ms = 1 does not follow 1: the time column must increase");
+    expect_error(f, "t_s;a_V;b_V\n0,0;1,5;2\n0,1;1.5;2\n", &o,
+                 "3: column 2: expected a number, got '1.5'");
+    expect_error(f, "t_s,a_V,b_V\n0,1,2\n0.1,1,5,2\n", &o,
+                 "3: expected 3 fields as in the header, got 4");
+    expect_error(f, "when,a_mV,b_mV\n0,1,2\n", &o,
+                 "1: no voltage column (<name>_V) in the header (or pick "
+                 "columns with --columns)");
+    snprintf(o.time_column, sizeof o.time_column, "time");
+    expect_error(f, "t_s,a_V,b_V\n0,1,2\n", &o,
+                 "1: no time column 'time' in the header");
+    pl_csv_options_init(&o);
+    snprintf(o.columns, sizeof o.columns, "a_V,7");
+    expect_error(f, "t_s,a_V,b_V\n0,1,2\n", &o,
+                 "1: no column '7' in the header (3 columns)");
+}
+
+/* Tab separators; a time column in us; columns that are neither LDV nor
+ * time passed over; a trigger column whatever its case. */
+static void test_tabs_and_us(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(tu_write_file(f->csv,
+        "# a logger\n"
+        "Trig_V\ttime_us\ttemp_C\tv1_V\tv2_V\n"
+        "0\t0\t21.5\t0.5\t-0.5\n"
+        "0\t50\t21.5\t0.6\t-0.6\n"
+        "5\t100\t21.6\t0.7\t-0.7\n"), 0);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    pl_source_info info;
+    pl_err err = {0};
+    double v[6];
+    long long n = load(f, &o, &info, v, 3, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 3);
+    tu_assert_close(info.sample_rate_hz, 20000, 1e-6);
+    tu_assert_close(v[4], 0.7, 1e-12);
+    tu_assert_close(v[5], -0.7, 1e-12);
+}
+
+static void test_time_unit_names(void **state)
+{
+    (void)state;
+    double s = 0;
+    pl_err err = {0};
+    assert_int_equal(pl_csv_time_unit("ms", &s, &err), PL_OK);
+    tu_assert_close(s, 1e-3, 0);
+    assert_int_equal(pl_csv_time_unit("us", &s, &err), PL_OK);
+    tu_assert_close(s, 1e-6, 0);
+    assert_int_equal(pl_csv_time_unit("min", &s, &err), PL_EINVAL);
+    assert_string_equal(err.msg, "time unit 'min': expected s, ms or us");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_foreign_unaided, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_stated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rounded_stamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tabs_and_us, setup, teardown),
+        cmocka_unit_test(test_time_unit_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
