@@ -311,6 +311,126 @@ static void friction_ratios(const double w[4][4], const double u[4],
     }
 }
 
+/* The normal impulse ratios q of a double impact's step (the primary p
+ * takes 1) at the step's middle, by the distributing law (2.10). */
+static void impulse_ratios(const double u[4], const double E[2],
+                           const int active[2], int p, double es, double gam,
+                           double h, double q[2])
+{
+    double eta = gam / (1 - gam);
+    int s = 1 - p;
+    q[p] = 1;
+    q[s] = 0;
+    if (!active[s])
+        return;
+    if (E[s] > 0 && E[p] > 0) {
+        /* mid-step energies, first order */
+        double ip = u[p] < 0 || es == 0 ? 1 : 1 / (es * es);
+        double is = u[s] < 0 || es == 0 ? 1 : 1 / (es * es);
+        double ep = E[p] - u[p] * h / 2 * ip;
+        double es_ = E[s] - u[s] * h / 2 * pow(E[s] / E[p], gam) * is;
+        q[s] = ep > 0 && es_ > 0 ? pow(es_ / ep, gam) : pow(E[s] / E[p], gam);
+    } else if (E[s] == 0 && E[p] == 0 && u[s] < 0 && u[p] < 0) {
+        /* both start at once: on the Hertz clock their deformations grow
+         * as their approach speeds, so the impulse ratio is
+         * (u_s / u_p)^eta from the start */
+        q[s] = pow(u[s] / u[p], eta);
+    } else if (E[s] == 0 && u[s] < 0 && E[p] > 0) {
+        /* the Hertz clock: xi_s grows from 0 over the step */
+        double xip = pow((eta + 1) * E[p], 1 / (eta + 1));
+        double xis = -u[s] * h / pow(xip, eta);
+        q[s] = pow(xis / xip, eta) / (eta + 1);
+    }
+}
+
+/* Cuts the step *hs of a double impact at its first event and returns
+ * which: 2 + i a sliding tangential velocity reaching zero, 4 + i a
+ * normal one changing sign, 6 + i contact i's energy running out; -1 none
+ * (du: the velocity change per unit primary impulse). */
+static int first_event(const double u[4], const double du[4], const double q[2],
+                       const int st[2], const double E[2], double es, double *hs)
+{
+    int ev = -1;
+    for (int i = 0; i < 2; i++) {
+        if (q[i] > 0 && !st[i] && u[2 + i] != 0 && du[2 + i] * u[2 + i] < 0 &&
+            -u[2 + i] / du[2 + i] < *hs) {
+            *hs = -u[2 + i] / du[2 + i];
+            ev = 2 + i;
+        }
+        if (u[i] < 0 && du[i] > 0 && -u[i] / du[i] < *hs) {
+            *hs = -u[i] / du[i];
+            ev = 4 + i;
+        }
+        if (q[i] > 0 && u[i] >= 0 && E[i] > 0) {
+            /* E_i - (u_i q_i x + du_i q_i x^2 / 2) / es^2 = 0 */
+            double a = du[i] * q[i] / 2, b = u[i] * q[i], c = -es * es * E[i], x;
+            double disc = b * b - 4 * a * c;
+            /* the smallest positive root, in the form without
+             * cancellation (c < 0, b >= 0) */
+            if (es == 0)
+                x = 0;
+            else if (disc >= 0 && b + sqrt(disc) > 0)
+                x = -2 * c / (b + sqrt(disc));
+            else
+                x = INFINITY;
+            if (x < *hs) {
+                *hs = x;
+                ev = 6 + i;
+            }
+        }
+    }
+    return ev;
+}
+
+/* The work and impulses of a double impact's step hs on each contact:
+ * compression work while it approaches lowers its energy, restitution
+ * work 1/e_s^2 of it. */
+static void step_work(const double u[4], const double du[4], const double q[2],
+                      const double rt[2], double hs, double es, double E[2],
+                      pl_dimer_impact *out)
+{
+    for (int i = 0; i < 2; i++) {
+        double dpn = q[i] * hs;
+        if (dpn > 0) {
+            double work = (u[i] + 0.5 * du[i] * hs) * dpn;
+            if (u[i] < 0 || (u[i] == 0 && du[i] < 0)) {
+                E[i] -= work;
+                out->wc[i] += work;
+            } else {
+                E[i] = es > 0 ? E[i] - work / (es * es) : 0;
+                out->wr[i] += work;
+            }
+            out->pn[i] += dpn;
+            out->pt[i] += rt[i] * dpn;
+        }
+    }
+}
+
+/* The event ev that ended a double impact's step (first_event), then the
+ * friction modes the step settled on (st) for the next. */
+static void after_step(int ev, const int st[2], double es, double u[4],
+                       double E[2], int stick_try[2], pl_dimer_impact *out)
+{
+    if (ev == 2 || ev == 3) {
+        u[ev] = 0;
+        stick_try[ev - 2] = 1;
+    } else if (ev == 4 || ev == 5) {
+        u[ev - 4] = 0;
+        if (es == 0)
+            E[ev - 4] = 0;   /* plastic: nothing stored is given back */
+    } else if (ev == 6 || ev == 7) {
+        E[ev - 6] = 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (st[i])
+            u[2 + i] = 0;
+        stick_try[i] = st[i] || u[2 + i] == 0;
+        out->stuck[i] = st[i];
+        if (E[i] < 0)
+            E[i] = 0;
+    }
+}
+
 /* A double impact: both contacts take impulse, the secondary's by the
  * distributing law dPn_s = (E_s / E_p)^gamma dPn_p, the primary p the
  * contact of greater potential energy (2.10).  Stepped in the primary's
@@ -325,7 +445,6 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                                double mu, double mu_s, double gam,
                                pl_dimer_impact *out, pl_err *err)
 {
-    double eta = gam / (1 - gam);
     double E[2] = {0, 0};
     int stick_try[2] = {u[2] == 0, u[3] == 0};
     double pscale = 0;
@@ -344,106 +463,20 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
         int p = E[0] > E[1] ? 0 : E[1] > E[0] ? 1 : (u[0] <= u[1] ? 0 : 1);
         if (!active[p])
             p = 1 - p;
-        int s = 1 - p;
-        /* normal impulse ratios q (primary 1) at the step's middle */
-        double q[2];
-        q[p] = 1;
-        q[s] = 0;
-        if (active[s]) {
-            if (E[s] > 0 && E[p] > 0) {
-                /* mid-step energies, first order */
-                double ip = u[p] < 0 || es == 0 ? 1 : 1 / (es * es);
-                double is = u[s] < 0 || es == 0 ? 1 : 1 / (es * es);
-                double ep = E[p] - u[p] * h / 2 * ip;
-                double es_ = E[s] - u[s] * h / 2 * pow(E[s] / E[p], gam) * is;
-                q[s] = ep > 0 && es_ > 0 ? pow(es_ / ep, gam) : pow(E[s] / E[p], gam);
-            } else if (E[s] == 0 && E[p] == 0 && u[s] < 0 && u[p] < 0) {
-                /* both start at once: on the Hertz clock their
-                 * deformations grow as their approach speeds, so the
-                 * impulse ratio is (u_s / u_p)^eta from the start */
-                q[s] = pow(u[s] / u[p], eta);
-            } else if (E[s] == 0 && u[s] < 0 && E[p] > 0) {
-                /* the Hertz clock: xi_s grows from 0 over the step */
-                double xip = pow((eta + 1) * E[p], 1 / (eta + 1));
-                double xis = -u[s] * h / pow(xip, eta);
-                q[s] = pow(xis / xip, eta) / (eta + 1);
-            }
-        }
-        double rt[2];
+        double q[2], rt[2], du[4];
         int st[2];
+        impulse_ratios(u, E, active, p, es, gam, h, q);
         friction_ratios(w, u, q, stick_try, mu, mu_s, rt, st);
         /* velocity change per unit primary impulse */
-        double du[4];
         for (int i = 0; i < 4; i++)
             du[i] = w[i][0] * q[0] + w[i][1] * q[1] + w[i][2] * q[0] * rt[0] + w[i][3] * q[1] * rt[1];
-        /* cut the step at the first event: a sliding tangential velocity
-         * reaching zero, a normal one changing sign, an energy running out */
         double hs = h;
-        int ev = -1;
-        for (int i = 0; i < 2; i++) {
-            if (q[i] > 0 && !st[i] && u[2 + i] != 0 && du[2 + i] * u[2 + i] < 0 &&
-                -u[2 + i] / du[2 + i] < hs) {
-                hs = -u[2 + i] / du[2 + i];
-                ev = 2 + i;
-            }
-            if (u[i] < 0 && du[i] > 0 && -u[i] / du[i] < hs) {
-                hs = -u[i] / du[i];
-                ev = 4 + i;
-            }
-            if (q[i] > 0 && u[i] >= 0 && E[i] > 0) {
-                /* E_i - (u_i q_i x + du_i q_i x^2 / 2) / es^2 = 0 */
-                double a = du[i] * q[i] / 2, b = u[i] * q[i], c = -es * es * E[i], x;
-                double disc = b * b - 4 * a * c;
-                /* the smallest positive root, in the form without
-                 * cancellation (c < 0, b >= 0) */
-                if (es == 0)
-                    x = 0;
-                else if (disc >= 0 && b + sqrt(disc) > 0)
-                    x = -2 * c / (b + sqrt(disc));
-                else
-                    x = INFINITY;
-                if (x < hs) {
-                    hs = x;
-                    ev = 6 + i;
-                }
-            }
-        }
-        for (int i = 0; i < 2; i++) {
-            double dpn = q[i] * hs;
-            if (dpn > 0) {
-                double work = (u[i] + 0.5 * du[i] * hs) * dpn;
-                if (u[i] < 0 || (u[i] == 0 && du[i] < 0)) {
-                    E[i] -= work;
-                    out->wc[i] += work;
-                } else {
-                    E[i] = es > 0 ? E[i] - work / (es * es) : 0;
-                    out->wr[i] += work;
-                }
-                out->pn[i] += dpn;
-                out->pt[i] += rt[i] * dpn;
-            }
-        }
+        int ev = first_event(u, du, q, st, E, es, &hs);
+        step_work(u, du, q, rt, hs, es, E, out);
         for (int i = 0; i < 4; i++)
             u[i] += du[i] * hs;
         out->steps++;
-        if (ev == 2 || ev == 3) {
-            u[ev] = 0;
-            stick_try[ev - 2] = 1;
-        } else if (ev == 4 || ev == 5) {
-            u[ev - 4] = 0;
-            if (es == 0)
-                E[ev - 4] = 0;   /* plastic: nothing stored is given back */
-        } else if (ev == 6 || ev == 7) {
-            E[ev - 6] = 0;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (st[i])
-                u[2 + i] = 0;
-            stick_try[i] = st[i] || u[2 + i] == 0;
-            out->stuck[i] = st[i];
-            if (E[i] < 0)
-                E[i] = 0;
-        }
+        after_step(ev, st, es, u, E, stick_try, out);
     }
     if (E[0] > 0 || E[1] > 0)
         return pl_err_set(err, PL_ENUMERIC, "double impact did not end after "
@@ -541,6 +574,114 @@ static int solve(int n, double a[4][4], double b[4])
     return 0;
 }
 
+/* The unknowns of a contact case into un: the normal forces of the tips
+ * in act, then the tangential forces of those that stick; *nn receives
+ * the normal ones' count and *combined 1 when both stick on a flat plate,
+ * where the tangential rows are one (superstatic) and one unknown stands
+ * for their sum.  Returns the count. */
+static int case_unknowns(const double W[4][4], const int act[2],
+                         const int stick[2], int un[4], int *nn, int *combined)
+{
+    int n = 0;
+    *combined = 0;
+    for (int i = 0; i < 2; i++)
+        if (act[i])
+            un[n++] = i;
+    *nn = n;
+    for (int i = 0; i < 2; i++)
+        if (act[i] && stick[i])
+            un[n++] = 2 + i;
+    if (act[0] && act[1] && stick[0] && stick[1]) {
+        double d = W[2][2] * W[3][3] - W[2][3] * W[3][2];
+        if (fabs(d) < 1e-9 * W[2][2] * W[3][3]) {
+            *combined = 1;
+            n = 3;
+            un[2] = 2;
+        }
+    }
+    return n;
+}
+
+/* The contact forces Fc (n1, n2, t1, t2) when exactly the tips in act
+ * push, with the modes stick and slip (H: the accelerations of the four
+ * rows without contact forces, ypa the plate's).  Returns 1 when the case
+ * holds: it has a solution, every pushing tip pushes and no closed tip
+ * that does not push sinks. */
+static int contact_case(const sim *s, const double W[4][4], const double H[4],
+                        double ypa, const int act[2], const int stick[2],
+                        const double slip[2], double Fc[4])
+{
+    const pl_dimer_params *p = s->p;
+    int un[4], nn, combined;
+    int n = case_unknowns(W, act, stick, un, &nn, &combined);
+    double A[4][4], b[4];
+    for (int e = 0; e < n; e++) {
+        int row = un[e];            /* the equation of this unknown's contact */
+        for (int f = 0; f < n; f++) {
+            int col = un[f];
+            A[e][f] = W[row][col];
+            if (combined && col == 2)
+                A[e][f] = 0.5 * (W[row][2] + W[row][3]);
+            /* a sliding tip's friction rides on its normal force */
+            if (col < 2 && !stick[col])
+                A[e][f] += W[row][2 + col] * (-p->mu_c * slip[col]);
+        }
+        b[e] = -(H[row] - (row < 2 ? ypa : 0));
+    }
+    if (n > 0 && solve(n, A, b) != 0)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        Fc[i] = 0;
+    for (int e = 0; e < n; e++) {
+        if (combined && un[e] == 2) {
+            Fc[2] = Fc[3] = 0.5 * b[e];
+        } else {
+            Fc[un[e]] = b[e];
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (act[i] && !stick[i])
+            Fc[2 + i] = -p->mu_c * slip[i] * Fc[i];
+    for (int e = 0; e < nn; e++)
+        if (Fc[un[e]] < 0)
+            return 0;
+    /* a closed tip that does not push must not sink */
+    for (int i = 0; i < 2; i++)
+        if (s->closed[i] && !act[i]) {
+            double a = H[i] - ypa;
+            for (int j = 0; j < 4; j++)
+                a += W[i][j] * Fc[j];
+            if (a < -1e-9 * p->g)
+                return 0;
+        }
+    return 1;
+}
+
+/* The friction cones of the sticking tips under the forces F: a tip whose
+ * cone does not hold slides the way it is pushed (both together when
+ * they share one tangential force).  Returns 1 when a mode changed. */
+static int cones_slip(const pl_dimer_params *p, const int push[2],
+                      const double F[4], int stick[2], double slip[2])
+{
+    int changed = 0;
+    if (push[0] && push[1] && stick[0] && stick[1] &&
+        fabs(F[2] - F[3]) < 1e-12 * (fabs(F[2]) + 1e-300)) {
+        if (fabs(F[2] + F[3]) > p->mu_s * (F[0] + F[1])) {
+            stick[0] = stick[1] = 0;
+            slip[0] = slip[1] = -sgn(F[2] + F[3]);
+            changed = 1;
+        }
+    } else {
+        for (int i = 0; i < 2; i++)
+            if (push[i] && stick[i] && fabs(F[2 + i]) > p->mu_s * F[i]) {
+                stick[i] = 0;
+                slip[i] = -sgn(F[2 + i]);
+                changed = 1;
+            }
+    }
+    return changed;
+}
+
 /* The contact forces of the closed tips: the normal complementarity
  * (2.4) solved by trying which tips push (at most two: every case), with
  * Coulomb's law (2.5): a sliding tip's friction is -mu_c sign(v_t) F_n, a
@@ -570,94 +711,16 @@ static void contact_accel(const sim *s, double t, const double q[3],
         static const int sets[4][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
         for (int c = 0; c < 4 && !found; c++) {
             int act[2] = {sets[c][0] && s->closed[0], sets[c][1] && s->closed[1]};
-            if (sets[c][0] != act[0] || sets[c][1] != act[1])
-                continue;
-            /* unknowns: Fn of pushing tips, Ft of pushing sticking tips */
-            int un[4], n = 0, combined = 0;
-            for (int i = 0; i < 2; i++)
-                if (act[i])
-                    un[n++] = i;
-            int nn = n;
-            for (int i = 0; i < 2; i++)
-                if (act[i] && stick[i])
-                    un[n++] = 2 + i;
-            if (act[0] && act[1] && stick[0] && stick[1]) {
-                /* both sticking on a flat plate: the tangential rows are
-                 * one (superstatic); one unknown for their sum */
-                double d = W[2][2] * W[3][3] - W[2][3] * W[3][2];
-                if (fabs(d) < 1e-9 * W[2][2] * W[3][3]) {
-                    combined = 1;
-                    n = 3;
-                    un[2] = 2;
-                }
-            }
-            double A[4][4], b[4];
-            for (int e = 0; e < n; e++) {
-                int row = un[e];            /* the equation of this unknown's contact */
-                for (int f = 0; f < n; f++) {
-                    int col = un[f];
-                    A[e][f] = W[row][col];
-                    if (combined && col == 2)
-                        A[e][f] = 0.5 * (W[row][2] + W[row][3]);
-                    /* a sliding tip's friction rides on its normal force */
-                    if (col < 2 && !stick[col])
-                        A[e][f] += W[row][2 + col] * (-p->mu_c * slip[col]);
-                }
-                b[e] = -(H[row] - (row < 2 ? ypa : 0));
-            }
-            if (n > 0 && solve(n, A, b) != 0)
-                continue;
-            double Fc[4] = {0, 0, 0, 0};
-            for (int e = 0; e < n; e++) {
-                if (combined && un[e] == 2) {
-                    Fc[2] = Fc[3] = 0.5 * b[e];
-                } else {
-                    Fc[un[e]] = b[e];
-                }
-            }
-            for (int i = 0; i < 2; i++)
-                if (act[i] && !stick[i])
-                    Fc[2 + i] = -p->mu_c * slip[i] * Fc[i];
-            int ok = 1;
-            for (int e = 0; e < nn; e++)
-                if (Fc[un[e]] < 0)
-                    ok = 0;
-            /* a closed tip that does not push must not sink */
-            for (int i = 0; i < 2 && ok; i++)
-                if (s->closed[i] && !act[i]) {
-                    double a = H[i] - ypa;
-                    for (int j = 0; j < 4; j++)
-                        a += W[i][j] * Fc[j];
-                    if (a < -1e-9 * p->g)
-                        ok = 0;
-                }
-            if (!ok)
+            double Fc[4];
+            if (sets[c][0] != act[0] || sets[c][1] != act[1] ||
+                !contact_case(s, W, H, ypa, act, stick, slip, Fc))
                 continue;
             found = 1;
             memcpy(F, Fc, sizeof F);
             push[0] = act[0];
             push[1] = act[1];
         }
-        if (!found)
-            break;
-        /* the friction cones of the sticking tips */
-        int changed = 0;
-        if (push[0] && push[1] && stick[0] && stick[1] &&
-            fabs(F[2] - F[3]) < 1e-12 * (fabs(F[2]) + 1e-300)) {
-            if (fabs(F[2] + F[3]) > p->mu_s * (F[0] + F[1])) {
-                stick[0] = stick[1] = 0;
-                slip[0] = slip[1] = -sgn(F[2] + F[3]);
-                changed = 1;
-            }
-        } else {
-            for (int i = 0; i < 2; i++)
-                if (push[i] && stick[i] && fabs(F[2 + i]) > p->mu_s * F[i]) {
-                    stick[i] = 0;
-                    slip[i] = -sgn(F[2 + i]);
-                    changed = 1;
-                }
-        }
-        if (!changed)
+        if (!found || !cones_slip(p, push, F, stick, slip))
             break;
     }
     double mi[3] = {1 / s->g.M, 1 / s->g.M, 1 / s->g.J};
@@ -767,6 +830,205 @@ static void sample(const sim *s, pl_dimer_sample *sm)
     sm->theta = s->q[2];
 }
 
+/* Released at rest, the lower (left) tip h0 above the plate's mean. */
+static void release(sim *s)
+{
+    const pl_dimer_params *p = s->p;
+    double h = s->g.l / 2;
+    s->q[2] = p->theta0;
+    s->q[0] = h * cos(p->theta0);
+    s->q[1] = p->h0 + s->g.r + h * sin(fabs(p->theta0));
+}
+
+/* s0 stepped by dt into s with s0's contact modes; stick, slip and push
+ * receive the modes the forces settled on. */
+static void step_from(sim *s, const sim *s0, double dt, int stick[2],
+                      double slip[2], int push[2])
+{
+    *s = *s0;
+    stick[0] = s0->stick[0];
+    stick[1] = s0->stick[1];
+    slip[0] = s0->slip[0];
+    slip[1] = s0->slip[1];
+    rk4(s, dt, stick, slip, push);
+}
+
+/* Whether an event lies within dt of s0 (u0: its relative velocities):
+ * an open tip under the plate, a sliding closed tip's tangential
+ * velocity through zero. */
+static int event_within(const sim *s0, const double u0[4], double dt)
+{
+    sim sm;
+    int stick[2], push[2];
+    double slip[2], um[4];
+    step_from(&sm, s0, dt, stick, slip, push);
+    rel_vel(&sm, sm.q, sm.v, sm.t, um);
+    int ev = 0;
+    for (int i = 0; i < 2; i++) {
+        if (!s0->closed[i] && gap(&sm, sm.q, sm.t, i) < 0)
+            ev = 1;
+        if (s0->closed[i] && !s0->stick[i] && u0[2 + i] * um[2 + i] < 0)
+            ev = 1;
+    }
+    return ev;
+}
+
+/* The events of the step from s0 to s: *hit an open tip reaching the
+ * plate, *zero a sliding closed tip's tangential velocity vanishing (-1:
+ * none).  When there is one, s (and stick, slip, push) is stepped again
+ * to the first, found by bisection of the step. */
+static void locate_event(sim *s, const sim *s0, double step, int stick[2],
+                         double slip[2], int push[2], int *hit, int *zero)
+{
+    double u0[4], u1[4];
+    rel_vel(s0, s0->q, s0->v, s0->t, u0);
+    rel_vel(s, s->q, s->v, s->t, u1);
+    *hit = *zero = -1;
+    for (int i = 0; i < 2; i++) {
+        if (!s0->closed[i] && gap(s, s->q, s->t, i) < 0)
+            *hit = i;
+        if (s0->closed[i] && !s0->stick[i] && push[i] && u0[2 + i] * u1[2 + i] < 0)
+            *zero = i;
+    }
+    if (*hit < 0 && *zero < 0)
+        return;
+    double lo = 0, hi = step;
+    for (int it = 0; it < 60 && hi - lo > 1e-13; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (event_within(s0, u0, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    step_from(s, s0, hi, stick, slip, push);
+    rel_vel(s, s->q, s->v, s->t, u1);
+    /* which event is it */
+    *hit = *zero = -1;
+    for (int i = 0; i < 2; i++) {
+        if (!s0->closed[i] && gap(s, s->q, s->t, i) < 1e-12)
+            *hit = i;
+        if (s0->closed[i] && !s0->stick[i] && u0[2 + i] * u1[2 + i] <= 0)
+            *zero = i;
+    }
+}
+
+/* The contact modes the forces settled on; a stick tried at a zero of the
+ * sliding velocity counts once the cone held it for a step.  A closed tip
+ * that no longer pushes and has left the plate lifts off; a tip whose
+ * sliding velocity reached zero (zero >= 0) tries to stick. */
+static void settle_modes(sim *s, const int stick[2], const double slip[2],
+                         const int push[2], int zero, int trial[2],
+                         pl_dimer_result *res)
+{
+    for (int i = 0; i < 2; i++) {
+        if (s->closed[i]) {
+            if (trial[i] && stick[i])
+                res->stick_events++;
+            trial[i] = 0;
+            s->stick[i] = stick[i];
+            s->slip[i] = slip[i];
+            if (!push[i] && gap(s, s->q, s->t, i) > 0) {
+                s->closed[i] = 0;   /* lifted off */
+                s->stick[i] = 0;
+            }
+        }
+    }
+    if (zero >= 0 && s->closed[zero]) {
+        s->stick[zero] = 1;     /* tried; the cone decides next step */
+        trial[zero] = 1;
+    }
+}
+
+/* An impact of the tips in (u: the relative velocities before it, after
+ * it on return), hit the tip that arrived; counted says whether it counts
+ * among the last cycles' hits.  The tips that come out slower than v_rest
+ * stay closed. */
+static pl_status bounce(sim *s, double u[4], const int in[2], int hit,
+                        int counted, pl_dimer_result *res, pl_err *err)
+{
+    const pl_dimer_params *p = s->p;
+    double W[4][4], uu[4], es = p->es;
+    pl_dimer_local_matrix(&s->g, s->q[2], W);
+    pl_dimer_impact im;
+    /* the collisional singularity: bounces too small to resolve end the
+     * bouncing (a plastic impact) */
+    if (!(in[0] && in[1]) && -u[hit] < p->v_rest)
+        es = 0;
+    memcpy(uu, u, sizeof uu);
+    pl_status st = pl_dimer_impact_solve((const double (*)[4])W, uu, in, es,
+                                         p->mu_i, p->mu_s, p->dist_exp, &im, err);
+    if (st != PL_OK) {
+        pl_err_prefix(err, "t = %.6f s: ", s->t);
+        return st;
+    }
+    apply_impulse(s, &im);
+    /* a double impact when both tips took impulse (a resting tip may be
+     * lifted instead of pressed) */
+    if (im.pn[0] > 0 && im.pn[1] > 0)
+        res->doubles++;
+    else
+        res->impacts++;
+    if (counted)
+        res->hits[hit]++;
+    rel_vel(s, s->q, s->v, s->t, u);
+    for (int i = 0; i < 2; i++) {
+        if (!in[i])
+            continue;
+        if (u[i] < p->v_rest) {
+            s->closed[i] = 1;
+            s->stick[i] = im.stuck[i] || u[2 + i] == 0;
+            s->slip[i] = sgn(u[2 + i]);
+            if (im.stuck[i])
+                res->stick_events++;
+        } else {
+            s->closed[i] = 0;
+            s->stick[i] = 0;
+        }
+    }
+    project(s);
+    return PL_OK;
+}
+
+/* Tip hit reached the plate: an impact of it and of every tip touching
+ * and approaching, or, when it does not approach, it closes.  in_window:
+ * the last ten cycles, where impacts faster than v_sig count as hits. */
+static pl_status arrive(sim *s, int hit, int in_window, double v_sig,
+                        pl_dimer_result *res, pl_err *err)
+{
+    double u[4];
+    rel_vel(s, s->q, s->v, s->t, u);
+    int in[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        if (i == hit || s->closed[i] ||
+            (gap(s, s->q, s->t, i) < 1e-9 && u[i] < 0))
+            in[i] = 1;
+    double speed = -u[hit];
+    if (speed > 0)
+        return bounce(s, u, in, hit, in_window && speed > v_sig, res, err);
+    s->closed[hit] = 1;
+    s->stick[hit] = u[2 + hit] == 0;
+    s->slip[hit] = sgn(u[2 + hit]);
+    project(s);
+    return PL_OK;
+}
+
+/* The persistent mode of the last ten cycles from their hits and heights. */
+static pl_dimer_mode persistent_mode(const pl_dimer_result *res)
+{
+    size_t a = res->hits[0], b = res->hits[1];
+    double h0m = res->hmax[0], h1m = res->hmax[1];
+    if (a == 0 && b == 0 && h0m < 1e-5 && h1m < 1e-5)
+        return PL_DIMER_REST;
+    if (((b >= 8 && b <= 12 && a <= 3 && h0m < 0.3 * h1m) ||
+         (a >= 8 && a <= 12 && b <= 3 && h1m < 0.3 * h0m)))
+        return PL_DIMER_DRIFT;
+    if (a >= 8 && a <= 12 && b >= 8 && b <= 12 && h0m < 2 * h1m && h1m < 2 * h0m)
+        return PL_DIMER_JUMP;
+    if (a >= 4 && a <= 6 && b >= 4 && b <= 6)
+        return PL_DIMER_FLUTTER;
+    return PL_DIMER_OTHER;
+}
+
 pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                        size_t n, pl_dimer_result *res, pl_err *err)
 {
@@ -776,193 +1038,47 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
     s.p = p;
     if (pl_dimer_geometry_of(p, &s.g, err) != PL_OK)
         return err->code;
-    double h = s.g.l / 2, T = 1 / p->f;
-    /* released at rest, the lower (left) tip h0 above the plate's mean */
-    s.q[2] = p->theta0;
-    s.q[0] = h * cos(p->theta0);
-    s.q[1] = p->h0 + s.g.r + h * sin(fabs(p->theta0));
-    double dt = p->dt;
+    double T = 1 / p->f;
+    release(&s);
     size_t next = 0;
     double window = 10 * T, t_win = p->duration - window;
     int in_window = 0;
-    double x_win = 0;
+    double x_win = 0, y;
     double v_sig = 0.1 * p->g * T / 2;
     int trial[2] = {0, 0};
-    size_t guard = 0, max_steps = (size_t)(20 * p->duration / dt) + 1000000;
+    size_t guard = 0, max_steps = (size_t)(20 * p->duration / p->dt) + 1000000;
     while (s.t < p->duration) {
         if (++guard > max_steps)
             return pl_err_set(err, PL_ENUMERIC, "dimer: no progress at t = %g s", s.t);
         if (!in_window && s.t >= t_win) {
             in_window = 1;
-            double y;
             left_tip(&s, &x_win, &y);
         }
         while (samples && next < n &&
                p->duration * (double)next / (double)(n > 1 ? n - 1 : 1) <= s.t)
             sample(&s, &samples[next++]);
-        double step = fmin(dt, p->duration - s.t);
+        double step = fmin(p->dt, p->duration - s.t);
         if (step <= 0)
             break;
         sim s0 = s;
-        int push[2];
-        int stick[2] = {s.stick[0], s.stick[1]};
-        double slip[2] = {s.slip[0], s.slip[1]};
-        rk4(&s, step, stick, slip, push);
-        /* events inside the step: an open tip reaching the plate, a
-         * sliding closed tip's tangential velocity vanishing */
-        double u0[4], u1[4];
-        rel_vel(&s0, s0.q, s0.v, s0.t, u0);
-        rel_vel(&s, s.q, s.v, s.t, u1);
-        int hit = -1, zero = -1;
-        for (int i = 0; i < 2; i++) {
-            if (!s0.closed[i] && gap(&s, s.q, s.t, i) < 0)
-                hit = i;
-            if (s0.closed[i] && !s0.stick[i] && push[i] && u0[2 + i] * u1[2 + i] < 0)
-                zero = i;
-        }
-        if (hit >= 0 || zero >= 0) {
-            /* the first event, by bisection of the step */
-            double lo = 0, hi = step;
-            for (int it = 0; it < 60 && hi - lo > 1e-13; it++) {
-                double mid = 0.5 * (lo + hi);
-                sim sm = s0;
-                int st2[2] = {s0.stick[0], s0.stick[1]}, pu2[2];
-                double sl2[2] = {s0.slip[0], s0.slip[1]};
-                rk4(&sm, mid, st2, sl2, pu2);
-                double um[4];
-                rel_vel(&sm, sm.q, sm.v, sm.t, um);
-                int ev = 0;
-                for (int i = 0; i < 2; i++) {
-                    if (!s0.closed[i] && gap(&sm, sm.q, sm.t, i) < 0)
-                        ev = 1;
-                    if (s0.closed[i] && !s0.stick[i] && u0[2 + i] * um[2 + i] < 0)
-                        ev = 1;
-                }
-                if (ev)
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            s = s0;
-            int st2[2] = {s0.stick[0], s0.stick[1]}, pu2[2];
-            double sl2[2] = {s0.slip[0], s0.slip[1]};
-            rk4(&s, hi, st2, sl2, pu2);
-            memcpy(stick, st2, sizeof stick);
-            memcpy(slip, sl2, sizeof slip);
-            memcpy(push, pu2, sizeof push);
-            rel_vel(&s, s.q, s.v, s.t, u1);
-            /* which event is it */
-            hit = zero = -1;
-            for (int i = 0; i < 2; i++) {
-                if (!s0.closed[i] && gap(&s, s.q, s.t, i) < 1e-12)
-                    hit = i;
-                if (s0.closed[i] && !s0.stick[i] && u0[2 + i] * u1[2 + i] <= 0)
-                    zero = i;
-            }
-        }
-        /* the contact modes the forces settled on; a stick tried at a
-         * zero of the sliding velocity counts once the cone held it for
-         * a step */
-        for (int i = 0; i < 2; i++) {
-            if (s.closed[i]) {
-                if (trial[i] && stick[i])
-                    res->stick_events++;
-                trial[i] = 0;
-                s.stick[i] = stick[i];
-                s.slip[i] = slip[i];
-                if (!push[i] && gap(&s, s.q, s.t, i) > 0) {
-                    s.closed[i] = 0;   /* lifted off */
-                    s.stick[i] = 0;
-                }
-            }
-        }
-        if (zero >= 0 && s.closed[zero]) {
-            s.stick[zero] = 1;     /* tried; the cone decides next step */
-            trial[zero] = 1;
-        }
+        int stick[2], push[2], hit, zero;
+        double slip[2];
+        step_from(&s, &s0, step, stick, slip, push);
+        locate_event(&s, &s0, step, stick, slip, push, &hit, &zero);
+        settle_modes(&s, stick, slip, push, zero, trial, res);
         project(&s);
-        if (hit >= 0) {
-            double u[4], W[4][4];
-            rel_vel(&s, s.q, s.v, s.t, u);
-            int in[2] = {0, 0};
-            for (int i = 0; i < 2; i++)
-                if (i == hit || s.closed[i] ||
-                    (gap(&s, s.q, s.t, i) < 1e-9 && u[i] < 0))
-                    in[i] = 1;
-            double speed = -u[hit];
-            if (speed > 0) {
-
-                pl_dimer_local_matrix(&s.g, s.q[2], W);
-                pl_dimer_impact im;
-                double es = p->es;
-                /* the collisional singularity: bounces too small to
-                 * resolve end the bouncing (a plastic impact) */
-                if (!(in[0] && in[1]) && speed < p->v_rest)
-                    es = 0;
-                double uu[4];
-                memcpy(uu, u, sizeof uu);
-                pl_status st = pl_dimer_impact_solve((const double (*)[4])W, uu, in, es,
-                                                     p->mu_i, p->mu_s, p->dist_exp, &im, err);
-                if (st != PL_OK) {
-                    pl_err_prefix(err, "t = %.6f s: ", s.t);
-                    return st;
-                }
-                apply_impulse(&s, &im);
-                /* a double impact when both tips took impulse (a resting
-                 * tip may be lifted instead of pressed) */
-                if (im.pn[0] > 0 && im.pn[1] > 0)
-                    res->doubles++;
-                else
-                    res->impacts++;
-                if (in_window && speed > v_sig)
-                    res->hits[hit]++;
-                rel_vel(&s, s.q, s.v, s.t, u);
-                for (int i = 0; i < 2; i++) {
-                    if (!in[i])
-                        continue;
-                    if (u[i] < p->v_rest) {
-                        s.closed[i] = 1;
-                        s.stick[i] = im.stuck[i] || u[2 + i] == 0;
-                        s.slip[i] = sgn(u[2 + i]);
-                        if (im.stuck[i])
-                            res->stick_events++;
-                    } else {
-                        s.closed[i] = 0;
-                        s.stick[i] = 0;
-                    }
-                }
-                project(&s);
-            } else {
-                s.closed[hit] = 1;
-                s.stick[hit] = u[2 + hit] == 0;
-                s.slip[hit] = sgn(u[2 + hit]);
-                project(&s);
-            }
-        }
+        pl_status st = hit >= 0 ? arrive(&s, hit, in_window, v_sig, res, err) : PL_OK;
+        if (st != PL_OK)
+            return st;
         if (in_window)
             for (int i = 0; i < 2; i++)
                 res->hmax[i] = fmax(res->hmax[i], gap(&s, s.q, s.t, i));
     }
     while (samples && next < n)
         sample(&s, &samples[next++]);   /* the last, at the end */
-    double x_end, y_end;
-    left_tip(&s, &x_end, &y_end);
-    res->x1_end = x_end;
-    res->drift = (x_end - x_win) / window;
+    left_tip(&s, &res->x1_end, &y);
+    res->drift = (res->x1_end - x_win) / window;
     res->energy = (res->hmax[0] + res->hmax[1]) / (p->g * T * T);
-    /* the persistent mode of the last ten cycles */
-    size_t a = res->hits[0], b = res->hits[1];
-    double h0m = res->hmax[0], h1m = res->hmax[1];
-    if (a == 0 && b == 0 && h0m < 1e-5 && h1m < 1e-5)
-        res->mode = PL_DIMER_REST;
-    else if (((b >= 8 && b <= 12 && a <= 3 && h0m < 0.3 * h1m) ||
-              (a >= 8 && a <= 12 && b <= 3 && h1m < 0.3 * h0m)))
-        res->mode = PL_DIMER_DRIFT;
-    else if (a >= 8 && a <= 12 && b >= 8 && b <= 12 && h0m < 2 * h1m && h1m < 2 * h0m)
-        res->mode = PL_DIMER_JUMP;
-    else if (a >= 4 && a <= 6 && b >= 4 && b <= 6)
-        res->mode = PL_DIMER_FLUTTER;
-    else
-        res->mode = PL_DIMER_OTHER;
+    res->mode = persistent_mode(res);
     return PL_OK;
 }
