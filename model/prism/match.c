@@ -163,6 +163,189 @@ pl_status pl_match_curve(const pl_match_result *res, const double *t,
     return st;
 }
 
+/* The measured samples [*a, *b) that lie in the valid window
+ * [release_t, end_t]; PL_EINVAL when fewer than 10 do. */
+static pl_status match_window(const pl_match_data *d, size_t *a, size_t *b,
+                              pl_err *err)
+{
+    *a = 0;
+    *b = d->n;
+    while (*a < d->n && d->t_first + (double)*a / d->rate < d->release_t)
+        ++*a;
+    while (*b > *a && d->t_first + (double)(*b - 1) / d->rate > d->end_t)
+        --*b;
+    if (*b - *a < 10)
+        return pl_err_set(err, PL_EINVAL, "matching: the valid window "
+                          "[%.3f, %.3f] s holds %zu samples", d->release_t,
+                          d->end_t, *b - *a);
+    return PL_OK;
+}
+
+/* The formal uncertainties of the fitted parameters at xb: s^2 (J'J)^-1
+ * (cov holds (J'J)^-1), carried through the maps of unpack(). */
+static void fit_uncertainties(pl_match_result *res, const pl_fit_spec *spec,
+                              const gsl_vector *xb, const gsl_matrix *cov,
+                              double s2)
+{
+    size_t k = 0;
+    if (spec->lambda0)
+        res->lambda0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * M_PI / 180, k++;
+    if (spec->t0) {
+        double v = gsl_vector_get(xb, k);
+        res->t0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * T0_RANGE * (1 - tanh(v) * tanh(v));
+        k++;
+    }
+    if (spec->beta) {
+        double u = gsl_vector_get(xb, k);
+        double db = 3 * spec->beta_sd * (1 - tanh(u) * tanh(u));
+        res->beta_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * db;
+    }
+}
+
+/* Runs the least-squares solver on c from base's lambda0 (and v = u = 0)
+ * and puts the best parameters, the release instant, the rms and the
+ * uncertainties into res. */
+static pl_status fit_solve(fit_ctx *c, const pl_model_params *base,
+                           gsl_multifit_nlinear_workspace *ws, gsl_vector *x,
+                           gsl_matrix *cov, pl_match_result *res, pl_err *err)
+{
+    const pl_fit_spec *spec = c->spec;
+    size_t k = 0, nf = c->n, np = x->size;
+    if (spec->lambda0)
+        gsl_vector_set(x, k++, base->lambda0 * 180 / M_PI);
+    if (spec->t0)
+        gsl_vector_set(x, k++, 0.0);
+    if (spec->beta)
+        gsl_vector_set(x, k++, 0.0);
+    gsl_multifit_nlinear_fdf fdf = {.f = residuals, .df = NULL, .fvv = NULL,
+                                    .n = nf, .p = np, .params = c};
+    int info = 0;
+    gsl_multifit_nlinear_init(x, &fdf, ws);
+    /* a law that fits converges in under 15 iterations (line law on the
+     * fixtures: 6-14); one that cannot stops at 20 with its best */
+    int status = gsl_multifit_nlinear_driver(20, 1e-8, 1e-8, 1e-6, NULL,
+                                             NULL, &info, ws);
+    res->iterations = (int)gsl_multifit_nlinear_niter(ws);
+    gsl_vector *fx = gsl_multifit_nlinear_residual(ws);
+    double sse = 0;
+    for (size_t i = 0; i < nf; i++)
+        sse += gsl_vector_get(fx, i) * gsl_vector_get(fx, i);
+    if ((status != GSL_SUCCESS && status != GSL_EMAXITER) || !(sse < 1e5 * nf))
+        return pl_err_set(err, PL_ENUMERIC, "matching: the fit did not "
+                          "converge (%s after %d iterations, rms %.3g)",
+                          gsl_strerror(status), res->iterations, sqrt(sse / nf));
+    gsl_vector *xb = gsl_multifit_nlinear_position(ws);
+    unpack(c, xb, &res->params, &res->t0);
+    res->fit_rms = sqrt(sse / nf);
+    /* formal uncertainties: s^2 (J'J)^-1, s^2 = SSE / (n - p); the
+     * residuals are correlated along the curve, so these are lower bounds
+     * (docs/validation.md) */
+    gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov);
+    fit_uncertainties(res, spec, xb, cov, sse / (double)(nf - np));
+    return PL_OK;
+}
+
+/* Fits what spec names to the measured L_p lexp on the window's times t
+ * (nw of them; trel and lsim: work of that length), starting from base
+ * released at res->t0, into res. */
+static pl_status fit(pl_match_result *res, const pl_model_params *base,
+                     const pl_fit_spec *spec, const pl_match_data *d,
+                     const double *t, const double *lexp, size_t nw,
+                     double *trel, double *lsim, pl_err *err)
+{
+    size_t np = (size_t)(spec->lambda0 + spec->t0 + spec->beta);
+    /* fit on a 100 Hz sub-grid: L_p is smooth between impacts at that
+     * scale and the fit costs a tenth */
+    size_t stride = (size_t)(d->rate / 100.0);
+    if (stride < 1)
+        stride = 1;
+    size_t nf = (nw + stride - 1) / stride;
+    double *tf = malloc(nf * sizeof *tf), *lf = malloc(nf * sizeof *lf);
+    fit_ctx c = {.p = res->params, .spec = spec, .t = tf, .lp = lf, .n = nf,
+                 .trel = trel, .lsim = lsim, .t0_start = res->t0,
+                 .beta0 = base->beta};
+    gsl_vector *x = gsl_vector_alloc(np);
+    gsl_matrix *cov = gsl_matrix_alloc(np, np);
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
+    gsl_multifit_nlinear_workspace *ws = x && cov && nf > np
+        ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nf, np) : NULL;
+    pl_status st;
+    if (!tf || !lf || !ws || pl_model_create(&c.m, &res->params, err) != PL_OK) {
+        st = err->code ? err->code : pl_err_set(err, PL_ENOMEM, "matching: out of memory");
+    } else {
+        for (size_t i = 0; i < nf; i++) {
+            tf[i] = t[i * stride];
+            lf[i] = lexp[i * stride];
+        }
+        st = fit_solve(&c, base, ws, x, cov, res, err);
+    }
+    gsl_multifit_nlinear_free(ws);
+    gsl_matrix_free(cov);
+    gsl_vector_free(x);
+    pl_model_destroy(c.m);
+    free(tf);
+    free(lf);
+    return st;
+}
+
+/* The comparison of the simulated L_p lsim and omega wsim with the
+ * measured lexp and d's figures over the window's times t (nw); the rms
+ * of the whole window is the fit residual when nothing was fitted. */
+static void compare(pl_match_result *res, const pl_match_data *d,
+                    const double *t, const double *lexp, const double *lsim,
+                    const double *wsim, size_t nw, int fitted)
+{
+    pl_match_errors(lsim, lexp, t, nw, &res->max_rel_err,
+                    &res->t_max_rel_err, &res->rms_err);
+    if (!fitted) {
+        double ss = 0;
+        for (size_t i = 0; i < nw; i++)
+            ss += (lsim[i] - lexp[i]) * (lsim[i] - lexp[i]);
+        res->fit_rms = sqrt(ss / nw);
+    }
+    res->lp_end_meas = lexp[nw - 1];
+    res->lp_end_sim = lsim[nw - 1];
+    /* mean simulated speed over the window's last second */
+    size_t s1 = nw > (size_t)d->rate ? nw - (size_t)d->rate : 0;
+    double acc = 0;
+    for (size_t i = s1; i < nw; i++)
+        acc += wsim[i];
+    res->omega_last_sim = acc / (double)(nw - s1);
+    res->omega_last_meas = d->omega_last_mean;
+    res->ratio_meas = d->ratio_mean;
+    res->n_impacts_meas = d->n_impacts;
+}
+
+/* The model's own outcome over the window (its impacts, their ratio, how
+ * and when it ended) from res's parameters and release. */
+static pl_status model_outcome(pl_match_result *res, const pl_match_data *d,
+                               pl_err *err)
+{
+    pl_status st = PL_OK;
+    pl_model_params p = res->params;
+    p.rate = 1000;
+    p.duration = fmax(d->end_t - res->t0, 0.01);
+    size_t ns = (size_t)(p.duration * p.rate) + 2;
+    double *lpb = malloc(ns * sizeof *lpb);
+    pl_model_impact *im = malloc(8192 * sizeof *im);
+    pl_model *m = NULL;
+    pl_model_result r = {.lp = lpb, .cap_samples = ns, .impacts = im, .cap_impacts = 8192};
+    if (!lpb || !im)
+        st = pl_err_set(err, PL_ENOMEM, "matching: out of memory");
+    if (st == PL_OK && (st = pl_model_create(&m, &p, err)) == PL_OK &&
+        (st = pl_model_run(m, &r, err)) == PL_OK) {
+        res->ratio_pred = pl_model_impact_ratio(m);
+        res->n_impacts_sim = (long)r.n_impacts;
+        res->status = r.end;
+        res->status_t = res->t0 + r.t_end;
+    }
+    pl_model_destroy(m);
+    free(lpb);
+    free(im);
+    return st;
+}
+
 pl_status pl_match_run(const pl_model_params *base, double t0_start,
                        const pl_match_data *d, const pl_fit_spec *spec,
                        pl_match_result *res, pl_err *err)
@@ -172,16 +355,9 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
     if (!(base->lambda0 > 0))
         return pl_err_set(err, PL_EINVAL, "matching: no release angle lambda0 "
                           "(record one with the run or fit it)");
-    /* the window on the measured grid */
-    size_t a = 0, b = d->n;
-    while (a < d->n && d->t_first + (double)a / d->rate < d->release_t)
-        a++;
-    while (b > a && d->t_first + (double)(b - 1) / d->rate > d->end_t)
-        b--;
-    if (b - a < 10)
-        return pl_err_set(err, PL_EINVAL, "matching: the valid window "
-                          "[%.3f, %.3f] s holds %zu samples", d->release_t,
-                          d->end_t, b - a);
+    size_t a, b;
+    if (match_window(d, &a, &b, err) != PL_OK)
+        return err->code;
     size_t nw = b - a;
     double *t = malloc(nw * sizeof *t), *lsim = malloc(nw * sizeof *lsim);
     double *wsim = malloc(nw * sizeof *wsim), *trel = malloc(nw * sizeof *trel);
@@ -202,130 +378,13 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
      * grid) and ten times cheaper than the rig's 10 kHz */
     res->params.rate = 1000.0;
     res->t0 = t0_start;
-    size_t np = (size_t)(spec->lambda0 + spec->t0 + spec->beta);
-    pl_status st = PL_OK;
-    if (np > 0) {
-        /* fit on a 100 Hz sub-grid: L_p is smooth between impacts at that
-         * scale and the fit costs a tenth */
-        size_t stride = (size_t)(d->rate / 100.0);
-        if (stride < 1)
-            stride = 1;
-        size_t nf = (nw + stride - 1) / stride;
-        double *tf = malloc(nf * sizeof *tf), *lf = malloc(nf * sizeof *lf);
-        fit_ctx c = {.p = res->params, .spec = spec, .t = tf, .lp = lf, .n = nf,
-                     .trel = trel, .lsim = lsim, .t0_start = t0_start,
-                     .beta0 = base->beta};
-        gsl_vector *x = gsl_vector_alloc(np);
-        gsl_matrix *cov = gsl_matrix_alloc(np, np);
-        gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-        fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
-        gsl_multifit_nlinear_workspace *ws = x && cov && nf > np
-            ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nf, np) : NULL;
-        if (!tf || !lf || !ws || pl_model_create(&c.m, &res->params, err) != PL_OK) {
-            st = err->code ? err->code : pl_err_set(err, PL_ENOMEM, "matching: out of memory");
-        } else {
-            for (size_t i = 0; i < nf; i++) {
-                tf[i] = t[i * stride];
-                lf[i] = lexp[i * stride];
-            }
-            size_t k = 0;
-            if (spec->lambda0)
-                gsl_vector_set(x, k++, base->lambda0 * 180 / M_PI);
-            if (spec->t0)
-                gsl_vector_set(x, k++, 0.0);
-            if (spec->beta)
-                gsl_vector_set(x, k++, 0.0);
-            gsl_multifit_nlinear_fdf fdf = {.f = residuals, .df = NULL, .fvv = NULL,
-                                            .n = nf, .p = np, .params = &c};
-            int info = 0;
-            gsl_multifit_nlinear_init(x, &fdf, ws);
-            /* a law that fits converges in under 15 iterations (line law on the
-             * fixtures: 6-14); one that cannot stops at 20 with its best */
-            int status = gsl_multifit_nlinear_driver(20, 1e-8, 1e-8, 1e-6, NULL,
-                                                     NULL, &info, ws);
-            res->iterations = (int)gsl_multifit_nlinear_niter(ws);
-            gsl_vector *fx = gsl_multifit_nlinear_residual(ws);
-            double sse = 0;
-            for (size_t i = 0; i < nf; i++)
-                sse += gsl_vector_get(fx, i) * gsl_vector_get(fx, i);
-            if ((status != GSL_SUCCESS && status != GSL_EMAXITER) || !(sse < 1e5 * nf)) {
-                st = pl_err_set(err, PL_ENUMERIC, "matching: the fit did not "
-                                "converge (%s after %d iterations, rms %.3g)",
-                                gsl_strerror(status), res->iterations, sqrt(sse / nf));
-            } else {
-                gsl_vector *xb = gsl_multifit_nlinear_position(ws);
-                unpack(&c, xb, &res->params, &res->t0);
-                res->fit_rms = sqrt(sse / nf);
-                /* formal uncertainties: s^2 (J'J)^-1, s^2 = SSE / (n - p);
-                 * the residuals are correlated along the curve, so these
-                 * are lower bounds (docs/validation.md) */
-                gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov);
-                double s2 = sse / (double)(nf - np);
-                k = 0;
-                if (spec->lambda0)
-                    res->lambda0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * M_PI / 180, k++;
-                if (spec->t0) {
-                    double v = gsl_vector_get(xb, k);
-                    res->t0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * T0_RANGE * (1 - tanh(v) * tanh(v));
-                    k++;
-                }
-                if (spec->beta) {
-                    double u = gsl_vector_get(xb, k);
-                    double db = 3 * spec->beta_sd * (1 - tanh(u) * tanh(u));
-                    res->beta_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * db;
-                }
-            }
-        }
-        gsl_multifit_nlinear_free(ws);
-        gsl_matrix_free(cov);
-        gsl_vector_free(x);
-        pl_model_destroy(c.m);
-        free(tf);
-        free(lf);
-    }
+    int fitted = spec->lambda0 || spec->t0 || spec->beta;
+    pl_status st = fitted ? fit(res, base, spec, d, t, lexp, nw, trel, lsim, err) : PL_OK;
     if (st == PL_OK)
         st = pl_match_curve(res, t, lsim, wsim, NULL, NULL, nw, err);
     if (st == PL_OK) {
-        pl_match_errors(lsim, lexp, t, nw, &res->max_rel_err,
-                        &res->t_max_rel_err, &res->rms_err);
-        if (np == 0) {
-            double ss = 0;
-            for (size_t i = 0; i < nw; i++)
-                ss += (lsim[i] - lexp[i]) * (lsim[i] - lexp[i]);
-            res->fit_rms = sqrt(ss / nw);
-        }
-        res->lp_end_meas = lexp[nw - 1];
-        res->lp_end_sim = lsim[nw - 1];
-        /* mean simulated speed over the window's last second */
-        size_t s1 = nw > (size_t)d->rate ? nw - (size_t)d->rate : 0;
-        double acc = 0;
-        for (size_t i = s1; i < nw; i++)
-            acc += wsim[i];
-        res->omega_last_sim = acc / (double)(nw - s1);
-        res->omega_last_meas = d->omega_last_mean;
-        res->ratio_meas = d->ratio_mean;
-        res->n_impacts_meas = d->n_impacts;
-        /* the model's own outcome over the window: impacts, end status */
-        pl_model_params p = res->params;
-        p.rate = 1000;
-        p.duration = fmax(d->end_t - res->t0, 0.01);
-        size_t ns = (size_t)(p.duration * p.rate) + 2;
-        double *lpb = malloc(ns * sizeof *lpb);
-        pl_model_impact *im = malloc(8192 * sizeof *im);
-        pl_model *m = NULL;
-        pl_model_result r = {.lp = lpb, .cap_samples = ns, .impacts = im, .cap_impacts = 8192};
-        if (!lpb || !im)
-            st = pl_err_set(err, PL_ENOMEM, "matching: out of memory");
-        if (st == PL_OK && (st = pl_model_create(&m, &p, err)) == PL_OK &&
-            (st = pl_model_run(m, &r, err)) == PL_OK) {
-            res->ratio_pred = pl_model_impact_ratio(m);
-            res->n_impacts_sim = (long)r.n_impacts;
-            res->status = r.end;
-            res->status_t = res->t0 + r.t_end;
-        }
-        pl_model_destroy(m);
-        free(lpb);
-        free(im);
+        compare(res, d, t, lexp, lsim, wsim, nw, fitted);
+        st = model_outcome(res, d, err);
     }
     free(t);
     free(lsim);
