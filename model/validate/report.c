@@ -147,144 +147,196 @@ static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
     return pl_match_curve(&m, r->t, r->slp, r->som, r->sv1, r->sv2, r->n, err);
 }
 
-static char label_buf[64][48];
+/* What the figures share: per run the time from the release and the
+ * L_p error, room for one panel's series and their legend labels. */
+typedef struct {
+    const run_set *s;
+    const char *dir;
+    pl_plot_series *ser;
+    double **rel, **dif;
+    char (*label)[48];
+    size_t n_label;
+} fig_ctx;
 
-static const char *run_label(const run_data *r, int k, const char *what)
+static void fig_free(fig_ctx *c)
 {
-    snprintf(label_buf[k % 64], sizeof label_buf[0], "N=%d %s %s",
-             r->prism.n_edges, r->prism.material, what);
-    return label_buf[k % 64];
+    for (size_t i = 0; c->rel && c->dif && i < c->s->n; i++) {
+        free(c->rel[i]);
+        free(c->dif[i]);
+    }
+    free(c->rel);
+    free(c->dif);
+    free(c->ser);
+    free(c->label);
+}
+
+static pl_status fig_init(fig_ctx *c, const run_set *s, const char *dir,
+                          pl_err *err)
+{
+    size_t n = s->n;
+    *c = (fig_ctx){.s = s, .dir = dir};
+    c->ser = calloc(4 * n + 8, sizeof *c->ser);
+    c->label = calloc(4 * n + 8, sizeof *c->label);
+    c->rel = calloc(n ? n : 1, sizeof *c->rel);
+    c->dif = calloc(n ? n : 1, sizeof *c->dif);
+    int ok = c->ser && c->label && c->rel && c->dif;
+    for (size_t i = 0; ok && i < n; i++) {
+        const run_data *r = &s->r[i];
+        c->rel[i] = malloc((r->n ? r->n : 1) * sizeof(double));
+        c->dif[i] = malloc((r->n ? r->n : 1) * sizeof(double));
+        ok = c->rel[i] && c->dif[i];
+        for (size_t j = 0; ok && j < r->n; j++) {
+            c->rel[i][j] = r->t[j] - r->proc.release_t_s;
+            c->dif[i][j] = r->slp[j] - r->lp[j];
+        }
+    }
+    if (ok)
+        return PL_OK;
+    fig_free(c);
+    return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+}
+
+/* The legend label of a series of run r in the panel being built. */
+static const char *fig_label(fig_ctx *c, const run_data *r, const char *what)
+{
+    char *l = c->label[c->n_label++];
+    snprintf(l, sizeof c->label[0], "N=%d %s %s", r->prism.n_edges,
+             r->prism.material, what);
+    return l;
+}
+
+/* The panel's series: every run's measured L_p (omega: its rotary
+ * speed) against the time from the release, and the line model's beside
+ * it where the run was validated.  Returns their count. */
+static size_t fig_measured_and_model(fig_ctx *c, int omega)
+{
+    size_t k = 0;
+    c->n_label = 0;
+    for (size_t i = 0; i < c->s->n; i++) {
+        const run_data *r = &c->s->r[i];
+        c->ser[k++] = (pl_plot_series){c->rel[i], omega ? r->om : r->lp, r->n,
+                                       fig_label(c, r, "measured"), (int)i, PL_PLOT_LINE};
+        if (best_val(r, 0))
+            c->ser[k++] = (pl_plot_series){c->rel[i], omega ? r->som : r->slp, r->n,
+                                           fig_label(c, r, "line model"), (int)i,
+                                           PL_PLOT_DASHED};
+    }
+    return k;
+}
+
+/* Draws the panels into dir/name and counts the figure. */
+static pl_status fig_write(const fig_ctx *c, const char *name, int width,
+                           int height, const pl_plot_panel *p, size_t n_panels,
+                           int *count, pl_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    if (pl_plot_svg(path, width, height, p, n_panels, err) != PL_OK)
+        return err->code;
+    ++*count;
+    return PL_OK;
+}
+
+/* Figs. 8/9 and 6 of the paper: L_p(t) and omega(t), measured and
+ * simulated; between them the L_p error of the validated runs. */
+static pl_status fig_lp_omega(fig_ctx *c, int *count, pl_err *err)
+{
+    size_t k = fig_measured_and_model(c, 0);
+    pl_plot_panel p1 = {"Line-impact count L_p(t) (4.2): measured and simulated",
+                        "time from release t (s)", "L_p", NAN, NAN, 0, NAN, c->ser, k};
+    if (fig_write(c, "lp.svg", 900, 560, &p1, 1, count, err) != PL_OK)
+        return err->code;
+    k = 0;
+    c->n_label = 0;
+    for (size_t i = 0; i < c->s->n; i++) {
+        const run_data *r = &c->s->r[i];
+        if (best_val(r, 0))
+            c->ser[k++] = (pl_plot_series){c->rel[i], c->dif[i], r->n, fig_label(c, r, ""),
+                                           (int)i, PL_PLOT_LINE};
+    }
+    pl_plot_panel p2 = {"L_p(simulated, line law) - L_p(measured)", "time from release t (s)",
+                        "L_p error", NAN, NAN, NAN, NAN, c->ser, k};
+    if (k && fig_write(c, "lp_error.svg", 900, 420, &p2, 1, count, err) != PL_OK)
+        return err->code;
+    k = fig_measured_and_model(c, 1);
+    pl_plot_panel p3 = {"Rotary speed (4.1): measured and simulated", "time from release t (s)",
+                        "omega (rad/s)", NAN, NAN, 0, NAN, c->ser, k};
+    return fig_write(c, "omega.svg", 900, 560, &p3, 1, count, err);
+}
+
+/* Fig. 5 of the paper: the gauge velocities of the first run, whole and
+ * zoomed on a few impacts mid-run (none for a run of 100 samples or
+ * fewer). */
+static pl_status fig_vp(const fig_ctx *c, int *count, pl_err *err)
+{
+    if (c->s->n == 0 || c->s->r[0].n <= 100)
+        return PL_OK;
+    const run_data *r = &c->s->r[0];
+    size_t mid = r->n / 2, a = mid > 25 ? mid - 25 : 0, b = mid + 35 < r->n ? mid + 35 : r->n;
+    pl_plot_series whole[4] = {
+        {r->t, r->v1, r->n, "v_p1 measured", 0, PL_PLOT_LINE},
+        {r->t, r->v2, r->n, "v_p2 measured", 1, PL_PLOT_LINE},
+        {r->t, r->sv1, r->n, "v_p1 line model", 2, PL_PLOT_DASHED},
+        {r->t, r->sv2, r->n, "v_p2 line model", 3, PL_PLOT_DASHED}};
+    pl_plot_series zoom[4] = {
+        {r->t + a, r->v1 + a, b - a, NULL, 0, PL_PLOT_LINE},
+        {r->t + a, r->v2 + a, b - a, NULL, 1, PL_PLOT_LINE},
+        {r->t + a, r->sv1 + a, b - a, NULL, 2, PL_PLOT_DASHED},
+        {r->t + a, r->sv2 + a, b - a, NULL, 3, PL_PLOT_DASHED}};
+    int sim = best_val(r, 0) != NULL;
+    pl_plot_panel pv[2] = {
+        {"Gauge-point velocities (4.3)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, whole, sim ? 4 : 2},
+        {"Zoom on line impacts (cf. the inset of fig. 5)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, zoom, sim ? 4 : 2}};
+    return fig_write(c, "vp.svg", 900, 760, pv, 2, count, err);
+}
+
+/* omega+/omega- against N: each processed run's measured mean and the
+ * two laws' predictions (none when no run was processed). */
+static pl_status fig_ratio(const fig_ctx *c, int *count, pl_err *err)
+{
+    size_t n = c->s->n, m = 0, ml = 0, mp = 0;
+    double *buf = calloc(6 * (n ? n : 1), sizeof *buf);
+    if (!buf)
+        return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+    double *xN = buf, *ym = buf + n, *xl = buf + 2 * n, *yl = buf + 3 * n;
+    double *xp = buf + 4 * n, *yp = buf + 5 * n;
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &c->s->r[i];
+        if (!r->processed)
+            continue;
+        xN[m] = r->prism.n_edges;
+        ym[m++] = r->proc.ratio_mean;
+        if (r->has[0][1] || r->has[0][0]) {
+            xl[ml] = r->prism.n_edges;
+            yl[ml++] = best_val(r, 0)->ratio_pred;
+        }
+        if (r->has[1][1] || r->has[1][0]) {
+            xp[mp] = r->prism.n_edges;
+            yp[mp++] = best_val(r, 1)->ratio_pred;
+        }
+    }
+    pl_plot_series rs[3] = {{xN, ym, m, "measured (mean per run)", 0, PL_PLOT_POINTS},
+                            {xl, yl, ml, "line-impact model (section 3)", 1, PL_PLOT_POINTS},
+                            {xp, yp, mp, "plastic law", 2, PL_PLOT_POINTS}};
+    pl_plot_panel pr = {"Impact ratio omega+/omega- against the number of edges",
+                        "N", "omega+/omega-", NAN, NAN, NAN, NAN, rs, 3};
+    pl_status st = m ? fig_write(c, "ratio.svg", 900, 480, &pr, 1, count, err) : PL_OK;
+    free(buf);
+    return st;
 }
 
 static pl_status figures(const run_set *s, const char *dir, int *count,
                          pl_err *err)
 {
-    size_t n = s->n;
-    pl_plot_series *ser = calloc(4 * n + 8, sizeof *ser);
-    double **rel = calloc(n, sizeof *rel), **dif = calloc(n, sizeof *dif);
-    if (!ser || !rel || !dif) {
-        free(ser);
-        free(rel);
-        free(dif);
-        return pl_err_set(err, PL_ENOMEM, "report: out of memory");
-    }
-    char path[1200];
-    pl_status st = PL_OK;
-    size_t k = 0, lab = 0;
-    /* relative time (from the release) for the L_p and omega figures */
-    for (size_t i = 0; i < n; i++) {
-        const run_data *r = &s->r[i];
-        rel[i] = malloc((r->n ? r->n : 1) * sizeof(double));
-        dif[i] = malloc((r->n ? r->n : 1) * sizeof(double));
-        for (size_t j = 0; j < r->n && rel[i] && dif[i]; j++) {
-            rel[i][j] = r->t[j] - r->proc.release_t_s;
-            dif[i][j] = r->slp[j] - r->lp[j];
-        }
-    }
-    /* fig. 8/9 style: L_p(t) measured and simulated */
-    k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const run_data *r = &s->r[i];
-        ser[k++] = (pl_plot_series){rel[i], r->lp, r->n, run_label(r, lab++, "measured"), (int)i, PL_PLOT_LINE};
-        if (best_val(r, 0))
-            ser[k++] = (pl_plot_series){rel[i], r->slp, r->n, run_label(r, lab++, "line model"), (int)i, PL_PLOT_DASHED};
-    }
-    pl_plot_panel p1 = {"Line-impact count L_p(t) (4.2): measured and simulated",
-                        "time from release t (s)", "L_p", NAN, NAN, 0, NAN, ser, k};
-    snprintf(path, sizeof path, "%s/lp.svg", dir);
-    if ((st = pl_plot_svg(path, 900, 560, &p1, 1, err)) != PL_OK)
-        goto out;
-    ++*count;
-    /* L_p error */
-    k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const run_data *r = &s->r[i];
-        if (best_val(r, 0))
-            ser[k++] = (pl_plot_series){rel[i], dif[i], r->n, run_label(r, lab++, ""), (int)i, PL_PLOT_LINE};
-    }
-    pl_plot_panel p2 = {"L_p(simulated, line law) - L_p(measured)", "time from release t (s)",
-                        "L_p error", NAN, NAN, NAN, NAN, ser, k};
-    snprintf(path, sizeof path, "%s/lp_error.svg", dir);
-    if (k && (st = pl_plot_svg(path, 900, 420, &p2, 1, err)) != PL_OK)
-        goto out;
-    *count += k > 0;
-    /* fig. 6 style: rotary speed */
-    k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const run_data *r = &s->r[i];
-        ser[k++] = (pl_plot_series){rel[i], r->om, r->n, run_label(r, lab++, "measured"), (int)i, PL_PLOT_LINE};
-        if (best_val(r, 0))
-            ser[k++] = (pl_plot_series){rel[i], r->som, r->n, run_label(r, lab++, "line model"), (int)i, PL_PLOT_DASHED};
-    }
-    pl_plot_panel p3 = {"Rotary speed (4.1): measured and simulated", "time from release t (s)",
-                        "omega (rad/s)", NAN, NAN, 0, NAN, ser, k};
-    snprintf(path, sizeof path, "%s/omega.svg", dir);
-    if ((st = pl_plot_svg(path, 900, 560, &p3, 1, err)) != PL_OK)
-        goto out;
-    ++*count;
-    /* fig. 5 style: gauge velocities of the first run, whole and zoomed */
-    if (n > 0 && s->r[0].n > 100) {
-        const run_data *r = &s->r[0];
-        size_t mid = r->n / 2, a = mid > 25 ? mid - 25 : 0, b = mid + 35 < r->n ? mid + 35 : r->n;
-        pl_plot_series whole[4] = {
-            {r->t, r->v1, r->n, "v_p1 measured", 0, PL_PLOT_LINE},
-            {r->t, r->v2, r->n, "v_p2 measured", 1, PL_PLOT_LINE},
-            {r->t, r->sv1, r->n, "v_p1 line model", 2, PL_PLOT_DASHED},
-            {r->t, r->sv2, r->n, "v_p2 line model", 3, PL_PLOT_DASHED}};
-        pl_plot_series zoom[4] = {
-            {r->t + a, r->v1 + a, b - a, NULL, 0, PL_PLOT_LINE},
-            {r->t + a, r->v2 + a, b - a, NULL, 1, PL_PLOT_LINE},
-            {r->t + a, r->sv1 + a, b - a, NULL, 2, PL_PLOT_DASHED},
-            {r->t + a, r->sv2 + a, b - a, NULL, 3, PL_PLOT_DASHED}};
-        int sim = best_val(r, 0) != NULL;
-        pl_plot_panel pv[2] = {
-            {"Gauge-point velocities (4.3)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, whole, sim ? 4 : 2},
-            {"Zoom on line impacts (cf. the inset of fig. 5)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, zoom, sim ? 4 : 2}};
-        snprintf(path, sizeof path, "%s/vp.svg", dir);
-        if ((st = pl_plot_svg(path, 900, 760, pv, 2, err)) != PL_OK)
-            goto out;
-        ++*count;
-    }
-    /* omega+/omega- against N */
-    {
-        double *xN = calloc(n ? n : 1, sizeof *xN), *ym = calloc(n ? n : 1, sizeof *ym);
-        double *yl = calloc(n ? n : 1, sizeof *yl), *yp = calloc(n ? n : 1, sizeof *yp);
-        size_t m = 0, ml = 0, mp = 0;
-        double *xl = calloc(n ? n : 1, sizeof *xl), *xp = calloc(n ? n : 1, sizeof *xp);
-        for (size_t i = 0; xN && ym && yl && yp && xl && xp && i < n; i++) {
-            const run_data *r = &s->r[i];
-            if (!r->processed)
-                continue;
-            xN[m] = r->prism.n_edges;
-            ym[m++] = r->proc.ratio_mean;
-            if (r->has[0][1] || r->has[0][0]) {
-                xl[ml] = r->prism.n_edges;
-                yl[ml++] = best_val(r, 0)->ratio_pred;
-            }
-            if (r->has[1][1] || r->has[1][0]) {
-                xp[mp] = r->prism.n_edges;
-                yp[mp++] = best_val(r, 1)->ratio_pred;
-            }
-        }
-        pl_plot_series rs[3] = {{xN, ym, m, "measured (mean per run)", 0, PL_PLOT_POINTS},
-                                {xl, yl, ml, "line-impact model (section 3)", 1, PL_PLOT_POINTS},
-                                {xp, yp, mp, "plastic law", 2, PL_PLOT_POINTS}};
-        pl_plot_panel pr = {"Impact ratio omega+/omega- against the number of edges",
-                            "N", "omega+/omega-", NAN, NAN, NAN, NAN, rs, 3};
-        snprintf(path, sizeof path, "%s/ratio.svg", dir);
-        if (m)
-            st = pl_plot_svg(path, 900, 480, &pr, 1, err);
-        *count += m && st == PL_OK;
-        free(xN); free(ym); free(yl); free(yp); free(xl); free(xp);
-    }
-out:
-    for (size_t i = 0; i < n; i++) {
-        free(rel[i]);
-        free(dif[i]);
-    }
-    free(rel);
-    free(dif);
-    free(ser);
+    fig_ctx c;
+    if (fig_init(&c, s, dir, err) != PL_OK)
+        return err->code;
+    pl_status st = fig_lp_omega(&c, count, err);
+    if (st == PL_OK)
+        st = fig_vp(&c, count, err);
+    if (st == PL_OK)
+        st = fig_ratio(&c, count, err);
+    fig_free(&c);
     return st;
 }
 
@@ -319,18 +371,10 @@ static void num(FILE *f, const char *fmt, double v)
         fputs("&ndash;", f);
 }
 
-static pl_status write_html(const run_set *s, const char *exp, const char *dir,
-                            int figures, pl_err *err)
+/* The page's head, title and opening paragraphs (now: when it was
+ * written; synthetic: whether a run came from the rig simulator). */
+static void html_head(FILE *f, const char *exp, const char *now, int synthetic)
 {
-    char path[1200], now[32];
-    snprintf(path, sizeof path, "%s/index.html", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
-    pl_store_utc_now(now);
-    int synthetic = 0;
-    for (size_t i = 0; i < s->n; i++)
-        synthetic |= s->r[i].info.synthetic;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>prismlab validation: ", f);
     html_text(f, exp);
     fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
@@ -346,6 +390,23 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     if (synthetic)
         fputs("<p class=\"synthetic\">SYNTHETIC: runs marked below were made by the rig simulator "
               "(prismlab sim), not measured on the rig.</p>\n", f);
+}
+
+/* "</td><td>" and the values v[0..n-1] by fmt with " / " between them. */
+static void html_cell(FILE *f, const char *fmt, size_t n, const double *v)
+{
+    fputs("</td><td>", f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(" / ", f);
+        num(f, fmt, v[i]);
+    }
+}
+
+/* The table of runs: where each came from, its prism and ramp, the beam
+ * heights, the valid window and the processing's warnings. */
+static void html_runs(FILE *f, const run_set *s)
+{
     fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
           "<th>ramp</th><th>h1 / h2 (mm)</th><th>window (s)</th><th>impacts</th><th>processing warnings</th></tr>\n", f);
     for (size_t i = 0; i < s->n; i++) {
@@ -363,10 +424,7 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
         fputs("</td><td class=\"l\">", f);
         html_text(f, r->info.ramp);
         const pl_validation *v = best_val(r, 0);
-        fprintf(f, "</td><td>");
-        num(f, "%.1f", v ? 1e3 * v->h1_m : NAN);
-        fputs(" / ", f);
-        num(f, "%.1f", v ? 1e3 * v->h2_m : NAN);
+        html_cell(f, "%.1f", 2, (const double[]){v ? 1e3 * v->h1_m : NAN, v ? 1e3 * v->h2_m : NAN});
         if (r->processed)
             fprintf(f, "</td><td>%.3f &ndash; %.3f</td><td>%lld</td><td class=\"l\">",
                     r->proc.release_t_s, r->proc.end_t_s, r->proc.n_impacts);
@@ -375,7 +433,51 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
         html_text(f, r->processed ? r->proc.warnings : "");
         fputs("</td></tr>\n", f);
     }
-    fputs("</table>\n<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
+    fputs("</table>\n", f);
+}
+
+/* One run's row of the results: lambda0 recorded and fitted, the errors
+ * of both laws, the end figures and the paper's own error. */
+static void html_result_row(FILE *f, const run_data *r)
+{
+    const pl_validation *lr = r->has[0][0] ? &r->v[0][0] : NULL;
+    const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
+    const pl_validation *pf = best_val(r, 1), *l = best_val(r, 0);
+    fprintf(f, "<tr><td>%lld</td><td>%d</td><td class=\"l\">", r->info.id, r->prism.n_edges);
+    html_text(f, r->prism.material);
+    html_cell(f, "%.4f", 1, (const double[]){r->info.lambda0_rad * 180 / M_PI});
+    fputs("</td><td>", f);
+    if (lf) {
+        fprintf(f, "%.4f", lf->lambda0_rad * 180 / M_PI);
+        if (isfinite(lf->lambda0_sd_rad))
+            fprintf(f, " &plusmn; %.4f", lf->lambda0_sd_rad * 180 / M_PI);
+    } else {
+        fputs("&ndash;", f);
+    }
+    const pl_validation *errs[3] = {lr, lf, pf};
+    for (int i = 0; i < 3; i++) {
+        fputs("</td><td>", f);
+        pct(f, errs[i] ? errs[i]->max_rel_err_lp : NAN);
+    }
+    html_cell(f, "%.3g", 2, (const double[]){l ? l->rms_err_lp : NAN, pf ? pf->rms_err_lp : NAN});
+    html_cell(f, "%.2f", 2, (const double[]){l ? l->lp_end_meas : NAN, l ? l->lp_end_sim : NAN});
+    html_cell(f, "%.3f", 2, (const double[]){l ? l->omega_last_meas : NAN,
+                                             l ? l->omega_last_sim : NAN});
+    html_cell(f, "%.4f", 3, (const double[]){r->processed ? r->proc.ratio_mean : NAN,
+                                             l ? l->ratio_pred : NAN, pf ? pf->ratio_pred : NAN});
+    fprintf(f, "</td><td>%lld / %lld</td><td class=\"l\">%s</td><td>",
+            l ? l->n_impacts_meas : 0, l ? l->n_impacts_sim : 0,
+            l ? (strcmp(l->status, "slip") && strcmp(l->status, "detached") ? "yes" : l->status) : "&ndash;");
+    double pe = paper_error(r->info.ramp, r->prism.n_edges);
+    if (isfinite(pe))
+        fprintf(f, "%.3g</td></tr>\n", pe);
+    else
+        fputs("&ndash;</td></tr>\n", f);
+}
+
+static void html_results(FILE *f, const run_set *s)
+{
+    fputs("<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
           "in %; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
           "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p "
           "(&plusmn; one formal standard deviation).</p>\n"
@@ -384,58 +486,16 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
           "<th>omega+/omega- meas. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
           "<th>paper's max rel. err.</th></tr>\n", f);
-    for (size_t i = 0; i < s->n; i++) {
-        const run_data *r = &s->r[i];
-        const pl_validation *lr = r->has[0][0] ? &r->v[0][0] : NULL;
-        const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
-        const pl_validation *pf = best_val(r, 1), *l = best_val(r, 0);
-        fprintf(f, "<tr><td>%lld</td><td>%d</td><td class=\"l\">", r->info.id, r->prism.n_edges);
-        html_text(f, r->prism.material);
-        fputs("</td><td>", f);
-        num(f, "%.4f", r->info.lambda0_rad * 180 / M_PI);
-        fputs("</td><td>", f);
-        if (lf) {
-            fprintf(f, "%.4f", lf->lambda0_rad * 180 / M_PI);
-            if (isfinite(lf->lambda0_sd_rad))
-                fprintf(f, " &plusmn; %.4f", lf->lambda0_sd_rad * 180 / M_PI);
-        } else {
-            fputs("&ndash;", f);
-        }
-        fputs("</td><td>", f);
-        pct(f, lr ? lr->max_rel_err_lp : NAN);
-        fputs("</td><td>", f);
-        pct(f, lf ? lf->max_rel_err_lp : NAN);
-        fputs("</td><td>", f);
-        pct(f, pf ? pf->max_rel_err_lp : NAN);
-        fputs("</td><td>", f);
-        num(f, "%.3g", l ? l->rms_err_lp : NAN);
-        fputs(" / ", f);
-        num(f, "%.3g", pf ? pf->rms_err_lp : NAN);
-        fputs("</td><td>", f);
-        num(f, "%.2f", l ? l->lp_end_meas : NAN);
-        fputs(" / ", f);
-        num(f, "%.2f", l ? l->lp_end_sim : NAN);
-        fputs("</td><td>", f);
-        num(f, "%.3f", l ? l->omega_last_meas : NAN);
-        fputs(" / ", f);
-        num(f, "%.3f", l ? l->omega_last_sim : NAN);
-        fputs("</td><td>", f);
-        num(f, "%.4f", r->processed ? r->proc.ratio_mean : NAN);
-        fputs(" / ", f);
-        num(f, "%.4f", l ? l->ratio_pred : NAN);
-        fputs(" / ", f);
-        num(f, "%.4f", pf ? pf->ratio_pred : NAN);
-        fprintf(f, "</td><td>%lld / %lld</td><td class=\"l\">%s</td><td>",
-                l ? l->n_impacts_meas : 0, l ? l->n_impacts_sim : 0,
-                l ? (strcmp(l->status, "slip") && strcmp(l->status, "detached") ? "yes" : l->status) : "&ndash;");
-        double pe = paper_error(r->info.ramp, r->prism.n_edges);
-        if (isfinite(pe))
-            fprintf(f, "%.3g</td></tr>\n", pe);
-        else
-            fputs("&ndash;</td></tr>\n", f);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        html_result_row(f, &s->r[i]);
     fputs("</table>\n", f);
-    struct { const char *file, *cap; } figs[] = {
+}
+
+/* The figures written into dir with their captions, the other files,
+ * and the check the browser test reads. */
+static void html_figures(FILE *f, const char *dir, int figures)
+{
+    static const struct { const char *file, *cap; } figs[] = {
         {"lp.svg", "Line-impact count L_p(t) = N theta / 2 pi (4.2) measured (solid) and simulated with the "
                    "line-impact model (dashed), time from the detected release; cf. seed 000 figs. 8 and 9."},
         {"lp_error.svg", "Difference of simulated and measured L_p over the valid window (line law, fitted "
@@ -467,6 +527,24 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
           "  var c = document.getElementById('check');\n"
           "  c.setAttribute('data-images', ok + '/' + imgs.length);\n"
           "});\n</script>\n</body></html>\n", f);
+}
+
+static pl_status write_html(const run_set *s, const char *exp, const char *dir,
+                            int figures, pl_err *err)
+{
+    char path[1200], now[32];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    pl_store_utc_now(now);
+    int synthetic = 0;
+    for (size_t i = 0; i < s->n; i++)
+        synthetic |= s->r[i].info.synthetic;
+    html_head(f, exp, now, synthetic);
+    html_runs(f, s);
+    html_results(f, s);
+    html_figures(f, dir, figures);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return pl_err_set(err, PL_EIO, "%s: write failed", path);
