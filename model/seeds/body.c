@@ -590,6 +590,144 @@ static pl_status hack_motion(const pl_body *b, const pl_plane *pl,
     return PL_OK;
 }
 
+/* A body's motion being integrated: the equations, GSL's adaptive
+ * stepper, the state y at t, the next step h. */
+typedef struct {
+    motion m;
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_step *st;
+    gsl_odeiv2_control *con;
+    gsl_odeiv2_evolve *ev;
+    double y[6], t, h;
+    double scale;                 /* the speeds' scale: below 1e-12 of it is rest */
+    double eps;                   /* viscous: at rest below this speed */
+    int rough, holds;             /* Coulomb friction; it holds the body at rest */
+    size_t guard;
+} integration;
+
+static void integration_close(integration *g)
+{
+    if (g->ev)
+        gsl_odeiv2_evolve_free(g->ev);
+    if (g->con)
+        gsl_odeiv2_control_free(g->con);
+    if (g->st)
+        gsl_odeiv2_step_free(g->st);
+    quad_free(&g->m.q);
+}
+
+/* Sets up the integration of body b on the plane from s0 (eps: see
+ * pl_roughplane_body). */
+static pl_status integration_open(integration *g, const pl_body *b,
+                                  const pl_plane *pl, const pl_body_state *s0,
+                                  double duration, double eps, pl_err *err)
+{
+    memset(g, 0, sizeof *g);
+    motion *m = &g->m;
+    g->rough = pl->friction == PL_FRICTION_ROUGH;
+    *m = (motion){.b = b, .pl = pl, .pivot = -1};
+    m->np = point_masses(b, m->pm, m->rx, m->ry);
+    pl_body_moments(b, &m->mu0, &m->mu2);
+    m->gs = pl->g * sin(pl->phi);
+    m->k = g->rough ? pl->mu * pl->g * cos(pl->phi) : 0;
+    g->holds = g->rough && m->k >= m->gs;
+    if (quad_init(&m->q, b) != 0) {
+        quad_free(&m->q);
+        return pl_err_set(err, PL_ENOMEM, "rough plane: out of memory");
+    }
+    g->sys = (gsl_odeiv2_system){rhs, NULL, 6, m};
+    g->st = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, 6);
+    g->con = gsl_odeiv2_control_standard_new(1e-12, 1e-10, 1, 0);
+    g->ev = gsl_odeiv2_evolve_alloc(6);
+    if (!g->st || !g->con || !g->ev) {
+        integration_close(g);
+        return pl_err_set(err, PL_ENOMEM, "rough plane: out of memory");
+    }
+    double y[6] = {s0->x, s0->w, s0->theta, s0->vx, s0->vw, s0->omega};
+    memcpy(g->y, y, sizeof y);
+    g->h = duration * 1e-4;
+    g->scale = speed_eq(m, g->y) + m->gs * duration;
+    g->eps = eps;
+    return PL_OK;
+}
+
+/* Where the next step may end (*t1, at most where it was), with v the
+ * current speed: short of the instants the friction forces jump.  Returns
+ * 1 when no step is to be taken: the body came to rest (end says so) or
+ * to a turning point, where it starts again from rest. */
+static int step_limit(integration *g, double v, double *t1, pl_body_end *end)
+{
+    motion *m = &g->m;
+    if (g->rough && v > 0) {
+        /* Coulomb friction slows the body at about mu g cos(phi): steps of
+         * a quarter of the time left to rest approach the stop
+         * geometrically instead of stepping across it, where the forces'
+         * directions jump. */
+        double tau = v / (m->k + m->gs);
+        if (g->t + 0.25 * tau < *t1)
+            *t1 = g->t + 0.25 * tau;
+        if (v <= 1e-12 * g->scale) {
+            g->y[3] = g->y[4] = g->y[5] = 0;
+            m->pivot = -1;
+            if (g->holds) {
+                end->at_rest = 1;
+                end->t_stop = g->t;
+            }
+            return 1;   /* else a turning point: it slides back down */
+        }
+    } else if (!g->rough && g->eps > 0 && m->gs == 0) {
+        /* every speed decays as exp(-alpha t): the instant it reaches eps
+         * is known, and is stepped to exactly */
+        if (v <= g->eps) {
+            end->at_rest = 1;
+            end->t_stop = g->t;
+            return 1;
+        }
+        double tc = g->t + log(v / g->eps) / m->pl->mu;
+        if (tc < *t1)
+            *t1 = tc;
+    }
+    if (g->rough && m->np > 0 && v > 1e-12 * g->scale) {
+        int was = m->pivot;
+        *t1 = point_mass_events(m, g->y, g->t, *t1, g->scale);
+        if (m->pivot != was) {
+            gsl_odeiv2_evolve_reset(g->ev);
+            gsl_odeiv2_step_reset(g->st);
+        }
+    }
+    return 0;
+}
+
+/* Integrates up to ts or until the body is at rest for good. */
+static pl_status advance_to(integration *g, double ts, pl_body_end *end,
+                            pl_err *err)
+{
+    motion *m = &g->m;
+    while (!end->at_rest && g->t < ts) {
+        if (++g->guard > 20000000)
+            return pl_err_set(err, PL_ENUMERIC, "rough plane: no progress "
+                              "at t = %g s", g->t);
+        double t1 = ts;
+        if (step_limit(g, speed_eq(m, g->y), &t1, end))
+            continue;
+        if (g->h > t1 - g->t)
+            g->h = t1 - g->t;
+        int rc = gsl_odeiv2_evolve_apply(g->ev, g->con, g->st, &g->sys, &g->t, t1,
+                                         &g->h, g->y);
+        if (rc != GSL_SUCCESS)
+            return m->q.st_code ? pl_err_set(err, m->q.st_code, "%s", m->q.why)
+                                : pl_err_set(err, PL_ENUMERIC, "rough plane: the "
+                                             "integration failed at t = %g s (%s)",
+                                             g->t, gsl_strerror(rc));
+        if (!g->rough && g->eps > 0 && m->gs == 0 &&
+            speed_eq(m, g->y) <= g->eps * (1 + 1e-12)) {
+            end->at_rest = 1;
+            end->t_stop = g->t;
+        }
+    }
+    return PL_OK;
+}
+
 pl_status pl_roughplane_body(const pl_body *b, const pl_plane *pl,
                              const pl_body_state *s0, int hack,
                              double duration, double eps, size_t n,
@@ -606,116 +744,32 @@ pl_status pl_roughplane_body(const pl_body *b, const pl_plane *pl,
         !isfinite(s0->omega) || !isfinite(s0->theta))
         return pl_err_set(err, PL_EINVAL, "rough plane: the duration %g s must "
                           "be > 0 and the initial state finite", duration);
-    int rough = pl->friction == PL_FRICTION_ROUGH;
-    if (hack && rough)
+    if (hack && pl->friction == PL_FRICTION_ROUGH)
         return hack_motion(b, pl, s0, duration, n, tt, path, end, err);
-    motion m = {.b = b, .pl = pl, .pivot = -1};
-    m.np = point_masses(b, m.pm, m.rx, m.ry);
-    pl_body_moments(b, &m.mu0, &m.mu2);
-    m.gs = pl->g * sin(pl->phi);
-    m.k = rough ? pl->mu * pl->g * cos(pl->phi) : 0;
-    int holds = rough && m.k >= m.gs;
-    if (quad_init(&m.q, b) != 0) {
-        quad_free(&m.q);
-        return pl_err_set(err, PL_ENOMEM, "rough plane: out of memory");
-    }
-    gsl_odeiv2_system sys = {rhs, NULL, 6, &m};
-    gsl_odeiv2_step *st = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, 6);
-    gsl_odeiv2_control *con = gsl_odeiv2_control_standard_new(1e-12, 1e-10, 1, 0);
-    gsl_odeiv2_evolve *ev = gsl_odeiv2_evolve_alloc(6);
-    if (!st || !con || !ev) {
-        if (st) gsl_odeiv2_step_free(st);
-        if (con) gsl_odeiv2_control_free(con);
-        if (ev) gsl_odeiv2_evolve_free(ev);
-        quad_free(&m.q);
-        return pl_err_set(err, PL_ENOMEM, "rough plane: out of memory");
-    }
-    double y[6] = {s0->x, s0->w, s0->theta, s0->vx, s0->vw, s0->omega};
-    double t = 0, h = duration * 1e-4;
-    double scale = speed_eq(&m, y) + m.gs * duration;
-    pl_status status = PL_OK;
+    integration g;
+    if (integration_open(&g, b, pl, s0, duration, eps, err) != PL_OK)
+        return err->code;
     end->t_stop = INFINITY;
     end->at_rest = 0;
-    if (holds && speed_eq(&m, y) == 0) {
+    if (g.holds && speed_eq(&g.m, g.y) == 0) {
         end->t_stop = 0;
         end->at_rest = 1;
     }
-    size_t steps = n > 1 ? n - 1 : 1, guard = 0;
+    pl_status status = PL_OK;
+    size_t steps = n > 1 ? n - 1 : 1;
     for (size_t i = 0; i <= steps && status == PL_OK; i++) {
         double ts = n > 1 ? duration * (double)i / (double)steps : duration;
         if (i == steps)
             ts = duration;   /* exactly, whatever the rounding */
-        while (!end->at_rest && t < ts) {
-            if (++guard > 20000000) {
-                status = pl_err_set(err, PL_ENUMERIC, "rough plane: no progress "
-                                    "at t = %g s", t);
-                break;
-            }
-            double v = speed_eq(&m, y), t1 = ts;
-            if (rough && v > 0) {
-                /* Coulomb friction slows the body at about mu g cos(phi):
-                 * steps of a quarter of the time left to rest approach the
-                 * stop geometrically instead of stepping across it, where
-                 * the forces' directions jump. */
-                double tau = v / (m.k + m.gs);
-                if (t + 0.25 * tau < t1)
-                    t1 = t + 0.25 * tau;
-                if (v <= 1e-12 * scale) {
-                    y[3] = y[4] = y[5] = 0;
-                    m.pivot = -1;
-                    if (holds) {
-                        end->at_rest = 1;
-                        end->t_stop = t;
-                        break;
-                    }
-                    continue;   /* a turning point: it slides back down */
-                }
-            } else if (!rough && eps > 0 && m.gs == 0) {
-                /* every speed decays as exp(-alpha t): the instant it
-                 * reaches eps is known, and is stepped to exactly */
-                if (v <= eps) {
-                    end->at_rest = 1;
-                    end->t_stop = t;
-                    break;
-                }
-                double tc = t + log(v / eps) / pl->mu;
-                if (tc < t1)
-                    t1 = tc;
-            }
-            if (rough && m.np > 0 && v > 1e-12 * scale) {
-                int was = m.pivot;
-                t1 = point_mass_events(&m, y, t, t1, scale);
-                if (m.pivot != was) {
-                    gsl_odeiv2_evolve_reset(ev);
-                    gsl_odeiv2_step_reset(st);
-                }
-            }
-            if (h > t1 - t)
-                h = t1 - t;
-            int rc = gsl_odeiv2_evolve_apply(ev, con, st, &sys, &t, t1, &h, y);
-            if (rc != GSL_SUCCESS) {
-                status = m.q.st_code ? pl_err_set(err, m.q.st_code, "%s", m.q.why)
-                                     : pl_err_set(err, PL_ENUMERIC, "rough plane: "
-                                                  "the integration failed at t = %g s "
-                                                  "(%s)", t, gsl_strerror(rc));
-                break;
-            }
-            if (!rough && eps > 0 && m.gs == 0 && speed_eq(&m, y) <= eps * (1 + 1e-12)) {
-                end->at_rest = 1;
-                end->t_stop = t;
-            }
-        }
+        status = advance_to(&g, ts, end, err);
         if (n > 0 && i < n) {
             if (tt)
                 tt[i] = ts;
             if (path)
-                path[i] = state_of(y);
+                path[i] = state_of(g.y);
         }
     }
-    gsl_odeiv2_evolve_free(ev);
-    gsl_odeiv2_control_free(con);
-    gsl_odeiv2_step_free(st);
-    quad_free(&m.q);
-    end->end = state_of(y);
+    integration_close(&g);
+    end->end = state_of(g.y);
     return status;
 }
