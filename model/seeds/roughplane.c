@@ -49,6 +49,67 @@ static int step(gsl_odeiv2_step *st, gsl_odeiv2_system *sys, const double y[4],
     return gsl_odeiv2_step_apply(st, 0, h, out, err, NULL, NULL, sys);
 }
 
+/* The step hs from y on rough friction, where the speed s0 falls at
+ * alpha + g sin(phi) x (the up-slope part of the direction): when it would
+ * reach zero within the step, a quarter of the way to that instant rather
+ * than across it, where the friction force jumps and no step (nor any of
+ * its stages) should go (*to_rest then 1).  Short steps matter: on an
+ * incline the direction swings down-slope ever faster as the speed goes
+ * (its rate is g sin(phi) / |V|), and steps of nearly the whole time left
+ * misplaced the stop by 2e-6 s.  About a hundred such steps bring the
+ * speed below 1e-12 of the scale. */
+static double rough_step(const ctx_t *c, const double y[4], double s0,
+                         double hs, int *to_rest)
+{
+    double decel = c->alpha + c->beta * y[3] / s0;
+    *to_rest = 0;
+    if (decel > 0 && s0 / decel <= 4 * hs) {
+        *to_rest = 1;
+        return 0.25 * s0 / decel;
+    }
+    return hs;
+}
+
+/* Viscous friction on a flat plane: the instant within the step hs from
+ * y (at t) where the speed falls to eps, by bisection; y1 receives the
+ * state there. */
+static double viscous_stop(gsl_odeiv2_step *st, gsl_odeiv2_system *sys,
+                           const double y[4], double t, double hs, double eps,
+                           double y1[4])
+{
+    double lo = 0, hi = hs, ym[4];
+    for (int it = 0; it < 80 && hi - lo > 1e-15 * (1 + t); it++) {
+        double mid = 0.5 * (lo + hi);
+        step(st, sys, y, mid, ym);
+        if (hypot(ym[2], ym[3]) > eps)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    step(st, sys, y, hi, y1);
+    return hi;
+}
+
+/* The samples (of n at duration * k / steps) that fall in the step of hs
+ * from y at t, from *next on; each is stepped to from y. */
+static void step_samples(gsl_odeiv2_step *st, gsl_odeiv2_system *sys,
+                         const double y[4], double t, double hs,
+                         double duration, size_t n, size_t steps, size_t *next,
+                         pl_particle_sample *samples)
+{
+    while (n > 0 && *next <= steps && *next < n &&
+           duration * (double)*next / (double)steps <= t + hs) {
+        double ts = duration * (double)*next / (double)steps, ys[4];
+        if (ts > t)
+            step(st, sys, y, ts - t, ys);
+        else
+            memcpy(ys, y, 4 * sizeof *ys);
+        if (samples)
+            samples[*next] = (pl_particle_sample){ts, ys[0], ys[1], ys[2], ys[3]};
+        ++*next;
+    }
+}
+
 pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
                                  double duration, double eps, size_t n,
                                  pl_particle_sample *samples,
@@ -84,22 +145,8 @@ pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
         double hs = fmin(h, duration - t), y1[4];
         double s0 = hypot(y[2], y[3]);
         int to_rest = 0;
-        if (pl->friction == PL_FRICTION_ROUGH && s0 > 0) {
-            /* The speed falls at alpha + g sin(phi) x (the up-slope part of
-             * the direction): when it would reach zero within the step, step
-             * a quarter of the way to that instant rather than across it,
-             * where the friction force jumps and no step (nor any of its
-             * stages) should go.  Short steps matter: on an incline the
-             * direction swings down-slope ever faster as the speed goes
-             * (its rate is g sin(phi) / |V|), and steps of nearly the whole
-             * time left misplaced the stop by 2e-6 s.  About a hundred
-             * such steps bring the speed below 1e-12 of the scale. */
-            double decel = c.alpha + c.beta * y[3] / s0;
-            if (decel > 0 && s0 / decel <= 4 * hs) {
-                hs = 0.25 * s0 / decel;
-                to_rest = 1;
-            }
-        }
+        if (pl->friction == PL_FRICTION_ROUGH && s0 > 0)
+            hs = rough_step(&c, y, s0, hs, &to_rest);
         if (step(st, &sys, y, hs, y1) != GSL_SUCCESS)
             break;
         int stop = 0;
@@ -110,34 +157,12 @@ pl_status pl_roughplane_particle(const pl_plane *pl, double vx0, double vw0,
             stop = holds;
         } else if (pl->friction == PL_FRICTION_VISCOUS && c.beta == 0 && eps > 0 &&
                    hypot(y1[2], y1[3]) <= eps && s0 > eps) {
-            double lo = 0, hi = hs, ym[4];
-            for (int it = 0; it < 80 && hi - lo > 1e-15 * (1 + t); it++) {
-                double mid = 0.5 * (lo + hi);
-                step(st, &sys, y, mid, ym);
-                if (hypot(ym[2], ym[3]) > eps)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            step(st, &sys, y, hi, y1);
-            hs = hi;
+            hs = viscous_stop(st, &sys, y, t, hs, eps, y1);
             stop = 1;
         }
-        /* samples on the way */
-        while (n > 0 && next <= steps && next < n &&
-               duration * (double)next / (double)steps <= t + hs) {
-            double ts = duration * (double)next / (double)steps, ys[4];
-            if (ts > t)
-                step(st, &sys, y, ts - t, ys);
-            else
-                memcpy(ys, y, sizeof ys);
-            if (samples)
-                samples[next] = (pl_particle_sample){ts, ys[0], ys[1], ys[2], ys[3]};
-            next++;
-        }
+        step_samples(st, &sys, y, t, hs, duration, n, steps, &next, samples);
         memcpy(y, y1, sizeof y);
         t += hs;
-
         if (stop) {
             end->t_stop = t;
             end->at_rest = 1;
