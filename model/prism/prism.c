@@ -252,6 +252,53 @@ static double layer_energy(const imp_ctx *c, const imp_state *z)
     return len * pos * pos / 6;
 }
 
+/* The friction state of the next impact step (3.20) from the current
+ * one (slip: 0 stick, else the sign of the slip's opposing friction), the
+ * layer's resultants g1, g2: a slip whose velocity reversed sticks again,
+ * a stick whose friction would leave the cone slips. */
+static int friction_mode(const imp_ctx *c, const imp_state *z, double g1,
+                         double g2, int slip)
+{
+    double vt = z->vu - z->om * c->a0c;
+    if (slip) {
+        if (vt * slip <= 0) slip = 0;  /* slip velocity reversed: stick again */
+    }
+    if (!slip) {
+        double g3s = -c->m * c->a0c * g2 / (c->J + c->m * c->a0c * c->a0c);
+        if (fabs(g3s) > c->mu_s * g1) {
+            slip = g3s > 0 ? -1 : 1;  /* friction opposes the slip */
+        }
+    }
+    return slip;
+}
+
+/* The terminal instant (3.29) within the step h from z, where term_fn
+ * goes from f0 < 0 to f1 >= 0: secant on the partial step.  nz receives
+ * the state there and *hb the partial step; 1 when contact is lost. */
+static int terminal_step(const imp_ctx *c, double tau, const imp_state *z,
+                         double h, double f0, double f1, int slip,
+                         double omega_minus, imp_state *nz, double *hb,
+                         int *mode)
+{
+    double ha = 0, fa = f0, fb = f1;
+    *hb = h;
+    for (int it = 0; it < 60; it++) {
+        double hm = ha - fa * (*hb - ha) / (fb - fa);
+        if (!(hm > ha && hm < *hb)) hm = 0.5 * (ha + *hb);
+        imp_state tz;
+        if (imp_rk4(c, tau, z, hm, slip, &tz, mode))
+            return 1;
+        double fm = term_fn(c, &tz);
+        if (fm < 0) { ha = hm; fa = fm; } else { *hb = hm; fb = fm; *nz = tz; }
+        if (fabs(fm) <= 1e-15 * omega_minus * c->b || *hb - ha < 1e-14 * h) {
+            *nz = tz;
+            *hb = hm;
+            break;
+        }
+    }
+    return 0;
+}
+
 pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
                                double mu, double omega_minus, int steps,
                                pl_impact_detail *out, pl_err *err)
@@ -292,39 +339,17 @@ pl_status pl_line_impact_solve(int N, double a0, double mass, double mu_s,
         double g1, g2;
         if (!g_from_S(z.SA, z.SB, c.b, &g1, &g2))
             return pl_err_set(err, PL_ENUMERIC, "line impact: contact lost before (3.29)");
-        double vt = z.vu - z.om * c.a0c;
-        if (slip) {
-            if (vt * slip <= 0) slip = 0;  /* slip velocity reversed: stick again */
-        }
-        if (!slip) {
-            double g3s = -mass * c.a0c * g2 / (c.J + mass * c.a0c * c.a0c);
-            if (fabs(g3s) > mu_s * g1) {
-                slip = g3s > 0 ? -1 : 1;  /* friction opposes the slip */
-                out->slipped = 1;
-            }
-        }
+        slip = friction_mode(&c, &z, g1, g2, slip);
+        out->slipped |= slip != 0;
         imp_state nz;
         if (imp_rk4(&c, tau, &z, h, slip, &nz, &mode))
             return pl_err_set(err, PL_ENUMERIC, "line impact: contact lost before (3.29)");
         out->mode_mask |= 1 << (mode - 1);
         double f0 = term_fn(&c, &z), f1 = term_fn(&c, &nz);
         if (f1 >= 0 && f0 < 0) {
-            /* secant on the partial step for the terminal instant */
-            double ha = 0, fa = f0, hb = h, fb = f1;
-            for (int it = 0; it < 60; it++) {
-                double hm = ha - fa * (hb - ha) / (fb - fa);
-                if (!(hm > ha && hm < hb)) hm = 0.5 * (ha + hb);
-                imp_state tz;
-                if (imp_rk4(&c, tau, &z, hm, slip, &tz, &mode))
-                    return pl_err_set(err, PL_ENUMERIC, "line impact: contact lost");
-                double fm = term_fn(&c, &tz);
-                if (fm < 0) { ha = hm; fa = fm; } else { hb = hm; fb = fm; nz = tz; }
-                if (fabs(fm) <= 1e-15 * omega_minus * c.b || hb - ha < 1e-14 * h) {
-                    nz = tz;
-                    hb = hm;
-                    break;
-                }
-            }
+            double hb;
+            if (terminal_step(&c, tau, &z, h, f0, f1, slip, omega_minus, &nz, &hb, &mode))
+                return pl_err_set(err, PL_ENUMERIC, "line impact: contact lost");
             z = nz;
             tau += hb;
             n++;
