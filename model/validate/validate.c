@@ -12,15 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
-                          int fitted, const pl_fit_spec *spec_in,
-                          pl_match_result *out, pl_err *err)
+static const char *law_name(pl_law law)
+{
+    return law == PL_LAW_LINE ? "line" : "plastic";
+}
+
+/* The simulation of a stored run: its prism and ramp from the catalogue,
+ * its beam heights and recorded lambda0 into p; its processing into proc
+ * and its ramp into ramp. */
+static pl_status run_model(pl_store *store, long long run_id, pl_law law,
+                           pl_model_params *p, pl_processing *proc,
+                           pl_ramp *ramp, pl_err *err)
 {
     pl_run_info info;
     pl_channel ch[2];
-    pl_processing proc;
     pl_prism prism;
-    pl_ramp ramp;
     if (pl_run_get(store, run_id, &info, err) != PL_OK)
         return err->code;
     if (!info.prism[0] || !info.ramp[0])
@@ -28,29 +34,95 @@ pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
                           "simulation needs it", run_id,
                           info.prism[0] ? "ramp" : "prism");
     if (pl_prism_get(store, info.prism, &prism, err) != PL_OK ||
-        pl_ramp_get(store, info.ramp, &ramp, err) != PL_OK ||
+        pl_ramp_get(store, info.ramp, ramp, err) != PL_OK ||
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK ||
-        pl_derived_get(store, run_id, &proc, err) != PL_OK)
+        pl_derived_get(store, run_id, proc, err) != PL_OK)
         return err->code;
-    pl_model_params p;
-    pl_model_params_default(&p);
-    pl_model_params_from_catalog(&p, &prism, &ramp);
-    p.law = law;
-    p.h1 = ch[0].beam_height_m;
-    p.h2 = ch[1].beam_height_m;
-    p.lambda0 = info.lambda0_rad;
-    pl_fit_spec spec = {0};
+    pl_model_params_default(p);
+    pl_model_params_from_catalog(p, &prism, ramp);
+    p->law = law;
+    p->h1 = ch[0].beam_height_m;
+    p->h2 = ch[1].beam_height_m;
+    p->lambda0 = info.lambda0_rad;
+    return PL_OK;
+}
+
+/* What a validation fits: nothing (recorded), or what spec_in names with
+ * beta kept within the ramp's stated uncertainty when spec_in gives none,
+ * from 90 % of alpha + beta when no lambda0 was recorded. */
+static pl_status fit_of(long long run_id, int fitted, const pl_fit_spec *spec_in,
+                        const pl_ramp *ramp, pl_model_params *p,
+                        pl_fit_spec *spec, pl_err *err)
+{
+    memset(spec, 0, sizeof *spec);
     if (fitted) {
-        spec = *spec_in;
-        if (isnan(spec.beta_sd) || spec.beta_sd <= 0)
-            spec.beta_sd = isfinite(ramp.beta_sd_rad) ? ramp.beta_sd_rad : 0.005 * M_PI / 180;
-        if (!(p.lambda0 > 0))
-            p.lambda0 = 0.9 * (M_PI / p.N + p.beta);
-    } else if (!(p.lambda0 > 0)) {
+        *spec = *spec_in;
+        if (isnan(spec->beta_sd) || spec->beta_sd <= 0)
+            spec->beta_sd = isfinite(ramp->beta_sd_rad) ? ramp->beta_sd_rad : 0.005 * M_PI / 180;
+        if (!(p->lambda0 > 0))
+            p->lambda0 = 0.9 * (M_PI / p->N + p->beta);
+    } else if (!(p->lambda0 > 0)) {
         return pl_err_set(err, PL_EINVAL, "run %lld has no recorded release "
                           "angle: validate it with a fit (--fit lambda0,t0)",
                           run_id);
     }
+    return PL_OK;
+}
+
+/* The stored row of a match r of run_id (processed as proc) under law,
+ * fitted by spec or not. */
+static void validation_of(pl_validation *v, long long run_id, pl_law law,
+                          int fitted, const pl_fit_spec *spec,
+                          const pl_processing *proc, const pl_match_result *r)
+{
+    memset(v, 0, sizeof *v);
+    v->run_id = run_id;
+    snprintf(v->law, sizeof v->law, "%s", law_name(law));
+    snprintf(v->fit, sizeof v->fit, "%s", fitted ? "fitted" : "recorded");
+    v->n_edges = r->params.N;
+    v->a0_m = r->params.a0;
+    v->beta_rad = r->params.beta;
+    v->lambda0_rad = r->params.lambda0;
+    v->mu_s = r->params.mu_s;
+    v->mu = isnan(r->params.mu) ? r->params.mu_s : r->params.mu;
+    v->h1_m = r->params.h1;
+    v->h2_m = r->params.h2;
+    v->t0_s = r->t0;
+    v->duration_s = proc->end_t_s - r->t0;
+    v->rate_hz = 1000;
+    snprintf(v->status, sizeof v->status, "%s", pl_model_end_name(r->status));
+    v->status_t_s = r->status_t;
+    v->n_impacts_sim = r->n_impacts_sim;
+    snprintf(v->params, sizeof v->params,
+             "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
+             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n",
+             spec->lambda0, spec->t0, spec->beta, spec->beta_sd, r->iterations,
+             r->t_max_rel_err, r->beta_sd);
+    v->max_rel_err_lp = r->max_rel_err;
+    v->rms_err_lp = r->rms_err;
+    v->lp_end_meas = r->lp_end_meas;
+    v->lp_end_sim = r->lp_end_sim;
+    v->omega_last_meas = r->omega_last_meas;
+    v->omega_last_sim = r->omega_last_sim;
+    v->ratio_meas = r->ratio_meas;
+    v->ratio_pred = r->ratio_pred;
+    v->n_impacts_meas = r->n_impacts_meas;
+    v->lambda0_sd_rad = r->lambda0_sd;
+    v->t0_sd_s = r->t0_sd;
+    v->fit_residual = r->fit_rms;
+}
+
+pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
+                          int fitted, const pl_fit_spec *spec_in,
+                          pl_match_result *out, pl_err *err)
+{
+    pl_processing proc;
+    pl_ramp ramp;
+    pl_model_params p;
+    pl_fit_spec spec;
+    if (run_model(store, run_id, law, &p, &proc, &ramp, err) != PL_OK ||
+        fit_of(run_id, fitted, spec_in, &ramp, &p, &spec, err) != PL_OK)
+        return err->code;
     double *lp = NULL, t0s, rate;
     size_t n;
     if (pl_derived_series(store, run_id, "Lp", 10, &lp, &n, &t0s, &rate, err) != PL_OK)
@@ -63,46 +135,11 @@ pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
     pl_status st = pl_match_run(&p, proc.release_t_s, &d, &spec, &r, err);
     free(lp);
     if (st != PL_OK) {
-        pl_err_prefix(err, "run %lld (%s law): ", run_id,
-                      law == PL_LAW_LINE ? "line" : "plastic");
+        pl_err_prefix(err, "run %lld (%s law): ", run_id, law_name(law));
         return st;
     }
     pl_validation v;
-    memset(&v, 0, sizeof v);
-    v.run_id = run_id;
-    snprintf(v.law, sizeof v.law, "%s", law == PL_LAW_LINE ? "line" : "plastic");
-    snprintf(v.fit, sizeof v.fit, "%s", fitted ? "fitted" : "recorded");
-    v.n_edges = r.params.N;
-    v.a0_m = r.params.a0;
-    v.beta_rad = r.params.beta;
-    v.lambda0_rad = r.params.lambda0;
-    v.mu_s = r.params.mu_s;
-    v.mu = isnan(r.params.mu) ? r.params.mu_s : r.params.mu;
-    v.h1_m = r.params.h1;
-    v.h2_m = r.params.h2;
-    v.t0_s = r.t0;
-    v.duration_s = proc.end_t_s - r.t0;
-    v.rate_hz = 1000;
-    snprintf(v.status, sizeof v.status, "%s", pl_model_end_name(r.status));
-    v.status_t_s = r.status_t;
-    v.n_impacts_sim = r.n_impacts_sim;
-    snprintf(v.params, sizeof v.params,
-             "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
-             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n",
-             spec.lambda0, spec.t0, spec.beta, spec.beta_sd, r.iterations,
-             r.t_max_rel_err, r.beta_sd);
-    v.max_rel_err_lp = r.max_rel_err;
-    v.rms_err_lp = r.rms_err;
-    v.lp_end_meas = r.lp_end_meas;
-    v.lp_end_sim = r.lp_end_sim;
-    v.omega_last_meas = r.omega_last_meas;
-    v.omega_last_sim = r.omega_last_sim;
-    v.ratio_meas = r.ratio_meas;
-    v.ratio_pred = r.ratio_pred;
-    v.n_impacts_meas = r.n_impacts_meas;
-    v.lambda0_sd_rad = r.lambda0_sd;
-    v.t0_sd_s = r.t0_sd;
-    v.fit_residual = r.fit_rms;
+    validation_of(&v, run_id, law, fitted, &spec, &proc, &r);
     if ((st = pl_validation_save(store, &v, err)) != PL_OK)
         return st;
     if (out)
