@@ -78,8 +78,9 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
     if (pl_store_prepare(store, "INSERT INTO processing (run_id, processed_utc, "
                          "prismlab_version, params, release_frame, end_frame, "
                          "release_t_s, end_t_s, n_impacts, lp_end, "
-                         "omega_last_mean, ratio_mean, ratio_sd, warnings) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, err) != PL_OK)
+                         "omega_last_mean, ratio_mean, ratio_sd, warnings, "
+                         "ratio_mean_se, n_expected, n_confirmed) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, err) != PL_OK)
         goto fail;
     sqlite3_bind_int64(st, 1, rec->run_id);
     sqlite3_bind_text(st, 2, rec->processed_utc, -1, SQLITE_STATIC);
@@ -95,6 +96,14 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
     pl_store_bind_real(st, 12, rec->ratio_mean);
     pl_store_bind_real(st, 13, rec->ratio_sd);
     sqlite3_bind_text(st, 14, rec->warnings, -1, SQLITE_STATIC);
+    pl_store_bind_real(st, 15, rec->ratio_mean_se);
+    if (rec->n_expected >= 0) {
+        sqlite3_bind_int64(st, 16, rec->n_expected);
+        sqlite3_bind_int64(st, 17, rec->n_confirmed);
+    } else {
+        sqlite3_bind_null(st, 16);
+        sqlite3_bind_null(st, 17);
+    }
     if (sqlite3_step(st) != SQLITE_DONE) {
         pl_store_fail(store, "saving the processing record", err);
         goto fail;
@@ -105,8 +114,9 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
         if (save_series(store, rec->run_id, &series[i], err) != PL_OK)
             goto fail;
     if (pl_store_prepare(store, "INSERT INTO impact (run_id, idx, t_s, "
-                         "omega_minus, omega_plus, ratio, interval_s) VALUES "
-                         "(?,?,?,?,?,?,?)", &st, err) != PL_OK)
+                         "omega_minus, omega_plus, ratio, interval_s, t_sd_s, "
+                         "ratio_se, confirmed) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         &st, err) != PL_OK)
         goto fail;
     for (size_t i = 0; i < n_impacts; i++) {
         const pl_impact *m = &impacts[i];
@@ -118,6 +128,12 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
         sqlite3_bind_double(st, 5, m->omega_plus);
         sqlite3_bind_double(st, 6, m->ratio);
         pl_store_bind_real(st, 7, m->interval_s);
+        pl_store_bind_real(st, 8, m->t_sd_s);
+        pl_store_bind_real(st, 9, m->ratio_se);
+        if (m->confirmed >= 0)
+            sqlite3_bind_int(st, 10, m->confirmed);
+        else
+            sqlite3_bind_null(st, 10);
         if (sqlite3_step(st) != SQLITE_DONE) {
             pl_store_fail(store, "saving an impact", err);
             goto fail;
@@ -141,7 +157,8 @@ pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
     if (pl_store_prepare(store, "SELECT processed_utc, prismlab_version, params, "
                          "release_frame, end_frame, release_t_s, end_t_s, "
                          "n_impacts, lp_end, omega_last_mean, ratio_mean, "
-                         "ratio_sd, warnings FROM processing WHERE run_id = ?",
+                         "ratio_sd, warnings, ratio_mean_se, n_expected, "
+                         "n_confirmed FROM processing WHERE run_id = ?",
                          &st, err) != PL_OK)
         return err->code;
     sqlite3_bind_int64(st, 1, run_id);
@@ -168,6 +185,11 @@ pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
     rec->ratio_mean = pl_store_column_real(st, 10);
     rec->ratio_sd = pl_store_column_real(st, 11);
     pl_store_column_text(st, 12, rec->warnings, sizeof rec->warnings);
+    rec->ratio_mean_se = pl_store_column_real(st, 13);
+    rec->n_expected = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1
+                                                                 : sqlite3_column_int64(st, 14);
+    rec->n_confirmed = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1
+                                                                  : sqlite3_column_int64(st, 15);
     sqlite3_finalize(st);
     return PL_OK;
 }
@@ -227,7 +249,8 @@ pl_status pl_derived_impacts(pl_store *store, long long run_id,
     *out = NULL;
     *n = 0;
     if (pl_store_prepare(store, "SELECT t_s, omega_minus, omega_plus, ratio, "
-                         "interval_s FROM impact WHERE run_id = ? ORDER BY idx",
+                         "interval_s, t_sd_s, ratio_se, confirmed FROM impact "
+                         "WHERE run_id = ? ORDER BY idx",
                          &st, err) != PL_OK)
         return err->code;
     sqlite3_bind_int64(st, 1, run_id);
@@ -251,6 +274,10 @@ pl_status pl_derived_impacts(pl_store *store, long long run_id,
         m->omega_plus = sqlite3_column_double(st, 2);
         m->ratio = sqlite3_column_double(st, 3);
         m->interval_s = pl_store_column_real(st, 4);
+        m->t_sd_s = pl_store_column_real(st, 5);
+        m->ratio_se = pl_store_column_real(st, 6);
+        m->confirmed = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1
+                                                                : sqlite3_column_int(st, 7);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

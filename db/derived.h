@@ -30,6 +30,9 @@ typedef struct {
     double lp_end;
     double omega_last_mean;   /* rad/s, over the last second of the window */
     double ratio_mean, ratio_sd;
+    double ratio_mean_se;     /* standard error of ratio_mean; NaN: unknown */
+    long long n_expected;     /* impacts the lattice of L_p expects; -1: unknown */
+    long long n_confirmed;    /* of them, with a step above the noise */
     char warnings[2048];      /* one per line; "" when none */
 } pl_processing;
 
@@ -44,8 +47,12 @@ typedef struct {
 
 typedef struct {
     double t_s;               /* on the run's clock */
+    double t_sd_s;            /* standard uncertainty of t_s; NaN: unknown */
     double omega_minus, omega_plus, ratio;
+    double ratio_se;          /* standard error of ratio; NaN: unknown */
     double interval_s;        /* to the next impact; NaN for the last */
+    int confirmed;            /* 1: step above the noise; 0: placed by the
+                                 lattice of L_p; -1: unknown (older rows) */
 } pl_impact;
 
 /* Replaces the run's derived data with rec, series[0..n_series-1] and

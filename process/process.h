@@ -18,26 +18,22 @@
 #include "core/error.h"
 #include "db/derived.h"
 #include "db/store.h"
+#include "process/frontend.h"
+#include "process/lattice.h"
 
 #include <stddef.h>
 
 typedef struct {
-    double cutoff_hz;        /* low-pass cut-off; NaN: from the data; 0: none */
-    double despike_jump_mps; /* a sample-to-sample jump this large starts a
-                                speckle drop-out (default 3e-3 m/s) */
+    double cutoff_hz;        /* low-pass cut-off of the stored omega; NaN:
+                                from the data; 0: none */
     double release_sigmas;   /* motion when omega exceeds this many noise
                                 standard deviations (default 8) */
-    double impact_sigmas;    /* detection threshold of the step statistic in
-                                its noise standard deviations (default 5) */
-    double gap_s;            /* skipped each side of an impact (2 ms) */
-    double fit_s;            /* line-fit window each side (6 ms) */
-    double quiet_s;          /* lead-in used for offsets and noise (0.2 s) */
-    double impact_half_s;    /* half an impact's duration (0.15 ms): the
-                                contact instant precedes the middle of the
-                                velocity step by this much */
+    double quiet_s;          /* lead-in assumed quiet before the release is
+                                known (0.2 s) */
+    pl_lattice_config lattice; /* the impact search (process/lattice.h) */
     size_t psd_segment;      /* Welch segment, samples (4096) */
     size_t psd_max_segments; /* Welch averages at most (512; 0: all) */
-    int threads;             /* for locating impacts; 0: one per CPU */
+    int threads;             /* channels and spectra; 0: one per CPU */
 } pl_process_config;
 
 /* The defaults above. */
@@ -56,17 +52,24 @@ typedef struct {
     size_t n;
     double rate_hz;
     double *vp1, *vp2, *omega, *theta;
-    /* impacts */
+    /* impacts (process/lattice.h): n_expected slots of the lattice in the
+     * window, n_confirmed of them with a step above the noise */
     pl_impact *impacts;
-    size_t n_impacts;
-    double lp_end, omega_last_mean, ratio_mean, ratio_sd;
+    size_t n_impacts, n_expected, n_confirmed;
+    double lp_end, omega_last_mean, ratio_mean, ratio_sd, ratio_mean_se;
+    double lp_end_raw;       /* L_p of the plain integral of omega, before it
+                                is anchored to the lattice */
+    double noise_d;          /* rad/s, noise of the step statistic */
+    double phase_sd_rad;     /* scatter of the impacts' angles about the
+                                lattice */
+    double drift_rad;        /* drift of the integral from the lattice */
     /* spectra: psd_len bins, bin k at k * psd_df Hz */
     size_t psd_len;
     double psd_df;
     double *psd_vp1, *psd_vp2, *psd_residual;
     double ring_freq_hz;     /* peak of the residual above 500 Hz; NaN */
-    size_t spikes;           /* speckle drop-outs removed */
-    double noise_omega;      /* rad/s, std of omega in the lead-in */
+    pl_frontend_report front;/* offsets, hum, drop-outs (process/frontend.h) */
+    double noise_omega;      /* rad/s, std of omega (4.1) in the lead-in */
     char warnings[2048];
 } pl_process_result;
 

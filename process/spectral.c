@@ -240,3 +240,51 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate, size_t seg,
     pl_welch_destroy(w);
     return st;
 }
+
+/* The ringing's frequency: the most prominent peak of the smoothed
+ * spectrum above 500 Hz, measured against the lowest level between half
+ * its frequency and itself.  The steps' own spectrum falls steadily and
+ * white noise is flat, so neither makes a prominent peak; a resonance
+ * does.  NaN when no peak stands 4 times above its valley. */
+double pl_ring_peak(const double *psd, size_t len, double df)
+{
+    enum { H = 16 };
+    size_t a = (size_t)ceil(500.0 / df);
+    if (a < 2 * H || a + 2 * H >= len)
+        return NAN;
+    double *sm = malloc(len * sizeof *sm);
+    if (!sm)
+        return NAN;
+    for (size_t k = 0; k < len; k++) {
+        size_t lo = k > H ? k - H : 0, hi = k + H < len ? k + H : len - 1;
+        double acc = 0;
+        for (size_t j = lo; j <= hi; j++)
+            acc += psd[j];
+        sm[k] = acc / (double)(hi - lo + 1);
+    }
+    double best_prom = 0;
+    size_t best = 0;
+    for (size_t k = a; k + 2 * H < len; k++) {
+        int is_max = 1;
+        for (size_t j = k - 2 * H; j <= k + 2 * H && is_max; j++)
+            is_max = sm[j] <= sm[k];
+        if (!is_max)
+            continue;
+        double valley = sm[k];
+        for (size_t j = k / 2; j < k; j++)
+            valley = sm[j] < valley ? sm[j] : valley;
+        double prom = valley > 0 ? sm[k] / valley : 0;
+        if (prom > best_prom) {
+            best_prom = prom;
+            best = k;
+        }
+    }
+    free(sm);
+    if (!(best_prom > 4))
+        return NAN;
+    double y0 = psd[best - 1], y1 = psd[best], y2 = psd[best + 1];
+    double den = y0 - 2 * y1 + y2, off = den != 0 ? 0.5 * (y0 - y2) / den : 0;
+    if (fabs(off) > 1)
+        off = 0;
+    return ((double)best + off) * df;
+}

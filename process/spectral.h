@@ -65,4 +65,10 @@ pl_status pl_welch_psd(const double *x, size_t n, double rate_hz, size_t seg,
                        size_t max_segments, double *psd, size_t *segments,
                        pl_err *err);
 
+/* The ringing's frequency in a spectrum of len bins df apart: the most
+ * prominent peak of the smoothed spectrum above 500 Hz, measured against
+ * the lowest level between half its frequency and itself; NaN when no
+ * peak stands 4 times above its valley. */
+double pl_ring_peak(const double *psd, size_t len, double df);
+
 #endif

@@ -1,0 +1,273 @@
+/* process/frontend.c - offsets, hum, drop-outs and the combined omega.
+ * See frontend.h and docs/process.md section 2. */
+#include "process/frontend.h"
+
+#include "process/robust.h"
+
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HARMONICS = 7 };
+
+/* Residual sum of squares of a constant plus one sinusoid at f over the
+ * lead-in: the frequency search's score. */
+static double rss_at(const double *v, size_t L, double rate, double f)
+{
+    double sc = 0, ss = 0, scc = 0, sss = 0, scs = 0, s1 = 0, sy = 0, yc = 0, ys = 0;
+    double w = 2 * M_PI * f / rate;
+    for (size_t i = 0; i < L; i++) {
+        double c = cos(w * (double)i), s = sin(w * (double)i), y = v[i];
+        s1 += 1;
+        sc += c;
+        ss += s;
+        scc += c * c;
+        sss += s * s;
+        scs += c * s;
+        sy += y;
+        yc += y * c;
+        ys += y * s;
+    }
+    /* project out the mean, then solve the 2 x 2 system for cos and sin */
+    double mc = sc / s1, ms = ss / s1, my = sy / s1;
+    double a11 = scc - s1 * mc * mc, a22 = sss - s1 * ms * ms, a12 = scs - s1 * mc * ms;
+    double b1 = yc - s1 * mc * my, b2 = ys - s1 * ms * my, det = a11 * a22 - a12 * a12;
+    if (!(det > 0))
+        return INFINITY;
+    double x1 = (a22 * b1 - a12 * b2) / det, x2 = (a11 * b2 - a12 * b1) / det;
+    return -(x1 * b1 + x2 * b2);   /* RSS less its frequency-free part */
+}
+
+/* The mains frequency that explains most of the lead-in of either
+ * channel: 50 and 60 Hz, then refined within +-0.5 Hz (the grid), so
+ * that a mains a little off nominal is not subtracted with a phase that
+ * walks away over the run. */
+static double mains_frequency(double *v[2], size_t L, double rate)
+{
+    double best = INFINITY, f_best = 0;
+    for (double f0 = 50; f0 <= 60; f0 += 10)
+        for (int k = -10; k <= 10; k++) {
+            double f = f0 + 0.05 * k, r = rss_at(v[0], L, rate, f) + rss_at(v[1], L, rate, f);
+            if (r < best) {
+                best = r;
+                f_best = f;
+            }
+        }
+    return f_best;
+}
+
+/* Fits a constant and the harmonics of f to the lead-in of v and removes
+ * the constant and every harmonic whose amplitude stands 5 standard
+ * errors above zero from the whole channel.  *amp1 receives the
+ * fundamental's amplitude when removed (else 0). */
+static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
+                      double *offset, double *amp1)
+{
+    int K = HARMONICS;
+    while (K > 0 && K * f >= 0.45 * rate)
+        K--;
+    size_t P = 1 + 2 * (size_t)K;
+    gsl_matrix *X = gsl_matrix_alloc(L, P), *C = gsl_matrix_alloc(P, P);
+    gsl_vector *y = gsl_vector_alloc(L), *c = gsl_vector_alloc(P);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(L, P);
+    int ok = X && C && y && c && ws;
+    double chisq = 0;
+    if (ok) {
+        for (size_t i = 0; i < L; i++) {
+            gsl_matrix_set(X, i, 0, 1.0);
+            for (int k = 1; k <= K; k++) {
+                double ph = 2 * M_PI * f * k * (double)i / rate;
+                gsl_matrix_set(X, i, 2 * k - 1, cos(ph));
+                gsl_matrix_set(X, i, 2 * k, sin(ph));
+            }
+            gsl_vector_set(y, i, v[i]);
+        }
+        ok = gsl_multifit_linear(X, y, c, C, &chisq, ws) == GSL_SUCCESS;
+    }
+    double a[2 * HARMONICS + 1] = {0};
+    if (ok) {
+        a[0] = gsl_vector_get(c, 0);
+        for (int k = 1; k <= K; k++) {
+            double ac = gsl_vector_get(c, 2 * k - 1), as = gsl_vector_get(c, 2 * k);
+            /* chisq / (L - P) is the residual variance; C is (X'X)^-1 */
+            double var = chisq / (double)(L - P) *
+                         0.5 * (gsl_matrix_get(C, 2 * k - 1, 2 * k - 1) + gsl_matrix_get(C, 2 * k, 2 * k));
+            if (ac * ac + as * as > 25.0 * 2.0 * var) {
+                a[2 * k - 1] = ac;
+                a[2 * k] = as;
+            }
+        }
+    }
+    gsl_multifit_linear_free(ws);
+    gsl_matrix_free(X);
+    gsl_matrix_free(C);
+    gsl_vector_free(y);
+    gsl_vector_free(c);
+    if (!ok)
+        return -1;
+    *offset = a[0];
+    *amp1 = hypot(a[1], a[2]);
+    /* Sinusoids by rotation, recomputed exactly every 1024 samples so
+     * that rounding cannot build up over a long run. */
+    for (size_t i0 = 0; i0 < n; i0 += 1024) {
+        size_t i1 = i0 + 1024 < n ? i0 + 1024 : n;
+        for (size_t i = i0; i < i1; i++)
+            v[i] -= a[0];
+        for (int k = 1; k <= K; k++) {
+            if (a[2 * k - 1] == 0 && a[2 * k] == 0)
+                continue;
+            double w = 2 * M_PI * f * k / rate, ph = w * (double)i0;
+            double cr = cos(w), sr = sin(w), co = cos(ph), si = sin(ph);
+            for (size_t i = i0; i < i1; i++) {
+                v[i] -= a[2 * k - 1] * co + a[2 * k] * si;
+                double nc = co * cr - si * sr;
+                si = si * cr + co * sr;
+                co = nc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The common level of the two beams (omega) around [a, b): the mean of
+ * both channels' v / h over a millisecond each side, joined by a line. */
+static void edge_levels(double *v[2], const double h[2], size_t n, size_t a,
+                        size_t b, size_t r, double *la, double *lb)
+{
+    double s = 0;
+    size_t m = 0;
+    for (size_t i = a > r ? a - r : 0; i < a; i++, m++)
+        s += 0.5 * (v[0][i] / h[0] + v[1][i] / h[1]);
+    *la = m ? s / (double)m : NAN;
+    s = 0;
+    m = 0;
+    for (size_t i = b; i < n && i < b + r; i++, m++)
+        s += 0.5 * (v[0][i] / h[0] + v[1][i] / h[1]);
+    *lb = m ? s / (double)m : *la;
+    if (isnan(*la))
+        *la = *lb;
+}
+
+/* Bridges the drop-out [a, b): the channel that left the common level
+ * takes the other's velocity scaled to its height; when both left it,
+ * both follow the line between the levels at the edges. */
+static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
+                   size_t r, double thr, pl_frontend_report *rep, double rate)
+{
+    double la, lb, dev[2] = {0, 0};
+    edge_levels(v, h, n, a, b, r, &la, &lb);
+    for (size_t i = a; i < b; i++) {
+        double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
+        for (int c = 0; c < 2; c++)
+            dev[c] += fabs(v[c][i] / h[c] - lvl);
+    }
+    for (int c = 0; c < 2; c++)
+        dev[c] /= (double)(b - a);
+    if (dev[0] > 0.5 * thr && dev[1] > 0.5 * thr) {
+        for (size_t i = a; i < b; i++) {
+            double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
+            v[0][i] = lvl * h[0];
+            v[1][i] = lvl * h[1];
+        }
+        rep->both_out++;
+        return;
+    }
+    int bad = dev[0] > dev[1] ? 0 : 1, good = 1 - bad;
+    for (size_t i = a; i < b; i++)
+        v[bad][i] = v[good][i] * h[bad] / h[good];
+    rep->dropouts[bad]++;
+    rep->dropout_s[bad] += (double)(b - a) / rate;
+}
+
+/* Finds and bridges the drop-outs from sample `from` on. */
+static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
+                     double rate, pl_frontend_report *rep)
+{
+    double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
+    if (!(sd_e > 0))
+        sd_e = 0;
+    size_t merge = (size_t)ceil(0.0005 * rate), pad = (size_t)ceil(0.0002 * rate);
+    size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
+    for (size_t k = from; k < n; k++) {
+        double e = v[0][k] / h[0] - v[1][k] / h[1];
+        double lvl = fmax(fabs(v[0][k] / h[0]), fabs(v[1][k] / h[1]));
+        double thr = fmax(10 * sd_e, 0.3 * lvl);
+        if (!(fabs(e) > thr) || lvl == 0)
+            continue;
+        /* the stretch: flagged samples no more than `merge` apart */
+        size_t last = k, j = k + 1;
+        for (; j < n && j <= last + merge; j++) {
+            double ej = v[0][j] / h[0] - v[1][j] / h[1];
+            double lj = fmax(fabs(v[0][j] / h[0]), fabs(v[1][j] / h[1]));
+            if (fabs(ej) > fmax(10 * sd_e, 0.3 * lj))
+                last = j;
+        }
+        size_t a = k > from + pad ? k - pad : from, b = last + 1 + pad < n ? last + 1 + pad : n;
+        if (b - a > max_len) {
+            if (isnan(rep->lost_t_s)) {
+                rep->lost_t_s = (double)a / rate;
+                /* the beam still near zero is the one that lost the prism */
+                double m0 = 0, m1 = 0;
+                for (size_t i = a; i < b; i++) {
+                    m0 += fabs(v[0][i] / h[0]);
+                    m1 += fabs(v[1][i] / h[1]);
+                }
+                rep->lost_channel = m0 < m1 ? 1 : 2;
+            }
+            return;
+        }
+        bridge(v, h, n, a, b, r, thr, rep, rate);
+        k = b;
+    }
+}
+
+pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
+                          size_t lead, size_t from, double *omega_c,
+                          pl_frontend_report *rep, pl_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->lost_t_s = NAN;
+    if (lead > n)
+        lead = n;
+    /* The hum fit needs a few mains periods; a shorter lead-in gives the
+     * offsets only. */
+    if (lead >= (size_t)(0.1 * rate)) {
+        rep->hum_hz = mains_frequency(v, lead, rate);
+        for (int c = 0; c < 2; c++)
+            if (remove_hum(v[c], n, lead, rate, rep->hum_hz, &rep->offset_mps[c],
+                           &rep->hum_amp_mps[c]) != 0)
+                return pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu "
+                                  "samples", lead);
+        if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
+            rep->hum_hz = 0;
+    } else if (lead > 0) {
+        for (int c = 0; c < 2; c++) {
+            double s = 0;
+            for (size_t i = 0; i < lead; i++)
+                s += v[c][i];
+            rep->offset_mps[c] = s / (double)lead;
+            for (size_t i = 0; i < n; i++)
+                v[c][i] -= rep->offset_mps[c];
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        rep->noise_mps[c] = lead > 16 ? pl_robust_spread(v[c], NULL, 1, 1, 0, lead, 1) : NAN;
+        if (!(rep->noise_mps[c] >= 0))
+            rep->noise_mps[c] = NAN;
+    }
+    dropouts(v, h, n, from, rate, rep);
+    /* inverse-variance weights of v_i / h_i; equal noise when unknown */
+    double s0 = rep->noise_mps[0], s1 = rep->noise_mps[1];
+    double w0 = h[0] * h[0], w1 = h[1] * h[1];
+    if (s0 > 0 && s1 > 0) {
+        w0 /= s0 * s0;
+        w1 /= s1 * s1;
+    }
+    double sw = w0 + w1;
+    w0 /= sw;
+    w1 /= sw;
+    for (size_t i = 0; i < n; i++)
+        omega_c[i] = w0 * v[0][i] / h[0] + w1 * v[1][i] / h[1];
+    return PL_OK;
+}

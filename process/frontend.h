@@ -1,0 +1,52 @@
+/* process/frontend.h - what a real LDV chain does to the two velocities,
+ * measured and undone before anything is derived from them.
+ *
+ *   offsets    each decoder's DC offset, the mean over the quiet lead-in
+ *              (whole mains periods), is removed;
+ *   hum        mains hum (50 or 60 Hz, whichever the lead-in shows, and
+ *              its harmonics up to the 7th) is fitted in the lead-in by
+ *              least squares, kept only where it stands above the noise,
+ *              and subtracted from the whole channel;
+ *   drop-outs  in pure rotation about an edge on the ramp both beams see
+ *              v_i = omega h_i (4.3), so v1/h1 = v2/h2 but for noise.  A
+ *              stretch where they disagree by more than the motion allows
+ *              is a drop-out of the channel that left the common level
+ *              (a decoder at 0 V, or a speckle spike at any level); up to
+ *              20 ms of it is bridged with the other channel's velocity
+ *              scaled by h_i / h_j, so no impact is invented or hidden:
+ *              the other beam saw it.  Longer disagreement is a beam
+ *              that lost the prism, left alone and reported.
+ *   omega_c    the minimum-variance estimate of omega from both beams
+ *              under the same kinematics, sum w_i v_i / h_i / sum w_i
+ *              with w_i = h_i^2 / noise_i^2: three to four times less
+ *              noise than (4.1), which differences the two beams.  It is
+ *              the signal the impact search measures.
+ *
+ * Threading: no shared state. */
+#ifndef PL_PROCESS_FRONTEND_H
+#define PL_PROCESS_FRONTEND_H
+
+#include "core/error.h"
+
+#include <stddef.h>
+
+typedef struct {
+    double offset_mps[2];      /* removed */
+    double hum_hz;             /* fundamental fitted; 0: none found */
+    double hum_amp_mps[2];     /* amplitude of the fundamental removed */
+    double noise_mps[2];       /* white noise per sample in the lead-in */
+    size_t dropouts[2];        /* stretches bridged per channel */
+    double dropout_s[2];       /* their total length */
+    size_t both_out;           /* stretches where both beams were out */
+    double lost_t_s;           /* a beam lost the prism for good here; NaN */
+    int lost_channel;          /* 1 or 2 when lost_t_s is set */
+} pl_frontend_report;
+
+/* Cleans v[0], v[1] (m/s, n samples at rate Hz) in place as above, the
+ * lead-in being samples [0, lead) and the motion [from, n).  omega_c
+ * (n values) receives the combined rotary speed.  PL_ENOMEM only. */
+pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
+                          size_t lead, size_t from, double *omega_c,
+                          pl_frontend_report *rep, pl_err *err);
+
+#endif

@@ -1,0 +1,78 @@
+/* process/lattice.h - line impacts found on the lattice of L_p.
+ *
+ * Two facts hold on every rig whatever its noise (seed 000 sections 2 and
+ * 4): between two line impacts the prism turns through exactly 2 pi / N,
+ * so the impacts sit on a lattice of rotation angle, L_p (4.2) growing by
+ * one from each to the next; and between impacts omega follows the
+ * contact-phase arc (2.1), smooth, with a kink and a drop at each impact.
+ * The search therefore does not ask "is there a step here?" with a
+ * threshold tuned to one noise level: it walks the lattice slot by slot,
+ * asks "where exactly is the step of this slot?", and measures it.
+ *
+ *   1. The step statistic D (two line fits either side of a gap) is
+ *      computed over a one-second stretch where the steps are largest; its
+ *      strongest peak seeds the walk.
+ *   2. From the seed the walk goes forwards and backwards: the next slot
+ *      lies 2 pi / N further in theta (the integral of omega), which the
+ *      measured theta turns into a predicted time; D's peak within 15 % of
+ *      an interval of it is the slot's step when it stands
+ *      confirm_sigmas above D's noise.
+ *   3. Each slot's instant is located by equal areas: the integral of
+ *      omega across the transition equals that of the two arcs fitted
+ *      outside it, joined at the instant.  A linear decoder filter with
+ *      unit gain at DC delays the arcs and the transition alike, so the
+ *      instant and both arcs stay consistent whatever the filter's shape.
+ *   4. The slots' own angles scatter with the noise while theta's drift is
+ *      slow: a local line through the neighbours' (angle - k 2 pi / N)
+ *      gives each slot a smoothed angle, hence its time with an
+ *      uncertainty, and omega-, omega+ and the ratio with standard errors
+ *      are the two arcs evaluated there.
+ *
+ * Units: SI (s, rad, rad/s).  Threading: no shared state; one call per
+ * thread. */
+#ifndef PL_PROCESS_LATTICE_H
+#define PL_PROCESS_LATTICE_H
+
+#include "core/error.h"
+#include "db/derived.h"
+
+#include <stddef.h>
+
+typedef struct {
+    double gap_s;          /* transition left out of the arc fits, each side
+                              of the instant (1 ms) */
+    double fit_s;          /* longest arc-fit window each side (10 ms) */
+    double confirm_sigmas; /* a slot is confirmed when its D peak stands this
+                              many noise standard deviations high (5) */
+    int smooth_slots;      /* neighbours each side in the phase fit (3) */
+} pl_lattice_config;
+
+/* The defaults above. */
+void pl_lattice_config_default(pl_lattice_config *cfg);
+
+typedef struct {
+    size_t expected;       /* slots of the lattice inside the window */
+    size_t confirmed;      /* of them, with a step above the noise */
+    size_t edge_dropped;   /* unconfirmed slots dropped at either end */
+    double noise_omega;    /* rad/s, white noise of omega per sample */
+    double noise_d;        /* rad/s, noise standard deviation of D */
+    double phase_sd_rad;   /* scatter of the slots' angles about the fit */
+    double drift_rad;      /* largest |phase - phase of the seed|: how far
+                              the integral of omega drifted */
+} pl_lattice_stats;
+
+/* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
+ * rate Hz, the detection signal) whose integral from the release is
+ * theta[0..n-1], between samples release and end.  *out receives a
+ * malloc'd array of *n_out impacts in time order (the caller frees it);
+ * t_s is the located instant, t_sd_s its standard uncertainty, ratio_se
+ * the ratio's standard error and confirmed 0 for a slot the lattice
+ * demands but whose step is below the noise (its time then comes from the
+ * neighbours' phase).  PL_ENUMERIC when the window holds no confirmed
+ * step; PL_ENOMEM. */
+pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
+                          double rate, size_t release, size_t end, int N,
+                          const pl_lattice_config *cfg, pl_impact **out,
+                          size_t *n_out, pl_lattice_stats *stats, pl_err *err);
+
+#endif
