@@ -16,7 +16,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->gap_s = 0.001;
     cfg->fit_s = 0.010;
     cfg->confirm_sigmas = 5.0;
-    cfg->smooth_slots = 5;
+    cfg->smooth_slots = 15;
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -237,20 +237,43 @@ typedef struct {
     double slope_m, slope_p;/* the arcs' slopes at tc, per sample */
 } step_fit;
 
-/* Fits the arcs over [c-G-W, c-G) and (c+G, c+G+W] and solves
- *   sum of omega over the gap = integral of the left arc up to the instant
- *                              + integral of the right arc after it
- * for the instant u (samples from c): a quadratic (the curvature cancels
- * from the difference of the arcs), of whose roots the one where the left
- * arc lies above the right is the step.  Returns 0, or -1 when the windows
- * leave the data or no root has the arcs that way. */
-static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
+/* The arcs over [c-G-W, c-G) and (c+G, c+G+W]; -1 when the windows
+ * leave the data. */
+static int fit_arcs_at(const walk *wk, size_t c, size_t W, arcs *J)
 {
     size_t G = wk->G;
     if (c < wk->release + G + W || c + G + W + 1 > wk->end)
         return -1;
+    return fit_joint(wk->om, c, G, W, J);
+}
+
+/* What is known of the arcs J (centred on sample c) at u samples from c. */
+static void arcs_eval(const arcs *J, size_t c, size_t G, double u, step_fit *f)
+{
+    f->tc = (double)c + u;
+    f->wm = arc_val(J, 0, u);
+    f->wp = arc_val(J, 1, u);
+    f->sigma2 = J->rss / (double)(J->m > 5 ? J->m - 5 : 1);
+    f->var_wm = f->sigma2 * arc_var(J, 0, u);
+    f->var_wp = f->sigma2 * arc_var(J, 1, u);
+    double step = f->wm - f->wp;
+    f->var_tc = step > 0 ? f->sigma2 * (double)(2 * G + 2) / (step * step) : INFINITY;
+    f->slope_m = J->p[1] + 2 * J->p[4] * u;
+    f->slope_p = J->p[3] + 2 * J->p[4] * u;
+}
+
+/* Fits the arcs around sample c and solves
+ *   sum of omega over the gap = integral of the left arc up to the instant
+ *                              + integral of the right arc after it
+ * for the instant u (samples from c): a quadratic (the shared curvature
+ * cancels from the difference of the arcs), of whose roots the one where
+ * the left arc lies above the right is the step.  Returns 0, or -1 when
+ * the windows leave the data or no root has the arcs that way. */
+static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
+{
+    size_t G = wk->G;
     arcs J;
-    if (fit_joint(wk->om, c, G, W, &J) != 0)
+    if (fit_arcs_at(wk, c, W, &J) != 0)
         return -1;
     double I = 0;
     for (size_t k = c - G; k <= c + G; k++)
@@ -267,17 +290,7 @@ static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
     double den = qb + sqrt(disc);
     if (!(den > 0))
         return -1;
-    double u = -2 * qc / den;
-    f->tc = (double)c + u;
-    f->wm = arc_val(&J, 0, u);
-    f->wp = arc_val(&J, 1, u);
-    f->sigma2 = J.rss / (double)(J.m > 5 ? J.m - 5 : 1);
-    f->var_wm = f->sigma2 * arc_var(&J, 0, u);
-    f->var_wp = f->sigma2 * arc_var(&J, 1, u);
-    double step = f->wm - f->wp;
-    f->var_tc = step > 0 ? f->sigma2 * (double)(2 * G + 2) / (step * step) : INFINITY;
-    f->slope_m = J.p[1] + 2 * J.p[4] * u;
-    f->slope_p = J.p[3] + 2 * J.p[4] * u;
+    arcs_eval(&J, c, G, -2 * qc / den, f);
     return 0;
 }
 
@@ -290,11 +303,24 @@ static size_t arc_window(const walk *wk, double interval)
     return W;
 }
 
+/* The same, shortened symmetrically where the window would leave the
+ * data: the first and last impacts of a run cut short. */
+static size_t arc_window_at(const walk *wk, double interval, double c)
+{
+    size_t W = arc_window(wk, interval);
+    double before = c - (double)wk->release - (double)wk->G - 1,
+           after = (double)wk->end - c - (double)wk->G - 2;
+    double room = fmin(before, after);
+    if (room < (double)W)
+        W = room > 4 ? (size_t)room : 4;
+    return W;
+}
+
 /* Locates the step near sample c: re-centred until the instant lies
  * within half a gap of the centre. */
 static int locate(const walk *wk, double c, double interval, step_fit *f)
 {
-    size_t W = arc_window(wk, interval);
+    size_t W = arc_window_at(wk, interval, c);
     for (int it = 0; it < 8; it++) {
         if (!(c > 0))
             return -1;
@@ -303,7 +329,7 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
             return -1;
         /* centred on the step, the arcs' windows lie symmetric about it
          * and what the shared curvature leaves of the arcs' shape cancels */
-        if (fabs(f->tc - (double)ci) <= 1.0)
+        if (fabs(f->tc - (double)ci) <= fmax(1.0, 0.1 * (double)wk->G))
             return 0;
         if (fabs(f->tc - c) > interval * 0.3)
             return -1;   /* wandered off: no step near c */
@@ -346,23 +372,28 @@ static int d_peak(const walk *wk, double a, double b, double *z, double *centre)
 
 /* Measures the slot predicted at sample tp, the last one `interval`
  * samples away: its D peak within 15 % of an interval (at least one and a
- * half gaps), and the instant when the peak is high enough. */
+ * half gaps) says whether the step stands above the noise (confirmed);
+ * its instant is located whether it does or not, from D's centre when
+ * confirmed and from the prediction when not.  Keeping the weak slots'
+ * instants matters: the confirmation test and the instant share noise
+ * (D's window overlaps the instant's gap), so a mean over confirmed slots
+ * alone would lean late. */
 static void measure_slot(const walk *wk, double tp, double interval, slot *s)
 {
     double half = fmax(0.15 * interval, 1.5 * (double)wk->g);
-    double z, centre;
+    double z = 0, centre = tp;
     s->confirmed = s->measured = 0;
     s->tc = tp;
     s->z = 0;
-    if (d_peak(wk, tp - half, tp + half + 1, &z, &centre) != 0)
-        return;
-    s->z = z;
-    if (!(z >= wk->conf))
-        return;
+    if (d_peak(wk, tp - half, tp + half + 1, &z, &centre) == 0) {
+        s->z = z;
+        s->confirmed = z >= wk->conf;
+    }
     step_fit f;
-    if (locate(wk, centre, interval, &f) != 0 || fabs(f.tc - tp) > half + (double)wk->G)
+    if (locate(wk, s->confirmed ? centre : tp, interval, &f) != 0 ||
+        fabs(f.tc - tp) > half + (double)wk->G)
         return;
-    s->confirmed = s->measured = 1;
+    s->measured = 1;
     s->tc = f.tc;
     if (getenv("PL_DEBUG_LATTICE"))
         fprintf(stderr, "slot k=%ld tp=%.5f centre=%.5f tc=%.5f z=%.1f wm=%.5f wp=%.5f\n", s->k,
@@ -405,7 +436,11 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
     for (long k = seed->k + dir;; k += dir) {
         double th = last.theta + dir * (lost + 1) * wk->delta * scale;
         double tp = time_of_theta(wk, th, (size_t)last.tc, dir);
-        if (isnan(tp) || tp < (double)(wk->release + minw) ||
+        /* From rest the first face lands after the prism has turned
+         * through its release angle, somewhere in (0, 2 pi / N]: a slot at
+         * a small positive angle is an impact, one at or below zero is
+         * before the release. */
+        if (th < 0.03 * wk->delta || isnan(tp) || tp < (double)(wk->release + minw) ||
             tp + (double)minw > (double)wk->end)
             break;
         double interval = fabs(tp - last.tc) / (lost + 1);
@@ -414,6 +449,8 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
         if (!s.measured) {
             s.theta = th;
             s.var_theta = INFINITY;
+        }
+        if (!s.confirmed) {
             lost++;
         } else {
             double sc = (s.theta - last.theta) * dir / ((lost + 1) * wk->delta);
@@ -454,7 +491,7 @@ static int find_seed(const walk *wk, slot *seed)
                       fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
     slot s = {.k = 0};
     measure_slot(wk, (double)at - (double)wk->g, interval, &s);
-    if (!s.confirmed)
+    if (!s.confirmed || !s.measured)
         return -1;
     *seed = s;
     return 0;
@@ -548,12 +585,12 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     if (isnan(tc))
         return -1;
     step_fit f;
-    size_t W = arc_window(wk, interval);
-    if (fit_arcs(wk, (size_t)llround(tc), W, &f) != 0)
+    arcs J;
+    size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
+    if (fit_arcs_at(wk, c, W, &J) != 0)
         return -1;
-    /* evaluate the arcs at tc, not at their own equal-area instant */
-    double u = tc - f.tc;
-    double wm = f.wm + f.slope_m * u, wp = f.wp + f.slope_p * u;
+    arcs_eval(&J, c, wk->G, tc - (double)c, &f);
+    double wm = f.wm, wp = f.wp;
     double om = fabs(0.5 * (wm + wp)) > 0 ? 0.5 * (wm + wp) : 1e-9;
     double var_tc = var_th / (om * om);
     m->t_s = tc / wk->rate;
@@ -606,11 +643,13 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
     qsort(sl.v, sl.n, sizeof *sl.v, cmp_slot);
-    /* the lattice ends where the steps stop being seen */
+    /* Every slot between the release and the last confirmed one is an
+     * impact: the prism turned through it.  After the last confirmed slot
+     * the data may have ended (the prism left the beams, the run was cut):
+     * a slot there needs some evidence of its own. */
     size_t a = 0, b = sl.n;
-    while (a < b && !sl.v[a].confirmed)
-        a++;
-    while (b > a && !sl.v[b - 1].confirmed)
+    while (b > a && !sl.v[b - 1].confirmed &&
+           !(sl.v[b - 1].measured && sl.v[b - 1].z >= 0.5 * cfg->confirm_sigmas))
         b--;
     st->edge_dropped = sl.n - (b - a);
     slot *v = sl.v + a;
@@ -640,6 +679,9 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
         double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
         if (evaluate(&wk, &v[i], ths[i], vars[i], fmin(prev, next), &imp[k]) == 0)
             k++;
+        else if (getenv("PL_DEBUG_LATTICE"))
+            fprintf(stderr, "evaluate failed: slot k=%ld tc=%.5f measured=%d confirmed=%d z=%.1f th=%.5f raw=%.5f\n",
+                    v[i].k, v[i].tc / wk.rate, v[i].measured, v[i].confirmed, v[i].z, ths[i], v[i].theta);
     }
     st->expected = m;
     st->phase_sd_rad = nss > 1 ? sqrt(ss / (double)(nss - 1)) : NAN;

@@ -177,6 +177,9 @@ void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
                 end = i;
             }
     }
-    size_t guard = (size_t)ceil(0.002 * rate);
+    /* A run that ends while the prism still rolls (the recording was
+     * stopped) is valid to its last sample; a drop needs a guard, since
+     * the beams lose the prism over a sample or two. */
+    size_t guard = end < n ? (size_t)ceil(0.002 * rate) : 0;
     w->end = end > release + guard ? end - guard : release + 1;
 }
