@@ -24,11 +24,20 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
  * the fastest rolling of the paper's prisms (an impact every 20 ms). */
 enum { D_GAP_US = 1000, D_FIT_US = 5000 };
 
+/* Inverses of the arcs' normal matrix for the window lengths met. */
+enum { FIT_CACHE = 8 };
+typedef struct {
+    size_t W[FIT_CACHE];
+    double inv[FIT_CACHE][5][5];
+    int n, next;
+} fit_cache;
+
 typedef struct {
     const double *om, *theta;
     size_t n, release, end, g, w;   /* g, w: D's gap and window, samples */
     size_t G, W;                    /* arc fits: gap and longest window */
     double rate, delta, conf, noise_d, noise_om;
+    fit_cache *fc;                  /* the one mutable part: a memo */
 } walk;
 
 /* One lattice slot. */
@@ -173,40 +182,76 @@ static double row(int side, double t, int j)
     }
 }
 
-static int fit_joint(const double *y, size_t c, size_t G, size_t W, arcs *f)
+/* The normal matrix of the joint fit depends only on G and W, so its
+ * inverse is formed once per window length (GSL's Cholesky) and each fit
+ * costs one pass over its windows and a 5 x 5 product: a ten-minute run
+ * has forty thousand impacts, each fitted a few times. */
+static int invert_normal(size_t G, size_t W, double inv[5][5])
 {
     gsl_matrix *A = gsl_matrix_calloc(5, 5);
-    double rhs[5] = {0}, yy = 0;
     if (!A)
         return -1;
     for (int side = 0; side < 2; side++)
         for (size_t i = 0; i < W; i++) {
-            size_t k = side ? c + G + 1 + i : c - G - W + i;
-            double t = (double)k - (double)c, x[5];
+            double t = side ? (double)(G + 1 + i) : -(double)(G + W) + (double)i, x[5];
             for (int j = 0; j < 5; j++)
                 x[j] = row(side, t, j);
-            for (int r = 0; r < 5; r++) {
-                rhs[r] += x[r] * y[k];
+            for (int r = 0; r < 5; r++)
                 for (int q = 0; q < 5; q++)
-                    *gsl_matrix_ptr(A, r, q) += x[r] * x[q];
-            }
-            yy += y[k] * y[k];
+                    A->data[r * A->tda + q] += x[r] * x[q];
         }
     int ok = gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS &&
              gsl_linalg_cholesky_invert(A) == GSL_SUCCESS;
-    double bxy = 0;
-    for (int r = 0; ok && r < 5; r++) {
-        f->p[r] = 0;
-        for (int q = 0; q < 5; q++) {
-            f->inv[r][q] = gsl_matrix_get(A, r, q);
-            f->p[r] += f->inv[r][q] * rhs[q];
-        }
-        bxy += f->p[r] * rhs[r];
-    }
+    for (int r = 0; ok && r < 5; r++)
+        for (int q = 0; q < 5; q++)
+            inv[r][q] = gsl_matrix_get(A, r, q);
     gsl_matrix_free(A);
+    return ok ? 0 : -1;
+}
+
+static const double (*cached_inverse(fit_cache *fc, size_t G, size_t W))[5]
+{
+    for (int i = 0; i < fc->n; i++)
+        if (fc->W[i] == W)
+            return (const double (*)[5])fc->inv[i];
+    int slot = fc->n < FIT_CACHE ? fc->n++ : fc->next++ % FIT_CACHE;
+    if (invert_normal(G, W, fc->inv[slot]) != 0) {
+        fc->W[slot] = 0;
+        return NULL;
+    }
+    fc->W[slot] = W;
+    return (const double (*)[5])fc->inv[slot];
+}
+
+static int fit_joint(const double *y, size_t c, size_t G, size_t W, fit_cache *fc,
+                     arcs *f)
+{
+    const double (*inv)[5] = cached_inverse(fc, G, W);
+    if (!inv)
+        return -1;
+    double rhs[5] = {0}, yy = 0;
+    const double *l = y + c - G - W, *r = y + c + G + 1;
+    for (size_t i = 0; i < W; i++) {
+        double tl = -(double)(G + W) + (double)i, tr = (double)(G + 1 + i);
+        rhs[0] += l[i];
+        rhs[1] += tl * l[i];
+        rhs[2] += r[i];
+        rhs[3] += tr * r[i];
+        rhs[4] += tl * tl * l[i] + tr * tr * r[i];
+        yy += l[i] * l[i] + r[i] * r[i];
+    }
+    double bxy = 0;
+    for (int q = 0; q < 5; q++) {
+        f->p[q] = 0;
+        for (int j = 0; j < 5; j++) {
+            f->inv[q][j] = inv[q][j];
+            f->p[q] += inv[q][j] * rhs[j];
+        }
+        bxy += f->p[q] * rhs[q];
+    }
     f->m = 2 * W;
     f->rss = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
-    return ok ? 0 : -1;
+    return 0;
 }
 
 /* An arc's value at u and that value's variance per unit noise variance. */
@@ -244,7 +289,7 @@ static int fit_arcs_at(const walk *wk, size_t c, size_t W, arcs *J)
     size_t G = wk->G;
     if (c < wk->release + G + W || c + G + W + 1 > wk->end)
         return -1;
-    return fit_joint(wk->om, c, G, W, J);
+    return fit_joint(wk->om, c, G, W, wk->fc, J);
 }
 
 /* What is known of the arcs J (centred on sample c) at u samples from c. */
@@ -465,36 +510,59 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
     return 0;
 }
 
-/* The seed: the highest D peak in the window. */
+/* The seed: the highest D peak of the window that measures as a step.
+ * Each block of the window offers its highest peak; the peaks are tried
+ * from the highest down, so that one artefact (a spike the front end left,
+ * the prism leaving the beams) cannot stop the search. */
+typedef struct {
+    double d;
+    size_t at;
+} peak;
+
+static int cmp_peak(const void *a, const void *b)
+{
+    double x = ((const peak *)a)->d, y = ((const peak *)b)->d;
+    return x > y ? -1 : x < y;
+}
+
 static int find_seed(const walk *wk, slot *seed)
 {
-    enum { BLOCK = 65536 };
+    enum { BLOCK = 16384, TRIES = 32 };
     size_t ext = wk->g + wk->w, lo = wk->release + 2 * ext + wk->G + wk->W,
            hi = wk->end > 2 * ext + wk->G + wk->W ? wk->end - 2 * ext - wk->G - wk->W : 0;
     if (hi <= lo)
         return -1;
-    double *d = malloc(BLOCK * sizeof *d), best = -INFINITY;
-    size_t at = lo;
-    if (!d)
+    size_t nb = (hi - lo + BLOCK - 1) / BLOCK;
+    double *d = malloc(BLOCK * sizeof *d);
+    peak *pk = malloc(nb * sizeof *pk);
+    if (!d || !pk) {
+        free(d);
+        free(pk);
         return -1;
-    for (size_t a = lo; a < hi; a += BLOCK) {
-        size_t b = a + BLOCK < hi ? a + BLOCK : hi;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        size_t a = lo + i * BLOCK, b = a + BLOCK < hi ? a + BLOCK : hi;
         step_statistic(wk->om, wk->g, wk->w, a, b, d, NULL);
+        pk[i] = (peak){-INFINITY, a};
         for (size_t k = a; k < b; k++)
-            if (d[k - a] > best) {
-                best = d[k - a];
-                at = k;
-            }
+            if (d[k - a] > pk[i].d)
+                pk[i] = (peak){d[k - a], k};
     }
     free(d);
-    double interval = wk->delta /
-                      fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
-    slot s = {.k = 0};
-    measure_slot(wk, (double)at - (double)wk->g, interval, &s);
-    if (!s.confirmed || !s.measured)
-        return -1;
-    *seed = s;
-    return 0;
+    qsort(pk, nb, sizeof *pk, cmp_peak);
+    int found = -1;
+    for (size_t i = 0; i < nb && i < TRIES && found != 0; i++) {
+        size_t at = pk[i].at;
+        double interval = wk->delta / fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
+        slot s = {.k = 0};
+        measure_slot(wk, (double)at - (double)wk->g, interval, &s);
+        if (s.confirmed && s.measured) {
+            *seed = s;
+            found = 0;
+        }
+    }
+    free(pk);
+    return found;
 }
 
 /* --- the phase fit -------------------------------------------------------- */
@@ -623,7 +691,9 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, NULL};
+    fit_cache fc = {0};
+    wk.fc = &fc;
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
