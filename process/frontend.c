@@ -4,7 +4,8 @@
 
 #include "process/robust.h"
 
-#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,13 @@ enum { HARMONICS = 7 };
 static double rss_at(const double *v, size_t L, double rate, double f)
 {
     double sc = 0, ss = 0, scc = 0, sss = 0, scs = 0, s1 = 0, sy = 0, yc = 0, ys = 0;
-    double w = 2 * M_PI * f / rate;
+    double w = 2 * M_PI * f / rate, cr = cos(w), sr = sin(w), c = 1, s = 0;
     for (size_t i = 0; i < L; i++) {
-        double c = cos(w * (double)i), s = sin(w * (double)i), y = v[i];
+        if ((i & 1023) == 0) {   /* exact every 1024 samples: no drift */
+            c = cos(w * (double)i);
+            s = sin(w * (double)i);
+        }
+        double y = v[i];
         s1 += 1;
         sc += c;
         ss += s;
@@ -28,6 +33,9 @@ static double rss_at(const double *v, size_t L, double rate, double f)
         sy += y;
         yc += y * c;
         ys += y * s;
+        double nc = c * cr - s * sr;
+        s = s * cr + c * sr;
+        c = nc;
     }
     /* project out the mean, then solve the 2 x 2 system for cos and sin */
     double mc = sc / s1, ms = ss / s1, my = sy / s1;
@@ -68,42 +76,55 @@ static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
     while (K > 0 && K * f >= 0.45 * rate)
         K--;
     size_t P = 1 + 2 * (size_t)K;
-    gsl_matrix *X = gsl_matrix_alloc(L, P), *C = gsl_matrix_alloc(P, P);
-    gsl_vector *y = gsl_vector_alloc(L), *c = gsl_vector_alloc(P);
-    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(L, P);
-    int ok = X && C && y && c && ws;
-    double chisq = 0;
-    if (ok) {
-        for (size_t i = 0; i < L; i++) {
-            gsl_matrix_set(X, i, 0, 1.0);
-            for (int k = 1; k <= K; k++) {
-                double ph = 2 * M_PI * f * k * (double)i / rate;
-                gsl_matrix_set(X, i, 2 * k - 1, cos(ph));
-                gsl_matrix_set(X, i, 2 * k, sin(ph));
-            }
-            gsl_vector_set(y, i, v[i]);
-        }
-        ok = gsl_multifit_linear(X, y, c, C, &chisq, ws) == GSL_SUCCESS;
-    }
-    double a[2 * HARMONICS + 1] = {0};
-    if (ok) {
-        a[0] = gsl_vector_get(c, 0);
+    /* Normal equations (P <= 15 columns, sinusoids over whole periods:
+     * well conditioned), solved by GSL's Cholesky: an SVD of the L x P
+     * design would cost a hundred times more for the same answer. */
+    gsl_matrix *A = gsl_matrix_calloc(P, P);
+    double xty[2 * HARMONICS + 1] = {0}, yy = 0, x[2 * HARMONICS + 1];
+    int ok = A != NULL;
+    for (size_t i = 0; ok && i < L; i++) {
+        /* the harmonics from the fundamental by the angle-sum rule */
+        double ph = 2 * M_PI * f * (double)i / rate, c1 = cos(ph), s1 = sin(ph);
+        double ck = c1, sk = s1;
+        x[0] = 1.0;
         for (int k = 1; k <= K; k++) {
-            double ac = gsl_vector_get(c, 2 * k - 1), as = gsl_vector_get(c, 2 * k);
-            /* chisq / (L - P) is the residual variance; C is (X'X)^-1 */
-            double var = chisq / (double)(L - P) *
-                         0.5 * (gsl_matrix_get(C, 2 * k - 1, 2 * k - 1) + gsl_matrix_get(C, 2 * k, 2 * k));
-            if (ac * ac + as * as > 25.0 * 2.0 * var) {
-                a[2 * k - 1] = ac;
-                a[2 * k] = as;
+            x[2 * k - 1] = ck;
+            x[2 * k] = sk;
+            double nc = ck * c1 - sk * s1;
+            sk = sk * c1 + ck * s1;
+            ck = nc;
+        }
+        for (size_t r = 0; r < P; r++) {
+            xty[r] += x[r] * v[i];
+            for (size_t q = r; q < P; q++)
+                A->data[r * A->tda + q] += x[r] * x[q];
+        }
+        yy += v[i] * v[i];
+    }
+    for (size_t r = 0; ok && r < P; r++)
+        for (size_t q = 0; q < r; q++)
+            A->data[r * A->tda + q] = A->data[q * A->tda + r];
+    ok = ok && gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS &&
+         gsl_linalg_cholesky_invert(A) == GSL_SUCCESS;
+    double a[2 * HARMONICS + 1] = {0}, c[2 * HARMONICS + 1] = {0}, bxy = 0;
+    for (size_t r = 0; ok && r < P; r++) {
+        for (size_t q = 0; q < P; q++)
+            c[r] += gsl_matrix_get(A, r, q) * xty[q];
+        bxy += c[r] * xty[r];
+    }
+    if (ok) {
+        double s2 = fmax(0, yy - bxy) / (double)(L - P);   /* residual variance */
+        a[0] = c[0];
+        for (int k = 1; k <= K; k++) {
+            double var = s2 * 0.5 * (gsl_matrix_get(A, 2 * k - 1, 2 * k - 1) +
+                                     gsl_matrix_get(A, 2 * k, 2 * k));
+            if (c[2 * k - 1] * c[2 * k - 1] + c[2 * k] * c[2 * k] > 25.0 * 2.0 * var) {
+                a[2 * k - 1] = c[2 * k - 1];
+                a[2 * k] = c[2 * k];
             }
         }
     }
-    gsl_multifit_linear_free(ws);
-    gsl_matrix_free(X);
-    gsl_matrix_free(C);
-    gsl_vector_free(y);
-    gsl_vector_free(c);
+    gsl_matrix_free(A);
     if (!ok)
         return -1;
     *offset = a[0];
@@ -189,11 +210,13 @@ static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
         sd_e = 0;
     size_t merge = (size_t)ceil(0.0005 * rate), pad = (size_t)ceil(0.0002 * rate);
     size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
+    double i0 = 1.0 / h[0], i1 = 1.0 / h[1], floor_e = 10 * sd_e;
     for (size_t k = from; k < n; k++) {
-        double e = v[0][k] / h[0] - v[1][k] / h[1];
-        double lvl = fmax(fabs(v[0][k] / h[0]), fabs(v[1][k] / h[1]));
-        double thr = fmax(10 * sd_e, 0.3 * lvl);
-        if (!(fabs(e) > thr) || lvl == 0)
+        double a0 = v[0][k] * i0, a1 = v[1][k] * i1, e = fabs(a0 - a1);
+        if (!(e > floor_e))
+            continue;
+        double lvl = fmax(fabs(a0), fabs(a1)), thr = fmax(floor_e, 0.3 * lvl);
+        if (!(e > thr) || lvl == 0)
             continue;
         /* the stretch: flagged samples no more than `merge` apart */
         size_t last = k, j = k + 1;
@@ -267,7 +290,9 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     double sw = w0 + w1;
     w0 /= sw;
     w1 /= sw;
+    w0 /= h[0];
+    w1 /= h[1];
     for (size_t i = 0; i < n; i++)
-        omega_c[i] = w0 * v[0][i] / h[0] + w1 * v[1][i] / h[1];
+        omega_c[i] = w0 * v[0][i] + w1 * v[1][i];
     return PL_OK;
 }
