@@ -24,11 +24,19 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
  * the fastest rolling of the paper's prisms (an impact every 20 ms). */
 enum { D_GAP_US = 1000, D_FIT_US = 5000 };
 
-/* Inverses of the arcs' normal matrix for the window lengths met. */
-enum { FIT_CACHE = 8 };
+/* Inverses of the arcs' normal matrix for the designs met: a window
+ * length, and with a ringing model the ringing's start within its sample
+ * (sixteenths), whose basis values are kept beside. */
+enum { FIT_CACHE = 48, RING_Q = 16, PMAX = 7 };
 typedef struct {
-    size_t W[FIT_CACHE];
-    double inv[FIT_CACHE][5][5];
+    size_t W;
+    int q;                    /* -1: no ringing columns */
+    double inv[PMAX][PMAX];
+    double *ring;             /* 2 W basis values (sin, cos) or NULL */
+} fit_design;
+
+typedef struct {
+    fit_design d[FIT_CACHE];
     int n, next;
 } fit_cache;
 
@@ -37,6 +45,7 @@ typedef struct {
     size_t n, release, end, g, w;   /* g, w: D's gap and window, samples */
     size_t G, W;                    /* arc fits: gap and longest window */
     double rate, delta, conf, noise_d, noise_om;
+    double ring_w, ring_tau;        /* ringing: rad/sample, samples; 0: none */
     fit_cache *fc;                  /* the one mutable part: a memo */
 } walk;
 
@@ -163,12 +172,16 @@ static double time_of_theta(const walk *wk, double th, size_t from, int dir)
  * the centre).  omega'' = K omega cos psi by (2.1), nearly the same just
  * before and just after an impact, so the shared curvature removes the
  * bias a straight line has over a curved arc (at 10 ms a side it exceeds
- * the step itself) for one parameter more, not two. */
+ * the step itself) for one parameter more, not two.  Where the run rings
+ * (see ring_estimate()), the right side also carries a decaying sinusoid
+ * from the instant on, its amplitude and phase free for every impact. */
 typedef struct {
-    double p[5];             /* aL, bL, aR, bR, c */
-    double inv[5][5];        /* (X'X)^-1 */
+    double p[PMAX];          /* aL, bL, aR, bR, c [, ring sin, ring cos] */
+    double inv[PMAX][PMAX];  /* (X'X)^-1 */
     double rss;
     size_t m;                /* samples fitted */
+    int P;                   /* 5, or 7 with the ringing */
+    double u0;               /* the ringing's start, samples from the centre */
 } arcs;
 
 static double row(int side, double t, int j)
@@ -182,54 +195,105 @@ static double row(int side, double t, int j)
     }
 }
 
-/* The normal matrix of the joint fit depends only on G and W, so its
- * inverse is formed once per window length (GSL's Cholesky) and each fit
- * costs one pass over its windows and a 5 x 5 product: a ten-minute run
- * has forty thousand impacts, each fitted a few times. */
-static int invert_normal(size_t G, size_t W, double inv[5][5])
+static void ring_basis(const walk *wk, double s, double *bs, double *bc)
 {
-    gsl_matrix *A = gsl_matrix_calloc(5, 5);
+    double e = s >= 0 ? exp(-s / wk->ring_tau) : 0;
+    *bs = e * sin(wk->ring_w * s);
+    *bc = e * cos(wk->ring_w * s);
+}
+
+/* The design's row i of side `side`: x[0..P-1]. */
+static void design_row(const walk *wk, const fit_design *d, size_t G, int side, size_t i,
+                       double *x)
+{
+    size_t W = d->W;
+    double t = side ? (double)(G + 1 + i) : -(double)(G + W) + (double)i;
+    for (int j = 0; j < 5; j++)
+        x[j] = row(side, t, j);
+    if (d->q >= 0) {
+        x[5] = side ? d->ring[i] : 0;
+        x[6] = side ? d->ring[W + i] : 0;
+    }
+    (void)wk;
+}
+
+/* The normal matrix depends only on the design, so its inverse is formed
+ * once per design (GSL's Cholesky) and each fit costs one pass over its
+ * windows and a small product: a ten-minute run has forty thousand
+ * impacts, each fitted a few times. */
+static int build_design(const walk *wk, size_t G, fit_design *d)
+{
+    int P = d->q >= 0 ? 7 : 5;
+    if (d->q >= 0) {
+        d->ring = malloc(2 * d->W * sizeof *d->ring);
+        if (!d->ring)
+            return -1;
+        double u0 = (double)d->q / RING_Q - 0.5;
+        for (size_t i = 0; i < d->W; i++)
+            ring_basis(wk, (double)(G + 1 + i) - u0, &d->ring[i], &d->ring[d->W + i]);
+    }
+    gsl_matrix *A = gsl_matrix_calloc((size_t)P, (size_t)P);
     if (!A)
         return -1;
+    double x[PMAX];
     for (int side = 0; side < 2; side++)
-        for (size_t i = 0; i < W; i++) {
-            double t = side ? (double)(G + 1 + i) : -(double)(G + W) + (double)i, x[5];
-            for (int j = 0; j < 5; j++)
-                x[j] = row(side, t, j);
-            for (int r = 0; r < 5; r++)
-                for (int q = 0; q < 5; q++)
+        for (size_t i = 0; i < d->W; i++) {
+            design_row(wk, d, G, side, i, x);
+            for (int r = 0; r < P; r++)
+                for (int q = 0; q < P; q++)
                     A->data[r * A->tda + q] += x[r] * x[q];
         }
     int ok = gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS &&
              gsl_linalg_cholesky_invert(A) == GSL_SUCCESS;
-    for (int r = 0; ok && r < 5; r++)
-        for (int q = 0; q < 5; q++)
-            inv[r][q] = gsl_matrix_get(A, r, q);
+    for (int r = 0; ok && r < P; r++)
+        for (int q = 0; q < P; q++)
+            d->inv[r][q] = gsl_matrix_get(A, r, q);
     gsl_matrix_free(A);
     return ok ? 0 : -1;
 }
 
-static const double (*cached_inverse(fit_cache *fc, size_t G, size_t W))[5]
+static const fit_design *cached_design(const walk *wk, size_t G, size_t W, int q)
 {
+    fit_cache *fc = wk->fc;
     for (int i = 0; i < fc->n; i++)
-        if (fc->W[i] == W)
-            return (const double (*)[5])fc->inv[i];
+        if (fc->d[i].W == W && fc->d[i].q == q)
+            return &fc->d[i];
     int slot = fc->n < FIT_CACHE ? fc->n++ : fc->next++ % FIT_CACHE;
-    if (invert_normal(G, W, fc->inv[slot]) != 0) {
-        fc->W[slot] = 0;
+    fit_design *d = &fc->d[slot];
+    free(d->ring);
+    *d = (fit_design){.W = W, .q = q};
+    if (build_design(wk, G, d) != 0) {
+        d->W = 0;
         return NULL;
     }
-    fc->W[slot] = W;
-    return (const double (*)[5])fc->inv[slot];
+    return d;
 }
 
-static int fit_joint(const double *y, size_t c, size_t G, size_t W, fit_cache *fc,
-                     arcs *f)
+static void cache_free(fit_cache *fc)
 {
-    const double (*inv)[5] = cached_inverse(fc, G, W);
-    if (!inv)
+    for (int i = 0; i < fc->n; i++)
+        free(fc->d[i].ring);
+    memset(fc, 0, sizeof *fc);
+}
+
+/* Fits the arcs around sample c; with ringing, it starts u0 samples from
+ * c (quantised to a sixteenth of a sample). */
+static int fit_joint(const walk *wk, size_t c, size_t W, double u0, arcs *f)
+{
+    size_t G = wk->G;
+    int q = -1;
+    if (wk->ring_w > 0) {
+        double uq = fmin(fmax(u0, -0.5), 0.5 - 1.0 / RING_Q);
+        q = (int)floor((uq + 0.5) * RING_Q + 0.5);
+        if (q >= RING_Q)
+            q = RING_Q - 1;
+    }
+    const fit_design *d = cached_design(wk, G, W, q);
+    if (!d)
         return -1;
-    double rhs[5] = {0}, yy = 0;
+    int P = q >= 0 ? 7 : 5;
+    const double *y = wk->om;
+    double rhs[PMAX] = {0}, yy = 0;
     const double *l = y + c - G - W, *r = y + c + G + 1;
     for (size_t i = 0; i < W; i++) {
         double tl = -(double)(G + W) + (double)i, tr = (double)(G + 1 + i);
@@ -240,21 +304,29 @@ static int fit_joint(const double *y, size_t c, size_t G, size_t W, fit_cache *f
         rhs[4] += tl * tl * l[i] + tr * tr * r[i];
         yy += l[i] * l[i] + r[i] * r[i];
     }
-    double bxy = 0;
-    for (int q = 0; q < 5; q++) {
-        f->p[q] = 0;
-        for (int j = 0; j < 5; j++) {
-            f->inv[q][j] = inv[q][j];
-            f->p[q] += inv[q][j] * rhs[j];
+    if (q >= 0)
+        for (size_t i = 0; i < W; i++) {
+            rhs[5] += d->ring[i] * r[i];
+            rhs[6] += d->ring[W + i] * r[i];
         }
-        bxy += f->p[q] * rhs[q];
+    double bxy = 0;
+    for (int k = 0; k < P; k++) {
+        f->p[k] = 0;
+        for (int j = 0; j < P; j++) {
+            f->inv[k][j] = d->inv[k][j];
+            f->p[k] += d->inv[k][j] * rhs[j];
+        }
+        bxy += f->p[k] * rhs[k];
     }
+    f->P = P;
+    f->u0 = q >= 0 ? (double)q / RING_Q - 0.5 : 0;
     f->m = 2 * W;
     f->rss = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
     return 0;
 }
 
-/* An arc's value at u and that value's variance per unit noise variance. */
+/* An arc's value at u and that value's variance per unit noise variance
+ * (the arcs without the ringing: the velocities either side). */
 static double arc_val(const arcs *f, int side, double u)
 {
     return f->p[side ? 2 : 0] + f->p[side ? 3 : 1] * u + f->p[4] * u * u;
@@ -271,6 +343,20 @@ static double arc_var(const arcs *f, int side, double u)
     return v;
 }
 
+/* The fitted ringing's integral over [u0, B] (samples). */
+static double ring_integral(const walk *wk, const arcs *f, double B)
+{
+    if (f->P < 7 || B <= f->u0)
+        return 0;
+    /* int_0^T e^{-s/tau} e^{i w s} ds = (1 - e^{(-1/tau + i w) T}) / (1/tau - i w) */
+    double T = B - f->u0, a = 1.0 / wk->ring_tau, w = wk->ring_w;
+    double e = exp(-a * T), re_n = 1 - e * cos(w * T), im_n = -e * sin(w * T);
+    double den = a * a + w * w;
+    /* (re_n + i im_n) (a + i w) / den */
+    double re = (re_n * a - im_n * w) / den, im = (re_n * w + im_n * a) / den;
+    return f->p[5] * im + f->p[6] * re;
+}
+
 /* The arcs either side of an instant near sample c, the instant by equal
  * areas, and what is known of them. */
 typedef struct {
@@ -284,12 +370,12 @@ typedef struct {
 
 /* The arcs over [c-G-W, c-G) and (c+G, c+G+W]; -1 when the windows
  * leave the data. */
-static int fit_arcs_at(const walk *wk, size_t c, size_t W, arcs *J)
+static int fit_arcs_at(const walk *wk, size_t c, size_t W, double u0, arcs *J)
 {
     size_t G = wk->G;
     if (c < wk->release + G + W || c + G + W + 1 > wk->end)
         return -1;
-    return fit_joint(wk->om, c, G, W, wk->fc, J);
+    return fit_joint(wk, c, W, u0, J);
 }
 
 /* What is known of the arcs J (centred on sample c) at u samples from c. */
@@ -310,23 +396,25 @@ static void arcs_eval(const arcs *J, size_t c, size_t G, double u, step_fit *f)
 /* Fits the arcs around sample c and solves
  *   sum of omega over the gap = integral of the left arc up to the instant
  *                              + integral of the right arc after it
- * for the instant u (samples from c): a quadratic (the shared curvature
+ * (+ the ringing after the previous estimate u_prev, when modelled) for
+ * the instant u (samples from c): a quadratic (the shared curvature
  * cancels from the difference of the arcs), of whose roots the one where
  * the left arc lies above the right is the step.  Returns 0, or -1 when
  * the windows leave the data or no root has the arcs that way. */
-static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
+static int fit_arcs(const walk *wk, size_t c, size_t W, double u_prev, step_fit *f)
 {
     size_t G = wk->G;
     arcs J;
-    if (fit_arcs_at(wk, c, W, &J) != 0)
+    if (fit_arcs_at(wk, c, W, u_prev, &J) != 0)
         return -1;
     double I = 0;
     for (size_t k = c - G; k <= c + G; k++)
         I += wk->om[k];
     double A = -(double)G - 0.5, B = (double)G + 0.5;
     double da = J.p[0] - J.p[2], db = J.p[1] - J.p[3];
+    /* the ringing, when modelled, rings in the gap too */
     double rhs = I - (J.p[2] * (B - A) + 0.5 * J.p[3] * (B * B - A * A) +
-                      J.p[4] * (B * B * B - A * A * A) / 3.0);
+                      J.p[4] * (B * B * B - A * A * A) / 3.0) - ring_integral(wk, &J, B);
     /* int_A^u (L - R) = rhs; the shared curvature drops out of L - R */
     double qa = 0.5 * db, qb = da, qc = -da * A - 0.5 * db * A * A - rhs;
     double disc = qb * qb - 4 * qa * qc;
@@ -361,26 +449,30 @@ static size_t arc_window_at(const walk *wk, double interval, double c)
     return W;
 }
 
-/* Locates the step near sample c: re-centred until the instant lies
- * within half a gap of the centre. */
+/* Locates the step near sample c: re-centred on each estimate until the
+ * estimate stops moving (a fifth of a sample) while lying within a tenth
+ * of the gap (at least a sample) of the centre: the arcs' windows then lie
+ * symmetric about the step, and the ringing, when modelled, starts at the
+ * instant itself (its first half-cycle carries most of its area). */
 static int locate(const walk *wk, double c, double interval, step_fit *f)
 {
     size_t W = arc_window_at(wk, interval, c);
-    for (int it = 0; it < 8; it++) {
+    double tol = fmax(1.0, 0.1 * (double)wk->G);
+    int near = 0;
+    for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
         size_t ci = (size_t)llround(c);
-        if (fit_arcs(wk, ci, W, f) != 0)
+        if (fit_arcs(wk, ci, W, c - (double)ci, f) != 0)
             return -1;
-        /* centred on the step, the arcs' windows lie symmetric about it
-         * and what the shared curvature leaves of the arcs' shape cancels */
-        if (fabs(f->tc - (double)ci) <= fmax(1.0, 0.1 * (double)wk->G))
+        near = fabs(f->tc - (double)ci) <= tol;
+        if (near && fabs(f->tc - c) <= 0.2)
             return 0;
         if (fabs(f->tc - c) > interval * 0.3)
             return -1;   /* wandered off: no step near c */
         c = f->tc;
     }
-    return -1;
+    return near ? 0 : -1;
 }
 
 /* D's peak within [a, b) samples, and a centre for the step: among the
@@ -574,7 +666,7 @@ static int find_seed(const walk *wk, slot *seed)
 static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
                      int skip, double *phi, double *var)
 {
-    double sw = 0, sk = 0, sp = 0, skk = 0, skp = 0;
+    double sw = 0, sk = 0, sp = 0, skk = 0, skp = 0, svar = 0;
     size_t used = 0;
     size_t lo = i > (size_t)M ? i - (size_t)M : 0;
     size_t hi = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
@@ -593,18 +685,20 @@ static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
         sp += w * p;
         skk += w * k * k;
         skp += w * k * p;
+        svar += v[j].var_theta;
         used++;
     }
     if (used < 2)
         return -1;
+    double s2 = svar / (double)used;   /* one angle's variance, typically */
     double det = sw * skk - sk * sk;
     if (!(det > 1e-12 * sw * skk)) {
         *phi = sp / sw;
-        *var = 1.0 / sw;
+        *var = s2 / sw;
         return 0;
     }
     *phi = (skk * sp - sk * skp) / det;   /* the line's value at k = 0 */
-    *var = skk / det;
+    *var = s2 * skk / det;
     return 0;
 }
 
@@ -655,7 +749,7 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     step_fit f;
     arcs J;
     size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
-    if (fit_arcs_at(wk, c, W, &J) != 0)
+    if (fit_arcs_at(wk, c, W, tc - (double)c, &J) != 0)
         return -1;
     arcs_eval(&J, c, wk->G, tc - (double)c, &f);
     double wm = f.wm, wp = f.wp;
@@ -680,6 +774,194 @@ static size_t samples(double s, double rate, size_t min)
     return k < min ? min : k;
 }
 
+/* --- ringing -------------------------------------------------------------- */
+
+/* The run's ringing, if it rings: the residuals after every measured
+ * impact (up to 4000, evenly spread), divided by the impact's step and
+ * stacked on a grid aligned at the instants, are fitted by a decaying
+ * sinusoid over a grid of frequencies (300 Hz to the lower of 20 kHz and
+ * 0.45 of the rate, 10 Hz apart) and decay times (0.3 to 8 ms).  It is
+ * kept when it explains four times the stack's noise (from the same stack
+ * before the impacts).  Sets wk->ring_w, wk->ring_tau. */
+enum { RING_MAX_SLOTS = 4000 };
+
+static int ring_stack(walk *wk, const slot *v, size_t m, size_t L, double *post,
+                      double *pre, size_t *cnt)
+{
+    size_t G = wk->G, stride = m > RING_MAX_SLOTS ? m / RING_MAX_SLOTS : 1;
+    memset(post, 0, (L + 1) * sizeof *post);
+    memset(pre, 0, (L + 1) * sizeof *pre);
+    *cnt = 0;
+    for (size_t i = 0; i < m; i += stride) {
+        if (!v[i].measured)
+            continue;
+        size_t c = (size_t)llround(v[i].tc);
+        double frac = v[i].tc - (double)c;
+        arcs J;
+        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
+            fit_joint(wk, c, L, frac, &J) != 0)
+            continue;
+        double d = arc_val(&J, 0, frac) - arc_val(&J, 1, frac);
+        if (!(d > 0))
+            continue;
+        for (size_t j = 0; j < L; j++) {
+            /* after: at u = G + 1 + j - frac from the instant, put on the
+             * grid by linear interpolation */
+            double u = (double)(G + 1 + j) - frac - (double)G, e =
+                (wk->om[c + G + 1 + j] - arc_val(&J, 1, (double)(G + 1 + j))) / d;
+            size_t k = (size_t)floor(u);
+            double w = u - (double)k;
+            if (k < L) {
+                post[k] += (1 - w) * e;
+                post[k + 1] += w * e;
+            }
+            double t = -(double)(G + L) + (double)j;
+            pre[j] += (wk->om[c - G - L + j] - arc_val(&J, 0, t)) / d;
+        }
+        (*cnt)++;
+    }
+    if (*cnt < 8)
+        return -1;
+    for (size_t k = 0; k <= L; k++) {
+        post[k] /= (double)*cnt;
+        pre[k] /= (double)*cnt;
+    }
+    return 0;
+}
+
+/* The sum of squares a decaying sinusoid (w rad/sample, tau samples)
+ * explains of h[0..L-1] (at u = u0 + k samples from the instant). */
+static double ring_explained(const double *h, size_t L, double u0, double w, double tau)
+{
+    double ss = 0, cc = 0, sc = 0, ys = 0, yc = 0;
+    for (size_t k = 0; k < L; k++) {
+        double u = u0 + (double)k, e = exp(-u / tau);
+        double bs = e * sin(w * u), bc = e * cos(w * u), y = h[k];
+        ss += bs * bs;
+        cc += bc * bc;
+        sc += bs * bc;
+        ys += y * bs;
+        yc += y * bc;
+    }
+    double det = ss * cc - sc * sc;
+    if (!(det > 0))
+        return 0;
+    double a = (cc * ys - sc * yc) / det, b = (ss * yc - sc * ys) / det;
+    return a * ys + b * yc;
+}
+
+static void ring_estimate(walk *wk, const slot *v, size_t m)
+{
+    size_t L = wk->W, cnt;
+    double *post = malloc(2 * (L + 1) * sizeof *post), *pre = post ? post + L + 1 : NULL;
+    if (!post || ring_stack(wk, v, m, L, post, pre, &cnt) != 0) {
+        free(post);
+        return;
+    }
+    double noise = 0;
+    for (size_t k = 0; k < L; k++)
+        noise += pre[k] * pre[k];
+    noise /= (double)L;
+    /* a coarse grid, then a fine one around its best: the decay sets how
+     * much of the ringing is put back into the gap, where the fits cannot
+     * see it, so it is worth a per cent */
+    double best = 0, bf = 0, btau = 0, fmax_hz = fmin(20000, 0.45 * wk->rate), u0 = (double)wk->G;
+    for (double f = 300; f <= fmax_hz; f += 20)
+        for (double tms = 0.2; tms <= 10; tms *= 1.25) {
+            double e = ring_explained(post, L, u0, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate);
+            if (e > best) {
+                best = e;
+                bf = f;
+                btau = tms;
+            }
+        }
+    double f0 = bf, t0 = btau;
+    for (double f = f0 - 20; f <= f0 + 20; f += 1)
+        for (double tms = t0 / 1.25; tms <= t0 * 1.25; tms *= 1.01) {
+            double e = ring_explained(post, L, u0, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate);
+            if (e > best) {
+                best = e;
+                bf = f;
+                btau = tms;
+            }
+        }
+    free(post);
+    if (best > 4.0 * noise * (double)L) {
+        wk->ring_w = 2 * M_PI * bf / wk->rate;
+        wk->ring_tau = btau * 1e-3 * wk->rate;
+    }
+}
+
+/* Locates every measured slot again (after the ringing is known), from
+ * its instant so far. */
+static void remeasure(const walk *wk, slot *v, size_t m)
+{
+    for (size_t i = 0; i < m; i++) {
+        if (!v[i].measured)
+            continue;
+        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
+        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
+        step_fit f;
+        if (locate(wk, v[i].tc, fmin(prev, next), &f) != 0 ||
+            fabs(f.tc - v[i].tc) > 2.0 * (double)wk->G) {
+            v[i].measured = 0;
+            continue;
+        }
+        double om = 0.5 * (f.wm + f.wp);
+        v[i].tc = f.tc;
+        v[i].theta = theta_at(wk, f.tc);
+        v[i].var_theta = f.var_tc * om * om;
+    }
+}
+
+/* --- putting it together ------------------------------------------------- */
+
+/* The slots from the seed both ways, in order, less the trailing ones
+ * that show no step: every slot between the release and the last
+ * confirmed one is an impact (the prism turned through it); after the
+ * last confirmed slot the data may have ended (the prism left the beams,
+ * the run was cut), so a slot there needs some evidence of its own. */
+static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
+                    size_t *m)
+{
+    if (push(sl, *seed) != 0 || walk_dir(wk, seed, 1, sl) != 0 ||
+        walk_dir(wk, seed, -1, sl) != 0)
+        return -1;
+    qsort(sl->v, sl->n, sizeof *sl->v, cmp_slot);
+    size_t b = sl->n;
+    while (b > 0 && !sl->v[b - 1].confirmed &&
+           !(sl->v[b - 1].measured && sl->v[b - 1].z >= 0.5 * conf))
+        b--;
+    *m = b;
+    return 0;
+}
+
+/* The impacts of the smoothed slots, and the figures of the walk. */
+static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths,
+                      const double *vars, const slot *seed, pl_impact *imp,
+                      pl_lattice_stats *st)
+{
+    size_t k = 0, nss = 0;
+    double ss = 0, phase0 = seed->theta - (double)seed->k * wk->delta;
+    for (size_t i = 0; i < m; i++) {
+        st->confirmed += v[i].confirmed;
+        st->drift_rad = fmax(st->drift_rad, fabs(ths[i] - (double)v[i].k * wk->delta - phase0));
+        if (v[i].measured) {
+            ss += (v[i].theta - ths[i]) * (v[i].theta - ths[i]);
+            nss++;
+        }
+        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
+        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
+        if (evaluate(wk, &v[i], ths[i], vars[i], fmin(prev, next), &imp[k]) == 0)
+            k++;
+    }
+    st->expected = m;
+    st->phase_sd_rad = nss > 1 ? sqrt(ss / (double)(nss - 1)) : NAN;
+    for (size_t i = 0; i + 1 < k; i++)
+        imp[i].interval_s = imp[i + 1].t_s - imp[i].t_s;
+    return k;
+}
+
 pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
                           double rate, size_t release, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
@@ -688,12 +970,11 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     memset(st, 0, sizeof *st);
     *out = NULL;
     *n_out = 0;
+    fit_cache fc = {0};
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, NULL};
-    fit_cache fc = {0};
-    wk.fc = &fc;
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, 0, 0, &fc};
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
@@ -701,66 +982,46 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     st->noise_omega = wk.noise_om;
     st->noise_d = wk.noise_d;
     slot seed;
-    if (find_seed(&wk, &seed) != 0)
+    if (find_seed(&wk, &seed) != 0) {
+        cache_free(&fc);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "
                           "the release at %.3f s and the end at %.3f s",
                           cfg->confirm_sigmas, wk.noise_d, release / rate, wk.end / rate);
-    slots sl = {0};
-    if (push(&sl, seed) != 0 || walk_dir(&wk, &seed, 1, &sl) != 0 ||
-        walk_dir(&wk, &seed, -1, &sl) != 0) {
-        free(sl.v);
-        return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    qsort(sl.v, sl.n, sizeof *sl.v, cmp_slot);
-    /* Every slot between the release and the last confirmed one is an
-     * impact: the prism turned through it.  After the last confirmed slot
-     * the data may have ended (the prism left the beams, the run was cut):
-     * a slot there needs some evidence of its own. */
-    size_t a = 0, b = sl.n;
-    while (b > a && !sl.v[b - 1].confirmed &&
-           !(sl.v[b - 1].measured && sl.v[b - 1].z >= 0.5 * cfg->confirm_sigmas))
-        b--;
-    st->edge_dropped = sl.n - (b - a);
-    slot *v = sl.v + a;
-    size_t m = b - a;
-    double *ths = malloc((m ? m : 1) * sizeof *ths), *vars = malloc((m ? m : 1) * sizeof *vars);
-    pl_impact *imp = malloc((m ? m : 1) * sizeof *imp);
+    slots sl = {0};
+    size_t m = 0;
+    int ok = walk_all(&wk, &seed, cfg->confirm_sigmas, &sl, &m) == 0;
+    double *ths = ok ? malloc((m ? m : 1) * sizeof *ths) : NULL;
+    double *vars = ok ? malloc((m ? m : 1) * sizeof *vars) : NULL;
+    pl_impact *imp = ok ? malloc((m ? m : 1) * sizeof *imp) : NULL;
     if (!ths || !vars || !imp) {
         free(sl.v);
         free(ths);
         free(vars);
         free(imp);
+        cache_free(&fc);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    smooth_phase(v, m, cfg->smooth_slots, wk.delta, ths, vars);
-    size_t k = 0;
-    double ss = 0, phase0 = seed.theta - (double)seed.k * wk.delta;
-    size_t nss = 0;
-    for (size_t i = 0; i < m; i++) {
-        st->confirmed += v[i].confirmed;
-        double r = ths[i] - (double)v[i].k * wk.delta - phase0;
-        st->drift_rad = fmax(st->drift_rad, fabs(r));
-        if (v[i].measured) {
-            ss += (v[i].theta - ths[i]) * (v[i].theta - ths[i]);
-            nss++;
+    /* twice: the second estimate sees instants and arcs freed of the
+     * ringing the first one found */
+    for (int pass = 0; pass < 2; pass++) {
+        ring_estimate(&wk, sl.v, m);
+        if (wk.ring_w > 0) {
+            cache_free(&fc);   /* the designs depend on the ringing */
+            remeasure(&wk, sl.v, m);
         }
-        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk.W);
-        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
-        if (evaluate(&wk, &v[i], ths[i], vars[i], fmin(prev, next), &imp[k]) == 0)
-            k++;
-        else if (getenv("PL_DEBUG_LATTICE"))
-            fprintf(stderr, "evaluate failed: slot k=%ld tc=%.5f measured=%d confirmed=%d z=%.1f th=%.5f raw=%.5f\n",
-                    v[i].k, v[i].tc / wk.rate, v[i].measured, v[i].confirmed, v[i].z, ths[i], v[i].theta);
     }
-    st->expected = m;
-    st->phase_sd_rad = nss > 1 ? sqrt(ss / (double)(nss - 1)) : NAN;
-    for (size_t i = 0; i + 1 < k; i++)
-        imp[i].interval_s = imp[i + 1].t_s - imp[i].t_s;
+    st->ring_hz = wk.ring_w * rate / (2 * M_PI);
+    st->ring_decay_s = wk.ring_tau / rate;
+    if (getenv("PL_DEBUG_LATTICE"))
+        fprintf(stderr, "ring %.1f Hz tau %.3f ms\n", st->ring_hz, st->ring_decay_s * 1e3);
+    smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
+    *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
+    *out = imp;
     free(sl.v);
     free(ths);
     free(vars);
-    *out = imp;
-    *n_out = k;
+    cache_free(&fc);
     return PL_OK;
 }

@@ -59,6 +59,8 @@ typedef struct {
     double phase_sd_rad;   /* scatter of the slots' angles about the fit */
     double drift_rad;      /* largest |phase - phase of the seed|: how far
                               the integral of omega drifted */
+    double ring_hz;        /* the impacts' ringing, modelled; 0: none */
+    double ring_decay_s;   /* its e-folding time */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
