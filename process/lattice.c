@@ -17,6 +17,12 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->fit_s = 0.010;
     cfg->confirm_sigmas = 5.0;
     cfg->smooth_slots = 15;
+    if (getenv("PL_DBG_M"))
+        cfg->smooth_slots = atoi(getenv("PL_DBG_M"));
+    if (getenv("PL_DBG_G"))
+        cfg->gap_s = atof(getenv("PL_DBG_G"));
+    if (getenv("PL_DBG_W"))
+        cfg->fit_s = atof(getenv("PL_DBG_W"));
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -24,21 +30,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
  * the fastest rolling of the paper's prisms (an impact every 20 ms). */
 enum { D_GAP_US = 1000, D_FIT_US = 5000 };
 
-/* Inverses of the arcs' normal matrix for the designs met: a window
- * length, and with a ringing model the ringing's start within its sample
- * (sixteenths), whose basis values are kept beside. */
-enum { FIT_CACHE = 48, RING_Q = 16, PMAX = 7 };
-typedef struct {
-    size_t W;
-    int q;                    /* -1: no ringing columns */
-    double inv[PMAX][PMAX];
-    double *ring;             /* 2 W basis values (sin, cos) or NULL */
-} fit_design;
-
-typedef struct {
-    fit_design d[FIT_CACHE];
-    int n, next;
-} fit_cache;
+enum { PMAX = 7 };
 
 typedef struct {
     const double *om, *theta;
@@ -46,7 +38,6 @@ typedef struct {
     size_t G, W;                    /* arc fits: gap and longest window */
     double rate, delta, conf, noise_d, noise_om;
     double ring_w, ring_tau;        /* ringing: rad/sample, samples; 0: none */
-    fit_cache *fc;                  /* the one mutable part: a memo */
 } walk;
 
 /* One lattice slot. */
@@ -167,33 +158,31 @@ static double time_of_theta(const walk *wk, double th, size_t from, int dir)
 
 /* --- one slot's step ----------------------------------------------------- */
 
-/* The two arcs either side of a gap, fitted together: a level and a slope
- * each and one curvature for both, y = a + b t + c t^2 (t in samples from
- * the centre).  omega'' = K omega cos psi by (2.1), nearly the same just
- * before and just after an impact, so the shared curvature removes the
- * bias a straight line has over a curved arc (at 10 ms a side it exceeds
- * the step itself) for one parameter more, not two.  Where the run rings
- * (see ring_estimate()), the right side also carries a decaying sinusoid
- * from the instant on, its amplitude and phase free for every impact. */
+/* The two arcs either side of a gap, fitted together.  Between impacts
+ * (2.1) is a pendulum: omega^2 = C - 2 K cos psi with psi advancing as
+ * theta does, so in the angle x = theta - theta(centre) each arc is
+ *   omega^2 = a + b x + c x^2  (+ K sin(psi) x^3 / 3 ...),
+ * with c = K cos psi the same on both sides to a part in a thousand and
+ * the cubic a part in a thousand of the rest over a window.  In time the
+ * same arcs need cubic and higher terms of opposite sign each side (the
+ * third derivative is K sin psi (K cos psi - omega^2)), which a shared
+ * quadratic in time cannot follow: their misfit inside the gap moved the
+ * equal-area instant by up to 0.3 ms on a 39-edge prism.  Where the run
+ * rings (see ring_estimate()), the right side also carries a decaying
+ * sinusoid in time from the instant on, its amplitude and phase free for
+ * every impact (in omega^2 it enters as 2 omega times the ringing). */
 typedef struct {
+    const walk *wk;
+    size_t c;
+    double th_c;             /* theta at the centre */
     double p[PMAX];          /* aL, bL, aR, bR, c [, ring sin, ring cos] */
     double inv[PMAX][PMAX];  /* (X'X)^-1 */
-    double rss;
+    double rss;              /* in omega^2 */
+    double level;            /* mean omega over the windows */
     size_t m;                /* samples fitted */
     int P;                   /* 5, or 7 with the ringing */
     double u0;               /* the ringing's start, samples from the centre */
 } arcs;
-
-static double row(int side, double t, int j)
-{
-    switch (j) {
-    case 0: return side ? 0 : 1;
-    case 1: return side ? 0 : t;
-    case 2: return side ? 1 : 0;
-    case 3: return side ? t : 0;
-    default: return t * t;
-    }
-}
 
 static void ring_basis(const walk *wk, double s, double *bs, double *bc)
 {
@@ -202,159 +191,103 @@ static void ring_basis(const walk *wk, double s, double *bs, double *bc)
     *bc = e * cos(wk->ring_w * s);
 }
 
-/* The design's row i of side `side`: x[0..P-1]. */
-static void design_row(const walk *wk, const fit_design *d, size_t G, int side, size_t i,
-                       double *x)
+/* The row of sample k (side 0 left, 1 right) of the design. */
+static void design_row(const arcs *f, size_t k, int side, double *x)
 {
-    size_t W = d->W;
-    double t = side ? (double)(G + 1 + i) : -(double)(G + W) + (double)i;
-    for (int j = 0; j < 5; j++)
-        x[j] = row(side, t, j);
-    if (d->q >= 0) {
-        x[5] = side ? d->ring[i] : 0;
-        x[6] = side ? d->ring[W + i] : 0;
+    double t = theta_at(f->wk, (double)k) - f->th_c;
+    x[0] = side ? 0 : 1;
+    x[1] = side ? 0 : t;
+    x[2] = side ? 1 : 0;
+    x[3] = side ? t : 0;
+    x[4] = t * t;
+    if (f->P == 7) {
+        double bs = 0, bc = 0;
+        if (side)
+            ring_basis(f->wk, (double)k - (double)f->c - f->u0, &bs, &bc);
+        x[5] = 2 * f->level * bs;
+        x[6] = 2 * f->level * bc;
     }
-    (void)wk;
 }
 
-/* The normal matrix depends only on the design, so its inverse is formed
- * once per design (GSL's Cholesky) and each fit costs one pass over its
- * windows and a small product: a ten-minute run has forty thousand
- * impacts, each fitted a few times. */
-static int build_design(const walk *wk, size_t G, fit_design *d)
-{
-    int P = d->q >= 0 ? 7 : 5;
-    if (d->q >= 0) {
-        d->ring = malloc(2 * d->W * sizeof *d->ring);
-        if (!d->ring)
-            return -1;
-        double u0 = (double)d->q / RING_Q - 0.5;
-        for (size_t i = 0; i < d->W; i++)
-            ring_basis(wk, (double)(G + 1 + i) - u0, &d->ring[i], &d->ring[d->W + i]);
-    }
-    gsl_matrix *A = gsl_matrix_calloc((size_t)P, (size_t)P);
-    if (!A)
-        return -1;
-    double x[PMAX];
-    for (int side = 0; side < 2; side++)
-        for (size_t i = 0; i < d->W; i++) {
-            design_row(wk, d, G, side, i, x);
-            for (int r = 0; r < P; r++)
-                for (int q = 0; q < P; q++)
-                    A->data[r * A->tda + q] += x[r] * x[q];
-        }
-    int ok = gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS &&
-             gsl_linalg_cholesky_invert(A) == GSL_SUCCESS;
-    for (int r = 0; ok && r < P; r++)
-        for (int q = 0; q < P; q++)
-            d->inv[r][q] = gsl_matrix_get(A, r, q);
-    gsl_matrix_free(A);
-    return ok ? 0 : -1;
-}
-
-static const fit_design *cached_design(const walk *wk, size_t G, size_t W, int q)
-{
-    fit_cache *fc = wk->fc;
-    for (int i = 0; i < fc->n; i++)
-        if (fc->d[i].W == W && fc->d[i].q == q)
-            return &fc->d[i];
-    int slot = fc->n < FIT_CACHE ? fc->n++ : fc->next++ % FIT_CACHE;
-    fit_design *d = &fc->d[slot];
-    free(d->ring);
-    *d = (fit_design){.W = W, .q = q};
-    if (build_design(wk, G, d) != 0) {
-        d->W = 0;
-        return NULL;
-    }
-    return d;
-}
-
-static void cache_free(fit_cache *fc)
-{
-    for (int i = 0; i < fc->n; i++)
-        free(fc->d[i].ring);
-    memset(fc, 0, sizeof *fc);
-}
-
-/* Fits the arcs around sample c; with ringing, it starts u0 samples from
- * c (quantised to a sixteenth of a sample). */
+/* Fits the arcs over [c-G-W, c-G) and (c+G, c+G+W] by least squares in
+ * omega^2 (normal equations, GSL's Cholesky on the stack); with the
+ * ringing modelled, it starts u0 samples from c. */
 static int fit_joint(const walk *wk, size_t c, size_t W, double u0, arcs *f)
 {
     size_t G = wk->G;
-    int q = -1;
-    if (wk->ring_w > 0) {
-        double uq = fmin(fmax(u0, -0.5), 0.5 - 1.0 / RING_Q);
-        q = (int)floor((uq + 0.5) * RING_Q + 0.5);
-        if (q >= RING_Q)
-            q = RING_Q - 1;
-    }
-    const fit_design *d = cached_design(wk, G, W, q);
-    if (!d)
-        return -1;
-    int P = q >= 0 ? 7 : 5;
+    *f = (arcs){.wk = wk, .c = c, .th_c = wk->theta[c], .u0 = u0,
+                .P = wk->ring_w > 0 ? 7 : 5, .m = 2 * W};
     const double *y = wk->om;
-    double rhs[PMAX] = {0}, yy = 0;
-    const double *l = y + c - G - W, *r = y + c + G + 1;
-    for (size_t i = 0; i < W; i++) {
-        double tl = -(double)(G + W) + (double)i, tr = (double)(G + 1 + i);
-        rhs[0] += l[i];
-        rhs[1] += tl * l[i];
-        rhs[2] += r[i];
-        rhs[3] += tr * r[i];
-        rhs[4] += tl * tl * l[i] + tr * tr * r[i];
-        yy += l[i] * l[i] + r[i] * r[i];
-    }
-    if (q >= 0)
+    double lv = 0;
+    for (size_t i = 0; i < W; i++)
+        lv += y[c - G - W + i] + y[c + G + 1 + i];
+    f->level = lv / (double)(2 * W);
+    double A[PMAX * PMAX] = {0}, rhs[PMAX] = {0}, yy = 0, x[PMAX];
+    int P = f->P;
+    for (int side = 0; side < 2; side++)
         for (size_t i = 0; i < W; i++) {
-            rhs[5] += d->ring[i] * r[i];
-            rhs[6] += d->ring[W + i] * r[i];
+            size_t k = side ? c + G + 1 + i : c - G - W + i;
+            double v = y[k] * y[k];
+            design_row(f, k, side, x);
+            for (int r = 0; r < P; r++) {
+                rhs[r] += x[r] * v;
+                for (int q = r; q < P; q++)
+                    A[r * PMAX + q] += x[r] * x[q];
+            }
+            yy += v * v;
         }
+    for (int r = 0; r < P; r++)
+        for (int q = 0; q < r; q++)
+            A[r * PMAX + q] = A[q * PMAX + r];
+    gsl_matrix_view M = gsl_matrix_view_array_with_tda(A, (size_t)P, (size_t)P, PMAX);
+    if (gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
+        gsl_linalg_cholesky_invert(&M.matrix) != GSL_SUCCESS)
+        return -1;
     double bxy = 0;
-    for (int k = 0; k < P; k++) {
-        f->p[k] = 0;
-        for (int j = 0; j < P; j++) {
-            f->inv[k][j] = d->inv[k][j];
-            f->p[k] += d->inv[k][j] * rhs[j];
+    for (int r = 0; r < P; r++) {
+        f->p[r] = 0;
+        for (int q = 0; q < P; q++) {
+            f->inv[r][q] = A[r * PMAX + q];
+            f->p[r] += A[r * PMAX + q] * rhs[q];
         }
-        bxy += f->p[k] * rhs[k];
+        bxy += f->p[r] * rhs[r];
     }
-    f->P = P;
-    f->u0 = q >= 0 ? (double)q / RING_Q - 0.5 : 0;
-    f->m = 2 * W;
     f->rss = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
     return 0;
 }
 
-/* An arc's value at u and that value's variance per unit noise variance
- * (the arcs without the ringing: the velocities either side). */
+/* The arcs (without the ringing: the velocities either side) at u
+ * samples from the centre: omega, and the variance of omega^2 there per
+ * unit noise variance of omega^2. */
 static double arc_val(const arcs *f, int side, double u)
 {
-    return f->p[side ? 2 : 0] + f->p[side ? 3 : 1] * u + f->p[4] * u * u;
+    double t = theta_at(f->wk, (double)f->c + u) - f->th_c;
+    double y = f->p[side ? 2 : 0] + f->p[side ? 3 : 1] * t + f->p[4] * t * t;
+    return y > 0 ? sqrt(y) : 0;
 }
 
 static double arc_var(const arcs *f, int side, double u)
 {
-    double x[5], v = 0;
-    for (int j = 0; j < 5; j++)
-        x[j] = row(side, u, j);
+    double t = theta_at(f->wk, (double)f->c + u) - f->th_c, x[5], v = 0;
+    x[0] = side ? 0 : 1;
+    x[1] = side ? 0 : t;
+    x[2] = side ? 1 : 0;
+    x[3] = side ? t : 0;
+    x[4] = t * t;
     for (int r = 0; r < 5; r++)
         for (int q = 0; q < 5; q++)
             v += x[r] * f->inv[r][q] * x[q];
     return v;
 }
 
-/* The fitted ringing's integral over [u0, B] (samples). */
-static double ring_integral(const walk *wk, const arcs *f, double B)
+/* The fitted ringing (in omega) at sample k. */
+static double ring_at(const arcs *f, size_t k)
 {
-    if (f->P < 7 || B <= f->u0)
+    if (f->P < 7)
         return 0;
-    /* int_0^T e^{-s/tau} e^{i w s} ds = (1 - e^{(-1/tau + i w) T}) / (1/tau - i w) */
-    double T = B - f->u0, a = 1.0 / wk->ring_tau, w = wk->ring_w;
-    double e = exp(-a * T), re_n = 1 - e * cos(w * T), im_n = -e * sin(w * T);
-    double den = a * a + w * w;
-    /* (re_n + i im_n) (a + i w) / den */
-    double re = (re_n * a - im_n * w) / den, im = (re_n * w + im_n * a) / den;
-    return f->p[5] * im + f->p[6] * re;
+    double bs, bc;
+    ring_basis(f->wk, (double)k - (double)f->c - f->u0, &bs, &bc);
+    return f->p[5] * bs + f->p[6] * bc;
 }
 
 /* The arcs either side of an instant near sample c, the instant by equal
@@ -364,12 +297,10 @@ typedef struct {
     double wm, wp;          /* the arcs at tc */
     double var_wm, var_wp;  /* their variances */
     double var_tc;          /* samples^2 */
-    double sigma2;          /* noise variance per sample near the slot */
+    double sigma2;          /* noise variance of omega per sample near the slot */
     double slope_m, slope_p;/* the arcs' slopes at tc, per sample */
 } step_fit;
 
-/* The arcs over [c-G-W, c-G) and (c+G, c+G+W]; -1 when the windows
- * leave the data. */
 static int fit_arcs_at(const walk *wk, size_t c, size_t W, double u0, arcs *J)
 {
     size_t G = wk->G;
@@ -379,51 +310,76 @@ static int fit_arcs_at(const walk *wk, size_t c, size_t W, double u0, arcs *J)
 }
 
 /* What is known of the arcs J (centred on sample c) at u samples from c. */
-static void arcs_eval(const arcs *J, size_t c, size_t G, double u, step_fit *f)
+static void arcs_eval(const arcs *J, size_t G, double u, step_fit *f)
 {
-    f->tc = (double)c + u;
+    f->tc = (double)J->c + u;
     f->wm = arc_val(J, 0, u);
     f->wp = arc_val(J, 1, u);
-    f->sigma2 = J->rss / (double)(J->m > 5 ? J->m - 5 : 1);
-    f->var_wm = f->sigma2 * arc_var(J, 0, u);
-    f->var_wp = f->sigma2 * arc_var(J, 1, u);
+    /* the noise of omega^2 is 2 omega that of omega */
+    double s2y = J->rss / (double)(J->m > (size_t)J->P ? J->m - (size_t)J->P : 1);
+    double lv2 = 4 * J->level * J->level > 0 ? 4 * J->level * J->level : 1;
+    f->sigma2 = s2y / lv2;
+    f->var_wm = f->wm > 0 ? s2y * arc_var(J, 0, u) / (4 * f->wm * f->wm) : INFINITY;
+    f->var_wp = f->wp > 0 ? s2y * arc_var(J, 1, u) / (4 * f->wp * f->wp) : INFINITY;
     double step = f->wm - f->wp;
     f->var_tc = step > 0 ? f->sigma2 * (double)(2 * G + 2) / (step * step) : INFINITY;
-    f->slope_m = J->p[1] + 2 * J->p[4] * u;
-    f->slope_p = J->p[3] + 2 * J->p[4] * u;
+    double h = 0.5;
+    f->slope_m = (arc_val(J, 0, u + h) - arc_val(J, 0, u - h)) / (2 * h);
+    f->slope_p = (arc_val(J, 1, u + h) - arc_val(J, 1, u - h)) / (2 * h);
 }
 
-/* Fits the arcs around sample c and solves
- *   sum of omega over the gap = integral of the left arc up to the instant
- *                              + integral of the right arc after it
- * (+ the ringing after the previous estimate u_prev, when modelled) for
- * the instant u (samples from c): a quadratic (the shared curvature
- * cancels from the difference of the arcs), of whose roots the one where
- * the left arc lies above the right is the step.  Returns 0, or -1 when
- * the windows leave the data or no root has the arcs that way. */
+/* Fits the arcs around sample c and finds the instant u (samples from c)
+ * by equal areas over the gap's samples (each standing for its sample
+ * interval):
+ *   sum of omega = sum of the left arc before the instant + of the right
+ *                  arc after it (+ the ringing after u_prev, the previous
+ *                  estimate, when modelled).
+ * The right-hand side is piecewise linear in u; of its crossings the one
+ * where the left arc lies above the right is the step.  Returns 0, or -1
+ * when the windows leave the data or no crossing has the arcs that way. */
 static int fit_arcs(const walk *wk, size_t c, size_t W, double u_prev, step_fit *f)
 {
+    enum { GMAX = 512 };
     size_t G = wk->G;
     arcs J;
-    if (fit_arcs_at(wk, c, W, u_prev, &J) != 0)
+    if (G > GMAX || fit_arcs_at(wk, c, W, u_prev, &J) != 0)
         return -1;
-    double I = 0;
-    for (size_t k = c - G; k <= c + G; k++)
-        I += wk->om[k];
-    double A = -(double)G - 0.5, B = (double)G + 0.5;
-    double da = J.p[0] - J.p[2], db = J.p[1] - J.p[3];
-    /* the ringing, when modelled, rings in the gap too */
-    double rhs = I - (J.p[2] * (B - A) + 0.5 * J.p[3] * (B * B - A * A) +
-                      J.p[4] * (B * B * B - A * A * A) / 3.0) - ring_integral(wk, &J, B);
-    /* int_A^u (L - R) = rhs; the shared curvature drops out of L - R */
-    double qa = 0.5 * db, qb = da, qc = -da * A - 0.5 * db * A * A - rhs;
-    double disc = qb * qb - 4 * qa * qc;
-    if (!(disc >= 0))
+    double D[2 * GMAX + 1], rest = 0;   /* D: left minus right arc a sample */
+    for (size_t i = 0; i <= 2 * G; i++) {
+        size_t k = c - G + i;
+        double u = (double)i - (double)G, l = arc_val(&J, 0, u), r = arc_val(&J, 1, u);
+        D[i] = l - r;
+        rest += wk->om[k] - r - ring_at(&J, k);
+    }
+    /* The left arc covers the samples' intervals up to the instant:
+     * rest = sum over [A, u] of D, A = -G - 1/2.  Where noise leaves no
+     * exact solution among the samples where the left arc lies above the
+     * right (a small step beside the kink), the nearest one is taken: a
+     * slot dropped there would leave only the slots whose noise moved them
+     * one way, and bias the rest. */
+    double acc = 0, best = NAN, best_miss = INFINITY;
+    for (size_t i = 0; i <= 2 * G; i++) {
+        if (D[i] > 0) {
+            double frac = (rest - acc) / D[i], miss = 0;
+            if (frac < 0) {
+                miss = acc - rest;
+                frac = 0;
+            } else if (frac > 1) {
+                miss = rest - acc - D[i];
+                frac = 1;
+            }
+            double u = (double)i - (double)G - 0.5 + frac;
+            if (miss < best_miss - 1e-15 ||
+                (fabs(miss - best_miss) <= 1e-15 && fabs(u) < fabs(best))) {
+                best_miss = miss;
+                best = u;
+            }
+        }
+        acc += D[i];
+    }
+    if (isnan(best))
         return -1;
-    double den = qb + sqrt(disc);
-    if (!(den > 0))
-        return -1;
-    arcs_eval(&J, c, G, -2 * qc / den, f);
+    arcs_eval(&J, G, best, f);
     return 0;
 }
 
@@ -457,22 +413,29 @@ static size_t arc_window_at(const walk *wk, double interval, double c)
 static int locate(const walk *wk, double c, double interval, step_fit *f)
 {
     size_t W = arc_window_at(wk, interval, c);
-    double tol = fmax(1.0, 0.1 * (double)wk->G);
-    int near = 0;
+    double tol = fmax(1.0, 0.1 * (double)wk->G), prev = NAN;
     for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
         size_t ci = (size_t)llround(c);
         if (fit_arcs(wk, ci, W, c - (double)ci, f) != 0)
             return -1;
-        near = fabs(f->tc - (double)ci) <= tol;
+        int near = fabs(f->tc - (double)ci) <= tol;
         if (near && fabs(f->tc - c) <= 0.2)
             return 0;
         if (fabs(f->tc - c) > interval * 0.3)
             return -1;   /* wandered off: no step near c */
+        /* noise can make the estimate hop between two centres: then the
+         * middle of the two is the answer */
+        if (near && !isnan(prev) && fabs(f->tc - prev) <= 0.2) {
+            double mid = 0.5 * (f->tc + c);
+            ci = (size_t)llround(mid);
+            return fit_arcs(wk, ci, W, mid - (double)ci, f);
+        }
+        prev = c;
         c = f->tc;
     }
-    return near ? 0 : -1;
+    return -1;
 }
 
 /* D's peak within [a, b) samples, and a centre for the step: among the
@@ -751,7 +714,7 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
     if (fit_arcs_at(wk, c, W, tc - (double)c, &J) != 0)
         return -1;
-    arcs_eval(&J, c, wk->G, tc - (double)c, &f);
+    arcs_eval(&J, wk->G, tc - (double)c, &f);
     double wm = f.wm, wp = f.wp;
     double om = fabs(0.5 * (wm + wp)) > 0 ? 0.5 * (wm + wp) : 1e-9;
     double var_tc = var_th / (om * om);
@@ -970,11 +933,10 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     memset(st, 0, sizeof *st);
     *out = NULL;
     *n_out = 0;
-    fit_cache fc = {0};
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, 0, 0, &fc};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, 0, 0};
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
@@ -983,7 +945,6 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     st->noise_d = wk.noise_d;
     slot seed;
     if (find_seed(&wk, &seed) != 0) {
-        cache_free(&fc);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "
                           "the release at %.3f s and the end at %.3f s",
@@ -1000,7 +961,6 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
         free(ths);
         free(vars);
         free(imp);
-        cache_free(&fc);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
     /* twice: the second estimate sees instants and arcs freed of the
@@ -1008,7 +968,6 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     for (int pass = 0; pass < 2; pass++) {
         ring_estimate(&wk, sl.v, m);
         if (wk.ring_w > 0) {
-            cache_free(&fc);   /* the designs depend on the ringing */
             remeasure(&wk, sl.v, m);
         }
     }
@@ -1016,12 +975,19 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     st->ring_decay_s = wk.ring_tau / rate;
     if (getenv("PL_DEBUG_LATTICE"))
         fprintf(stderr, "ring %.1f Hz tau %.3f ms\n", st->ring_hz, st->ring_decay_s * 1e3);
+    if (getenv("PL_DEBUG_LATTICE")) {
+        size_t nm = 0, nc = 0;
+        for (size_t i = 0; i < m; i++) {
+            nm += sl.v[i].measured;
+            nc += sl.v[i].confirmed;
+        }
+        fprintf(stderr, "slots %zu measured %zu confirmed %zu\n", m, nm, nc);
+    }
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
     *out = imp;
     free(sl.v);
     free(ths);
     free(vars);
-    cache_free(&fc);
     return PL_OK;
 }

@@ -165,13 +165,19 @@ static void shape_and_ring(const pl_rigsim_config *c,
         if (j >= t->leave_index)
             continue;
         if (c->impact_shape) {
-            /* Spread the step over [ti, ti + d): the surface takes the
-             * impact's duration to reach its new velocity. */
-            for (size_t k = j; k < t->leave_index && k * dt < ti + c->impact_duration_s;
-                 k++) {
-                double w = 0.5 * (1.0 - cos(M_PI * (k * dt - ti) /
-                                            c->impact_duration_s));
-                out[k] -= step * (1.0 - w);
+            /* Spread the step over [ti - d/2, ti + d/2): the surface takes
+             * the impact's duration to reach its new velocity, and the
+             * model's instant (the impulsive limit d -> 0) is its middle,
+             * so that the arcs either side, met there, keep the model's
+             * ratio to O(beta d). */
+            double d = c->impact_duration_s, t0 = ti - 0.5 * d;
+            size_t k0 = t0 > 0 ? (size_t)ceil(t0 * t->rate_hz - 1e-9) : 0;
+            for (size_t k = k0; k < t->leave_index && k * dt < t0 + d; k++) {
+                double w = 0.5 * (1.0 - cos(M_PI * (k * dt - t0) / d));
+                if (k < j)
+                    out[k] += step * w;
+                else
+                    out[k] -= step * (1.0 - w);
             }
         }
         if (c->ringing) {
@@ -348,9 +354,13 @@ static void impact_through_filter(const pl_rigsim_config *c, const bessel2 *f,
 {
     double T = 1.0 / t->rate_hz, settle = 20.0 / f->w0;
     double ta = (j - 1.0) * T, tb = j * T;
-    double shaped_end = fmax(tb, ti + (c->impact_shape ? c->impact_duration_s : 0));
-    for (size_t k = j; k < t->leave_index && k * T < shaped_end + settle; k++)
-        out[k] += step * (shape_response(c, f, k * T - ti) -
+    /* the shaped step is centred on the model's instant (see
+     * shape_and_ring()) */
+    double half = c->impact_shape ? 0.5 * c->impact_duration_s : 0, t0 = ti - half;
+    double shaped_end = fmax(tb, ti + half);
+    size_t k0 = t0 > ta ? j : (t0 > 0 ? (size_t)ceil(t0 / T - 1e-9) : 0);
+    for (size_t k = k0; k < t->leave_index && k * T < shaped_end + settle; k++)
+        out[k] += step * (shape_response(c, f, k * T - t0) -
                           (resp_ramp(f, k * T - ta) - resp_ramp(f, k * T - tb)) / T);
     if (!c->ringing)
         return;
