@@ -488,6 +488,8 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
     if (d_peak(wk, tp - half, tp + half + 1, &z, &centre) == 0) {
         s->z = z;
         s->confirmed = z >= wk->conf;
+        if (s->confirmed)
+            s->tc = centre;   /* until the instant is located */
     }
     step_fit f;
     if (locate(wk, s->confirmed ? centre : tp, interval, &f) != 0 ||
@@ -611,7 +613,11 @@ static int find_seed(const walk *wk, slot *seed)
         double interval = wk->delta / fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
         slot s = {.k = 0};
         measure_slot(wk, (double)at - (double)wk->g, interval, &s);
-        if (s.confirmed && s.measured) {
+        if (s.confirmed && (s.measured || i + 1 == nb || i + 1 == TRIES)) {
+            /* the last resort: D's centre of a clear step, located again
+             * once the ringing is known */
+            if (!s.measured)
+                s.theta = theta_at(wk, s.tc);
             *seed = s;
             found = 0;
         }
@@ -855,6 +861,72 @@ static void ring_estimate(walk *wk, const slot *v, size_t m)
     }
 }
 
+/* How wide the transition really is.  The gap left out of the arc fits
+ * must hold an impact's transition (the decoder's response, the impact's
+ * own duration), but every sample more in it costs precision, and with
+ * ringing the first cycles - most of its area - are then unseen and must
+ * be extrapolated.  The residuals about the step model (left arc before
+ * the instant, right arc and ringing after), divided by the step and
+ * stacked about the instants, show the transition as the stretch where
+ * they stand out of the stack's own noise (from the arcs' windows): the
+ * gap becomes that half-width plus two samples, at least three, at most
+ * the configured one.  Returns the new gap in samples. */
+static size_t transition_gap(const walk *wk, const slot *v, size_t m)
+{
+    enum { GMAX = 512 };
+    size_t G = wk->G, L = wk->W, stride = m > RING_MAX_SLOTS ? m / RING_MAX_SLOTS : 1, cnt = 0;
+    if (G > GMAX)
+        return G;
+    double e[2 * GMAX + 2] = {0}, pre = 0, pre2 = 0;
+    size_t npre = 0;
+    for (size_t i = 0; i < m; i += stride) {
+        if (!v[i].measured)
+            continue;
+        size_t c = (size_t)llround(v[i].tc);
+        double frac = v[i].tc - (double)c;
+        arcs J;
+        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
+            fit_joint(wk, c, L, frac, &J) != 0)
+            continue;
+        double d = arc_val(&J, 0, frac) - arc_val(&J, 1, frac);
+        if (!(d > 0))
+            continue;
+        for (size_t j = 0; j <= 2 * G; j++) {
+            size_t k = c - G + j;
+            double t = (double)j - (double)G, u = t - frac;
+            double model = u < 0 ? arc_val(&J, 0, t) : arc_val(&J, 1, t) + ring_at(&J, k);
+            double x = u + (double)G, r = (wk->om[k] - model) / d;
+            size_t b = (size_t)floor(x);
+            double w = x - (double)b;
+            if (x >= 0 && b + 1 <= 2 * G + 1) {
+                e[b] += (1 - w) * r;
+                e[b + 1] += w * r;
+            }
+        }
+        for (size_t j = 0; j < L / 2; j++) {
+            double t = -(double)(G + L / 2) + (double)j;
+            double r = (wk->om[c - G - L / 2 + j] - arc_val(&J, 0, t)) / d;
+            pre += r;
+            pre2 += r * r;
+            npre++;
+        }
+        cnt++;
+    }
+    if (cnt < 16 || npre < 2)
+        return G;
+    /* the stack's noise: one residual's spread over the count stacked */
+    double mean = pre / (double)npre, sd = sqrt(fmax(0, pre2 / (double)npre - mean * mean));
+    double thr = fmax(0.08, 4 * sd / sqrt((double)cnt));
+    size_t width = 0;
+    for (size_t b = 0; b <= 2 * G + 1; b++)
+        if (fabs(e[b] / (double)cnt) > thr) {
+            size_t off = b > G ? b - G : G - b;
+            width = off > width ? off : width;
+        }
+    size_t g = width + 2;
+    return g < 3 ? 3 : g > G ? G : g;
+}
+
 /* Locates every measured slot again (after the ringing is known), from
  * its instant so far. */
 static void remeasure(const walk *wk, slot *v, size_t m)
@@ -963,13 +1035,21 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
         free(imp);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    /* twice: the second estimate sees instants and arcs freed of the
-     * ringing the first one found */
-    for (int pass = 0; pass < 2; pass++) {
-        ring_estimate(&wk, sl.v, m);
-        if (wk.ring_w > 0) {
+    /* The ringing twice (the second estimate sees instants and arcs freed
+     * of what the first one found), then the gap as narrow as the
+     * transitions allow, and the ringing again under it. */
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 2) {
+            size_t g = transition_gap(&wk, sl.v, m);
+            if (g == wk.G)
+                break;
+            wk.G = g;
+            st->gap_s = (double)g / rate;
             remeasure(&wk, sl.v, m);
         }
+        ring_estimate(&wk, sl.v, m);
+        if (wk.ring_w > 0)
+            remeasure(&wk, sl.v, m);
     }
     st->ring_hz = wk.ring_w * rate / (2 * M_PI);
     st->ring_decay_s = wk.ring_tau / rate;

@@ -61,6 +61,7 @@ typedef struct {
                               the integral of omega drifted */
     double ring_hz;        /* the impacts' ringing, modelled; 0: none */
     double ring_decay_s;   /* its e-folding time */
+    double gap_s;          /* the gap used, narrowed to the transitions */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
