@@ -32,12 +32,23 @@ enum { D_GAP_US = 1000, D_FIT_US = 5000 };
 
 enum { PMAX = 7 };
 
+/* The run's ringing: a decaying sinusoid after each impact, its shape
+ * the same for every impact (from the stack, in units of the step), its
+ * size each impact's own. */
 typedef struct {
-    const double *om, *theta;
+    double w, tau;           /* rad/sample, samples; w = 0: none */
+    double a, b;             /* sin, cos coefficients from the onset */
+    double onset;            /* samples from the instant */
+} ringing;
+
+typedef struct {
+    double *om;                     /* the detection signal; ringing found is
+                                       subtracted from it in place */
+    const double *theta;
     size_t n, release, end, g, w;   /* g, w: D's gap and window, samples */
     size_t G, W;                    /* arc fits: gap and longest window */
     double rate, delta, conf, noise_d, noise_om;
-    double ring_w, ring_tau;        /* ringing: rad/sample, samples; 0: none */
+    ringing ring;
 } walk;
 
 /* One lattice slot. */
@@ -47,6 +58,8 @@ typedef struct {
     double theta, var_theta; /* measured angle there and its variance */
     double z;                /* D peak / its noise */
     int confirmed, measured;
+    double ring_amp, ring_t; /* ringing subtracted: size, start (samples) */
+    double step;             /* the step measured, rad/s */
 } slot;
 
 /* --- the step statistic D ------------------------------------------------ */
@@ -167,88 +180,62 @@ static double time_of_theta(const walk *wk, double th, size_t from, int dir)
  * same arcs need cubic and higher terms of opposite sign each side (the
  * third derivative is K sin psi (K cos psi - omega^2)), which a shared
  * quadratic in time cannot follow: their misfit inside the gap moved the
- * equal-area instant by up to 0.3 ms on a 39-edge prism.  Where the run
- * rings (see ring_estimate()), the right side also carries a decaying
- * sinusoid in time from the instant on, its amplitude and phase free for
- * every impact (in omega^2 it enters as 2 omega times the ringing). */
+ * equal-area instant by up to 0.3 ms on a 39-edge prism. */
 typedef struct {
     const walk *wk;
     size_t c;
     double th_c;             /* theta at the centre */
-    double p[PMAX];          /* aL, bL, aR, bR, c [, ring sin, ring cos] */
-    double inv[PMAX][PMAX];  /* (X'X)^-1 */
+    double p[5];             /* aL, bL, aR, bR, c */
+    double inv[5][5];        /* (X'X)^-1 */
     double rss;              /* in omega^2 */
     double level;            /* mean omega over the windows */
     size_t m;                /* samples fitted */
-    int P;                   /* 5, or 7 with the ringing */
-    double u0;               /* the ringing's start, samples from the centre */
 } arcs;
 
-static void ring_basis(const walk *wk, double s, double *bs, double *bc)
-{
-    double e = s >= 0 ? exp(-s / wk->ring_tau) : 0;
-    *bs = e * sin(wk->ring_w * s);
-    *bc = e * cos(wk->ring_w * s);
-}
-
-/* The row of sample k (side 0 left, 1 right) of the design. */
-static void design_row(const arcs *f, size_t k, int side, double *x)
-{
-    double t = theta_at(f->wk, (double)k) - f->th_c;
-    x[0] = side ? 0 : 1;
-    x[1] = side ? 0 : t;
-    x[2] = side ? 1 : 0;
-    x[3] = side ? t : 0;
-    x[4] = t * t;
-    if (f->P == 7) {
-        double bs = 0, bc = 0;
-        if (side)
-            ring_basis(f->wk, (double)k - (double)f->c - f->u0, &bs, &bc);
-        x[5] = 2 * f->level * bs;
-        x[6] = 2 * f->level * bc;
-    }
-}
-
 /* Fits the arcs over [c-G-W, c-G) and (c+G, c+G+W] by least squares in
- * omega^2 (normal equations, GSL's Cholesky on the stack); with the
- * ringing modelled, it starts u0 samples from c. */
-static int fit_joint(const walk *wk, size_t c, size_t W, double u0, arcs *f)
+ * omega^2: the normal equations from the moments of x on each side,
+ * solved by GSL's Cholesky on the stack. */
+static int fit_joint(const walk *wk, size_t c, size_t W, arcs *f)
 {
     size_t G = wk->G;
-    *f = (arcs){.wk = wk, .c = c, .th_c = wk->theta[c], .u0 = u0,
-                .P = wk->ring_w > 0 ? 7 : 5, .m = 2 * W};
-    const double *y = wk->om;
-    double lv = 0;
-    for (size_t i = 0; i < W; i++)
-        lv += y[c - G - W + i] + y[c + G + 1 + i];
-    f->level = lv / (double)(2 * W);
-    double A[PMAX * PMAX] = {0}, rhs[PMAX] = {0}, yy = 0, x[PMAX];
-    int P = f->P;
+    *f = (arcs){.wk = wk, .c = c, .th_c = wk->theta[c], .m = 2 * W};
+    const double *y = wk->om, *th = wk->theta;
+    /* per side: sums of x^0..x^4 and of y x^0..x^2 */
+    double sx[2][5] = {{0}}, sy[2][3] = {{0}}, yy = 0, lv = 0;
     for (int side = 0; side < 2; side++)
         for (size_t i = 0; i < W; i++) {
             size_t k = side ? c + G + 1 + i : c - G - W + i;
-            double v = y[k] * y[k];
-            design_row(f, k, side, x);
-            for (int r = 0; r < P; r++) {
-                rhs[r] += x[r] * v;
-                for (int q = r; q < P; q++)
-                    A[r * PMAX + q] += x[r] * x[q];
-            }
+            double x = th[k] - f->th_c, v = y[k] * y[k], x2 = x * x;
+            sx[side][0] += 1;
+            sx[side][1] += x;
+            sx[side][2] += x2;
+            sx[side][3] += x2 * x;
+            sx[side][4] += x2 * x2;
+            sy[side][0] += v;
+            sy[side][1] += v * x;
+            sy[side][2] += v * x2;
             yy += v * v;
+            lv += y[k];
         }
-    for (int r = 0; r < P; r++)
-        for (int q = 0; q < r; q++)
-            A[r * PMAX + q] = A[q * PMAX + r];
-    gsl_matrix_view M = gsl_matrix_view_array_with_tda(A, (size_t)P, (size_t)P, PMAX);
+    f->level = lv / (double)(2 * W);
+    /* columns: 1_L, x_L, 1_R, x_R, x^2 */
+    double A[25] = {
+        sx[0][0], sx[0][1], 0, 0, sx[0][2],
+        sx[0][1], sx[0][2], 0, 0, sx[0][3],
+        0, 0, sx[1][0], sx[1][1], sx[1][2],
+        0, 0, sx[1][1], sx[1][2], sx[1][3],
+        sx[0][2], sx[0][3], sx[1][2], sx[1][3], sx[0][4] + sx[1][4]};
+    double rhs[5] = {sy[0][0], sy[0][1], sy[1][0], sy[1][1], sy[0][2] + sy[1][2]};
+    gsl_matrix_view M = gsl_matrix_view_array(A, 5, 5);
     if (gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
         gsl_linalg_cholesky_invert(&M.matrix) != GSL_SUCCESS)
         return -1;
     double bxy = 0;
-    for (int r = 0; r < P; r++) {
+    for (int r = 0; r < 5; r++) {
         f->p[r] = 0;
-        for (int q = 0; q < P; q++) {
-            f->inv[r][q] = A[r * PMAX + q];
-            f->p[r] += A[r * PMAX + q] * rhs[q];
+        for (int q = 0; q < 5; q++) {
+            f->inv[r][q] = A[r * 5 + q];
+            f->p[r] += A[r * 5 + q] * rhs[q];
         }
         bxy += f->p[r] * rhs[r];
     }
@@ -256,9 +243,9 @@ static int fit_joint(const walk *wk, size_t c, size_t W, double u0, arcs *f)
     return 0;
 }
 
-/* The arcs (without the ringing: the velocities either side) at u
- * samples from the centre: omega, and the variance of omega^2 there per
- * unit noise variance of omega^2. */
+/* The arcs (the velocities either side) at u samples from the centre:
+ * omega, and the variance of omega^2 there per unit noise variance of
+ * omega^2. */
 static double arc_val(const arcs *f, int side, double u)
 {
     double t = theta_at(f->wk, (double)f->c + u) - f->th_c;
@@ -280,16 +267,6 @@ static double arc_var(const arcs *f, int side, double u)
     return v;
 }
 
-/* The fitted ringing (in omega) at sample k. */
-static double ring_at(const arcs *f, size_t k)
-{
-    if (f->P < 7)
-        return 0;
-    double bs, bc;
-    ring_basis(f->wk, (double)k - (double)f->c - f->u0, &bs, &bc);
-    return f->p[5] * bs + f->p[6] * bc;
-}
-
 /* The arcs either side of an instant near sample c, the instant by equal
  * areas, and what is known of them. */
 typedef struct {
@@ -301,12 +278,12 @@ typedef struct {
     double slope_m, slope_p;/* the arcs' slopes at tc, per sample */
 } step_fit;
 
-static int fit_arcs_at(const walk *wk, size_t c, size_t W, double u0, arcs *J)
+static int fit_arcs_at(const walk *wk, size_t c, size_t W, arcs *J)
 {
     size_t G = wk->G;
     if (c < wk->release + G + W || c + G + W + 1 > wk->end)
         return -1;
-    return fit_joint(wk, c, W, u0, J);
+    return fit_joint(wk, c, W, J);
 }
 
 /* What is known of the arcs J (centred on sample c) at u samples from c. */
@@ -316,7 +293,7 @@ static void arcs_eval(const arcs *J, size_t G, double u, step_fit *f)
     f->wm = arc_val(J, 0, u);
     f->wp = arc_val(J, 1, u);
     /* the noise of omega^2 is 2 omega that of omega */
-    double s2y = J->rss / (double)(J->m > (size_t)J->P ? J->m - (size_t)J->P : 1);
+    double s2y = J->rss / (double)(J->m > 5 ? J->m - 5 : 1);
     double lv2 = 4 * J->level * J->level > 0 ? 4 * J->level * J->level : 1;
     f->sigma2 = s2y / lv2;
     f->var_wm = f->wm > 0 ? s2y * arc_var(J, 0, u) / (4 * f->wm * f->wm) : INFINITY;
@@ -332,24 +309,23 @@ static void arcs_eval(const arcs *J, size_t G, double u, step_fit *f)
  * by equal areas over the gap's samples (each standing for its sample
  * interval):
  *   sum of omega = sum of the left arc before the instant + of the right
- *                  arc after it (+ the ringing after u_prev, the previous
- *                  estimate, when modelled).
+ *                  arc after it.
  * The right-hand side is piecewise linear in u; of its crossings the one
  * where the left arc lies above the right is the step.  Returns 0, or -1
  * when the windows leave the data or no crossing has the arcs that way. */
-static int fit_arcs(const walk *wk, size_t c, size_t W, double u_prev, step_fit *f)
+static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
 {
     enum { GMAX = 512 };
     size_t G = wk->G;
     arcs J;
-    if (G > GMAX || fit_arcs_at(wk, c, W, u_prev, &J) != 0)
+    if (G > GMAX || fit_arcs_at(wk, c, W, &J) != 0)
         return -1;
     double D[2 * GMAX + 1], rest = 0;   /* D: left minus right arc a sample */
     for (size_t i = 0; i <= 2 * G; i++) {
         size_t k = c - G + i;
         double u = (double)i - (double)G, l = arc_val(&J, 0, u), r = arc_val(&J, 1, u);
         D[i] = l - r;
-        rest += wk->om[k] - r - ring_at(&J, k);
+        rest += wk->om[k] - r;
     }
     /* The left arc covers the samples' intervals up to the instant:
      * rest = sum over [A, u] of D, A = -G - 1/2.  Where noise leaves no
@@ -413,24 +389,25 @@ static size_t arc_window_at(const walk *wk, double interval, double c)
 static int locate(const walk *wk, double c, double interval, step_fit *f)
 {
     size_t W = arc_window_at(wk, interval, c);
-    double tol = fmax(1.0, 0.1 * (double)wk->G), prev = NAN;
+    double tol = fmax(1.0, 0.1 * (double)wk->G), still = fmax(0.2, 0.05 * (double)wk->G),
+           prev = NAN;
     for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
         size_t ci = (size_t)llround(c);
-        if (fit_arcs(wk, ci, W, c - (double)ci, f) != 0)
+        if (fit_arcs(wk, ci, W, f) != 0)
             return -1;
         int near = fabs(f->tc - (double)ci) <= tol;
-        if (near && fabs(f->tc - c) <= 0.2)
+        if (near && fabs(f->tc - c) <= still)
             return 0;
         if (fabs(f->tc - c) > interval * 0.3)
             return -1;   /* wandered off: no step near c */
         /* noise can make the estimate hop between two centres: then the
          * middle of the two is the answer */
-        if (near && !isnan(prev) && fabs(f->tc - prev) <= 0.2) {
+        if (near && !isnan(prev) && fabs(f->tc - prev) <= still) {
             double mid = 0.5 * (f->tc + c);
             ci = (size_t)llround(mid);
-            return fit_arcs(wk, ci, W, mid - (double)ci, f);
+            return fit_arcs(wk, ci, W, f);
         }
         prev = c;
         c = f->tc;
@@ -718,7 +695,7 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     step_fit f;
     arcs J;
     size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
-    if (fit_arcs_at(wk, c, W, tc - (double)c, &J) != 0)
+    if (fit_arcs_at(wk, c, W, &J) != 0)
         return -1;
     arcs_eval(&J, wk->G, tc - (double)c, &f);
     double wm = f.wm, wp = f.wp;
@@ -745,44 +722,90 @@ static size_t samples(double s, double rate, size_t min)
 
 /* --- ringing -------------------------------------------------------------- */
 
-/* The run's ringing, if it rings: the residuals after every measured
- * impact (up to 4000, evenly spread), divided by the impact's step and
- * stacked on a grid aligned at the instants, are fitted by a decaying
- * sinusoid over a grid of frequencies (300 Hz to the lower of 20 kHz and
- * 0.45 of the rate, 10 Hz apart) and decay times (0.3 to 8 ms).  It is
- * kept when it explains four times the stack's noise (from the same stack
- * before the impacts).  Sets wk->ring_w, wk->ring_tau. */
+/* The run's ringing, if it rings.  The residuals after every measured
+ * impact (up to 4000, evenly spread) about its right arc, with the ringing
+ * already taken out put back, divided by the impact's step and stacked on
+ * a grid aligned at the instants, are fitted by a decaying sinusoid over a
+ * grid of frequencies (300 Hz to the lower of 20 kHz and 0.45 of the rate)
+ * and decay times (0.2 to 10 ms), coarse then fine: the decay sets how
+ * much of the ringing lies in the gap, where no fit sees it.  It is kept
+ * when it explains four times the stack's noise (from the same stack
+ * before the impacts).  Then the ringing's size against the step, alpha +
+ * beta x step, by least squares over the impacts: the template is
+ * subtracted from the detection signal in place, and the instants are
+ * located again on what is left. */
 enum { RING_MAX_SLOTS = 4000 };
 
-static int ring_stack(walk *wk, const slot *v, size_t m, size_t L, double *post,
-                      double *pre, size_t *cnt)
+static double ring_shape(const ringing *rg, double s)
+{
+    s -= rg->onset;
+    if (s < 0 || rg->w <= 0)
+        return 0;
+    double e = exp(-s / rg->tau);
+    return e * (rg->a * sin(rg->w * s) + rg->b * cos(rg->w * s));
+}
+
+/* Adds sign x the ringing recorded in each slot to the signal. */
+static void ring_apply(walk *wk, const slot *v, size_t m, double sign)
+{
+    for (size_t i = 0; i < m; i++) {
+        if (v[i].ring_amp == 0)
+            continue;
+        double t0 = v[i].ring_t + wk->ring.onset;
+        size_t k0 = t0 > 0 ? (size_t)ceil(t0) : 0, k1 = k0 + (size_t)(8 * wk->ring.tau) + 1;
+        for (size_t k = k0; k < k1 && k < wk->end; k++)
+            wk->om[k] += sign * v[i].ring_amp * ring_shape(&wk->ring, (double)k - v[i].ring_t);
+    }
+}
+
+/* The ringing slot i had taken out, back at sample k. */
+static double ring_taken(const ringing *old, const slot *s, size_t k)
+{
+    return s->ring_amp != 0 ? s->ring_amp * ring_shape(old, (double)k - s->ring_t) : 0;
+}
+
+/* One stacked slot: its arcs, where the instant lies in its centre
+ * sample, and its step; -1 when it cannot be used. */
+static int stack_slot(const walk *wk, const slot *s, size_t L, arcs *J, size_t *c,
+                      double *frac, double *d)
+{
+    size_t G = wk->G;
+    if (!s->measured)
+        return -1;
+    *c = (size_t)llround(s->tc);
+    *frac = s->tc - (double)*c;
+    if (*c < wk->release + G + L + 1 || *c + G + L + 2 > wk->end ||
+        fit_joint(wk, *c, L, J) != 0)
+        return -1;
+    *d = arc_val(J, 0, *frac) - arc_val(J, 1, *frac);
+    return *d > 0 ? 0 : -1;
+}
+
+static int ring_stack(const walk *wk, const ringing *old, const slot *v, size_t m,
+                      size_t L, double *post, double *pre, size_t *cnt)
 {
     size_t G = wk->G, stride = m > RING_MAX_SLOTS ? m / RING_MAX_SLOTS : 1;
     memset(post, 0, (L + 1) * sizeof *post);
     memset(pre, 0, (L + 1) * sizeof *pre);
     *cnt = 0;
     for (size_t i = 0; i < m; i += stride) {
-        if (!v[i].measured)
-            continue;
-        size_t c = (size_t)llround(v[i].tc);
-        double frac = v[i].tc - (double)c;
         arcs J;
-        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
-            fit_joint(wk, c, L, frac, &J) != 0)
-            continue;
-        double d = arc_val(&J, 0, frac) - arc_val(&J, 1, frac);
-        if (!(d > 0))
+        size_t c;
+        double frac, d;
+        if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
             continue;
         for (size_t j = 0; j < L; j++) {
             /* after: at u = G + 1 + j - frac from the instant, put on the
-             * grid by linear interpolation */
-            double u = (double)(G + 1 + j) - frac - (double)G, e =
-                (wk->om[c + G + 1 + j] - arc_val(&J, 1, (double)(G + 1 + j))) / d;
-            size_t k = (size_t)floor(u);
-            double w = u - (double)k;
-            if (k < L) {
-                post[k] += (1 - w) * e;
-                post[k + 1] += w * e;
+             * grid (offset G) by linear interpolation */
+            size_t k = c + G + 1 + j;
+            double u = (double)(1 + j) - frac, e =
+                (wk->om[k] + ring_taken(old, &v[i], k) -
+                 arc_val(&J, 1, (double)(G + 1 + j))) / d;
+            size_t q = (size_t)floor(u);
+            double w = u - (double)q;
+            if (q < L) {
+                post[q] += (1 - w) * e;
+                post[q + 1] += w * e;
             }
             double t = -(double)(G + L) + (double)j;
             pre[j] += (wk->om[c - G - L + j] - arc_val(&J, 0, t)) / d;
@@ -798,9 +821,11 @@ static int ring_stack(walk *wk, const slot *v, size_t m, size_t L, double *post,
     return 0;
 }
 
-/* The sum of squares a decaying sinusoid (w rad/sample, tau samples)
- * explains of h[0..L-1] (at u = u0 + k samples from the instant). */
-static double ring_explained(const double *h, size_t L, double u0, double w, double tau)
+/* The sin and cos coefficients of a decaying sinusoid (w rad/sample,
+ * tau samples) fitted to h[0..L-1] (at u = u0 + k samples from the
+ * instant), and the sum of squares it explains. */
+static double ring_fit(const double *h, size_t L, double u0, double w, double tau,
+                       double *a, double *b)
 {
     double ss = 0, cc = 0, sc = 0, ys = 0, yc = 0;
     for (size_t k = 0; k < L; k++) {
@@ -815,15 +840,20 @@ static double ring_explained(const double *h, size_t L, double u0, double w, dou
     double det = ss * cc - sc * sc;
     if (!(det > 0))
         return 0;
-    double a = (cc * ys - sc * yc) / det, b = (ss * yc - sc * ys) / det;
-    return a * ys + b * yc;
+    *a = (cc * ys - sc * yc) / det;
+    *b = (ss * yc - sc * ys) / det;
+    return *a * ys + *b * yc;
 }
 
-static void ring_estimate(walk *wk, const slot *v, size_t m)
+/* The frequency, decay and shape of the ringing into rg (rg->w = 0 when
+ * there is none to speak of). */
+static void ring_estimate(const walk *wk, const ringing *old, const slot *v, size_t m,
+                          ringing *rg)
 {
     size_t L = wk->W, cnt;
+    *rg = (ringing){0};
     double *post = malloc(2 * (L + 1) * sizeof *post), *pre = post ? post + L + 1 : NULL;
-    if (!post || ring_stack(wk, v, m, L, post, pre, &cnt) != 0) {
+    if (!post || ring_stack(wk, old, v, m, L, post, pre, &cnt) != 0) {
         free(post);
         return;
     }
@@ -831,13 +861,10 @@ static void ring_estimate(walk *wk, const slot *v, size_t m)
     for (size_t k = 0; k < L; k++)
         noise += pre[k] * pre[k];
     noise /= (double)L;
-    /* a coarse grid, then a fine one around its best: the decay sets how
-     * much of the ringing is put back into the gap, where the fits cannot
-     * see it, so it is worth a per cent */
-    double best = 0, bf = 0, btau = 0, fmax_hz = fmin(20000, 0.45 * wk->rate), u0 = (double)wk->G;
+    double best = 0, bf = 0, btau = 0, fmax_hz = fmin(20000, 0.45 * wk->rate), a, b;
     for (double f = 300; f <= fmax_hz; f += 20)
         for (double tms = 0.2; tms <= 10; tms *= 1.25) {
-            double e = ring_explained(post, L, u0, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate);
+            double e = ring_fit(post, L, 1, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate, &a, &b);
             if (e > best) {
                 best = e;
                 bf = f;
@@ -847,17 +874,60 @@ static void ring_estimate(walk *wk, const slot *v, size_t m)
     double f0 = bf, t0 = btau;
     for (double f = f0 - 20; f <= f0 + 20; f += 1)
         for (double tms = t0 / 1.25; tms <= t0 * 1.25; tms *= 1.01) {
-            double e = ring_explained(post, L, u0, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate);
+            double e = ring_fit(post, L, 1, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate, &a, &b);
             if (e > best) {
                 best = e;
                 bf = f;
                 btau = tms;
             }
         }
+    if (getenv("PL_DEBUG_LATTICE"))
+        fprintf(stderr, "ring_estimate: cnt %zu best %.3g at %.0f Hz %.2f ms, noise %.3g\n", cnt, best, bf, btau, noise);
+    /* pure noise explains about 2 x its variance with 2 coefficients; 30
+     * leaves room for the best of the grid's thousands of tries */
+    if (best > 30.0 * noise) {
+        rg->w = 2 * M_PI * bf / wk->rate;
+        rg->tau = btau * 1e-3 * wk->rate;
+        double a0, b0;
+        ring_fit(post, L, 1, rg->w, rg->tau, &a0, &b0);
+        /* An impact rings from the instant it strikes, from rest: a sine
+         * from its onset.  The phase of the fit against the instants found
+         * so far says where that onset lies; the template starts there (at
+         * most half a period either side), so that the ringing the gap
+         * hides is taken out with it and the instants come to the onset. */
+        double phi = atan2(b0, a0), A = hypot(a0, b0);
+        rg->onset = -phi / rg->w;
+        rg->a = A * exp(-rg->onset / rg->tau);
+        rg->b = 0;
+    }
     free(post);
-    if (best > 4.0 * noise * (double)L) {
-        wk->ring_w = 2 * M_PI * bf / wk->rate;
-        wk->ring_tau = btau * 1e-3 * wk->rate;
+}
+
+/* Each measured slot's ringing size: its residual after the right arc
+ * (with what was taken out before put back) projected on the shape rg,
+ * over the right window.  One number a slot, from a hundred or more
+ * samples: a ringing that scales with the impact and one that does not
+ * are both followed. */
+static void ring_size(const walk *wk, const ringing *old, slot *v, size_t m,
+                      const ringing *rg)
+{
+    size_t L = wk->W, G = wk->G;
+    for (size_t i = 0; i < m; i++) {
+        arcs J;
+        size_t c;
+        double frac, d, pg = 0, gg = 0;
+        v[i].ring_amp = 0;
+        if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
+            continue;
+        for (size_t j = 0; j < L; j++) {
+            size_t k = c + G + 1 + j;
+            double g = ring_shape(rg, (double)k - v[i].tc);
+            double r = wk->om[k] + ring_taken(old, &v[i], k) -
+                       arc_val(&J, 1, (double)(G + 1 + j));
+            pg += r * g;
+            gg += g * g;
+        }
+        v[i].ring_amp = gg > 0 ? pg / gg : 0;
     }
 }
 
@@ -866,7 +936,7 @@ static void ring_estimate(walk *wk, const slot *v, size_t m)
  * own duration), but every sample more in it costs precision, and with
  * ringing the first cycles - most of its area - are then unseen and must
  * be extrapolated.  The residuals about the step model (left arc before
- * the instant, right arc and ringing after), divided by the step and
+ * the instant, right arc after, the ringing taken out), divided by the step and
  * stacked about the instants, show the transition as the stretch where
  * they stand out of the stack's own noise (from the arcs' windows): the
  * gap becomes that half-width plus two samples, at least three, at most
@@ -886,7 +956,7 @@ static size_t transition_gap(const walk *wk, const slot *v, size_t m)
         double frac = v[i].tc - (double)c;
         arcs J;
         if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
-            fit_joint(wk, c, L, frac, &J) != 0)
+            fit_joint(wk, c, L, &J) != 0)
             continue;
         double d = arc_val(&J, 0, frac) - arc_val(&J, 1, frac);
         if (!(d > 0))
@@ -894,7 +964,7 @@ static size_t transition_gap(const walk *wk, const slot *v, size_t m)
         for (size_t j = 0; j <= 2 * G; j++) {
             size_t k = c - G + j;
             double t = (double)j - (double)G, u = t - frac;
-            double model = u < 0 ? arc_val(&J, 0, t) : arc_val(&J, 1, t) + ring_at(&J, k);
+            double model = u < 0 ? arc_val(&J, 0, t) : arc_val(&J, 1, t);
             double x = u + (double)G, r = (wk->om[k] - model) / d;
             size_t b = (size_t)floor(x);
             double w = x - (double)b;
@@ -997,7 +1067,7 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
     return k;
 }
 
-pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
+pl_status pl_lattice_find(double *om, const double *theta, size_t n,
                           double rate, size_t release, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
                           size_t *n_out, pl_lattice_stats *st, pl_err *err)
@@ -1008,7 +1078,7 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, 0, 0};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}};
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
@@ -1035,11 +1105,12 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
         free(imp);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    /* The ringing twice (the second estimate sees instants and arcs freed
-     * of what the first one found), then the gap as narrow as the
-     * transitions allow, and the ringing again under it. */
-    for (int pass = 0; pass < 3; pass++) {
-        if (pass == 2) {
+    /* The ringing, found and taken out three times over (each estimate
+     * sees instants and arcs freed of what the last one found), then the
+     * gap as narrow as the transitions allow, and the ringing once more
+     * under it. */
+    for (int pass = 0; pass < 4; pass++) {
+        if (pass == 3) {
             size_t g = transition_gap(&wk, sl.v, m);
             if (g == wk.G)
                 break;
@@ -1047,14 +1118,26 @@ pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
             st->gap_s = (double)g / rate;
             remeasure(&wk, sl.v, m);
         }
-        ring_estimate(&wk, sl.v, m);
-        if (wk.ring_w > 0)
-            remeasure(&wk, sl.v, m);
+        ringing old = wk.ring, rg;
+        ring_estimate(&wk, &old, sl.v, m, &rg);
+        if (rg.w <= 0 && old.w <= 0)
+            continue;
+        ring_apply(&wk, sl.v, m, +1.0);   /* back to the signal as recorded */
+        if (rg.w > 0)
+            ring_size(&wk, &wk.ring, sl.v, m, &rg);   /* wk.ring is still the old */
+        for (size_t i = 0; i < m; i++) {
+            if (rg.w <= 0)
+                sl.v[i].ring_amp = 0;
+            sl.v[i].ring_t = sl.v[i].tc;
+        }
+        wk.ring = rg;
+        ring_apply(&wk, sl.v, m, -1.0);
+        remeasure(&wk, sl.v, m);
     }
-    st->ring_hz = wk.ring_w * rate / (2 * M_PI);
-    st->ring_decay_s = wk.ring_tau / rate;
+    st->ring_hz = wk.ring.w * rate / (2 * M_PI);
+    st->ring_decay_s = wk.ring.tau / rate;
     if (getenv("PL_DEBUG_LATTICE"))
-        fprintf(stderr, "ring %.1f Hz tau %.3f ms\n", st->ring_hz, st->ring_decay_s * 1e3);
+        fprintf(stderr, "ring %.1f Hz tau %.3f ms onset %.2f samples\n", st->ring_hz, st->ring_decay_s * 1e3, wk.ring.onset);
     if (getenv("PL_DEBUG_LATTICE")) {
         size_t nm = 0, nc = 0;
         for (size_t i = 0; i < m; i++) {

@@ -65,7 +65,8 @@ typedef struct {
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
- * rate Hz, the detection signal) whose integral from the release is
+ * rate Hz, the detection signal: the ringing found is subtracted from it
+ * in place) whose integral from the release is
  * theta[0..n-1], between samples release and end.  *out receives a
  * malloc'd array of *n_out impacts in time order (the caller frees it);
  * t_s is the located instant, t_sd_s its standard uncertainty, ratio_se
@@ -73,7 +74,7 @@ typedef struct {
  * demands but whose step is below the noise (its time then comes from the
  * neighbours' phase).  PL_ENUMERIC when the window holds no confirmed
  * step; PL_ENOMEM. */
-pl_status pl_lattice_find(const double *om, const double *theta, size_t n,
+pl_status pl_lattice_find(double *om, const double *theta, size_t n,
                           double rate, size_t release, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
                           size_t *n_out, pl_lattice_stats *stats, pl_err *err);

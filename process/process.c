@@ -379,7 +379,7 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
 }
 
 static pl_status find_impacts(pl_process_result *r, int N, const pl_process_config *cfg,
-                              const double *omc, pl_err *err)
+                              double *omc, pl_err *err)
 {
     integrate(omc, r->n, r->release, r->end, r->rate_hz, r->theta);
     r->lp_end_raw = N * r->theta[r->end - 1] / (2 * M_PI);
