@@ -59,6 +59,7 @@ typedef struct {
     double z;                /* D peak / its noise */
     int confirmed, measured;
     double ring_amp, ring_t; /* ringing subtracted: size, start (samples) */
+    double next_amp, next_t; /* the same, found for the next pass */
     double step;             /* the step measured, rad/s */
 } slot;
 
@@ -734,7 +735,7 @@ static size_t samples(double s, double rate, size_t min)
  * beta x step, by least squares over the impacts: the template is
  * subtracted from the detection signal in place, and the instants are
  * located again on what is left. */
-enum { RING_MAX_SLOTS = 4000 };
+enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 3 };
 
 static double ring_shape(const ringing *rg, double s)
 {
@@ -903,32 +904,96 @@ static void ring_estimate(const walk *wk, const ringing *old, const slot *v, siz
     free(post);
 }
 
-/* Each measured slot's ringing size: its residual after the right arc
- * (with what was taken out before put back) projected on the shape rg,
- * over the right window.  One number a slot, from a hundred or more
- * samples: a ringing that scales with the impact and one that does not
- * are both followed. */
-static void ring_size(const walk *wk, const ringing *old, slot *v, size_t m,
-                      const ringing *rg)
+/* Which cycle the ringing starts on: the phase fixes the onset only to
+ * a period.  Two periods either side are tried: the step and the ringing
+ * from each candidate onset (the ringing the same in the tail) against
+ * the samples around them, the best fit wins.  amp is the sine's size
+ * at the candidate onset. */
+static double ring_cycle(const walk *wk, const arcs *J, const slot *s, const ringing *old,
+                         double onset, double amp, double w, double tau)
+{
+    double T = 2 * M_PI / w, best = onset, best_rss = INFINITY;
+    double lo = onset - 2.5 * T, hi = onset + 2.5 * T;
+    if (lo < (double)wk->release + 1 || hi + 1 >= (double)wk->end)
+        return onset;
+    for (int j = -2; j <= 2; j++) {
+        double t0 = onset + j * T, A = amp * exp(-(t0 - onset) / tau), rss = 0;
+        for (size_t k = (size_t)ceil(lo); (double)k <= hi; k++) {
+            double u = (double)k - (double)J->c, model;
+            if ((double)k < t0)
+                model = arc_val(J, 0, u);
+            else
+                model = arc_val(J, 1, u) + A * exp(-((double)k - t0) / tau) *
+                                               sin(w * ((double)k - t0));
+            double r = wk->om[k] + ring_taken(old, s, k) - model;
+            rss += r * r;
+        }
+        if (rss < best_rss) {
+            best_rss = rss;
+            best = t0;
+        }
+    }
+    return best;
+}
+
+/* Each slot's own ringing, and its instant from it.  The residual after
+ * the right arc (with what was taken out before put back) is fitted by
+ * the run's decaying sinusoid with its own amplitude and phase; the phase,
+ * read as a sine from rest, puts the slot's onset within half a period of
+ * the run's mean onset (rg->onset from the instant so far): the run's
+ * stack settles which cycle, the slot's own many cycles settle where in
+ * it.  Where the ringing stands five standard errors clear of the noise
+ * the onset becomes the slot's instant - the gap's equal areas cannot see
+ * an impact whose ringing hides its step.  The template is kept as a sine
+ * from the onset (rg->onset 0, a 1, b 0). */
+static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
+                        ringing *rg)
 {
     size_t L = wk->W, G = wk->G;
+    double w = rg->w, tau = rg->tau;
     for (size_t i = 0; i < m; i++) {
+        size_t c = (size_t)llround(v[i].tc);
         arcs J;
-        size_t c;
-        double frac, d, pg = 0, gg = 0;
-        v[i].ring_amp = 0;
-        if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
+        v[i].next_amp = 0;
+        v[i].next_t = v[i].tc;
+        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
+            fit_joint(wk, c, L, &J) != 0)
             continue;
+        double tref = v[i].tc + rg->onset, ss = 0, cc = 0, sc = 0, ys = 0, yc = 0, rr = 0;
         for (size_t j = 0; j < L; j++) {
             size_t k = c + G + 1 + j;
-            double g = ring_shape(rg, (double)k - v[i].tc);
-            double r = wk->om[k] + ring_taken(old, &v[i], k) -
-                       arc_val(&J, 1, (double)(G + 1 + j));
-            pg += r * g;
-            gg += g * g;
+            double sk = (double)k - tref, e = exp(-sk / tau);
+            double bs = e * sin(w * sk), bc = e * cos(w * sk);
+            double r = wk->om[k] + ring_taken(old, &v[i], k) - arc_val(&J, 1, (double)(G + 1 + j));
+            ss += bs * bs;
+            cc += bc * bc;
+            sc += bs * bc;
+            ys += r * bs;
+            yc += r * bc;
+            rr += r * r;
         }
-        v[i].ring_amp = gg > 0 ? pg / gg : 0;
+        double det = ss * cc - sc * sc;
+        if (!(det > 0))
+            continue;
+        double a = (cc * ys - sc * yc) / det, b = (ss * yc - sc * ys) / det;
+        double A = hypot(a, b), phi = atan2(b, a), onset = tref - phi / w;
+        onset = ring_cycle(wk, &J, &v[i], old, onset, A * exp(-(onset - tref) / tau), w, tau);
+        double s2 = fmax(0, rr - (a * ys + b * yc)) / (double)(L > 2 ? L - 2 : 1);
+        double se_a = sqrt(s2 * 2.0 / (ss + cc));   /* amplitude's standard error */
+        v[i].next_t = onset;
+        v[i].next_amp = A * exp(-(onset - tref) / tau);
+        if (A > 5 * se_a) {
+            double dt = se_a / (A * w);                /* onset's, samples */
+            double om = J.level;
+            v[i].tc = onset;
+            v[i].theta = theta_at(wk, onset);
+            v[i].var_theta = dt * dt * om * om / (wk->rate * wk->rate);
+            v[i].measured = 1;
+        }
     }
+    rg->onset = 0;
+    rg->a = 1;
+    rg->b = 0;
 }
 
 /* How wide the transition really is.  The gap left out of the arc fits
@@ -1109,31 +1174,33 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
      * sees instants and arcs freed of what the last one found), then the
      * gap as narrow as the transitions allow, and the ringing once more
      * under it. */
-    for (int pass = 0; pass < 4; pass++) {
-        if (pass == 3) {
-            size_t g = transition_gap(&wk, sl.v, m);
-            if (g == wk.G)
-                break;
-            wk.G = g;
-            st->gap_s = (double)g / rate;
-            remeasure(&wk, sl.v, m);
-        }
-        ringing old = wk.ring, rg;
-        ring_estimate(&wk, &old, sl.v, m, &rg);
-        if (rg.w <= 0 && old.w <= 0)
-            continue;
-        ring_apply(&wk, sl.v, m, +1.0);   /* back to the signal as recorded */
-        if (rg.w > 0)
-            ring_size(&wk, &wk.ring, sl.v, m, &rg);   /* wk.ring is still the old */
+    /* The ringing: its shape from the stack, then each impact's own size
+     * and onset, taken out and found again on what is left (twice more:
+     * the arcs come out cleaner each time).  Without ringing, the gap is
+     * narrowed to the transitions and the instants located again. */
+    ringing rg;
+    ring_estimate(&wk, &wk.ring, sl.v, m, &rg);
+    for (int pass = 0; rg.w > 0 && pass < PL_RING_PASSES; pass++) {
+        ringing old = wk.ring;
+        if (pass > 0)
+            rg.onset = 0;   /* the slots' onsets are their instants now */
+        ring_onsets(&wk, &old, sl.v, m, &rg);
+        ring_apply(&wk, sl.v, m, +1.0);   /* nothing taken out yet on pass 0 */
         for (size_t i = 0; i < m; i++) {
-            if (rg.w <= 0)
-                sl.v[i].ring_amp = 0;
-            sl.v[i].ring_t = sl.v[i].tc;
+            sl.v[i].ring_amp = sl.v[i].next_amp;
+            sl.v[i].ring_t = sl.v[i].next_t;
         }
         wk.ring = rg;
         ring_apply(&wk, sl.v, m, -1.0);
-        remeasure(&wk, sl.v, m);
     }
+    if (rg.w <= 0) {
+        size_t g = transition_gap(&wk, sl.v, m);
+        if (g != wk.G) {
+            wk.G = g;
+            remeasure(&wk, sl.v, m);
+        }
+    }
+    st->gap_s = (double)wk.G / rate;
     st->ring_hz = wk.ring.w * rate / (2 * M_PI);
     st->ring_decay_s = wk.ring.tau / rate;
     if (getenv("PL_DEBUG_LATTICE"))
