@@ -7,7 +7,6 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,12 +16,6 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->fit_s = 0.010;
     cfg->confirm_sigmas = 5.0;
     cfg->smooth_slots = 15;
-    if (getenv("PL_DBG_M"))
-        cfg->smooth_slots = atoi(getenv("PL_DBG_M"));
-    if (getenv("PL_DBG_G"))
-        cfg->gap_s = atof(getenv("PL_DBG_G"));
-    if (getenv("PL_DBG_W"))
-        cfg->fit_s = atof(getenv("PL_DBG_W"));
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -475,9 +468,6 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
         return;
     s->measured = 1;
     s->tc = f.tc;
-    if (getenv("PL_DEBUG_LATTICE"))
-        fprintf(stderr, "slot k=%ld tp=%.5f centre=%.5f tc=%.5f z=%.1f wm=%.5f wp=%.5f\n", s->k,
-                tp / wk->rate, centre / wk->rate, f.tc / wk->rate, z, f.wm, f.wp);
     double om = 0.5 * (f.wm + f.wp);
     s->theta = theta_at(wk, f.tc);
     s->var_theta = f.var_tc * om * om;
@@ -882,8 +872,6 @@ static void ring_estimate(const walk *wk, const ringing *old, const slot *v, siz
                 btau = tms;
             }
         }
-    if (getenv("PL_DEBUG_LATTICE"))
-        fprintf(stderr, "ring_estimate: cnt %zu best %.3g at %.0f Hz %.2f ms, noise %.3g\n", cnt, best, bf, btau, noise);
     /* pure noise explains about 2 x its variance with 2 coefficients; 30
      * leaves room for the best of the grid's thousands of tries */
     if (best > 30.0 * noise) {
@@ -1203,16 +1191,6 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     st->gap_s = (double)wk.G / rate;
     st->ring_hz = wk.ring.w * rate / (2 * M_PI);
     st->ring_decay_s = wk.ring.tau / rate;
-    if (getenv("PL_DEBUG_LATTICE"))
-        fprintf(stderr, "ring %.1f Hz tau %.3f ms onset %.2f samples\n", st->ring_hz, st->ring_decay_s * 1e3, wk.ring.onset);
-    if (getenv("PL_DEBUG_LATTICE")) {
-        size_t nm = 0, nc = 0;
-        for (size_t i = 0; i < m; i++) {
-            nm += sl.v[i].measured;
-            nc += sl.v[i].confirmed;
-        }
-        fprintf(stderr, "slots %zu measured %zu confirmed %zu\n", m, nm, nc);
-    }
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
     *out = imp;
