@@ -42,6 +42,7 @@ typedef struct {
     size_t G, W;                    /* arc fits: gap and longest window */
     double rate, delta, conf, noise_d, noise_om;
     ringing ring;
+    double *scratch;                /* 4 W + 64 doubles for the ringing's loops */
 } walk;
 
 /* One lattice slot. */
@@ -665,6 +666,7 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
     }
 }
 
+
 /* --- putting it together ------------------------------------------------- */
 
 static int cmp_slot(const void *a, const void *b)
@@ -727,32 +729,58 @@ static size_t samples(double s, double rate, size_t min)
  * located again on what is left. */
 enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 3 };
 
-static double ring_shape(const ringing *rg, double s)
+/* buf[j] = amp x the shape rg at sample k0 + j of a ringing placed at t
+ * (samples), j < n: one exponential and one sine a call, the rest by
+ * rotation, since these loops run over every impact several times. */
+static void ring_fill(const ringing *rg, double amp, double t, size_t k0, size_t n,
+                      double *buf)
 {
-    s -= rg->onset;
-    if (s < 0 || rg->w <= 0)
-        return 0;
-    double e = exp(-s / rg->tau);
-    return e * (rg->a * sin(rg->w * s) + rg->b * cos(rg->w * s));
+    double on = t + rg->onset;
+    size_t j = 0;
+    for (; j < n && (double)(k0 + j) < on; j++)
+        buf[j] = 0;
+    if (j == n || rg->w <= 0 || amp == 0) {
+        for (; j < n; j++)
+            buf[j] = 0;
+        return;
+    }
+    double s0 = (double)(k0 + j) - on, e = exp(-s0 / rg->tau);
+    double re = e * cos(rg->w * s0), im = e * sin(rg->w * s0);
+    double q = exp(-1.0 / rg->tau), cr = q * cos(rg->w), ci = q * sin(rg->w);
+    for (; j < n; j++) {
+        buf[j] = amp * (rg->a * im + rg->b * re);
+        double nr = re * cr - im * ci;
+        im = re * ci + im * cr;
+        re = nr;
+    }
 }
 
 /* Adds sign x the ringing recorded in each slot to the signal. */
 static void ring_apply(walk *wk, const slot *v, size_t m, double sign)
 {
+    enum { CHUNK = 256 };
+    double buf[CHUNK];
     for (size_t i = 0; i < m; i++) {
         if (v[i].ring_amp == 0)
             continue;
         double t0 = v[i].ring_t + wk->ring.onset;
         size_t k0 = t0 > 0 ? (size_t)ceil(t0) : 0, k1 = k0 + (size_t)(8 * wk->ring.tau) + 1;
-        for (size_t k = k0; k < k1 && k < wk->end; k++)
-            wk->om[k] += sign * v[i].ring_amp * ring_shape(&wk->ring, (double)k - v[i].ring_t);
+        if (k1 > wk->end)
+            k1 = wk->end;
+        for (size_t a = k0; a < k1; a += CHUNK) {
+            size_t n = k1 - a < CHUNK ? k1 - a : CHUNK;
+            ring_fill(&wk->ring, v[i].ring_amp, v[i].ring_t, a, n, buf);
+            for (size_t j = 0; j < n; j++)
+                wk->om[a + j] += sign * buf[j];
+        }
     }
 }
 
-/* The ringing slot i had taken out, back at sample k. */
-static double ring_taken(const ringing *old, const slot *s, size_t k)
+/* The ringing slot s had taken out (shape old), at samples k0 .. k0+n-1. */
+static void ring_taken_fill(const ringing *old, const slot *s, size_t k0, size_t n,
+                            double *buf)
 {
-    return s->ring_amp != 0 ? s->ring_amp * ring_shape(old, (double)k - s->ring_t) : 0;
+    ring_fill(old, s->ring_amp, s->ring_t, k0, n, buf);
 }
 
 /* One stacked slot: its arcs, where the instant lies in its centre
@@ -785,13 +813,14 @@ static int ring_stack(const walk *wk, const ringing *old, const slot *v, size_t 
         double frac, d;
         if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
             continue;
+        double *taken = wk->scratch;
+        ring_taken_fill(old, &v[i], c + G + 1, L, taken);
         for (size_t j = 0; j < L; j++) {
             /* after: at u = G + 1 + j - frac from the instant, put on the
              * grid (offset G) by linear interpolation */
             size_t k = c + G + 1 + j;
             double u = (double)(1 + j) - frac, e =
-                (wk->om[k] + ring_taken(old, &v[i], k) -
-                 arc_val(&J, 1, (double)(G + 1 + j))) / d;
+                (wk->om[k] + taken[j] - arc_val(&J, 1, (double)(G + 1 + j))) / d;
             size_t q = (size_t)floor(u);
             double w = u - (double)q;
             if (q < L) {
@@ -904,16 +933,23 @@ static double ring_cycle(const walk *wk, const arcs *J, const slot *s, const rin
     double lo = onset - 2.5 * T, hi = onset + 2.5 * T;
     if (lo < (double)wk->release + 1 || hi + 1 >= (double)wk->end)
         return onset;
-    for (int j = -2; j <= 2; j++) {
-        double t0 = onset + j * T, A = amp * exp(-(t0 - onset) / tau), rss = 0;
-        for (size_t k = (size_t)ceil(lo); (double)k <= hi; k++) {
-            double u = (double)k - (double)J->c, model;
-            if ((double)k < t0)
-                model = arc_val(J, 0, u);
-            else
-                model = arc_val(J, 1, u) + A * exp(-((double)k - t0) / tau) *
-                                               sin(w * ((double)k - t0));
-            double r = wk->om[k] + ring_taken(old, s, k) - model;
+    size_t k0 = (size_t)ceil(lo), n = (size_t)floor(hi) - k0 + 1;
+    if (n > wk->W)
+        return onset;
+    double *taken = wk->scratch, *left = taken + n, *right = left + n, *ring = right + n;
+    ring_taken_fill(old, s, k0, n, taken);
+    for (size_t j = 0; j < n; j++) {
+        double u = (double)(k0 + j) - (double)J->c;
+        left[j] = arc_val(J, 0, u);
+        right[j] = arc_val(J, 1, u);
+    }
+    ringing sine = {w, tau, 1, 0, 0};
+    for (int c = -2; c <= 2; c++) {
+        double t0 = onset + c * T, A = amp * exp(-(t0 - onset) / tau), rss = 0;
+        ring_fill(&sine, A, t0, k0, n, ring);
+        for (size_t j = 0; j < n; j++) {
+            double model = (double)(k0 + j) < t0 ? left[j] : right[j] + ring[j];
+            double r = wk->om[k0 + j] + taken[j] - model;
             rss += r * r;
         }
         if (rss < best_rss) {
@@ -948,11 +984,14 @@ static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
             fit_joint(wk, c, L, &J) != 0)
             continue;
         double tref = v[i].tc + rg->onset, ss = 0, cc = 0, sc = 0, ys = 0, yc = 0, rr = 0;
+        double *taken = wk->scratch, *bsv = taken + L, *bcv = bsv + L;
+        ringing sine = {w, tau, 1, 0, 0}, cosine = {w, tau, 0, 1, 0};
+        ring_taken_fill(old, &v[i], c + G + 1, L, taken);
+        ring_fill(&sine, 1, tref, c + G + 1, L, bsv);
+        ring_fill(&cosine, 1, tref, c + G + 1, L, bcv);
         for (size_t j = 0; j < L; j++) {
-            size_t k = c + G + 1 + j;
-            double sk = (double)k - tref, e = exp(-sk / tau);
-            double bs = e * sin(w * sk), bc = e * cos(w * sk);
-            double r = wk->om[k] + ring_taken(old, &v[i], k) - arc_val(&J, 1, (double)(G + 1 + j));
+            double bs = bsv[j], bc = bcv[j];
+            double r = wk->om[c + G + 1 + j] + taken[j] - arc_val(&J, 1, (double)(G + 1 + j));
             ss += bs * bs;
             cc += bc * bc;
             sc += bs * bc;
@@ -1120,6 +1159,36 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
     return k;
 }
 
+/* After the walk: the ringing's shape from the stack, then each impact's
+ * own size and onset, taken out of the signal and found again on what is
+ * left (the arcs come out cleaner each pass); without ringing, the gap is
+ * narrowed to the transitions and the instants located again. */
+static void settle(walk *wk, slot *v, size_t m)
+{
+    ringing rg;
+    ring_estimate(wk, &wk->ring, v, m, &rg);
+    for (int pass = 0; rg.w > 0 && pass < PL_RING_PASSES; pass++) {
+        ringing old = wk->ring;
+        if (pass > 0)
+            rg.onset = 0;   /* the slots' onsets are their instants now */
+        ring_onsets(wk, &old, v, m, &rg);
+        ring_apply(wk, v, m, +1.0);   /* nothing taken out yet on pass 0 */
+        for (size_t i = 0; i < m; i++) {
+            v[i].ring_amp = v[i].next_amp;
+            v[i].ring_t = v[i].next_t;
+        }
+        wk->ring = rg;
+        ring_apply(wk, v, m, -1.0);
+    }
+    if (rg.w <= 0) {
+        size_t g = transition_gap(wk, v, m);
+        if (g != wk->G) {
+            wk->G = g;
+            remeasure(wk, v, m);
+        }
+    }
+}
+
 pl_status pl_lattice_find(double *om, const double *theta, size_t n,
                           double rate, size_t release, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
@@ -1131,7 +1200,10 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL};
+    wk.scratch = malloc((4 * wk.W + 64) * sizeof *wk.scratch);
+    if (!wk.scratch)
+        return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
@@ -1140,6 +1212,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     st->noise_d = wk.noise_d;
     slot seed;
     if (find_seed(&wk, &seed) != 0) {
+        free(wk.scratch);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "
                           "the release at %.3f s and the end at %.3f s",
@@ -1156,38 +1229,10 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
         free(ths);
         free(vars);
         free(imp);
+        free(wk.scratch);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    /* The ringing, found and taken out three times over (each estimate
-     * sees instants and arcs freed of what the last one found), then the
-     * gap as narrow as the transitions allow, and the ringing once more
-     * under it. */
-    /* The ringing: its shape from the stack, then each impact's own size
-     * and onset, taken out and found again on what is left (twice more:
-     * the arcs come out cleaner each time).  Without ringing, the gap is
-     * narrowed to the transitions and the instants located again. */
-    ringing rg;
-    ring_estimate(&wk, &wk.ring, sl.v, m, &rg);
-    for (int pass = 0; rg.w > 0 && pass < PL_RING_PASSES; pass++) {
-        ringing old = wk.ring;
-        if (pass > 0)
-            rg.onset = 0;   /* the slots' onsets are their instants now */
-        ring_onsets(&wk, &old, sl.v, m, &rg);
-        ring_apply(&wk, sl.v, m, +1.0);   /* nothing taken out yet on pass 0 */
-        for (size_t i = 0; i < m; i++) {
-            sl.v[i].ring_amp = sl.v[i].next_amp;
-            sl.v[i].ring_t = sl.v[i].next_t;
-        }
-        wk.ring = rg;
-        ring_apply(&wk, sl.v, m, -1.0);
-    }
-    if (rg.w <= 0) {
-        size_t g = transition_gap(&wk, sl.v, m);
-        if (g != wk.G) {
-            wk.G = g;
-            remeasure(&wk, sl.v, m);
-        }
-    }
+    settle(&wk, sl.v, m);
     st->gap_s = (double)wk.G / rate;
     st->ring_hz = wk.ring.w * rate / (2 * M_PI);
     st->ring_decay_s = wk.ring.tau / rate;
@@ -1197,5 +1242,6 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     free(sl.v);
     free(ths);
     free(vars);
+    free(wk.scratch);
     return PL_OK;
 }
