@@ -7,8 +7,10 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void pl_lattice_config_default(pl_lattice_config *cfg)
 {
@@ -16,6 +18,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->fit_s = 0.010;
     cfg->confirm_sigmas = 5.0;
     cfg->smooth_slots = 15;
+    cfg->threads = 0;
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -43,7 +46,67 @@ typedef struct {
     double rate, delta, conf, noise_d, noise_om;
     ringing ring;
     double *scratch;                /* 4 W + 64 doubles for the ringing's loops */
+    int threads;                    /* for the per-impact passes; 0: one per CPU */
 } walk;
+
+/* A per-impact pass over slots [a, b) on a copy of the walk with its own
+ * scratch buffer: the passes after the walk (ringing, re-location,
+ * evaluation) treat each impact on its own, so they are shared between
+ * threads in contiguous ranges and give the same result on any count. */
+typedef void (*slot_pass)(walk *wk, size_t a, size_t b, void *ctx);
+
+typedef struct {
+    walk wk;
+    size_t a, b;
+    slot_pass fn;
+    void *ctx;
+} share;
+
+static void *share_run(void *p)
+{
+    share *s = p;
+    s->fn(&s->wk, s->a, s->b, s->ctx);
+    return NULL;
+}
+
+static void for_slots(const walk *wk, size_t m, slot_pass fn, void *ctx)
+{
+    enum { MAXT = 8, MIN_SHARE = 256 };
+    int t = wk->threads;
+    if (t <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        t = cpus > 0 ? (int)cpus : 1;
+    }
+    if (t > MAXT)
+        t = MAXT;
+    if ((size_t)t > m / MIN_SHARE)
+        t = (int)(m / MIN_SHARE);
+    if (t < 1)
+        t = 1;
+    share sh[MAXT];
+    pthread_t tid[MAXT];
+    int started[MAXT] = {0};
+    for (int i = 0; i < t; i++) {
+        sh[i] = (share){*wk, m * (size_t)i / (size_t)t, m * (size_t)(i + 1) / (size_t)t, fn, ctx};
+        if (i > 0)
+            sh[i].wk.scratch = malloc((4 * wk->W + 64) * sizeof(double));
+        if (i > 0 && sh[i].wk.scratch)
+            started[i] = pthread_create(&tid[i], NULL, share_run, &sh[i]) == 0;
+    }
+    share_run(&sh[0]);
+    for (int i = 1; i < t; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else {
+            /* no thread or no buffer: this one does the share */
+            sh[i].wk.scratch = sh[i].wk.scratch ? sh[i].wk.scratch : wk->scratch;
+            share_run(&sh[i]);
+            if (sh[i].wk.scratch == wk->scratch)
+                sh[i].wk.scratch = NULL;
+        }
+        free(sh[i].wk.scratch);
+    }
+}
 
 /* One lattice slot. */
 typedef struct {
@@ -727,7 +790,7 @@ static size_t samples(double s, double rate, size_t min)
  * beta x step, by least squares over the impacts: the template is
  * subtracted from the detection signal in place, and the instants are
  * located again on what is left. */
-enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 3 };
+enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 2 };
 
 /* buf[j] = amp x the shape rg at sample k0 + j of a ringing placed at t
  * (samples), j < n: one exponential and one sine a call, the rest by
@@ -970,12 +1033,19 @@ static double ring_cycle(const walk *wk, const arcs *J, const slot *s, const rin
  * the onset becomes the slot's instant - the gap's equal areas cannot see
  * an impact whose ringing hides its step.  The template is kept as a sine
  * from the onset (rg->onset 0, a 1, b 0). */
-static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
-                        ringing *rg)
+typedef struct {
+    const ringing *old, *rg;
+    slot *v;
+} onsets_ctx;
+
+static void onsets_range(walk *wk, size_t a, size_t b, void *p)
 {
+    const onsets_ctx *x = p;
+    const ringing *old = x->old, *rg = x->rg;
+    slot *v = x->v;
     size_t L = wk->W, G = wk->G;
     double w = rg->w, tau = rg->tau;
-    for (size_t i = 0; i < m; i++) {
+    for (size_t i = a; i < b; i++) {
         size_t c = (size_t)llround(v[i].tc);
         arcs J;
         v[i].next_amp = 0;
@@ -1018,6 +1088,13 @@ static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
             v[i].measured = 1;
         }
     }
+}
+
+static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
+                        ringing *rg)
+{
+    onsets_ctx x = {old, rg, v};
+    for_slots(wk, m, onsets_range, &x);
     rg->onset = 0;
     rg->a = 1;
     rg->b = 0;
@@ -1091,16 +1168,26 @@ static size_t transition_gap(const walk *wk, const slot *v, size_t m)
 
 /* Locates every measured slot again (after the ringing is known), from
  * its instant so far. */
-static void remeasure(const walk *wk, slot *v, size_t m)
+typedef struct {
+    slot *v;
+    const double *tc;   /* the instants before the pass: neighbours read these */
+    size_t m;
+} remeasure_ctx;
+
+static void remeasure_range(walk *wk, size_t a, size_t b, void *p)
 {
-    for (size_t i = 0; i < m; i++) {
+    const remeasure_ctx *x = p;
+    slot *v = x->v;
+    const double *tc = x->tc;
+    size_t m = x->m;
+    for (size_t i = a; i < b; i++) {
         if (!v[i].measured)
             continue;
-        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
-        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
+        double prev = i > 0 ? tc[i] - tc[i - 1] : (i + 1 < m ? tc[i + 1] - tc[i] : wk->W);
+        double next = i + 1 < m ? tc[i + 1] - tc[i] : prev;
         step_fit f;
-        if (locate(wk, v[i].tc, fmin(prev, next), &f) != 0 ||
-            fabs(f.tc - v[i].tc) > 2.0 * (double)wk->G) {
+        if (locate(wk, tc[i], fmin(prev, next), &f) != 0 ||
+            fabs(f.tc - tc[i]) > 2.0 * (double)wk->G) {
             v[i].measured = 0;
             continue;
         }
@@ -1109,6 +1196,18 @@ static void remeasure(const walk *wk, slot *v, size_t m)
         v[i].theta = theta_at(wk, f.tc);
         v[i].var_theta = f.var_tc * om * om;
     }
+}
+
+static void remeasure(const walk *wk, slot *v, size_t m)
+{
+    double *tc = malloc((m ? m : 1) * sizeof *tc);
+    if (!tc)
+        return;   /* the instants stay as they are */
+    for (size_t i = 0; i < m; i++)
+        tc[i] = v[i].tc;
+    remeasure_ctx x = {v, tc, m};
+    for_slots(wk, m, remeasure_range, &x);
+    free(tc);
 }
 
 /* --- putting it together ------------------------------------------------- */
@@ -1134,12 +1233,37 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
 }
 
 /* The impacts of the smoothed slots, and the figures of the walk. */
+typedef struct {
+    const slot *v;
+    size_t m;
+    const double *ths, *vars;
+    pl_impact *imp;     /* imp[i] for slot i */
+    char *ok;
+} collect_ctx;
+
+static void evaluate_range(walk *wk, size_t a, size_t b, void *p)
+{
+    const collect_ctx *x = p;
+    const slot *v = x->v;
+    size_t m = x->m;
+    for (size_t i = a; i < b; i++) {
+        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
+        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
+        x->ok[i] = evaluate(wk, &v[i], x->ths[i], x->vars[i], fmin(prev, next), &x->imp[i]) == 0;
+    }
+}
+
 static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths,
                       const double *vars, const slot *seed, pl_impact *imp,
                       pl_lattice_stats *st)
 {
     size_t k = 0, nss = 0;
     double ss = 0, phase0 = seed->theta - (double)seed->k * wk->delta;
+    char *ok = calloc(m ? m : 1, 1);
+    if (!ok)
+        return 0;
+    collect_ctx x = {v, m, ths, vars, imp, ok};
+    for_slots(wk, m, evaluate_range, &x);
     for (size_t i = 0; i < m; i++) {
         st->confirmed += v[i].confirmed;
         st->drift_rad = fmax(st->drift_rad, fabs(ths[i] - (double)v[i].k * wk->delta - phase0));
@@ -1147,11 +1271,10 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
             ss += (v[i].theta - ths[i]) * (v[i].theta - ths[i]);
             nss++;
         }
-        double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
-        double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
-        if (evaluate(wk, &v[i], ths[i], vars[i], fmin(prev, next), &imp[k]) == 0)
-            k++;
+        if (ok[i])
+            imp[k++] = imp[i];
     }
+    free(ok);
     st->expected = m;
     st->phase_sd_rad = nss > 1 ? sqrt(ss / (double)(nss - 1)) : NAN;
     for (size_t i = 0; i + 1 < k; i++)
@@ -1200,7 +1323,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads};
     wk.scratch = malloc((4 * wk.W + 64) * sizeof *wk.scratch);
     if (!wk.scratch)
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");

@@ -44,7 +44,9 @@ typedef struct {
     double fit_s;          /* longest arc-fit window each side (10 ms) */
     double confirm_sigmas; /* a slot is confirmed when its D peak stands this
                               many noise standard deviations high (5) */
-    int smooth_slots;      /* neighbours each side in the phase fit (3) */
+    int smooth_slots;      /* neighbours each side in the phase fit (15) */
+    int threads;           /* for the passes after the walk; 0: one per CPU;
+                              the result does not depend on it */
 } pl_lattice_config;
 
 /* The defaults above. */

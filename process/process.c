@@ -384,8 +384,10 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     integrate(omc, r->n, r->release, r->end, r->rate_hz, r->theta);
     r->lp_end_raw = N * r->theta[r->end - 1] / (2 * M_PI);
     pl_lattice_stats ls;
+    pl_lattice_config lc = cfg->lattice;
+    lc.threads = cfg->threads;
     pl_status st = pl_lattice_find(omc, r->theta, r->n, r->rate_hz, r->release, r->end, N,
-                                   &cfg->lattice, &r->impacts, &r->n_impacts, &ls, err);
+                                   &lc, &r->impacts, &r->n_impacts, &ls, err);
     if (st != PL_OK)
         return st;
     r->n_expected = ls.expected;
