@@ -244,11 +244,30 @@ typedef struct {
     size_t c;
     double th_c;             /* theta at the centre */
     double p[5];             /* aL, bL, aR, bR, c */
-    double inv[5][5];        /* (X'X)^-1 */
+    double chol[25];         /* Cholesky factor of X'X, lower, row-major */
     double rss;              /* in omega^2 */
     double level;            /* mean omega over the windows */
     size_t m;                /* samples fitted */
 } arcs;
+
+/* x = A^-1 b for A = L L' with L the lower triangle of l (5 x 5,
+ * row-major, as GSL's Cholesky leaves it). */
+static void chol_solve(const double *l, const double *b, double *x)
+{
+    double y[5];
+    for (int i = 0; i < 5; i++) {
+        double s = b[i];
+        for (int j = 0; j < i; j++)
+            s -= l[i * 5 + j] * y[j];
+        y[i] = s / l[i * 5 + i];
+    }
+    for (int i = 4; i >= 0; i--) {
+        double s = y[i];
+        for (int j = i + 1; j < 5; j++)
+            s -= l[j * 5 + i] * x[j];
+        x[i] = s / l[i * 5 + i];
+    }
+}
 
 /* Fits the arcs over [c-G-W, c-G) and (c+G, c+G+W] by least squares in
  * omega^2: the normal equations from the moments of x on each side,
@@ -284,19 +303,17 @@ static int fit_joint(const walk *wk, size_t c, size_t W, arcs *f)
         0, 0, sx[1][1], sx[1][2], sx[1][3],
         sx[0][2], sx[0][3], sx[1][2], sx[1][3], sx[0][4] + sx[1][4]};
     double rhs[5] = {sy[0][0], sy[0][1], sy[1][0], sy[1][1], sy[0][2] + sy[1][2]};
+    /* GSL's Cholesky factor (in place, lower triangle), then the two
+     * triangular solves: the inverse is needed only for the variances at
+     * the end (arc_var(), from the factor kept in f->chol) */
     gsl_matrix_view M = gsl_matrix_view_array(A, 5, 5);
-    if (gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_invert(&M.matrix) != GSL_SUCCESS)
+    if (gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS)
         return -1;
+    memcpy(f->chol, A, sizeof f->chol);
+    chol_solve(f->chol, rhs, f->p);
     double bxy = 0;
-    for (int r = 0; r < 5; r++) {
-        f->p[r] = 0;
-        for (int q = 0; q < 5; q++) {
-            f->inv[r][q] = A[r * 5 + q];
-            f->p[r] += A[r * 5 + q] * rhs[q];
-        }
+    for (int r = 0; r < 5; r++)
         bxy += f->p[r] * rhs[r];
-    }
     f->rss = fmax(0, yy - bxy);   /* least squares: y'y - b'X'y */
     return 0;
 }
@@ -313,15 +330,15 @@ static double arc_val(const arcs *f, int side, double u)
 
 static double arc_var(const arcs *f, int side, double u)
 {
-    double t = theta_at(f->wk, (double)f->c + u) - f->th_c, x[5], v = 0;
+    double t = theta_at(f->wk, (double)f->c + u) - f->th_c, x[5], z[5], v = 0;
     x[0] = side ? 0 : 1;
     x[1] = side ? 0 : t;
     x[2] = side ? 1 : 0;
     x[3] = side ? t : 0;
     x[4] = t * t;
+    chol_solve(f->chol, x, z);   /* z = (X'X)^-1 x */
     for (int r = 0; r < 5; r++)
-        for (int q = 0; q < 5; q++)
-            v += x[r] * f->inv[r][q] * x[q];
+        v += x[r] * z[r];
     return v;
 }
 
