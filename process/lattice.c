@@ -616,10 +616,11 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
     return 0;
 }
 
-/* The seed: the highest D peak of the window that measures as a step.
- * Each block of the window offers its highest peak; the peaks are tried
- * from the highest down, so that one artefact (a spike the front end left,
- * the prism leaving the beams) cannot stop the search. */
+/* The seed: the highest D peak of the window that measures as a step
+ * (the skip-th after that one, for another try).  Each block of the window
+ * offers its highest peak; the peaks are tried from the highest down, so
+ * that one artefact (a spike the front end left, the prism leaving the
+ * beams) cannot stop the search. */
 typedef struct {
     double d;
     size_t at;
@@ -631,7 +632,7 @@ static int cmp_peak(const void *a, const void *b)
     return x > y ? -1 : x < y;
 }
 
-static int find_seed(const walk *wk, slot *seed)
+static int find_seed(const walk *wk, int skip, slot *seed)
 {
     enum { BLOCK = 16384, TRIES = 32 };
     size_t ext = wk->g + wk->w, lo = wk->release + 2 * ext + wk->G + wk->W,
@@ -662,7 +663,7 @@ static int find_seed(const walk *wk, slot *seed)
         double interval = wk->delta / fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
         slot s = {.k = 0};
         measure_slot(wk, (double)at - (double)wk->g, interval, &s);
-        if (s.confirmed && (s.measured || i + 1 == nb || i + 1 == TRIES)) {
+        if (s.confirmed && (s.measured || i + 1 == nb || i + 1 == TRIES) && skip-- <= 0) {
             /* the last resort: D's centre of a clear step, located again
              * once the ringing is known */
             if (!s.measured)
@@ -1350,17 +1351,42 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
         wk.noise_d = 1e-12;   /* a noise-free signal: every step stands out */
     st->noise_omega = wk.noise_om;
     st->noise_d = wk.noise_d;
+    /* An artefact can pass for the strongest step and put the lattice
+     * out of phase: then few of its slots show a step.  Up to four seeds
+     * are tried, and the walk that confirms most is kept. */
     slot seed;
-    if (find_seed(&wk, &seed) != 0) {
+    slots sl = {0};
+    size_t m = 0, best_conf = 0;
+    int ok = 1, tried = 0;
+    for (int attempt = 0; ok && attempt < 4; attempt++) {
+        slot sd;
+        if (find_seed(&wk, attempt, &sd) != 0)
+            break;
+        slots cand = {0};
+        size_t mc = 0, conf = 0;
+        ok = walk_all(&wk, &sd, cfg->confirm_sigmas, &cand, &mc) == 0;
+        for (size_t i = 0; ok && i < mc; i++)
+            conf += cand.v[i].confirmed;
+        if (ok && (!tried || conf > best_conf)) {
+            free(sl.v);
+            sl = cand;
+            m = mc;
+            seed = sd;
+            best_conf = conf;
+        } else {
+            free(cand.v);
+        }
+        tried = 1;
+        if (2 * best_conf >= m)
+            break;
+    }
+    if (!tried) {
         free(wk.scratch);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "
                           "the release at %.3f s and the end at %.3f s",
                           cfg->confirm_sigmas, wk.noise_d, release / rate, wk.end / rate);
     }
-    slots sl = {0};
-    size_t m = 0;
-    int ok = walk_all(&wk, &seed, cfg->confirm_sigmas, &sl, &m) == 0;
     double *ths = ok ? malloc((m ? m : 1) * sizeof *ths) : NULL;
     double *vars = ok ? malloc((m ? m : 1) * sizeof *vars) : NULL;
     pl_impact *imp = ok ? malloc((m ? m : 1) * sizeof *imp) : NULL;
