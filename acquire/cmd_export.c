@@ -184,10 +184,11 @@ static int export_series(const char *cmd, pl_store *s, long long id,
             fclose(f);
             return pl_cli_fail(cmd, &err);
         }
-        fputs("t_s,omega_minus,omega_plus,ratio,interval_s\n", f);
+        fputs("t_s,omega_minus,omega_plus,ratio,interval_s,t_sd_s,ratio_se,confirmed\n", f);
         for (size_t i = 0; i < n; i++)
-            fprintf(f, "%.6f,%.9g,%.9g,%.9g,%.9g\n", im[i].t_s, im[i].omega_minus,
-                    im[i].omega_plus, im[i].ratio, im[i].interval_s);
+            fprintf(f, "%.6f,%.9g,%.9g,%.9g,%.9g,%.3g,%.3g,%d\n", im[i].t_s, im[i].omega_minus,
+                    im[i].omega_plus, im[i].ratio, im[i].interval_s, im[i].t_sd_s,
+                    im[i].ratio_se, im[i].confirmed);
         free(im);
     } else {
         double *v, t0, rate;
@@ -223,7 +224,9 @@ int pl_cmd_export(int argc, char **argv)
                       "are signed PCM or float (a CSV import is 64-bit float)"),
         PL_OPT_CHOICE("series", &series, series_names, "NAME",
                       "with --csv: a processed series at 1 kHz (t_s,value), or\n"
-                      "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s)"),
+                      "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s,\n"
+                      "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
+                      "the lattice search)"),
         PL_OPT_DB(&db),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);

@@ -21,8 +21,9 @@ static const pl_cli_command command = {
     "(docs/process.md).\n",
     .footer =
     "Prints a line a run: run=<id> release=<s> end=<s> impacts=<n>\n"
-    "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>, and its\n"
-    "warnings.  Exit status 2 when any run failed (the others are stored).\n",
+    "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>\n"
+    "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>, and\n"
+    "its warnings.  Exit status 2 when any run failed (the others are stored).\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 /* --no-filter: a cut-off of 0; a later --cutoff still overrides it. */
@@ -37,9 +38,10 @@ static pl_status no_filter(const pl_opt *opt, const char *value, pl_err *err)
 static void print_result(long long id, pl_process_result *r)
 {
     printf("run=%lld release=%.4f end=%.4f impacts=%zu Lp_end=%.3f "
-           "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f\n", id, r->release_t,
-           r->end_t, r->n_impacts, r->lp_end, r->omega_last_mean, r->ratio_mean,
-           r->ratio_sd, r->cutoff_hz);
+           "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu confirmed=%zu "
+           "ratio_se=%.2g\n", id, r->release_t, r->end_t, r->n_impacts, r->lp_end,
+           r->omega_last_mean, r->ratio_mean, r->ratio_sd, r->cutoff_hz, r->n_expected,
+           r->n_confirmed, r->ratio_mean_se);
     if (r->warnings[0]) {
         char *save = NULL;
         for (char *l = strtok_r(r->warnings, "\n", &save); l; l = strtok_r(NULL, "\n", &save))

@@ -86,7 +86,7 @@ static void init_add_list_and_duplicates(void **state)
 {
     fixture *f = *state;
     assert_int_equal(RUN(f, "db", "init", "--db", f->db), 0);
-    assert_non_null(strstr(f->out, "schema version 1"));
+    assert_non_null(strstr(f->out, "schema version 2"));
     assert_int_equal(RUN(f, "prism", "add", "steel-22", "--N", "22", "--a0",
                          "0.015", "--length", "0.05", "--material", "steel",
                          "--density", "7850", "--db", f->db), 0);

@@ -224,16 +224,16 @@ static void impact_shape_spreads_the_step(void **state)
     pl_rigsim_config_default(&c);
     pl_rigsim_config_ideal(&c);
     c.impact_shape = 1;
-    c.impact_duration_s = 0.5e-3; /* 5 samples */
+    c.impact_duration_s = 0.5e-3; /* 5 samples, centred on the instant */
     render(&c, tr, codes, volts);
-    /* Before the impact: the pre-impact arc; 5 samples later: the post-
+    /* 3 samples before the impact: the pre-impact arc; 3 after: the post-
      * impact value; in between, strictly between the two. */
     {
-        double before = volts[2 * 9999], after = volts[2 * 10005];
+        double before = volts[2 * 9997], after = volts[2 * 10003];
         double pre = 0.5 * 0.8 * 0.0199 / 0.025, post = 0.8 * pre;
         tu_assert_close(before, pre, 1e-3);
         tu_assert_close(after, post, 2e-3);
-        for (int k = 10001; k < 10005; k++) {
+        for (int k = 9998; k < 10003; k++) {
             assert_true(volts[2 * k] < before + 1e-9);
             assert_true(volts[2 * k] > post - 1e-3);
         }
@@ -367,18 +367,19 @@ static void bare(pl_rigsim_config *c)
 }
 
 /* The continuous input of the filter test: the arc 0.05 + 0.1 t, the
- * step at ti spread over d by the raised cosine, the ringing after it. */
+ * step at ti spread over [ti - d/2, ti + d/2) by the raised cosine (the
+ * model's instant in its middle), the ringing from ti on. */
 typedef struct {
     double ti, step, d, ring_amp, ring_hz, ring_decay;
 } ctin;
 
 static double ctin_at(const ctin *in, double t)
 {
-    double u = 0.05 + 0.1 * t, tau = t - in->ti;
-    if (tau >= 0) {
-        u += tau >= in->d ? in->step : in->step * 0.5 * (1 - cos(M_PI * tau / in->d));
+    double u = 0.05 + 0.1 * t, tau = t - in->ti, s = tau + 0.5 * in->d;
+    if (s >= 0)
+        u += s >= in->d ? in->step : in->step * 0.5 * (1 - cos(M_PI * s / in->d));
+    if (tau >= 0)
         u += in->ring_amp * exp(-tau / in->ring_decay) * sin(2 * M_PI * in->ring_hz * tau);
-    }
     return u;
 }
 
