@@ -721,32 +721,91 @@ static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
     return 0;
 }
 
+/* The mean of the own variances phase_fit() uses around slot i. */
+static double phase_point_var(const slot *v, size_t n, size_t i, int M)
+{
+    double svar = 0;
+    size_t used = 0;
+    size_t lo = i > (size_t)M ? i - (size_t)M : 0;
+    size_t hi = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
+    for (size_t j = lo; j < hi; j++)
+        if (v[j].measured && v[j].var_theta > 0 && isfinite(v[j].var_theta)) {
+            svar += v[j].var_theta;
+            used++;
+        }
+    return used ? svar / (double)used : NAN;
+}
+
 /* Smooths every slot's angle through its neighbours' and drops the
- * measurements that disagree with them by more than 5 sigma (a step
- * located on a spike). */
+ * measurements that disagree with theirs by more than 5 robust standard
+ * deviations of all the slots' disagreements (a step located on a spike,
+ * a ringing's onset a period off), three times over: the slots' own error
+ * estimates leave out what the model misses, so the scatter is measured. */
+/* The robust spread of the slots' leave-one-out disagreements with
+ * their neighbours' line of half-width M (into r[i], NaN where none). */
+static double loo_spread(const slot *v, size_t n, int M, double delta, double *r, double *tmp)
+{
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++) {
+        double phi, var;
+        r[i] = NAN;
+        if (v[i].measured && phase_fit(v, n, i, M, delta, 1, &phi, &var) == 0)
+            tmp[cnt++] = r[i] = v[i].theta - (double)v[i].k * delta - phi;
+    }
+    return pl_robust_sd(tmp, cnt);
+}
+
 static void smooth_phase(slot *v, size_t n, int M, double delta,
                          double *theta_s, double *var_s)
 {
-    for (size_t i = 0; i < n; i++) {
-        double phi, var;
-        if (!v[i].measured || phase_fit(v, n, i, M, delta, 1, &phi, &var) != 0)
+    double *r = malloc((n ? n : 1) * sizeof *r), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    double s2 = NAN;
+    /* How far to smooth: the neighbours' line must follow theta's drift
+     * (1/f noise bends it within a second) yet average the slots' own
+     * errors.  Of half-widths 2, 4, 8 and M the one whose line predicts
+     * the slots it leaves out best is used. */
+    int best_m = M;
+    double best_sd = INFINITY;
+    static const int tries[] = {2, 4, 8};
+    for (size_t t = 0; r && tmp && t <= sizeof tries / sizeof *tries; t++) {
+        int mm = t < sizeof tries / sizeof *tries ? tries[t] : M;
+        if (mm > M)
             continue;
-        double r = v[i].theta - (double)v[i].k * delta - phi;
-        if (r * r > 25.0 * (var + v[i].var_theta))
-            v[i].measured = 0;
+        double sd = loo_spread(v, n, mm, delta, r, tmp);
+        if (sd < best_sd) {
+            best_sd = sd;
+            best_m = mm;
+        }
     }
+    M = best_m;
+    for (int pass = 0; r && tmp && pass < 3; pass++) {
+        size_t dropped = 0;
+        double sd = loo_spread(v, n, M, delta, r, tmp);
+        if (!(sd > 0))
+            break;
+        s2 = sd * sd;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(r[i]) && fabs(r[i]) > 5 * sd) {
+                v[i].measured = 0;
+                dropped++;
+            }
+        if (!dropped)
+            break;
+    }
+    free(r);
+    free(tmp);
     for (size_t i = 0; i < n; i++) {
         double phi, var;
         if (phase_fit(v, n, i, M, delta, 0, &phi, &var) == 0) {
             theta_s[i] = phi + (double)v[i].k * delta;
-            var_s[i] = var;
+            /* the line's variance from the measured scatter when known */
+            var_s[i] = isnan(s2) ? var : var * s2 / fmax(phase_point_var(v, n, i, M), 1e-300);
         } else {
             theta_s[i] = v[i].theta;
             var_s[i] = v[i].measured ? v[i].var_theta : INFINITY;
         }
     }
 }
-
 
 /* --- putting it together ------------------------------------------------- */
 
@@ -1300,6 +1359,32 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
     return k;
 }
 
+/* A ringing's onset is known to a period from its phase; which period
+ * was chosen slot by slot from the fit around it, and noise can tip that
+ * choice.  The lattice knows better: each measured onset moves by whole
+ * periods to the one nearest its neighbours' line.  Returns how many
+ * moved. */
+static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
+{
+    double T = 2 * M_PI / wk->ring.w;
+    size_t moved = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (!v[i].measured)
+            continue;
+        double from = v[i].tc - 4 * T;
+        double t = time_of_theta(wk, ths[i], from > 0 ? (size_t)from : 0, 1);
+        if (isnan(t))
+            continue;
+        double k = round((t - v[i].tc) / T);
+        if (k != 0) {
+            v[i].tc += k * T;
+            v[i].theta = theta_at(wk, v[i].tc);
+            moved++;
+        }
+    }
+    return moved;
+}
+
 /* After the walk: the ringing's shape from the stack, then each impact's
  * own size and onset, taken out of the signal and found again on what is
  * left (the arcs come out cleaner each pass); without ringing, the gap is
@@ -1354,7 +1439,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     /* An artefact can pass for the strongest step and put the lattice
      * out of phase: then few of its slots show a step.  Up to four seeds
      * are tried, and the walk that confirms most is kept. */
-    slot seed;
+    slot seed = {0};
     slots sl = {0};
     size_t m = 0, best_conf = 0;
     int ok = 1, tried = 0;
@@ -1403,6 +1488,8 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     st->ring_hz = wk.ring.w * rate / (2 * M_PI);
     st->ring_decay_s = wk.ring.tau / rate;
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
+    if (wk.ring.w > 0 && snap_cycles(&wk, sl.v, m, ths))
+        smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
     *out = imp;
     free(sl.v);
