@@ -548,35 +548,30 @@ static pl_series series(const char *name, const char *unit, int dec,
     return s;
 }
 
-pl_status pl_process_run(pl_store *store, long long run_id,
-                         const pl_process_config *cfg, pl_process_result *out,
-                         pl_err *err)
+/* The run's two channels as downhill velocities (m/s) into v[0], v[1]
+ * (malloc'd, n frames), with its channels and prism. */
+static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info *info,
+                                 pl_channel ch[2], pl_prism *prism, double *v[2],
+                                 pl_err *err)
 {
-    pl_run_info info;
-    pl_channel ch[2];
-    if (pl_run_get(store, run_id, &info, err) != PL_OK)
+    if (pl_run_get(store, run_id, info, err) != PL_OK)
         return err->code;
-    if (info.n_channels != 2)
+    if (info->n_channels != 2)
         return pl_err_set(err, PL_EINVAL, "run %lld has %d channels: "
-                          "processing needs the two LDVs", run_id, info.n_channels);
-    if (!info.prism[0])
+                          "processing needs the two LDVs", run_id, info->n_channels);
+    if (!info->prism[0])
         return pl_err_set(err, PL_EINVAL, "run %lld names no prism: its edge "
                           "count N is needed for L_p (4.2)", run_id);
-    if (info.n_frames < 1)
+    if (info->n_frames < 1)
         return pl_err_set(err, PL_ENUMERIC, "run %lld holds no frames", run_id);
-    pl_prism prism;
-    if (pl_prism_get(store, info.prism, &prism, err) != PL_OK ||
+    if (pl_prism_get(store, info->prism, prism, err) != PL_OK ||
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
         return err->code;
-    size_t n = (size_t)info.n_frames;
-    double *v[2] = {malloc(sizeof(double) * n), malloc(sizeof(double) * n)};
-    if (!v[0] || !v[1]) {
-        free(v[0]);
-        free(v[1]);
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
-                          run_id, n);
-    }
-    pl_status st = pl_run_read_channels(store, run_id, 0, (long long)n, v, 2, err);
+    size_t n = (size_t)info->n_frames;
+    v[0] = malloc(sizeof(double) * n);
+    v[1] = malloc(sizeof(double) * n);
+    pl_status st = v[0] && v[1] ? pl_run_read_channels(store, run_id, 0, (long long)n, v, 2, err)
+                                : pl_err_set(err, PL_ENOMEM, "out of memory for %zu frames", n);
     if (st != PL_OK) {
         free(v[0]);
         free(v[1]);
@@ -588,49 +583,20 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         for (size_t i = 0; i < n; i++)
             v[c][i] *= k;
     }
-    pl_process_result r;
-    st = process_owned(v[0], v[1], NULL, NULL, n, info.sample_rate_hz, ch[0].beam_height_m,
-                       ch[1].beam_height_m, prism.n_edges, cfg, &r, err);
-    if (st != PL_OK) {
-        pl_err_prefix(err, "run %lld: ", run_id);
-        return st;
-    }
+    return PL_OK;
+}
 
-    /* Decimated copies for plots: every 10th sample of the filtered
-     * series (omega is low-passed well below the new Nyquist). */
-    size_t nd = (n + 9) / 10;
-    double *dec = malloc(5 * nd * sizeof *dec);
-    if (!dec) {
-        pl_process_result_free(&r);
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
-    }
-    const double *full[5] = {r.omega, r.theta, r.theta, r.vp1, r.vp2};
-    double lp_per_rad = prism.n_edges / (2 * M_PI);
-    for (int s = 0; s < 5; s++)
-        for (size_t i = 0; i < nd; i++)
-            dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
-    double rate = info.sample_rate_hz;
-    /* Stored at 1 kHz (every 10th sample of the filtered series): enough
-     * for every plot and for matching, a tenth of the bytes.  The
-     * full-rate series are recomputed exactly from the raw chunks and the
-     * stored parameters by pl_process_run(): processing is deterministic. */
-    pl_series sv[8] = {
-        series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
-        series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
-        series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
-        series("vp1", "m/s", 10, 0, rate / 10, nd, dec + 3 * nd),
-        series("vp2", "m/s", 10, 0, rate / 10, nd, dec + 4 * nd),
-        series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_vp1),
-        series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_vp2),
-        series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r.psd_df, r.psd_len, r.psd_residual),
-    };
-    pl_processing rec;
-    memset(&rec, 0, sizeof rec);
-    rec.run_id = run_id;
-    pl_store_utc_now(rec.processed_utc);
-    snprintf(rec.version, sizeof rec.version, "%s", pl_version());
-    const pl_frontend_report *f = &r.front;
-    snprintf(rec.params, sizeof rec.params,
+/* The processing record of r: parameters, window, counts, warnings. */
+static void make_record(long long run_id, const pl_process_config *cfg,
+                        const pl_process_result *r, int N, const pl_channel ch[2],
+                        pl_processing *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->run_id = run_id;
+    pl_store_utc_now(rec->processed_utc);
+    snprintf(rec->version, sizeof rec->version, "%s", pl_version());
+    const pl_frontend_report *f = &r->front;
+    snprintf(rec->params, sizeof rec->params,
              "cutoff_hz=%.6g\ncutoff_from=%s\nrelease_sigmas=%g\nquiet_s=%g\n"
              "detector=lattice\ngap_s=%g\nfit_s=%g\nconfirm_sigmas=%g\nsmooth_slots=%d\n"
              "psd_segment=%zu\npsd_max_segments=%zu\nring_freq_hz=%.6g\n"
@@ -639,29 +605,82 @@ pl_status pl_process_run(pl_store *store, long long run_id,
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
              "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
-             r.cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
+             r->cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
              cfg->release_sigmas, cfg->quiet_s, cfg->lattice.gap_s, cfg->lattice.fit_s,
              cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
-             cfg->psd_max_segments, r.ring_freq_hz, r.noise_omega, r.noise_d,
-             r.phase_sd_rad, r.drift_rad, r.lp_end_raw, f->offset_mps[0], f->offset_mps[1],
+             cfg->psd_max_segments, r->ring_freq_hz, r->noise_omega, r->noise_d,
+             r->phase_sd_rad, r->drift_rad, r->lp_end_raw, f->offset_mps[0], f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
-             f->dropouts[1], f->both_out, prism.n_edges,
-             ch[0].beam_height_m, ch[1].beam_height_m);
-    rec.release_frame = (long long)r.release;
-    rec.end_frame = (long long)r.end;
-    rec.release_t_s = r.release_t;
-    rec.end_t_s = r.end_t;
-    rec.n_impacts = (long long)r.n_impacts;
-    rec.lp_end = r.lp_end;
-    rec.omega_last_mean = r.omega_last_mean;
-    rec.ratio_mean = r.ratio_mean;
-    rec.ratio_sd = r.ratio_sd;
-    rec.ratio_mean_se = r.ratio_mean_se;
-    rec.n_expected = (long long)r.n_expected;
-    rec.n_confirmed = (long long)r.n_confirmed;
-    snprintf(rec.warnings, sizeof rec.warnings, "%s", r.warnings);
-    st = pl_derived_save(store, &rec, sv, 8, r.impacts, r.n_impacts, err);
+             f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);
+    rec->release_frame = (long long)r->release;
+    rec->end_frame = (long long)r->end;
+    rec->release_t_s = r->release_t;
+    rec->end_t_s = r->end_t;
+    rec->n_impacts = (long long)r->n_impacts;
+    rec->lp_end = r->lp_end;
+    rec->omega_last_mean = r->omega_last_mean;
+    rec->ratio_mean = r->ratio_mean;
+    rec->ratio_sd = r->ratio_sd;
+    rec->ratio_mean_se = r->ratio_mean_se;
+    rec->n_expected = (long long)r->n_expected;
+    rec->n_confirmed = (long long)r->n_confirmed;
+    snprintf(rec->warnings, sizeof rec->warnings, "%s", r->warnings);
+}
+
+/* Writes r back as run_id's derived data: the record, the series at
+ * 1 kHz (every 10th sample of the filtered series: enough for every plot
+ * and for matching, a tenth of the bytes; the full-rate series are
+ * recomputed exactly from the raw chunks and the stored parameters, since
+ * processing is deterministic), the spectra and the impacts. */
+static pl_status save_result(pl_store *store, long long run_id, const pl_process_config *cfg,
+                             const pl_process_result *r, int N, const pl_channel ch[2],
+                             pl_err *err)
+{
+    size_t nd = (r->n + 9) / 10;
+    double *dec = malloc(5 * nd * sizeof *dec), rate = r->rate_hz;
+    if (!dec)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
+    const double *full[5] = {r->omega, r->theta, r->theta, r->vp1, r->vp2};
+    double lp_per_rad = N / (2 * M_PI);
+    for (int s = 0; s < 5; s++)
+        for (size_t i = 0; i < nd; i++)
+            dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
+    pl_series sv[8] = {
+        series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
+        series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
+        series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
+        series("vp1", "m/s", 10, 0, rate / 10, nd, dec + 3 * nd),
+        series("vp2", "m/s", 10, 0, rate / 10, nd, dec + 4 * nd),
+        series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp1),
+        series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp2),
+        series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_residual),
+    };
+    pl_processing rec;
+    make_record(run_id, cfg, r, N, ch, &rec);
+    pl_status st = pl_derived_save(store, &rec, sv, 8, r->impacts, r->n_impacts, err);
     free(dec);
+    return st;
+}
+
+pl_status pl_process_run(pl_store *store, long long run_id,
+                         const pl_process_config *cfg, pl_process_result *out,
+                         pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[2];
+    pl_prism prism;
+    double *v[2];
+    pl_status st = read_velocities(store, run_id, &info, ch, &prism, v, err);
+    if (st != PL_OK)
+        return st;
+    pl_process_result r;
+    st = process_owned(v[0], v[1], NULL, NULL, (size_t)info.n_frames, info.sample_rate_hz,
+                       ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, cfg, &r, err);
+    if (st != PL_OK) {
+        pl_err_prefix(err, "run %lld: ", run_id);
+        return st;
+    }
+    st = save_result(store, run_id, cfg, &r, prism.n_edges, ch, err);
     if (out && st == PL_OK)
         *out = r;
     else
