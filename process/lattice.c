@@ -114,7 +114,6 @@ typedef struct {
     double tc;               /* instant, samples (fractional) */
     double theta, var_theta; /* measured angle there and its variance */
     double z;                /* D peak / its noise */
-    double tp, interval;     /* predicted at, samples; the last interval */
     int confirmed, measured;
     double ring_amp, ring_t; /* ringing subtracted: size, start (samples) */
     double next_amp, next_t; /* the same, found for the next pass */
@@ -531,44 +530,28 @@ static int d_peak(const walk *wk, double a, double b, double *z, double *centre)
  * instants matters: the confirmation test and the instant share noise
  * (D's window overlaps the instant's gap), so a mean over confirmed slots
  * alone would lean late. */
-static void probe_slot(const walk *wk, double tp, double interval, slot *s)
+static void measure_slot(const walk *wk, double tp, double interval, slot *s)
 {
     double half = fmax(0.15 * interval, 1.5 * (double)wk->g);
     double z = 0, centre = tp;
     s->confirmed = s->measured = 0;
-    s->tc = s->tp = tp;
-    s->interval = interval;
+    s->tc = tp;
     s->z = 0;
     if (d_peak(wk, tp - half, tp + half + 1, &z, &centre) == 0) {
         s->z = z;
         s->confirmed = z >= wk->conf;
-        if (s->confirmed) {
+        if (s->confirmed)
             s->tc = centre;   /* until the instant is located */
-            s->theta = theta_at(wk, centre);
-        }
     }
-}
-
-/* Locates the instant of a probed slot (from D's centre when confirmed,
- * from the prediction when not). */
-static void locate_slot(const walk *wk, slot *s)
-{
-    double half = fmax(0.15 * s->interval, 1.5 * (double)wk->g);
     step_fit f;
-    s->measured = 0;
-    if (locate(wk, s->tc, s->interval, &f) != 0 || fabs(f.tc - s->tp) > half + (double)wk->G)
+    if (locate(wk, s->confirmed ? centre : tp, interval, &f) != 0 ||
+        fabs(f.tc - tp) > half + (double)wk->G)
         return;
     s->measured = 1;
     s->tc = f.tc;
     double om = 0.5 * (f.wm + f.wp);
     s->theta = theta_at(wk, f.tc);
     s->var_theta = f.var_tc * om * om;
-}
-
-static void measure_slot(const walk *wk, double tp, double interval, slot *s)
-{
-    probe_slot(wk, tp, interval, s);
-    locate_slot(wk, s);
 }
 
 /* --- the walk ------------------------------------------------------------ */
@@ -613,13 +596,11 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
             break;
         double interval = fabs(tp - last.tc) / (lost + 1);
         slot s = {.k = k};
-        /* only D here: the instants are located after the walk, on every
-         * CPU; D's centre is within a gap of the step, close enough to
-         * predict the next slot */
-        probe_slot(wk, tp, interval, &s);
-        if (!s.confirmed)
+        measure_slot(wk, tp, interval, &s);
+        if (!s.measured) {
             s.theta = th;
-        s.var_theta = INFINITY;
+            s.var_theta = INFINITY;
+        }
         if (!s.confirmed) {
             lost++;
         } else {
@@ -1313,14 +1294,6 @@ static void remeasure(const walk *wk, slot *v, size_t m)
  * confirmed one is an impact (the prism turned through it); after the
  * last confirmed slot the data may have ended (the prism left the beams,
  * the run was cut), so a slot there needs some evidence of its own. */
-static void locate_range(walk *wk, size_t a, size_t b, void *p)
-{
-    slot *v = p;
-    for (size_t i = a; i < b; i++)
-        if (!(v[i].k == 0 && v[i].measured))   /* the seed is located already */
-            locate_slot(wk, &v[i]);
-}
-
 static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
                     size_t *m)
 {
@@ -1328,7 +1301,6 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
         walk_dir(wk, seed, -1, sl) != 0)
         return -1;
     qsort(sl->v, sl->n, sizeof *sl->v, cmp_slot);
-    for_slots(wk, sl->n, locate_range, sl->v);
     size_t b = sl->n;
     while (b > 0 && !sl->v[b - 1].confirmed &&
            !(sl->v[b - 1].measured && sl->v[b - 1].z >= 0.5 * conf))
