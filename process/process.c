@@ -192,11 +192,12 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
         if (lost < w.end && lost > w.release) {
             warn(r, "beam %d lost the prism at %.3f s: the window ends there",
                  r->front.lost_channel, r->front.lost_t_s);
-            w.end = lost;
+            w.end = w.seen = lost;
         }
     }
     r->release = w.release;
     r->end = w.end;
+    r->seen = w.seen > w.end ? w.seen : w.end;
     r->release_t = (double)w.release / rate;
     r->end_t = (double)w.end / rate;
     r->noise_omega = w.noise_omega;
@@ -343,7 +344,7 @@ static double interp(const double *x, size_t n, double t)
  * lattice to integral.  Drift and calibration errors of the integral
  * then cannot add up over a long run.  th is rewritten in place. */
 static void anchor_theta(double *th, size_t n, double rate, size_t release, size_t end,
-                         int N, const pl_impact *imp, size_t m)
+                         size_t seen, int N, const pl_impact *imp, size_t m)
 {
     double delta = 2 * M_PI / N;
     if (m < 2)
@@ -357,7 +358,11 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
     for (size_t i = release; i < n; i++) {
         double t = (double)i / rate, raw = th[i];
         if (i >= end) {
-            th[i] = th[i - 1];
+            /* through the guard before a drop the prism still turns, at
+             * the speed it had: on to where the beams lost it, then held */
+            size_t s = (size_t)(0.005 * rate);
+            double w = end > release + s + 1 ? (th[end - 1] - th[end - 1 - s]) / (double)s : 0;
+            th[i] = i < seen ? th[i - 1] + w : th[i - 1];
             continue;
         }
         while (k + 1 < m && t >= imp[k + 1].t_s) {
@@ -395,7 +400,7 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     r->noise_d = ls.noise_d;
     r->phase_sd_rad = ls.phase_sd_rad;
     r->drift_rad = ls.drift_rad;
-    anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, N, r->impacts,
+    anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
     size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz

@@ -42,6 +42,8 @@ void pl_process_config_default(pl_process_config *cfg);
 typedef struct {
     /* window */
     size_t release, end;     /* samples: motion starts; valid data ends */
+    size_t seen;             /* the prism in view up to here (end plus the
+                                guard before a drop; n if none) */
     double release_t, end_t; /* s */
     double cutoff_hz;        /* used (0 when not filtered) */
     /* full-rate series over the whole recording (caller frees with

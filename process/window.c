@@ -150,7 +150,7 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
         double z = -t0 / slope;
         w->release = z < 0 ? 0 : z > (double)k1 ? k1 : (size_t)llround(z);
     }
-    w->end = n;
+    w->end = w->seen = n;
     return PL_OK;
 }
 
@@ -182,4 +182,5 @@ void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
      * the beams lose the prism over a sample or two. */
     size_t guard = end < n ? (size_t)ceil(0.002 * rate) : 0;
     w->end = end > release + guard ? end - guard : release + 1;
+    w->seen = end;
 }

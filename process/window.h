@@ -18,6 +18,8 @@
 
 typedef struct {
     size_t release, end;   /* samples */
+    size_t seen;           /* where the beams lost the prism (the end
+                              before its guard); n when they did not */
     double threshold;      /* rad/s, on the 10 ms average */
     double noise_omega;    /* rad/s, per sample in the lead-in */
 } pl_window;
