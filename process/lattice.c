@@ -895,6 +895,28 @@ static void ring_fill(const ringing *rg, double amp, double t, size_t k0, size_t
     }
 }
 
+/* The decaying sine and cosine from t (samples) at samples k0 .. k0+n-1
+ * into bs, bc (zero before t), by the same rotation as ring_fill(). */
+static void ring_basis_fill(double w, double tau, double t, size_t k0, size_t n, double *bs,
+                            double *bc)
+{
+    size_t j = 0;
+    for (; j < n && (double)(k0 + j) < t; j++)
+        bs[j] = bc[j] = 0;
+    if (j == n)
+        return;
+    double s0 = (double)(k0 + j) - t, e = exp(-s0 / tau);
+    double re = e * cos(w * s0), im = e * sin(w * s0);
+    double q = exp(-1.0 / tau), cr = q * cos(w), ci = q * sin(w);
+    for (; j < n; j++) {
+        bs[j] = im;
+        bc[j] = re;
+        double nr = re * cr - im * ci;
+        im = re * ci + im * cr;
+        re = nr;
+    }
+}
+
 /* Adds sign x the ringing recorded in each slot to the signal. */
 static void ring_apply(walk *wk, const slot *v, size_t m, double sign)
 {
@@ -1132,10 +1154,8 @@ static void onsets_range(walk *wk, size_t a, size_t b, void *p)
             continue;
         double tref = v[i].tc + rg->onset, ss = 0, cc = 0, sc = 0, ys = 0, yc = 0, rr = 0;
         double *taken = wk->scratch, *bsv = taken + L, *bcv = bsv + L;
-        ringing sine = {w, tau, 1, 0, 0}, cosine = {w, tau, 0, 1, 0};
         ring_taken_fill(old, &v[i], c + G + 1, L, taken);
-        ring_fill(&sine, 1, tref, c + G + 1, L, bsv);
-        ring_fill(&cosine, 1, tref, c + G + 1, L, bcv);
+        ring_basis_fill(w, tau, tref, c + G + 1, L, bsv, bcv);
         for (size_t j = 0; j < L; j++) {
             double bs = bsv[j], bc = bcv[j];
             double r = wk->om[c + G + 1 + j] + taken[j] - arc_val(&J, 1, (double)(G + 1 + j));
