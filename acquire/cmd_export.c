@@ -2,6 +2,7 @@
  * volts in CSV or as its raw samples in WAV, or a derived series.  Only
  * this file prints. */
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "core/cli.h"
 #include "core/version.h"
 #include "db/derived.h"
@@ -51,11 +52,10 @@ static int export_csv(const char *cmd, pl_store *s, const pl_run_info *r,
                       const pl_channel *ch, const char *path)
 {
     pl_err err = {0};
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        pl_err_set(&err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    }
+    FILE *f = pl_atomicfile_stream(af);
     metadata(f, r, ch);
     fprintf(f, "# run %lld exported by prismlab %s: volts by each channel's calibration\n",
             r->id, pl_version());
@@ -80,10 +80,10 @@ static int export_csv(const char *cmd, pl_store *s, const pl_run_info *r,
         }
     }
     free(v);
-    if (fclose(f) != 0 && rc == PL_EXIT_OK) {
-        pl_err_set(&err, PL_EIO, "%s: write failed", path);
+    if (rc != PL_EXIT_OK)
+        pl_atomicfile_abort(af);
+    else if (pl_atomicfile_commit(af, &err) != PL_OK)
         rc = pl_cli_fail(cmd, &err);
-    }
     return rc;
 }
 
@@ -110,9 +110,13 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
     }
     SF_INFO info = {.samplerate = (int)lround(r->sample_rate_hz),
                     .channels = r->n_channels, .format = SF_FORMAT_WAV | sub};
-    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    SNDFILE *f = sf_open(pl_atomicfile_temp_path(af), SFM_WRITE, &info);
     if (!f) {
         pl_err_set(&err, PL_EIO, "%s: %s", path, sf_strerror(NULL));
+        pl_atomicfile_abort(af);
         return pl_cli_fail(cmd, &err);
     }
     /* the file's full scale: the channels' volts per code x 2^(bits-1) */
@@ -163,7 +167,14 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
         }
     }
     free(buf);
-    sf_close(f);
+    if (sf_close(f) != 0 && rc == PL_EXIT_OK) {
+        pl_err_set(&err, PL_EIO, "%s: closing failed", path);
+        rc = pl_cli_fail(cmd, &err);
+    }
+    if (rc != PL_EXIT_OK)
+        pl_atomicfile_abort(af);
+    else if (pl_atomicfile_commit(af, &err) != PL_OK)
+        rc = pl_cli_fail(cmd, &err);
     return rc;
 }
 
@@ -171,17 +182,16 @@ static int export_series(const char *cmd, pl_store *s, long long id,
                          const char *name, const char *path)
 {
     pl_err err = {0};
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        pl_err_set(&err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    }
+    FILE *f = pl_atomicfile_stream(af);
     int rc = PL_EXIT_OK;
     if (!strcmp(name, "impacts")) {
         pl_impact *im;
         size_t n;
         if (pl_derived_impacts(s, id, &im, &n, &err) != PL_OK) {
-            fclose(f);
+            pl_atomicfile_abort(af);
             return pl_cli_fail(cmd, &err);
         }
         fputs("t_s,omega_minus,omega_plus,ratio,interval_s,t_sd_s,ratio_se,confirmed\n", f);
@@ -194,7 +204,7 @@ static int export_series(const char *cmd, pl_store *s, long long id,
         double *v, t0, rate;
         size_t n;
         if (pl_derived_series(s, id, name, 10, &v, &n, &t0, &rate, &err) != PL_OK) {
-            fclose(f);
+            pl_atomicfile_abort(af);
             return pl_cli_fail(cmd, &err);
         }
         fprintf(f, "t_s,%s\n", name);
@@ -202,10 +212,8 @@ static int export_series(const char *cmd, pl_store *s, long long id,
             fprintf(f, "%.6f,%.9g\n", t0 + (double)i / rate, v[i]);
         free(v);
     }
-    if (fclose(f) != 0) {
-        pl_err_set(&err, PL_EIO, "%s: write failed", path);
+    if (pl_atomicfile_commit(af, &err) != PL_OK)
         rc = pl_cli_fail(cmd, &err);
-    }
     return rc;
 }
 

@@ -1,8 +1,9 @@
 /* core/csvtable.c - small CSV files read whole through libcsv.
  *
  * libcsv reports fields and row ends but no line numbers, so the file is
- * fed to it one physical line at a time: a row-end callback that fires
- * while line k is being fed belongs to line k.
+ * fed to it one physical line at a time; a row is numbered by the line it
+ * starts on (a quoted field may carry it over further lines), which is the
+ * first line fed while no row is open.
  */
 #include "core/csvtable.h"
 
@@ -26,6 +27,7 @@ struct pl_csvtable {
     int n_rows, cap_rows;
     row_t cur;        /* the row being parsed */
     long line;        /* physical line being fed */
+    long row_line;    /* physical line the current row started on */
     int failed;       /* ENOMEM inside a callback */
     int row_open;     /* a field of the current row has been seen */
 };
@@ -86,7 +88,7 @@ static void on_row(int c, void *data)
     (void)c;
     t->row_open = 0;
     memset(&t->cur, 0, sizeof t->cur);
-    r.line = t->line;
+    r.line = t->row_line;
     if (is_comment(&r) || is_blank(&r)) {
         row_free(&r);
         return;
@@ -124,8 +126,11 @@ static pl_status parse_stream(pl_csvtable *t, FILE *f, pl_err *err)
         /* A comment line is dropped before libcsv sees it, so that quotes
          * in prose cannot upset the strict parser; only at a row start
          * and outside a quoted field (p.quoted is public in csv.h). */
-        if (line[0] == '#' && !t->row_open && !p.quoted)
-            continue;
+        if (!t->row_open && !p.quoted) {
+            if (line[0] == '#')
+                continue;
+            t->row_line = t->line;
+        }
         if (csv_parse(&p, line, (size_t)len, on_field, on_row, t) !=
             (size_t)len) {
             s = pl_err_set(err, PL_EFORMAT, "%s:%ld: %s", t->path, t->line,

@@ -1,6 +1,8 @@
 /* core/plot.c - PLplot panels into SVG.  See plot.h. */
 #include "core/plot.h"
 
+#include "core/atomicfile.h"
+
 #include <math.h>
 #include <plplot.h>
 #include <stdio.h>
@@ -153,17 +155,20 @@ pl_status pl_plot_svg(const char *path, int width, int height,
 {
     if (n_panels == 0)
         return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
-    FILE *probe = fopen(path, "w");
-    if (!probe)
-        return pl_err_set(err, PL_EIO, "%s: cannot create the figure", path);
-    fclose(probe);
+    /* PLplot writes by name and says nothing when it cannot: the
+     * temporary, made here, is known to be writable */
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
     PLINT caller, mine;
     plgstrm(&caller);
     plmkstrm(&mine);
-    if (mine < 0)
+    if (mine < 0) {
+        pl_atomicfile_abort(af);
         return pl_err_set(err, PL_EIO, "%s: PLplot has no free stream", path);
+    }
     plsdev("svg");
-    plsfnam(path);
+    plsfnam(pl_atomicfile_temp_path(af));
     plspage(0, 0, width, height, 0, 0);
     for (int i = 0; i < 12; i++)
         plscol0(i, palette[i][0], palette[i][1], palette[i][2]);
@@ -178,5 +183,5 @@ pl_status pl_plot_svg(const char *path, int width, int height,
     }
     plend1();
     plsstrm(caller);
-    return PL_OK;
+    return pl_atomicfile_commit(af, err);
 }

@@ -2,6 +2,8 @@
  * recording with its truth.  See simrun.h. */
 #include "acquire/sim/simrun.h"
 
+#include "core/atomicfile.h"
+
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -255,9 +257,14 @@ pl_status pl_simrun_write_wav(const pl_simrun *s, const char *path,
     if (fabs(info.samplerate - s->cfg.rate_hz) > 1e-9)
         return pl_err_set(err, PL_EINVAL, "%s: WAV needs an integer rate, "
                           "not %g Hz", path, s->cfg.rate_hz);
-    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
-    if (!f)
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    SNDFILE *f = sf_open(pl_atomicfile_temp_path(af), SFM_WRITE, &info);
+    if (!f) {
+        pl_atomicfile_abort(af);
         return pl_err_set(err, PL_EIO, "%s: %s", path, sf_strerror(NULL));
+    }
     char meta[1024];
     pl_simrun_metadata(s, meta, sizeof meta);
     sf_set_string(f, SF_STR_COMMENT, meta);
@@ -272,28 +279,24 @@ pl_status pl_simrun_write_wav(const pl_simrun *s, const char *path,
         if (sf_writef_short(f, buf, (sf_count_t)m) != (sf_count_t)m) {
             pl_err_set(err, PL_EIO, "%s: %s", path, sf_strerror(f));
             sf_close(f);
+            pl_atomicfile_abort(af);
             return err->code;
         }
     }
-    if (sf_close(f) != 0)
+    if (sf_close(f) != 0) {
+        pl_atomicfile_abort(af);
         return pl_err_set(err, PL_EIO, "%s: cannot finish the file", path);
-    return PL_OK;
-}
-
-static pl_status closed(FILE *f, const char *path, pl_err *err)
-{
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return pl_err_set(err, PL_EIO, "%s: write failed", path);
-    return PL_OK;
+    }
+    return pl_atomicfile_commit(af, err);
 }
 
 pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
                               pl_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     char meta[1024];
     pl_simrun_metadata(s, meta, sizeof meta);
     fprintf(f, "# %s\n", meta);
@@ -304,7 +307,7 @@ pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
         fprintf(f, "%.4f,%.6f,%.6f\n", k / s->cfg.rate_hz,
                 pl_simrun_code_volts(s, s->codes[2 * k]),
                 pl_simrun_code_volts(s, s->codes[2 * k + 1]));
-    return closed(f, path, err);
+    return pl_atomicfile_commit(af, err);
 }
 
 static double deg(double rad) { return rad * 180.0 / M_PI; }
@@ -341,9 +344,10 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
     const pl_model_params *p = &c->model;
     const pl_model_result *r = &s->res;
     const pl_rigsim_config *g = &c->rig;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     if (!(step > 0))
         step = 0.01;
     double rate = c->rate_hz, t_rel = s->release / rate;
@@ -413,5 +417,5 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
     if (s->leave < s->n)
         fprintf(f, "leave,%.6f,%.9f,%.9f,,,\n", s->leave / rate, r->omega_end,
                 r->lp_end);
-    return closed(f, path, err);
+    return pl_atomicfile_commit(af, err);
 }

@@ -3,6 +3,7 @@
  * Prints a one-line summary; --csv writes the sampled series, --impacts
  * the impact list.  Only this file prints. */
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "core/cli.h"
 #include "model/prism/options.h"
 #include "model/prism/prism.h"
@@ -30,47 +31,34 @@ static const pl_cli_command command = {
     "Summary: ratio=<omega+/omega-> t_end=<s> x_end=<m> omega_end=<rad/s>\n"
     "Lp_end=<value> impacts=<count> status=<end|stopped|left_ramp|slip|detached>\n"};
 
-static FILE *create(const char *path, pl_err *err)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        pl_err_set(err, PL_EIO, "cannot write '%s'", path);
-    return f;
-}
-
-static pl_status finish(FILE *f, const char *path, pl_err *err)
-{
-    if (fclose(f) != 0)
-        return pl_err_set(err, PL_EIO, "cannot write '%s'", path);
-    return PL_OK;
-}
-
 static pl_status write_series(const char *path, const pl_model_result *r,
                               pl_err *err)
 {
-    FILE *f = create(path, err);
-    if (!f)
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
         return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     fputs("t,omega,theta,Lp,x,vp1,vp2\n", f);
     for (size_t i = 0; i < r->n_samples; i++)
         fprintf(f, "%.4f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r->t[i], r->omega[i],
                 r->theta[i], r->lp[i], r->x[i], r->vp1[i], r->vp2[i]);
-    return finish(f, path, err);
+    return pl_atomicfile_commit(af, err);
 }
 
 static pl_status write_impacts(const char *path, const pl_model_result *r,
                                pl_err *err)
 {
-    FILE *f = create(path, err);
-    if (!f)
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
         return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     fputs("n,t,omega_minus,omega_plus,ratio,friction\n", f);
     size_t k = r->n_impacts < r->cap_impacts ? r->n_impacts : r->cap_impacts;
     const pl_model_impact *im = r->impacts;
     for (size_t i = 0; i < k; i++)
         fprintf(f, "%zu,%.9g,%.9g,%.9g,%.12g,%s\n", i + 1, im[i].t, im[i].omega_minus,
                 im[i].omega_plus, im[i].ratio, im[i].slipped ? "slip" : "stick");
-    return finish(f, path, err);
+    return pl_atomicfile_commit(af, err);
 }
 
 static void print_summary(const pl_model *m, const pl_model_params *p,

@@ -1,6 +1,7 @@
 /* model/seeds/cmd_dimer.c - `prismlab dimer`: the bouncing dimer (seed 002).
  * Only this file prints. */
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "core/cli.h"
 #include "core/plot.h"
 #include "model/seeds/dimer.h"
@@ -34,16 +35,15 @@ static const pl_cli_command command = {
 static pl_status write_csv(const char *path, const pl_dimer_sample *s, size_t n,
                            pl_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     fputs("t_s,x1_m,y1_m,x2_m,y2_m,yp_m,vx1_mps,theta_rad\n", f);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s[i].t, s[i].x1,
                 s[i].y1, s[i].x2, s[i].y2, s[i].yp, s[i].vx1, s[i].theta);
-    if (fclose(f) != 0)
-        return pl_err_set(err, PL_EIO, "%s: write failed", path);
-    return PL_OK;
+    return pl_atomicfile_commit(af, err);
 }
 
 /* The tips' heights and the plate (as the paper's figures 3, 6, 13, 20)

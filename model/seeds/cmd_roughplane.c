@@ -1,6 +1,7 @@
 /* model/seeds/cmd_roughplane.c - `prismlab roughplane`: a particle or a rigid
  * body sliding on a rough plane (seed 003).  Only this file prints. */
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "core/cli.h"
 #include "core/plot.h"
 #include "model/seeds/body.h"
@@ -74,16 +75,15 @@ static pl_status parse_particle(const pl_opt *opt, const char *text, pl_err *err
 static pl_status write_csv(const char *path, const double *t,
                            const pl_body_state *s, size_t n, pl_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: cannot create", path);
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     fputs("t_s,x_m,y_m,theta_rad,vx_mps,vy_mps,omega_radps\n", f);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t[i], s[i].x, s[i].w,
                 s[i].theta, s[i].vx, s[i].vw, s[i].omega);
-    if (fclose(f) != 0)
-        return pl_err_set(err, PL_EIO, "%s: write failed", path);
-    return PL_OK;
+    return pl_atomicfile_commit(af, err);
 }
 
 /* The path of the centre of mass, and theta and the speed against time. */

@@ -1,6 +1,7 @@
 /* model/seeds/cmd_sphere.c - `prismlab sphere`: rolling friction of a viscous
  * sphere (seed 004).  Only this file prints. */
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "core/cli.h"
 #include "model/seeds/sphere.h"
 
@@ -64,16 +65,19 @@ static int roll(const pl_sphere *s, double v, double slope, double v0,
         return pl_cli_fail(command.name, &err);
     }
     if (csv) {
-        FILE *f = fopen(csv, "w");
-        if (!f) {
+        pl_atomicfile *af;
+        if (pl_atomicfile_open(&af, csv, &err) != PL_OK) {
             free(t);
-            pl_err_set(&err, PL_EIO, "%s: cannot create", csv);
             return pl_cli_fail(command.name, &err);
         }
+        FILE *f = pl_atomicfile_stream(af);
         fputs("t_s,v_mps,x_m\n", f);
         for (size_t i = 0; i < n; i++)
             fprintf(f, "%.9g,%.9g,%.9g\n", t[i], t[n + i], t[2 * n + i]);
-        fclose(f);
+        if (pl_atomicfile_commit(af, &err) != PL_OK) {
+            free(t);
+            return pl_cli_fail(command.name, &err);
+        }
     }
     free(t);
     printf("k_rol=%.6g restitution=%.6g tau=%.6g v_terminal=%.6g v_end=%.9g x_end=%.9g\n",

@@ -2,6 +2,7 @@
  * and docs/validation.md. */
 #include "model/validate/report.h"
 
+#include "core/atomicfile.h"
 #include "core/plot.h"
 #include "core/version.h"
 #include "db/catalog.h"
@@ -534,9 +535,10 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
 {
     char path[1200], now[32];
     snprintf(path, sizeof path, "%s/index.html", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
     pl_store_utc_now(now);
     int synthetic = 0;
     for (size_t i = 0; i < s->n; i++)
@@ -545,25 +547,24 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     html_runs(f, s);
     html_results(f, s);
     html_figures(f, dir, figures);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return pl_err_set(err, PL_EIO, "%s: write failed", path);
-    return PL_OK;
+    return pl_atomicfile_commit(af, err);
 }
 
 static pl_status write_tables(const run_set *s, const char *exp, const char *dir,
                               pl_err *err)
 {
     char path[1200];
+    pl_atomicfile *cf = NULL, *mf = NULL;
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
-    FILE *c = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/summary.md", dir);
-    FILE *m = fopen(path, "w");
-    if (!c || !m) {
-        if (c) fclose(c);
-        if (m) fclose(m);
-        return pl_err_set(err, PL_EIO, "%s: cannot write the tables", dir);
+    if (pl_atomicfile_open(&cf, path, err) == PL_OK) {
+        snprintf(path, sizeof path, "%s/summary.md", dir);
+        pl_atomicfile_open(&mf, path, err);
     }
+    if (!mf) {
+        pl_atomicfile_abort(cf);
+        return err->code;
+    }
+    FILE *c = pl_atomicfile_stream(cf), *m = pl_atomicfile_stream(mf);
     fputs("run,synthetic,prism,N,material,ramp,law,fit,lambda0_deg,lambda0_sd_deg,t0_s,beta_deg,"
           "max_rel_err_lp,rms_err_lp,lp_end_meas,lp_end_sim,omega_last_meas,omega_last_sim,"
           "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual\n", c);
@@ -596,10 +597,11 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
                 lf ? lf->lp_end_meas : NAN, lf ? lf->lp_end_sim : NAN, lf ? lf->status : "-");
     }
     fputs("\nFigures: lp.svg, lp_error.svg, omega.svg, vp.svg, ratio.svg; open index.html.\n", m);
-    int bad = ferror(c) || ferror(m);
-    bad |= fclose(c) != 0;
-    bad |= fclose(m) != 0;
-    return bad ? pl_err_set(err, PL_EIO, "%s: write failed", dir) : PL_OK;
+    if (pl_atomicfile_commit(cf, err) != PL_OK) {
+        pl_atomicfile_abort(mf);
+        return err->code;
+    }
+    return pl_atomicfile_commit(mf, err);
 }
 
 pl_status pl_report_write(pl_store *store, const char *experiment,
