@@ -5,6 +5,7 @@
 #   make check      deps, unit tests, the same tests under ASan+UBSan, summary
 #   make asan       build the sanitizer variant into build/asan/
 #   make bench      run the benchmarks; each prints `name: value unit`
+#   make layering   check the one-way rule between the source folders
 #   make demo       deps, build, run the pipeline on the bundled fixtures
 #   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page
 #
@@ -37,12 +38,14 @@ WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_S
 CFLAGS  ?= -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
-ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS) -MMD -MP
+CPP_FLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS)
+ALL_CFLAGS = $(CPP_FLAGS) -MMD -MP
 
 # A stage may have rooms (model/prism/, acquire/sim/): sources are found
 # at any depth below the stage folders, tests likewise below tests/.
 STAGES  := core db acquire process model
 LIB_SRC := $(sort $(shell find $(STAGES) -name '*.c'))
+LIB_HDR := $(sort $(shell find $(STAGES) -name '*.h'))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9]_*.sql))
 TEST_SRC  := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.c' 2>/dev/null))
 TEST_SH   := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.sh' 2>/dev/null))
@@ -98,7 +101,7 @@ TESTS      := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,build/asan/tests/%,$(TEST_SRC))
 BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
-.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures FORCE
+.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures layering FORCE
 .SECONDARY:
 
 all: bin/prismlab
@@ -141,6 +144,11 @@ demo-run: bin/prismlab
 
 fixtures: bin/prismlab
 	@sh fixtures/make-fixtures.sh
+
+# core <- db <- acquire, process, model; commands on top; SQLite only in
+# db/ (docs/layout.md), from the compiler's own dependency lists.
+layering:
+	@sh tests/util/layering.sh scan "$(CC) $(CPP_FLAGS)" $(LIB_SRC) $(LIB_HDR) prismlab.c commands.h
 
 install: bin/prismlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/prismlab/schemas \
