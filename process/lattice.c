@@ -860,13 +860,11 @@ static size_t samples(double s, double rate, size_t min)
  * already taken out put back, divided by the impact's step and stacked on
  * a grid aligned at the instants, are fitted by a decaying sinusoid over a
  * grid of frequencies (300 Hz to the lower of 20 kHz and 0.45 of the rate)
- * and decay times (0.2 to 10 ms), coarse then fine: the decay sets how
- * much of the ringing lies in the gap, where no fit sees it.  It is kept
- * when it explains four times the stack's noise (from the same stack
- * before the impacts).  Then the ringing's size against the step, alpha +
- * beta x step, by least squares over the impacts: the template is
- * subtracted from the detection signal in place, and the instants are
- * located again on what is left. */
+ * and decay times (0.2 to 10 ms), coarse then fine.  It is kept when it
+ * explains 30 times the stack's noise (from the same stack before the
+ * impacts).  Then each impact's own ringing gives its onset and size
+ * (ring_onsets()), and the ringing is subtracted from the detection
+ * signal in place. */
 enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 2 };
 
 /* buf[j] = amp x the shape rg at sample k0 + j of a ringing placed at t

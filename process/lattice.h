@@ -9,27 +9,35 @@
  * threshold tuned to one noise level: it walks the lattice slot by slot,
  * asks "where exactly is the step of this slot?", and measures it.
  *
- *   1. The step statistic D (two line fits either side of a gap) is
- *      computed over a one-second stretch where the steps are largest; its
- *      strongest peak seeds the walk.
+ *   1. The step statistic D (two line fits either side of a gap) seeds
+ *      the walk at its highest peaks that measure as a step; up to four
+ *      seeds are walked and the walk that confirms most slots is kept.
  *   2. From the seed the walk goes forwards and backwards: the next slot
  *      lies 2 pi / N further in theta (the integral of omega), which the
  *      measured theta turns into a predicted time; D's peak within 15 % of
- *      an interval of it is the slot's step when it stands
- *      confirm_sigmas above D's noise.
- *   3. Each slot's instant is located by equal areas: the integral of
- *      omega across the transition equals that of the two arcs fitted
- *      outside it, joined at the instant.  A linear decoder filter with
- *      unit gain at DC delays the arcs and the transition alike, so the
- *      instant and both arcs stay consistent whatever the filter's shape.
- *   4. The slots' own angles scatter with the noise while theta's drift is
- *      slow: a local line through the neighbours' (angle - k 2 pi / N)
- *      gives each slot a smoothed angle, hence its time with an
- *      uncertainty, and omega-, omega+ and the ratio with standard errors
- *      are the two arcs evaluated there.
+ *      an interval of it confirms the slot when it stands confirm_sigmas
+ *      above D's noise.  Every slot between the release and the last
+ *      confirmed one is an impact, confirmed or not.
+ *   3. Each slot's instant is located by equal areas: the sum of omega
+ *      across the transition equals that of the two arcs fitted outside it
+ *      (the pendulum's omega^2 in the angle), joined at the instant.  A
+ *      linear decoder filter with unit gain at DC delays the arcs and the
+ *      transition alike, so instant and arcs stay consistent whatever the
+ *      filter's shape.
+ *   4. Where the impacts ring, the ringing's shape comes from the stacked
+ *      residuals, each impact's ringing onset (a sine from rest) becomes
+ *      its instant, and the ringing is subtracted from the signal.
+ *   5. The slots' own angles scatter with the noise while theta's drift is
+ *      slow: a line through the neighbours' (angle - k 2 pi / N), its
+ *      half-width the one that predicts left-out slots best, gives each
+ *      slot a smoothed angle, hence its time with an uncertainty; omega-,
+ *      omega+ and the ratio with its standard error are the two arcs
+ *      evaluated there.
  *
- * Units: SI (s, rad, rad/s).  Threading: no shared state; one call per
- * thread. */
+ * docs/process.md section 4 gives the reasons and the figures.
+ *
+ * Units: SI (s, rad, rad/s).  Threading: no shared state; a call shares
+ * its per-impact passes between threads itself (threads). */
 #ifndef PL_PROCESS_LATTICE_H
 #define PL_PROCESS_LATTICE_H
 
