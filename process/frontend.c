@@ -1,5 +1,5 @@
 /* process/frontend.c - offsets, hum, drop-outs and the combined omega.
- * See frontend.h and docs/process.md section 2. */
+ * See frontend.h and docs/process.md section 1. */
 #include "process/frontend.h"
 
 #include "process/robust.h"

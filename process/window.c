@@ -1,5 +1,5 @@
 /* process/window.c - the release and the end of valid data.  See
- * window.h and docs/process.md section 3. */
+ * window.h and docs/process.md section 2. */
 #include "process/window.h"
 
 #include "process/robust.h"
