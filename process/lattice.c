@@ -616,15 +616,20 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
     return 0;
 }
 
-/* The seed: the highest D peak of the window that measures as a step
- * (the skip-th after that one, for another try).  Each block of the window
- * offers its highest peak; the peaks are tried from the highest down, so
- * that one artefact (a spike the front end left, the prism leaving the
- * beams) cannot stop the search. */
+/* The seeds: the highest D peaks of the window that measure as steps.
+ * Each block of the window offers its highest peak; the peaks are tried
+ * from the highest down, so that one artefact (a spike the front end
+ * left, the prism leaving the beams) cannot stop the search. */
 typedef struct {
     double d;
     size_t at;
 } peak;
+
+typedef struct {
+    peak *pk;       /* the blocks' peaks, highest first */
+    size_t n;       /* how many */
+    size_t next;    /* the first not yet tried */
+} seeds;
 
 static int cmp_peak(const void *a, const void *b)
 {
@@ -632,13 +637,16 @@ static int cmp_peak(const void *a, const void *b)
     return x > y ? -1 : x < y;
 }
 
-static int find_seed(const walk *wk, int skip, slot *seed)
+/* Ranks the blocks' peaks into sd (sd->n 0 when the window is too short
+ * to hold a step); -1 when out of memory. */
+static int seeds_rank(const walk *wk, seeds *sd)
 {
-    enum { BLOCK = 16384, TRIES = 32 };
+    enum { BLOCK = 16384 };
     size_t ext = wk->g + wk->w, lo = wk->release + 2 * ext + wk->G + wk->W,
            hi = wk->end > 2 * ext + wk->G + wk->W ? wk->end - 2 * ext - wk->G - wk->W : 0;
+    *sd = (seeds){NULL, 0, 0};
     if (hi <= lo)
-        return -1;
+        return 0;
     size_t nb = (hi - lo + BLOCK - 1) / BLOCK;
     double *d = malloc(BLOCK * sizeof *d);
     peak *pk = malloc(nb * sizeof *pk);
@@ -657,33 +665,43 @@ static int find_seed(const walk *wk, int skip, slot *seed)
     }
     free(d);
     qsort(pk, nb, sizeof *pk, cmp_peak);
-    int found = -1;
-    for (size_t i = 0; i < nb && i < TRIES && found != 0; i++) {
-        size_t at = pk[i].at;
+    *sd = (seeds){pk, nb, 0};
+    return 0;
+}
+
+/* The next seed, from the peaks after the last one taken; -1 when none
+ * is left. */
+static int seeds_next(const walk *wk, seeds *sd, slot *seed)
+{
+    enum { TRIES = 32 };
+    for (size_t i = sd->next; i < sd->n && i < TRIES; i++) {
+        size_t at = sd->pk[i].at;
         double interval = wk->delta / fmax(fabs(wk->om[at]), 1e-3) * wk->rate;
         slot s = {.k = 0};
         measure_slot(wk, (double)at - (double)wk->g, interval, &s);
-        if (s.confirmed && (s.measured || i + 1 == nb || i + 1 == TRIES) && skip-- <= 0) {
+        if (s.confirmed && (s.measured || i + 1 == sd->n || i + 1 == TRIES)) {
             /* the last resort: D's centre of a clear step, located again
              * once the ringing is known */
             if (!s.measured)
                 s.theta = theta_at(wk, s.tc);
             *seed = s;
-            found = 0;
+            sd->next = i + 1;
+            return 0;
         }
     }
-    free(pk);
-    return found;
+    sd->next = sd->n;
+    return -1;
 }
 
 /* --- the phase fit -------------------------------------------------------- */
 
 /* For slot i, a weighted line through (k_j, theta_j - k_j delta) of the
- * measured slots within smooth_slots of it: its value at k_i and that
- * value's variance.  skip excludes slot i itself (for the outlier test).
+ * measured slots within smooth_slots of it: its value at k_i, that
+ * value's variance, and the mean of the slots' own variances it rests on
+ * (own may be NULL).  skip excludes slot i itself (for the outlier test).
  * Returns -1 when fewer than two slots are at hand. */
 static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
-                     int skip, double *phi, double *var)
+                     int skip, double *phi, double *var, double *own)
 {
     double sw = 0, sk = 0, sp = 0, skk = 0, skp = 0, svar = 0;
     size_t used = 0;
@@ -710,6 +728,8 @@ static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
     if (used < 2)
         return -1;
     double s2 = svar / (double)used;   /* one angle's variance, typically */
+    if (own)
+        *own = s2;
     double det = sw * skk - sk * sk;
     if (!(det > 1e-12 * sw * skk)) {
         *phi = sp / sw;
@@ -719,21 +739,6 @@ static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
     *phi = (skk * sp - sk * skp) / det;   /* the line's value at k = 0 */
     *var = s2 * skk / det;
     return 0;
-}
-
-/* The mean of the own variances phase_fit() uses around slot i. */
-static double phase_point_var(const slot *v, size_t n, size_t i, int M)
-{
-    double svar = 0;
-    size_t used = 0;
-    size_t lo = i > (size_t)M ? i - (size_t)M : 0;
-    size_t hi = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
-    for (size_t j = lo; j < hi; j++)
-        if (v[j].measured && v[j].var_theta > 0 && isfinite(v[j].var_theta)) {
-            svar += v[j].var_theta;
-            used++;
-        }
-    return used ? svar / (double)used : NAN;
 }
 
 /* Smooths every slot's angle through its neighbours' and drops the
@@ -749,7 +754,7 @@ static double loo_spread(const slot *v, size_t n, int M, double delta, double *r
     for (size_t i = 0; i < n; i++) {
         double phi, var;
         r[i] = NAN;
-        if (v[i].measured && phase_fit(v, n, i, M, delta, 1, &phi, &var) == 0)
+        if (v[i].measured && phase_fit(v, n, i, M, delta, 1, &phi, &var, NULL) == 0)
             tmp[cnt++] = r[i] = v[i].theta - (double)v[i].k * delta - phi;
     }
     return pl_robust_sd(tmp, cnt);
@@ -795,11 +800,11 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
     free(r);
     free(tmp);
     for (size_t i = 0; i < n; i++) {
-        double phi, var;
-        if (phase_fit(v, n, i, M, delta, 0, &phi, &var) == 0) {
+        double phi, var, own;
+        if (phase_fit(v, n, i, M, delta, 0, &phi, &var, &own) == 0) {
             theta_s[i] = phi + (double)v[i].k * delta;
             /* the line's variance from the measured scatter when known */
-            var_s[i] = isnan(s2) ? var : var * s2 / fmax(phase_point_var(v, n, i, M), 1e-300);
+            var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
         } else {
             theta_s[i] = v[i].theta;
             var_s[i] = v[i].measured ? v[i].var_theta : INFINITY;
@@ -943,19 +948,24 @@ static void ring_taken_fill(const ringing *old, const slot *s, size_t k0, size_t
     ring_fill(old, s->ring_amp, s->ring_t, k0, n, buf);
 }
 
+/* The arcs of windows L about the sample c nearest instant tc; -1 when
+ * they do not fit in the run or cannot be fitted. */
+static int joint_at(const walk *wk, double tc, size_t L, arcs *J, size_t *c)
+{
+    *c = (size_t)llround(tc);
+    if (*c < wk->release + wk->G + L + 1 || *c + wk->G + L + 2 > wk->end)
+        return -1;
+    return fit_joint(wk, *c, L, J);
+}
+
 /* One stacked slot: its arcs, where the instant lies in its centre
  * sample, and its step; -1 when it cannot be used. */
 static int stack_slot(const walk *wk, const slot *s, size_t L, arcs *J, size_t *c,
                       double *frac, double *d)
 {
-    size_t G = wk->G;
-    if (!s->measured)
+    if (!s->measured || joint_at(wk, s->tc, L, J, c) != 0)
         return -1;
-    *c = (size_t)llround(s->tc);
     *frac = s->tc - (double)*c;
-    if (*c < wk->release + G + L + 1 || *c + G + L + 2 > wk->end ||
-        fit_joint(wk, *c, L, J) != 0)
-        return -1;
     *d = arc_val(J, 0, *frac) - arc_val(J, 1, *frac);
     return *d > 0 ? 0 : -1;
 }
@@ -1143,12 +1153,11 @@ static void onsets_range(walk *wk, size_t a, size_t b, void *p)
     size_t L = wk->W, G = wk->G;
     double w = rg->w, tau = rg->tau;
     for (size_t i = a; i < b; i++) {
-        size_t c = (size_t)llround(v[i].tc);
+        size_t c;
         arcs J;
         v[i].next_amp = 0;
         v[i].next_t = v[i].tc;
-        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
-            fit_joint(wk, c, L, &J) != 0)
+        if (joint_at(wk, v[i].tc, L, &J, &c) != 0)
             continue;
         double tref = v[i].tc + rg->onset, ss = 0, cc = 0, sc = 0, ys = 0, yc = 0, rr = 0;
         double *taken = wk->scratch, *bsv = taken + L, *bcv = bsv + L;
@@ -1214,16 +1223,10 @@ static size_t transition_gap(const walk *wk, const slot *v, size_t m)
     double e[2 * GMAX + 2] = {0}, pre = 0, pre2 = 0;
     size_t npre = 0;
     for (size_t i = 0; i < m; i += stride) {
-        if (!v[i].measured)
-            continue;
-        size_t c = (size_t)llround(v[i].tc);
-        double frac = v[i].tc - (double)c;
         arcs J;
-        if (c < wk->release + G + L + 1 || c + G + L + 2 > wk->end ||
-            fit_joint(wk, c, L, &J) != 0)
-            continue;
-        double d = arc_val(&J, 0, frac) - arc_val(&J, 1, frac);
-        if (!(d > 0))
+        size_t c;
+        double frac, d;
+        if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
             continue;
         for (size_t j = 0; j <= 2 * G; j++) {
             size_t k = c - G + j;
@@ -1460,10 +1463,11 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     slot seed = {0};
     slots sl = {0};
     size_t m = 0, best_conf = 0;
-    int ok = 1, tried = 0;
+    seeds ranked;
+    int ok = seeds_rank(&wk, &ranked) == 0, tried = 0;
     for (int attempt = 0; ok && attempt < 4; attempt++) {
         slot sd;
-        if (find_seed(&wk, attempt, &sd) != 0)
+        if (seeds_next(&wk, &ranked, &sd) != 0)
             break;
         slots cand = {0};
         size_t mc = 0, conf = 0;
@@ -1483,7 +1487,8 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
         if (2 * best_conf >= m)
             break;
     }
-    if (!tried) {
+    free(ranked.pk);
+    if (ok && !tried) {
         free(wk.scratch);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "

@@ -355,16 +355,8 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
     size_t k = 0;
     double base = first * scale, a = first, b = interp(th, n, imp[1].t_s * rate);
     double step = fmax(1, round((b - a) * scale / delta)) * delta;
-    for (size_t i = release; i < n; i++) {
+    for (size_t i = release; i < end && i < n; i++) {
         double t = (double)i / rate, raw = th[i];
-        if (i >= end) {
-            /* through the guard before a drop the prism still turns, at
-             * the speed it had: on to where the beams lost it, then held */
-            size_t s = (size_t)(0.005 * rate);
-            double w = end > release + s + 1 ? (th[end - 1] - th[end - 1 - s]) / (double)s : 0;
-            th[i] = i < seen ? th[i - 1] + w : th[i - 1];
-            continue;
-        }
         while (k + 1 < m && t >= imp[k + 1].t_s) {
             base += step;
             k++;
@@ -381,6 +373,12 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
         else
             th[i] = base + (raw - a) * scale;
     }
+    /* through the guard before a drop the prism still turns, at the speed
+     * it had: on to where the beams lost it, then held */
+    size_t s = (size_t)(0.005 * rate);
+    double w = end > release + s + 1 ? (th[end - 1] - th[end - 1 - s]) / (double)s : 0;
+    for (size_t i = end > release ? end : release; i < n; i++)
+        th[i] = i < seen ? th[i - 1] + w : th[i - 1];
 }
 
 static pl_status find_impacts(pl_process_result *r, int N, const pl_process_config *cfg,
