@@ -15,7 +15,6 @@
 
 #include "acquire/csv_source.h"
 #include "acquire/record.h"
-#include "db/catalog.h"
 #include "db/store.h"
 #include "tests/util/testsource.h"
 #include "tests/util/testutil.h"
@@ -39,15 +38,10 @@ static int setup(void **state)
     f->db = tu_path(f->dir, "r.db");
     f->csv = tu_path(f->dir, "run.csv");
     pl_err err = {0};
-    pl_store *s = NULL;
-    int n = 0;
-    if (pl_store_open(&s, f->db, PL_STORE_CREATE, &err) != PL_OK ||
-        pl_prism_import_csv(s, "fixtures/catalog/prisms.csv", &n, &err) != PL_OK ||
-        pl_ramp_import_csv(s, "fixtures/catalog/ramps.csv", &n, &err) != PL_OK) {
+    if (tu_fixture_db(f->db, NULL, NULL, &err) != PL_OK) {
         print_error("setup: %s\n", err.msg);
         return -1;
     }
-    pl_store_close(s);
     FILE *out = fopen(f->csv, "w");
     fputs("# prismlab rate_hz=10000 h=0.0199,0.0116 sign=1,-1 ldv_scale=0.025,0.025 "
           "prism=steel-22 ramp=glass-0.3702 lambda0_deg=7.2\n"

@@ -4,11 +4,10 @@
  *   validate_12_runs: wall time of validation and reports, s;
  *   validate_fit_line_mean: mean time of one line-law fit, s;
  *   validate_fit_plastic_mean: mean time of one plastic-law fit, s. */
-#include "acquire/import.h"
-#include "db/catalog.h"
 #include "model/validate/report.h"
 #include "model/validate/validate.h"
 #include "process/process.h"
+#include "tests/util/testutil.h"
 
 #include <gsl/gsl_errno.h>
 #include <math.h>
@@ -32,14 +31,7 @@ int main(void)
     pl_store *store = NULL;
     int count;
     unlink(db);
-    if (pl_store_open(&store, db, PL_STORE_CREATE, &err) != PL_OK ||
-        pl_prism_import_csv(store, "fixtures/catalog/prisms.csv", &count, &err) != PL_OK ||
-        pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, &err) != PL_OK) {
-        fprintf(stderr, "validate_bench: %s\n", err.msg);
-        return 1;
-    }
-    pl_store_close(store);
-    if (pl_import_manifest(db, "fixtures/runs/manifest.csv", 0, NULL, NULL, &count, &err) != PL_OK ||
+    if (tu_fixture_db(db, "fixtures/runs/manifest.csv", &count, &err) != PL_OK ||
         pl_store_open(&store, db, 0, &err) != PL_OK) {
         fprintf(stderr, "validate_bench: %s\n", err.msg);
         return 1;

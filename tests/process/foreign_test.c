@@ -17,8 +17,6 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "acquire/import.h"
-#include "db/catalog.h"
 #include "db/store.h"
 #include "process/process.h"
 #include "tests/util/score.h"
@@ -98,11 +96,7 @@ static void foreign_runs_meet_issue_16s_numbers(void **state)
     pl_store *store = NULL;
     pl_err err = {0};
     int count = 0;
-    assert_int_equal(pl_store_open(&store, db, PL_STORE_CREATE, &err), PL_OK);
-    assert_int_equal(pl_prism_import_csv(store, "fixtures/catalog/prisms.csv", &count, &err), PL_OK);
-    assert_int_equal(pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, &err), PL_OK);
-    pl_store_close(store);
-    if (pl_import_manifest(db, "fixtures/foreign/manifest.csv", 0, NULL, NULL, &count, &err) != PL_OK)
+    if (tu_fixture_db(db, "fixtures/foreign/manifest.csv", &count, &err) != PL_OK)
         fail_msg("import: %s", err.msg);
     assert_int_equal(count, 6);
     assert_int_equal(pl_store_open(&store, db, 0, &err), PL_OK);

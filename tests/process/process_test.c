@@ -8,9 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "acquire/import.h"
 #include "acquire/sim/simrun.h"
-#include "db/catalog.h"
 #include "db/store.h"
 #include "process/process.h"
 #include "process/spectral.h"
@@ -382,11 +380,8 @@ static void test_fixture_scores(void **state)
     pl_store *store = NULL;
     pl_err err = {0};
     int count = 0;
-    assert_int_equal(pl_store_open(&store, db, PL_STORE_CREATE, &err), PL_OK);
-    assert_int_equal(pl_prism_import_csv(store, "fixtures/catalog/prisms.csv", &count, &err), PL_OK);
-    assert_int_equal(pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, &err), PL_OK);
-    pl_store_close(store);
-    assert_int_equal(pl_import_manifest(db, "fixtures/runs/manifest.csv", 0, NULL, NULL, &count, &err), PL_OK);
+    if (tu_fixture_db(db, "fixtures/runs/manifest.csv", &count, &err) != PL_OK)
+        fail_msg("import: %s", err.msg);
     assert_int_equal(count, 17);
     assert_int_equal(pl_store_open(&store, db, 0, &err), PL_OK);
 

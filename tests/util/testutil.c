@@ -1,5 +1,10 @@
-/* tests/util/testutil.c - temp dirs and running the binary for tests. */
+/* tests/util/testutil.c - temp dirs, fixture databases and running the
+ * binary for tests. */
 #include "tests/util/testutil.h"
+
+#include "acquire/import.h"
+#include "db/catalog.h"
+#include "db/store.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -101,4 +106,19 @@ int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv)
     close(ofd);
     close(efd);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err)
+{
+    pl_store *store = NULL;
+    int count = 0;
+    pl_status st = pl_store_open(&store, db, PL_STORE_CREATE, err);
+    if (st == PL_OK)
+        st = pl_prism_import_csv(store, "fixtures/catalog/prisms.csv", &count, err);
+    if (st == PL_OK)
+        st = pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, err);
+    pl_store_close(store);
+    if (st == PL_OK && manifest)
+        st = pl_import_manifest(db, manifest, 0, NULL, NULL, runs, err);
+    return st;
 }

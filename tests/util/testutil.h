@@ -6,6 +6,8 @@
 #ifndef PL_TESTUTIL_H
 #define PL_TESTUTIL_H
 
+#include "core/error.h"
+
 #include <math.h>
 #include <stddef.h>
 
@@ -38,6 +40,11 @@ int tu_write_file(const char *path, const char *text);
  * stdout and stderr go to out and errout (each at most size bytes,
  * NUL-terminated) when those are not NULL. */
 int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv);
+
+/* Creates the database db with the bundled catalog's prisms and ramps
+ * (fixtures/catalog) and, when manifest is not NULL, imports the runs it
+ * lists (their count into *runs).  Returns PL_OK or the error, in err. */
+pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err);
 
 /* Path of the prismlab binary under test ($PRISMLAB_BIN or bin/prismlab). */
 const char *tu_prismlab_path(void);

@@ -102,13 +102,11 @@ static int group_setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     pl_err err = {0};
-    int n;
     gsl_set_error_handler_off();
     f->dir = tu_tmpdir("validate");
     f->db = tu_path(f->dir, "v.db");
-    check(pl_store_open(&f->store, f->db, PL_STORE_CREATE, &err), &err);
-    check(pl_prism_import_csv(f->store, "fixtures/catalog/prisms.csv", &n, &err), &err);
-    check(pl_ramp_import_csv(f->store, "fixtures/catalog/ramps.csv", &n, &err), &err);
+    check(tu_fixture_db(f->db, NULL, NULL, &err), &err);
+    check(pl_store_open(&f->store, f->db, 0, &err), &err);
     add_ramp(f->store, "glass-sd", 0.011);
     add_ramp(f->store, "glass-nosd", NAN);
     pl_store_close(f->store);
