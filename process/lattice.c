@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multimin.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->confirm_sigmas = 5.0;
     cfg->smooth_slots = 15;
     cfg->threads = 0;
+    cfg->beta_rad = NAN;
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -1035,6 +1038,163 @@ static double ring_fit(const double *h, size_t L, double u0, double w, double ta
     return *a * ys + *b * yc;
 }
 
+/* Where slot i's ringing is fitted: from the end of its gap to the
+ * next slot's gap (at most the arcs' longest window).  -1 when that
+ * leaves too little to fit. */
+static int ring_window(const walk *wk, const slot *v, size_t m, size_t i, size_t *k0,
+                       size_t *n)
+{
+    double start = ceil(v[i].tc) + (double)wk->G + 1;
+    double stop = fmin(start + (double)wk->W, (double)wk->end);
+    if (i + 1 < m)
+        stop = fmin(stop, floor(v[i + 1].tc) - (double)wk->G);
+    if (!(start > (double)wk->release) || stop - start < 12)
+        return -1;
+    *k0 = (size_t)start;
+    *n = (size_t)(stop - start);
+    return 0;
+}
+
+/* The right arc and the ringing fitted together on samples k0 .. k0+n-1
+ * of the signal with the ringing taken out so far (old, slot s) put
+ * back: a cubic in time plus a decaying sine and cosine (w rad/sample,
+ * tau samples) from k0.  Fitting the arc alone first and the ringing to
+ * what it leaves lets the arc soak up part of the ringing, which bent the
+ * frequency by up to 1 % and the onsets by tens of microseconds.  ab[]
+ * receives the sine's and cosine's coefficients, *se_amp (when not NULL)
+ * the standard error of their amplitude.  Returns the residual sum of
+ * squares, INFINITY when the fit fails. */
+enum { RJ = 6 };
+
+static double ring_joint(const walk *wk, const ringing *old, const slot *s, double w,
+                         double tau, size_t k0, size_t n, double ab[2], double *se_amp)
+{
+    double *taken = wk->scratch, *bs = taken + n, *bc = bs + n;
+    double A[RJ * RJ] = {0}, r[RJ] = {0}, yy = 0;
+    ring_taken_fill(old, s, k0, n, taken);
+    ring_basis_fill(w, tau, (double)k0, k0, n, bs, bc);
+    for (size_t j = 0; j < n; j++) {
+        double x = (double)j / (double)n, y = wk->om[k0 + j] + taken[j];
+        double b[RJ] = {1, x, x * x, x * x * x, bs[j], bc[j]};
+        for (int p = 0; p < RJ; p++) {
+            r[p] += b[p] * y;
+            for (int q = 0; q <= p; q++)
+                A[p * RJ + q] += b[p] * b[q];
+        }
+        yy += y * y;
+    }
+    for (int p = 0; p < RJ; p++)
+        for (int q = p + 1; q < RJ; q++)
+            A[p * RJ + q] = A[q * RJ + p];
+    gsl_matrix_view M = gsl_matrix_view_array(A, RJ, RJ);
+    double c[RJ];
+    gsl_vector_view rv = gsl_vector_view_array(r, RJ), cv = gsl_vector_view_array(c, RJ);
+    gsl_error_handler_t *h = gsl_set_error_handler_off();
+    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
+              gsl_linalg_cholesky_solve(&M.matrix, &rv.vector, &cv.vector) != GSL_SUCCESS;
+    if (bad) {
+        gsl_set_error_handler(h);
+        return INFINITY;
+    }
+    double bxy = 0;
+    for (int p = 0; p < RJ; p++)
+        bxy += c[p] * r[p];
+    double rss = fmax(0, yy - bxy);
+    ab[0] = c[4];
+    ab[1] = c[5];
+    if (se_amp) {
+        /* the amplitude's variance from the two coefficients' (their
+         * covariance neglected: the sine and cosine are nearly orthogonal
+         * over several cycles) */
+        double e[RJ] = {0}, z[RJ], var[2];
+        gsl_vector_view ev = gsl_vector_view_array(e, RJ), zv = gsl_vector_view_array(z, RJ);
+        double s2 = rss / (double)(n > RJ ? n - RJ : 1), amp = hypot(c[4], c[5]);
+        for (int q = 0; q < 2; q++) {
+            memset(e, 0, sizeof e);
+            e[4 + q] = 1;
+            gsl_linalg_cholesky_solve(&M.matrix, &ev.vector, &zv.vector);
+            var[q] = s2 * z[4 + q];
+        }
+        *se_amp = amp > 0 ? sqrt((c[4] * c[4] * var[0] + c[5] * c[5] * var[1])) / amp
+                          : sqrt(0.5 * (var[0] + var[1]));
+    }
+    gsl_set_error_handler(h);
+    return rss;
+}
+
+/* The ringing's frequency and decay refined from the slots themselves:
+ * the sum over up to RING_REFINE_SLOTS slots (evenly spread) of
+ * ring_joint()'s residuals, minimised over (f, log tau) by GSL's simplex
+ * from the stack's estimate - each slot keeping its own arc, amplitude
+ * and phase (variable projection).  The stack divides by each step and
+ * fits the ringing to what the arcs leave, and its frequency came out
+ * 8-33 Hz off on the foreign runs, enough to move an onset read from the
+ * phase 10 ms later by 0.01-0.02 ms. */
+enum { RING_REFINE_SLOTS = 300 };
+#define RING_TAU_MIN_S 0.2e-3
+#define RING_TAU_MAX_S 10e-3
+
+typedef struct {
+    const walk *wk;
+    const ringing *old;
+    const slot *v;
+    size_t m, stride;
+    double w0, tau0, tau_lo, tau_hi;
+} refine_ctx;
+
+static double refine_cost(const gsl_vector *x, void *p)
+{
+    const refine_ctx *c = p;
+    double w = c->w0 * (1 + 1e-3 * gsl_vector_get(x, 0)), tau = c->tau0 * exp(0.1 * gsl_vector_get(x, 1));
+    double sum = 0, ab[2];
+    if (!(w > 0.9 * c->w0 && w < 1.1 * c->w0 && w < M_PI) || !(tau > c->tau_lo && tau < c->tau_hi))
+        return DBL_MAX;   /* outside: the simplex needs a finite value */
+    for (size_t i = 0; i < c->m; i += c->stride) {
+        size_t k0, n;
+        if (!c->v[i].measured || ring_window(c->wk, c->v, c->m, i, &k0, &n) != 0)
+            continue;
+        double r = ring_joint(c->wk, c->old, &c->v[i], w, tau, k0, n, ab, NULL);
+        if (isfinite(r))
+            sum += r;
+    }
+    return sum;
+}
+
+static void ring_refine(const walk *wk, const ringing *old, const slot *v, size_t m,
+                        ringing *rg)
+{
+    refine_ctx c = {wk, old, v, m, m > RING_REFINE_SLOTS ? m / RING_REFINE_SLOTS : 1,
+                    rg->w, rg->tau, RING_TAU_MIN_S * wk->rate, RING_TAU_MAX_S * wk->rate};
+    c.tau0 = fmin(fmax(c.tau0, 1.05 * c.tau_lo), 0.95 * c.tau_hi);
+    gsl_multimin_function fn = {refine_cost, 2, &c};
+    gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, 2);
+    gsl_vector *x = gsl_vector_calloc(2), *step = gsl_vector_alloc(2);
+    if (!s || !x || !step)
+        goto out;
+    /* units: a thousandth of the frequency, a tenth of e in the decay */
+    gsl_vector_set(step, 0, 3.0);
+    gsl_vector_set(step, 1, 1.0);
+    if (gsl_multimin_fminimizer_set(s, &fn, x, step) != GSL_SUCCESS)
+        goto out;
+    for (int it = 0; it < 200; it++) {
+        if (gsl_multimin_fminimizer_iterate(s) != GSL_SUCCESS)
+            break;
+        if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), 0.01) == GSL_SUCCESS)
+            break;
+    }
+    if (isfinite(s->fval)) {
+        double w = c.w0 * (1 + 1e-3 * gsl_vector_get(s->x, 0)), tau = c.tau0 * exp(0.1 * gsl_vector_get(s->x, 1));
+        if (w > 0 && w < M_PI && tau > 1) {
+            rg->w = w;
+            rg->tau = tau;
+        }
+    }
+out:
+    gsl_multimin_fminimizer_free(s);
+    gsl_vector_free(x);
+    gsl_vector_free(step);
+}
+
 /* The frequency, decay and shape of the ringing into rg (rg->w = 0 when
  * there is none to speak of). */
 static void ring_estimate(const walk *wk, const ringing *old, const slot *v, size_t m,
@@ -1076,6 +1236,7 @@ static void ring_estimate(const walk *wk, const ringing *old, const slot *v, siz
     if (best > 30.0 * noise) {
         rg->w = 2 * M_PI * bf / wk->rate;
         rg->tau = btau * 1e-3 * wk->rate;
+        ring_refine(wk, old, v, m, rg);
         double a0, b0;
         ring_fit(post, L, 1, rg->w, rg->tau, &a0, &b0);
         /* An impact rings from the instant it strikes, from rest: a sine
@@ -1143,6 +1304,7 @@ static double ring_cycle(const walk *wk, const arcs *J, const slot *s, const rin
 typedef struct {
     const ringing *old, *rg;
     slot *v;
+    size_t m;
 } onsets_ctx;
 
 static void onsets_range(walk *wk, size_t a, size_t b, void *p)
@@ -1150,39 +1312,26 @@ static void onsets_range(walk *wk, size_t a, size_t b, void *p)
     const onsets_ctx *x = p;
     const ringing *old = x->old, *rg = x->rg;
     slot *v = x->v;
-    size_t L = wk->W, G = wk->G;
-    double w = rg->w, tau = rg->tau;
+    size_t m = x->m;
+    double w = rg->w, tau = rg->tau, T = 2 * M_PI / w;
     for (size_t i = a; i < b; i++) {
-        size_t c;
+        size_t c, k0, n;
         arcs J;
+        double ab[2], se_a;
         v[i].next_amp = 0;
         v[i].next_t = v[i].tc;
-        if (joint_at(wk, v[i].tc, L, &J, &c) != 0)
+        if (joint_at(wk, v[i].tc, wk->W, &J, &c) != 0 || ring_window(wk, v, m, i, &k0, &n) != 0 ||
+            !isfinite(ring_joint(wk, old, &v[i], w, tau, k0, n, ab, &se_a)))
             continue;
-        double tref = v[i].tc + rg->onset, ss = 0, cc = 0, sc = 0, ys = 0, yc = 0, rr = 0;
-        double *taken = wk->scratch, *bsv = taken + L, *bcv = bsv + L;
-        ring_taken_fill(old, &v[i], c + G + 1, L, taken);
-        ring_basis_fill(w, tau, tref, c + G + 1, L, bsv, bcv);
-        for (size_t j = 0; j < L; j++) {
-            double bs = bsv[j], bc = bcv[j];
-            double r = wk->om[c + G + 1 + j] + taken[j] - arc_val(&J, 1, (double)(G + 1 + j));
-            ss += bs * bs;
-            cc += bc * bc;
-            sc += bs * bc;
-            ys += r * bs;
-            yc += r * bc;
-            rr += r * r;
-        }
-        double det = ss * cc - sc * sc;
-        if (!(det > 0))
-            continue;
-        double a = (cc * ys - sc * yc) / det, b = (ss * yc - sc * ys) / det;
-        double A = hypot(a, b), phi = atan2(b, a), onset = tref - phi / w;
-        onset = ring_cycle(wk, &J, &v[i], old, onset, A * exp(-(onset - tref) / tau), w, tau);
-        double s2 = fmax(0, rr - (a * ys + b * yc)) / (double)(L > 2 ? L - 2 : 1);
-        double se_a = sqrt(s2 * 2.0 / (ss + cc));   /* amplitude's standard error */
+        /* A e^(-(t-k0)/tau) sin(w (t - k0) + phi): a sine from rest at
+         * k0 - phi / w, to a period; the one nearest the run's mean onset */
+        double A = hypot(ab[0], ab[1]), phi = atan2(ab[1], ab[0]);
+        double tref = v[i].tc + rg->onset, onset = (double)k0 - phi / w;
+        onset += T * round((tref - onset) / T);
+        onset = ring_cycle(wk, &J, &v[i], old, onset, A * exp(((double)k0 - onset) / tau), w, tau);
+        double amp = A * exp(((double)k0 - onset) / tau);
         v[i].next_t = onset;
-        v[i].next_amp = A * exp(-(onset - tref) / tau);
+        v[i].next_amp = amp;
         if (A > 5 * se_a) {
             double dt = se_a / (A * w);                /* onset's, samples */
             double om = J.level;
@@ -1197,7 +1346,7 @@ static void onsets_range(walk *wk, size_t a, size_t b, void *p)
 static void ring_onsets(const walk *wk, const ringing *old, slot *v, size_t m,
                         ringing *rg)
 {
-    onsets_ctx x = {old, rg, v};
+    onsets_ctx x = {old, rg, v, m};
     for_slots(wk, m, onsets_range, &x);
     rg->onset = 0;
     rg->a = 1;
@@ -1406,6 +1555,98 @@ static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
     return moved;
 }
 
+
+/* --- the arcs' tops ------------------------------------------------------ */
+
+/* The angle at which omega^2(theta) over samples [a, b) is least: the
+ * contact phase's top, where the centre passes over the pivot.  (2.1)
+ * makes omega^2 = C - 2 K cos psi, a parabola in theta to a part in a
+ * thousand and symmetric about the top whatever is left; fitted on the
+ * whole interval between two gaps.  NAN when it cannot be fitted or has
+ * no minimum inside. */
+static double arc_top(const walk *wk, size_t a, size_t b)
+{
+    if (b <= a + 8 || b > wk->end)
+        return NAN;
+    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3];
+    for (size_t k = a; k < b; k++) {
+        double x = wk->theta[k] - tm, y = wk->om[k] * wk->om[k], x2 = x * x;
+        S[0] += 1;
+        S[1] += x;
+        S[2] += x2;
+        S[3] += x2 * x;
+        S[4] += x2 * x2;
+        Y[0] += y;
+        Y[1] += y * x;
+        Y[2] += y * x2;
+    }
+    double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
+    gsl_matrix_view M = gsl_matrix_view_array(A, 3, 3);
+    gsl_vector_view yv = gsl_vector_view_array(Y, 3), cv = gsl_vector_view_array(c, 3);
+    gsl_error_handler_t *h = gsl_set_error_handler_off();
+    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
+              gsl_linalg_cholesky_solve(&M.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS;
+    gsl_set_error_handler(h);
+    if (bad || !(c[2] > 0))
+        return NAN;
+    double top = tm - c[1] / (2 * c[2]);
+    return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Where the impacts lie by the contact phase's geometry, and the one
+ * shift of every instant that puts them there.  Between two impacts the
+ * prism turns pi/N - beta from the landing to the top and pi/N + beta
+ * from the top to the next landing (seed 000 section 2), so an impact
+ * lies at the mean of the tops either side plus beta, in the angle that
+ * the decoder delays exactly as it delays the arcs.  A ringing's onset
+ * lags the impact by its phase through the decoder and the structure,
+ * which no model of the ringing knows (on the foreign runs 0.55-0.87 of
+ * the decoder's delay, on the rig simulator all of it): the median over
+ * the slots of (top-mean + beta - instant) / omega is that lag, and it
+ * moves every smoothed angle (ths) by omega times it.  Returns the shift
+ * in samples (0 when fewer than 8 slots have tops both sides). */
+static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double beta)
+{
+    double *top = malloc((m ? m : 1) * sizeof *top), *lag = malloc((m ? m : 1) * sizeof *lag);
+    size_t n = 0;
+    double shift = 0;
+    if (!top || !lag)
+        goto out;
+    for (size_t i = 0; i + 1 < m; i++) {
+        double a = ceil(v[i].tc) + (double)wk->G + 1, b = floor(v[i + 1].tc) - (double)wk->G;
+        top[i] = v[i + 1].k == v[i].k + 1 && a > 0 && b > a ? arc_top(wk, (size_t)a, (size_t)b)
+                                                           : NAN;
+    }
+    for (size_t i = 1; i + 1 < m; i++) {
+        size_t c = (size_t)llround(v[i].tc);
+        if (isnan(top[i - 1]) || isnan(top[i]) || c < wk->G || c + wk->G >= wk->n)
+            continue;
+        double rate = (wk->theta[c + wk->G] - wk->theta[c - wk->G]) / (double)(2 * wk->G);
+        if (rate > 0)
+            lag[n++] = (0.5 * (top[i - 1] + top[i]) + beta - ths[i]) / rate;
+    }
+    if (n >= 8) {
+        qsort(lag, n, sizeof *lag, cmp_double);
+        shift = n % 2 ? lag[n / 2] : 0.5 * (lag[n / 2 - 1] + lag[n / 2]);
+        for (size_t i = 0; i < m; i++) {
+            size_t c = (size_t)llround(v[i].tc);
+            if (c < wk->G || c + wk->G >= wk->n)
+                continue;
+            ths[i] += shift * (wk->theta[c + wk->G] - wk->theta[c - wk->G]) / (double)(2 * wk->G);
+        }
+    }
+out:
+    free(top);
+    free(lag);
+    return shift;
+}
+
 /* After the walk: the ringing's shape from the stack, then each impact's
  * own size and onset, taken out of the signal and found again on what is
  * left (the arcs come out cleaner each pass); without ringing, the gap is
@@ -1513,6 +1754,8 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     if (wk.ring.w > 0 && snap_cycles(&wk, sl.v, m, ths))
         smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
+    if (wk.ring.w > 0 && isfinite(cfg->beta_rad))
+        st->top_shift_s = top_shift(&wk, sl.v, m, ths, cfg->beta_rad) / rate;
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
     *out = imp;
     free(sl.v);

@@ -55,6 +55,8 @@ typedef struct {
     int smooth_slots;      /* neighbours each side in the phase fit (15) */
     int threads;           /* for the passes after the walk; 0: one per CPU;
                               the result does not depend on it */
+    double beta_rad;       /* the ramp's slope: with ringing, the arcs' tops
+                              place the impacts (top_shift()); NaN: unknown */
 } pl_lattice_config;
 
 /* The defaults above. */
@@ -72,6 +74,8 @@ typedef struct {
     double ring_hz;        /* the impacts' ringing, modelled; 0: none */
     double ring_decay_s;   /* its e-folding time */
     double gap_s;          /* the gap used, narrowed to the transitions */
+    double top_shift_s;    /* how far the arcs' tops moved the ringing's
+                              onsets (s); 0: not applied */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at

@@ -398,6 +398,9 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     r->noise_d = ls.noise_d;
     r->phase_sd_rad = ls.phase_sd_rad;
     r->drift_rad = ls.drift_rad;
+    r->ring_model_hz = ls.ring_hz;
+    r->ring_decay_s = ls.ring_decay_s;
+    r->top_shift_s = ls.top_shift_s;
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
@@ -605,6 +608,7 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "psd_segment=%zu\npsd_max_segments=%zu\nring_freq_hz=%.6g\n"
              "noise_omega_rad_s=%.6g\nnoise_step_rad_s=%.6g\nphase_sd_rad=%.6g\n"
              "drift_rad=%.6g\nlp_end_integral=%.9g\n"
+             "ring_model_hz=%.6g\nring_decay_s=%.6g\ntop_shift_s=%.6g\nbeta_rad=%.6g\n"
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
              "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
@@ -612,7 +616,8 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              cfg->release_sigmas, cfg->quiet_s, cfg->lattice.gap_s, cfg->lattice.fit_s,
              cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
              cfg->psd_max_segments, r->ring_freq_hz, r->noise_omega, r->noise_d,
-             r->phase_sd_rad, r->drift_rad, r->lp_end_raw, f->offset_mps[0], f->offset_mps[1],
+             r->phase_sd_rad, r->drift_rad, r->lp_end_raw, r->ring_model_hz, r->ring_decay_s,
+             r->top_shift_s, cfg->lattice.beta_rad, f->offset_mps[0], f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
              f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);
     rec->release_frame = (long long)r->release;
@@ -676,14 +681,22 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     pl_status st = read_velocities(store, run_id, &info, ch, &prism, v, err);
     if (st != PL_OK)
         return st;
+    /* the ramp's slope places the impacts by the arcs' tops when they
+     * ring (process/lattice.h); a run without a ramp goes without */
+    pl_process_config c = *cfg;
+    pl_ramp ramp;
+    pl_err ignored;
+    if (isnan(c.lattice.beta_rad) && info.ramp[0] &&
+        pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
+        c.lattice.beta_rad = ramp.beta_rad;
     pl_process_result r;
     st = process_owned(v[0], v[1], NULL, NULL, (size_t)info.n_frames, info.sample_rate_hz,
-                       ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, cfg, &r, err);
+                       ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, &c, &r, err);
     if (st != PL_OK) {
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
-    st = save_result(store, run_id, cfg, &r, prism.n_edges, ch, err);
+    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, err);
     if (out && st == PL_OK)
         *out = r;
     else

@@ -65,6 +65,10 @@ typedef struct {
     double phase_sd_rad;     /* scatter of the impacts' angles about the
                                 lattice */
     double drift_rad;        /* drift of the integral from the lattice */
+    double ring_model_hz;    /* the ringing modelled by the impact search
+                                (0: none), its e-folding time, and how far
+                                the arcs' tops moved its onsets (s) */
+    double ring_decay_s, top_shift_s;
     /* spectra: psd_len bins, bin k at k * psd_df Hz */
     size_t psd_len;
     double psd_df;

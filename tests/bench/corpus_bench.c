@@ -92,6 +92,7 @@ static int run_one(unsigned long seed, double sigma, level *lv, size_t slot)
     pl_process_config pc;
     pl_process_config_default(&pc);
     pc.threads = 1;
+    pc.lattice.beta_rad = isfinite(c.nominal_beta) ? c.nominal_beta : c.model.beta;
     pl_process_result r = {0};
     tu_score s;
     double *dt = NULL, *dr = NULL, lp = 0;

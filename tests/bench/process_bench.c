@@ -91,6 +91,7 @@ int main(void)
 
     pl_process_config cfg;
     pl_process_config_default(&cfg);
+    cfg.lattice.beta_rad = c.model.beta;   /* as the run's ramp would give it */
     pl_process_result r;
 
     /* The processing proper, from calibrated velocities in memory (what
