@@ -4,6 +4,7 @@
 
 #include "process/robust.h"
 
+#include <fftw3.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multimin.h>
@@ -973,71 +974,6 @@ static int stack_slot(const walk *wk, const slot *s, size_t L, arcs *J, size_t *
     return *d > 0 ? 0 : -1;
 }
 
-static int ring_stack(const walk *wk, const ringing *old, const slot *v, size_t m,
-                      size_t L, double *post, double *pre, size_t *cnt)
-{
-    size_t G = wk->G, stride = m > RING_MAX_SLOTS ? m / RING_MAX_SLOTS : 1;
-    memset(post, 0, (L + 1) * sizeof *post);
-    memset(pre, 0, (L + 1) * sizeof *pre);
-    *cnt = 0;
-    for (size_t i = 0; i < m; i += stride) {
-        arcs J;
-        size_t c;
-        double frac, d;
-        if (stack_slot(wk, &v[i], L, &J, &c, &frac, &d) != 0)
-            continue;
-        double *taken = wk->scratch;
-        ring_taken_fill(old, &v[i], c + G + 1, L, taken);
-        for (size_t j = 0; j < L; j++) {
-            /* after: at u = G + 1 + j - frac from the instant, put on the
-             * grid (offset G) by linear interpolation */
-            size_t k = c + G + 1 + j;
-            double u = (double)(1 + j) - frac, e =
-                (wk->om[k] + taken[j] - arc_val(&J, 1, (double)(G + 1 + j))) / d;
-            size_t q = (size_t)floor(u);
-            double w = u - (double)q;
-            if (q < L) {
-                post[q] += (1 - w) * e;
-                post[q + 1] += w * e;
-            }
-            double t = -(double)(G + L) + (double)j;
-            pre[j] += (wk->om[c - G - L + j] - arc_val(&J, 0, t)) / d;
-        }
-        (*cnt)++;
-    }
-    if (*cnt < 8)
-        return -1;
-    for (size_t k = 0; k <= L; k++) {
-        post[k] /= (double)*cnt;
-        pre[k] /= (double)*cnt;
-    }
-    return 0;
-}
-
-/* The sin and cos coefficients of a decaying sinusoid (w rad/sample,
- * tau samples) fitted to h[0..L-1] (at u = u0 + k samples from the
- * instant), and the sum of squares it explains. */
-static double ring_fit(const double *h, size_t L, double u0, double w, double tau,
-                       double *a, double *b)
-{
-    double ss = 0, cc = 0, sc = 0, ys = 0, yc = 0;
-    for (size_t k = 0; k < L; k++) {
-        double u = u0 + (double)k, e = exp(-u / tau);
-        double bs = e * sin(w * u), bc = e * cos(w * u), y = h[k];
-        ss += bs * bs;
-        cc += bc * bc;
-        sc += bs * bc;
-        ys += y * bs;
-        yc += y * bc;
-    }
-    double det = ss * cc - sc * sc;
-    if (!(det > 0))
-        return 0;
-    *a = (cc * ys - sc * yc) / det;
-    *b = (ss * yc - sc * ys) / det;
-    return *a * ys + *b * yc;
-}
-
 /* Where slot i's ringing is fitted: from the end of its gap to the
  * next slot's gap (at most the arcs' longest window).  -1 when that
  * leaves too little to fit. */
@@ -1195,61 +1131,160 @@ out:
     gsl_vector_free(step);
 }
 
-/* The frequency, decay and shape of the ringing into rg (rg->w = 0 when
- * there is none to speak of). */
-static void ring_estimate(const walk *wk, const ringing *old, const slot *v, size_t m,
-                          ringing *rg)
+/* The residual of a cubic in time fitted to y[0..n-1], into r; -1 when
+ * it cannot be fitted. */
+static int cubic_residual(const double *y, size_t n, double *r)
 {
-    size_t L = wk->W, cnt;
+    double A[16] = {0}, b[4] = {0}, c[4];
+    for (size_t j = 0; j < n; j++) {
+        double x = (double)j / (double)n, bs[4] = {1, x, x * x, x * x * x};
+        for (int p = 0; p < 4; p++) {
+            b[p] += bs[p] * y[j];
+            for (int q = 0; q < 4; q++)
+                A[p * 4 + q] += bs[p] * bs[q];
+        }
+    }
+    gsl_matrix_view M = gsl_matrix_view_array(A, 4, 4);
+    gsl_vector_view bv = gsl_vector_view_array(b, 4), cv = gsl_vector_view_array(c, 4);
+    gsl_error_handler_t *h = gsl_set_error_handler_off();
+    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
+              gsl_linalg_cholesky_solve(&M.matrix, &bv.vector, &cv.vector) != GSL_SUCCESS;
+    gsl_set_error_handler(h);
+    if (bad)
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        double x = (double)j / (double)n;
+        r[j] = y[j] - (c[0] + x * (c[1] + x * (c[2] + x * c[3])));
+    }
+    return 0;
+}
+
+/* Decay times tried, 0.2 to 10 ms in steps of 1.55. */
+enum { RING_TAUS = 10, RING_DETECT_SLOTS = 200 };
+
+typedef struct {
+    size_t nfft, nb;
+    double *in, *acc;        /* acc: [2][RING_TAUS][nb], after then before */
+    fftw_complex *out;
+    fftw_plan plan;
+} matched;
+
+/* Adds the decaying matched filter's power of r[0..n-1] for every decay
+ * time and frequency bin, per unit energy of the template, to acc. */
+static void matched_add(matched *mf, const double *r, size_t n, double rate, double *acc)
+{
+    for (int t = 0; t < RING_TAUS; t++) {
+        double tau = RING_TAU_MIN_S * pow(RING_TAU_MAX_S / RING_TAU_MIN_S, t / (RING_TAUS - 1.0)) * rate;
+        double q = exp(-1.0 / tau), e = 1, norm = 0;
+        for (size_t j = 0; j < n; j++) {
+            mf->in[j] = r[j] * e;
+            norm += e * e;
+            e *= q;
+        }
+        memset(mf->in + n, 0, (mf->nfft - n) * sizeof *mf->in);
+        fftw_execute(mf->plan);
+        for (size_t b = 0; b < mf->nb; b++)
+            acc[(size_t)t * mf->nb + b] +=
+                (mf->out[b][0] * mf->out[b][0] + mf->out[b][1] * mf->out[b][1]) / norm;
+    }
+}
+
+/* Whether the impacts ring, and how: frequency and decay into rg (rg->w = 0
+ * when they do not).  Each impact may ring with its own size and phase, so
+ * no alignment of the impacts is needed (an earlier version stacked them at
+ * their instants and missed half the rig simulator's ringing chains, whose
+ * instants the unmodelled ringing itself had scattered): the power of a
+ * decaying matched filter (a zero-padded FFT of the residual times
+ * e^(-t/tau)) is summed over up to 200 impacts, after each impact (the
+ * residual of a cubic fitted on the arc's window) and, as the reference
+ * that the same noise, hum and drift fill, before it (the same length
+ * backwards from the gap).  The ringing is the frequency and decay where
+ * the power after the impacts stands highest above the power before, when
+ * it is more than RING_DETECT_RATIO times it: for pure noise the ratio of
+ * two sums of 2 x 100 squares is 1 +- 0.14.  The frequency lies between
+ * 300 Hz (and two cycles of the window) and the lower of 20 kHz and 0.45
+ * rate.  ring_refine() then polishes frequency and decay on the slots, and
+ * the phases of the slots' own fits give the mean onset from the instants
+ * (their amplitude-weighted circular mean, within half a period). */
+#define RING_DETECT_RATIO 3.0
+
+static void ring_estimate(const walk *wk, const slot *v, size_t m, ringing *rg)
+{
+    size_t stride = m > RING_DETECT_SLOTS ? m / RING_DETECT_SLOTS : 1, nmax = wk->W;
+    size_t used = 0, nsum = 0, G = wk->G;
     *rg = (ringing){0};
-    double *post = malloc(2 * (L + 1) * sizeof *post), *pre = post ? post + L + 1 : NULL;
-    if (!post || ring_stack(wk, old, v, m, L, post, pre, &cnt) != 0) {
-        free(post);
-        return;
-    }
-    double noise = 0;
-    for (size_t k = 0; k < L; k++)
-        noise += pre[k] * pre[k];
-    noise /= (double)L;
-    double best = 0, bf = 0, btau = 0, fmax_hz = fmin(20000, 0.45 * wk->rate), a, b;
-    for (double f = 300; f <= fmax_hz; f += 20)
-        for (double tms = 0.2; tms <= 10; tms *= 1.25) {
-            double e = ring_fit(post, L, 1, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate, &a, &b);
-            if (e > best) {
-                best = e;
-                bf = f;
-                btau = tms;
-            }
+    matched mf = {64, 0, NULL, NULL, NULL, NULL};
+    while (mf.nfft < 2 * nmax || (double)mf.nfft < wk->rate / 20)
+        mf.nfft *= 2;
+    mf.nb = mf.nfft / 2 + 1;
+    mf.in = fftw_alloc_real(mf.nfft);
+    mf.out = fftw_alloc_complex(mf.nb);
+    mf.acc = calloc(2 * RING_TAUS * mf.nb, sizeof *mf.acc);
+    double *y = malloc(2 * nmax * sizeof *y), *r = y ? y + nmax : NULL;
+    if (mf.in && mf.out)
+        mf.plan = fftw_plan_dft_r2c_1d((int)mf.nfft, mf.in, mf.out, FFTW_ESTIMATE);
+    if (!mf.plan || !mf.acc || !y)
+        goto out;
+    for (size_t i = 0; i < m; i += stride) {
+        size_t k0, n;
+        if (!v[i].measured || ring_window(wk, v, m, i, &k0, &n) != 0)
+            continue;
+        double near = floor(v[i].tc) - (double)G - 1;
+        double far = i > 0 ? ceil(v[i - 1].tc) + (double)G : (double)wk->release;
+        if (near - far < (double)n)
+            continue;
+        for (int side = 0; side < 2; side++) {
+            for (size_t j = 0; j < n; j++)
+                y[j] = side ? wk->om[(size_t)near - j] : wk->om[k0 + j];
+            if (cubic_residual(y, n, r) != 0)
+                break;
+            matched_add(&mf, r, n, wk->rate, mf.acc + (size_t)side * RING_TAUS * mf.nb);
         }
-    double f0 = bf, t0 = btau;
-    for (double f = f0 - 20; f <= f0 + 20; f += 1)
-        for (double tms = t0 / 1.25; tms <= t0 * 1.25; tms *= 1.01) {
-            double e = ring_fit(post, L, 1, 2 * M_PI * f / wk->rate, tms * 1e-3 * wk->rate, &a, &b);
-            if (e > best) {
-                best = e;
-                bf = f;
-                btau = tms;
-            }
-        }
-    /* pure noise explains about 2 x its variance with 2 coefficients; 30
-     * leaves room for the best of the grid's thousands of tries */
-    if (best > 30.0 * noise) {
-        rg->w = 2 * M_PI * bf / wk->rate;
-        rg->tau = btau * 1e-3 * wk->rate;
-        ring_refine(wk, old, v, m, rg);
-        double a0, b0;
-        ring_fit(post, L, 1, rg->w, rg->tau, &a0, &b0);
-        /* An impact rings from the instant it strikes, from rest: a sine
-         * from its onset.  The phase of the fit against the instants found
-         * so far says where that onset lies; the template starts there (at
-         * most half a period either side), so that the ringing the gap
-         * hides is taken out with it and the instants come to the onset. */
-        double phi = atan2(b0, a0), A = hypot(a0, b0);
-        rg->onset = -phi / rg->w;
-        rg->a = A * exp(-rg->onset / rg->tau);
-        rg->b = 0;
+        used++;
+        nsum += n;
     }
-    free(post);
+    if (used < 8)
+        goto out;
+    double lo = fmax(300, 2 * wk->rate * (double)used / (double)nsum),
+           hi = fmin(20000, 0.45 * wk->rate), best = 0, bf = 0, btau = 0;
+    for (int t = 0; t < RING_TAUS; t++)
+        for (size_t b = 0; b < mf.nb; b++) {
+            double f = (double)b * wk->rate / (double)mf.nfft;
+            double after = mf.acc[(size_t)t * mf.nb + b],
+                   before = mf.acc[(size_t)(RING_TAUS + t) * mf.nb + b];
+            if (f < lo || f > hi || !(after > RING_DETECT_RATIO * before) || after - before <= best)
+                continue;
+            best = after - before;
+            bf = f;
+            btau = RING_TAU_MIN_S * pow(RING_TAU_MAX_S / RING_TAU_MIN_S, t / (RING_TAUS - 1.0));
+        }
+    if (!(best > 0))
+        goto out;
+    rg->w = 2 * M_PI * bf / wk->rate;
+    rg->tau = btau * wk->rate;
+    ring_refine(wk, &wk->ring, v, m, rg);
+    /* the mean onset from the instants: a sine from rest at k0 - phi / w */
+    double sx = 0, sy = 0;
+    for (size_t i = 0; i < m; i += stride) {
+        size_t k0, n;
+        double ab[2];
+        if (!v[i].measured || ring_window(wk, v, m, i, &k0, &n) != 0 ||
+            !isfinite(ring_joint(wk, &wk->ring, &v[i], rg->w, rg->tau, k0, n, ab, NULL)))
+            continue;
+        double A = hypot(ab[0], ab[1]), ang = rg->w * ((double)k0 - v[i].tc) - atan2(ab[1], ab[0]);
+        sx += A * cos(ang);
+        sy += A * sin(ang);
+    }
+    rg->onset = atan2(sy, sx) / rg->w;
+    rg->a = 1;
+    rg->b = 0;
+out:
+    if (mf.plan)
+        fftw_destroy_plan(mf.plan);
+    fftw_free(mf.in);
+    fftw_free(mf.out);
+    free(mf.acc);
+    free(y);
 }
 
 /* Which cycle the ringing starts on: the phase fixes the onset only to
@@ -1654,7 +1689,7 @@ out:
 static void settle(walk *wk, slot *v, size_t m)
 {
     ringing rg;
-    ring_estimate(wk, &wk->ring, v, m, &rg);
+    ring_estimate(wk, v, m, &rg);
     for (int pass = 0; rg.w > 0 && pass < PL_RING_PASSES; pass++) {
         ringing old = wk->ring;
         if (pass > 0)

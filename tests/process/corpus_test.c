@@ -243,13 +243,13 @@ static void corpus_reaches_issue_16s_numbers(void **state)
                 print_row(&cs[i]);
     }
     free(cs);
-    /* Issue 16 asks every chain to meet its numbers; today 141 of 200
-     * do (13 of the first 20), most of the rest on the loss bias of chains
+    /* Issue 16 asks every chain to meet its numbers; today 159 of 200
+     * do (17 of the first 20), most of the rest on the loss bias of chains
      * whose ringing is strong against the step (docs/process.md,
      * "Measured").  Until they all do this is a ratchet at today's level:
      * no chain refused, recall and precision over all >= 99.5 %, and no
      * more failing chains than now. */
-    size_t allowed = count == 1 ? 1 : count >= 200 ? 59 : count >= 20 ? 7 : count;
+    size_t allowed = count == 1 ? 1 : count >= 200 ? 41 : count >= 20 ? 3 : count;
     if (bad)
         print_message("%zu of %zu chains miss issue 16's numbers (table above); %zu allowed "
                       "for now\n", bad, count, allowed);
