@@ -1066,7 +1066,7 @@ static double ring_joint(const walk *wk, const ringing *old, const slot *s, doub
  * fits the ringing to what the arcs leave, and its frequency came out
  * 8-33 Hz off on the foreign runs, enough to move an onset read from the
  * phase 10 ms later by 0.01-0.02 ms. */
-enum { RING_REFINE_SLOTS = 300 };
+enum { RING_REFINE_SLOTS = 100 };
 #define RING_TAU_MIN_S 0.2e-3
 #define RING_TAU_MAX_S 10e-3
 
