@@ -24,9 +24,15 @@
  *      linear decoder filter with unit gain at DC delays the arcs and the
  *      transition alike, so instant and arcs stay consistent whatever the
  *      filter's shape.
- *   4. Where the impacts ring, the ringing's shape comes from the stacked
- *      residuals, each impact's ringing onset (a sine from rest) becomes
- *      its instant, and the ringing is subtracted from the signal.
+ *   4. Whether the impacts ring comes from a decaying matched filter's
+ *      power summed over the impacts, after each against before; the
+ *      frequency and decay are refined on the slots with each slot's arc
+ *      and ringing fitted together; each impact's ringing onset (a sine
+ *      from rest) becomes its instant, and the ringing is subtracted from
+ *      the signal.  With ringing and a known ramp slope, the instants then
+ *      move by the one lag that puts them where the contact phase's
+ *      geometry does: half-way between the tops of omega^2 in theta either
+ *      side, plus beta.
  *   5. The slots' own angles scatter with the noise while theta's drift is
  *      slow: a line through the neighbours' (angle - k 2 pi / N), its
  *      half-width the one that predicts left-out slots best, gives each
