@@ -35,13 +35,6 @@ static const char *format_of(const char *path, const char *format)
     return NULL;
 }
 
-/* A failed import leaves nothing: the partial run and its chunks go. */
-static void delete_run(pl_store *store, long long id)
-{
-    pl_err ignore = {0};
-    pl_run_delete(store, id, &ignore);
-}
-
 /* PL_EEXIST naming the stored run when a file with this SHA-256 is in the
  * store already. */
 static pl_status refuse_stored(pl_store *store, const char *path,
@@ -98,17 +91,26 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     run.synthetic = opt->synthetic || info.synthetic;
     run.lambda0_rad = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info.lambda0_rad;
 
-    /* 65536-frame chunks at 10 kHz, the store bench's bulk size */
+    /* 65536-frame chunks at 10 kHz, the store bench's bulk size; the whole
+     * run in one transaction, so a failure, a kill or a power cut before
+     * its end leaves nothing (writer.h). */
     pl_writer_config wc = {.commit_interval_s = 6.5536, .sync_full = opt->sync_full,
-                           .block_when_full = 1};
+                           .block_when_full = 1, .atomic = 1};
     pl_writer *w = NULL;
     pl_status st = pl_writer_create(&w, db_path, &wc, err);
-    if (st == PL_OK && !opt->force && info.sha256[0])
-        st = refuse_stored(pl_writer_store(w), opt->path, info.sha256, err);
     if (st == PL_OK && run.experiment[0])
         st = pl_experiment_ensure(pl_writer_store(w), run.experiment, err);
     if (st == PL_OK)
         st = pl_writer_begin_run(w, &run, info.channel, err);
+    /* Inside the run's transaction (the write lock held): two imports of
+     * one file at once cannot both pass.  The thread has no frames yet,
+     * so the store is this thread's alone here. */
+    if (st == PL_OK && !opt->force && info.sha256[0] &&
+        refuse_stored(pl_writer_store(w), opt->path, info.sha256, err) != PL_OK) {
+        pl_err ignore = {0};
+        pl_writer_abort_run(w, &ignore);
+        st = err->code;
+    }
     if (st != PL_OK) {
         type->close(src);
         pl_writer_destroy(w);
@@ -123,16 +125,14 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     st = type->start(src, err);
     if (st == PL_OK)
         st = pl_acquire_pump(type, src, &info, w, &po, &moved, err);
+    if (st == PL_OK && moved == 0)
+        st = pl_err_set(err, PL_EFORMAT, "%s: the file holds no frames: "
+                        "nothing to import", opt->path);
     pl_err end_err = {0};
-    pl_status est = pl_writer_end_run(w, st == PL_OK ? PL_RUN_IMPORTED
-                                                     : PL_RUN_INTERRUPTED,
-                                      &end_err);
-    if (st == PL_OK && est != PL_OK) {
-        st = est;
-        *err = end_err;
-    }
-    if (st != PL_OK)
-        delete_run(pl_writer_store(w), run.id);
+    if (st == PL_OK)
+        st = pl_writer_end_run(w, PL_RUN_IMPORTED, err);
+    else
+        pl_writer_abort_run(w, &end_err);
     type->stop(src, &end_err);
     type->close(src);
     pl_writer_destroy(w);

@@ -3,8 +3,9 @@
  * An import is the same path as a live recording (source -> pump ->
  * writer), with the writer waiting instead of overrunning.  It either
  * stores the whole file as one run in state 'imported' or stores nothing:
- * a file that turns out bad half-way (truncated WAV) has its partial run
- * deleted, and the error names the file and the frame.
+ * the run is one transaction (an atomic writer), so a file that turns out
+ * bad half-way (truncated WAV), a kill, a signal or a full disk leaves no
+ * trace, and the error names the file and the frame.
  */
 #ifndef PL_ACQUIRE_IMPORT_H
 #define PL_ACQUIRE_IMPORT_H

@@ -91,6 +91,9 @@ static void ring_write(pl_writer *w, long long to, size_t n,
 static pl_status commit_chunk(pl_writer *w, long long first, size_t n,
                               pl_err *err)
 {
+    if (w->cfg.atomic)   /* inside the run's one transaction */
+        return pl_run_append_chunk(w->store, w->run_id, first, (long long)n,
+                                   w->stage, n * w->frame_bytes, err);
     if (pl_store_begin(w->store, err) != PL_OK)
         return err->code;
     if (pl_run_append_chunk(w->store, w->run_id, first, (long long)n, w->stage,
@@ -147,22 +150,39 @@ pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
         return pl_err_set(err, PL_EINVAL, "writer: a run needs a positive "
                           "rate and at least one channel");
     double interval = w->cfg.commit_interval_s > 0 ? w->cfg.commit_interval_s : 0.1;
-    size_t cap = w->cfg.ring_frames ? w->cfg.ring_frames
-                                    : (size_t)ceil(10.0 * info->sample_rate_hz);
-    w->commit_frames = (size_t)ceil(interval * info->sample_rate_hz);
-    if (w->commit_frames < 1)
-        w->commit_frames = 1;
-    if (w->commit_frames > cap)
-        w->commit_frames = cap;
-    w->frame_bytes = pl_sample_format_size(info->format) * (size_t)info->n_channels;
+    size_t frame_bytes = pl_sample_format_size(info->format) * (size_t)info->n_channels;
+    size_t max_bytes = w->cfg.ring_max_bytes ? w->cfg.ring_max_bytes : PL_WRITER_RING_MAX_BYTES;
+    size_t max_frames = max_bytes / frame_bytes;
+    double want = w->cfg.ring_frames ? (double)w->cfg.ring_frames
+                                     : ceil(10.0 * info->sample_rate_hz);
+    size_t cap;
+    if (want <= (double)max_frames)
+        cap = (size_t)want;
+    else if (w->cfg.block_when_full && !w->cfg.ring_frames)
+        /* A file waits for space, so a smaller ring costs it nothing. */
+        cap = max_frames;
+    else
+        return pl_err_set(err, PL_EINVAL, "writer: a ring of %.0f frames at "
+                          "%g Hz x %d channels needs %.0f bytes, over the limit "
+                          "of %zu bytes (%zu frames)", want, info->sample_rate_hz,
+                          info->n_channels, want * (double)frame_bytes,
+                          max_bytes, max_frames);
+    if (cap < 2)
+        cap = 2;
+    /* A chunk of at most half the ring: the thread then always finds a
+     * whole chunk once the producer can no longer fit its next piece
+     * (pl_writer_push), whatever the rate, so neither waits on the other. */
+    double cf = ceil(interval * info->sample_rate_hz);
+    w->commit_frames = cf < 1 ? 1 : cf > (double)(cap / 2) ? cap / 2 : (size_t)cf;
+    w->frame_bytes = frame_bytes;
     free(w->ring);
     free(w->stage);
     w->cap = cap;
-    w->ring = malloc(cap * w->frame_bytes);
-    w->stage = malloc(w->commit_frames * w->frame_bytes);
+    w->ring = malloc(cap * frame_bytes);
+    w->stage = malloc(w->commit_frames * frame_bytes);
     if (!w->ring || !w->stage)
         return pl_err_set(err, PL_ENOMEM, "writer: out of memory for a ring "
-                          "of %zu frames", cap);
+                          "of %zu frames (%zu bytes)", cap, cap * frame_bytes);
 
     info->state = PL_RUN_RECORDING;
     info->overrun_frame = -1;
@@ -170,7 +190,7 @@ pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
     if (pl_store_begin(w->store, err) != PL_OK)
         return err->code;
     if (pl_run_create(w->store, info, ch, err) != PL_OK ||
-        pl_store_commit(w->store, err) != PL_OK) {
+        (!w->cfg.atomic && pl_store_commit(w->store, err) != PL_OK)) {
         pl_store_rollback(w->store);
         return err->code;
     }
@@ -181,8 +201,11 @@ pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
     w->ending = 0;
     w->failed = 0;
     w->overrun_frame = -1;
-    if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+        if (w->cfg.atomic)
+            pl_store_rollback(w->store);
         return pl_err_set(err, PL_ENOMEM, "writer: cannot start its thread");
+    }
     w->running = 1;
     return PL_OK;
 }
@@ -194,9 +217,11 @@ pl_status pl_writer_push(pl_writer *w, const void *frames, size_t n,
     if (!w->running)
         return pl_err_set(err, PL_ESTATE, "writer: push without a run");
     while (n > 0) {
-        /* Pieces of at most half the ring, so a blocking push always
-         * makes progress while the thread drains the other half. */
-        size_t piece = n < w->cap / 2 + 1 ? n : w->cap / 2 + 1;
+        /* A piece that does not fit leaves fewer than `piece` frames free,
+         * i.e. at least cap - piece + 1 >= commit_frames filled: the
+         * thread has a whole chunk to commit and makes room. */
+        size_t most = w->cap - w->commit_frames + 1;
+        size_t piece = n < most ? n : most;
         pthread_mutex_lock(&w->mu);
         if (w->overrun_frame >= 0) {
             pthread_mutex_unlock(&w->mu);
@@ -253,29 +278,68 @@ pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
     return PL_OK;
 }
 
-pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
-                            pl_err *err)
+/* Drains the ring and stops the thread. */
+static void stop_thread(pl_writer *w)
 {
-    if (!w->running)
-        return pl_err_set(err, PL_ESTATE, "writer: no run to end");
     pthread_mutex_lock(&w->mu);
     w->ending = 1;
     pthread_cond_signal(&w->data);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     w->running = 0;
+}
+
+pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
+                            pl_err *err)
+{
+    if (!w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: no run to end");
+    if (w->cfg.atomic && final_state == PL_RUN_INTERRUPTED)
+        return pl_writer_abort_run(w, err);
+    stop_thread(w);
     if (w->failed) {
-        /* What is committed stays; the run must not look complete. */
-        pl_err ignore = {0};
-        pl_run_set_state(w->store, w->run_id, PL_RUN_INTERRUPTED, -1, &ignore);
         *err = w->thread_err;
+        if (w->cfg.atomic) {
+            pl_store_rollback(w->store);
+            return err->code;
+        }
+        /* What is committed stays; the run must not look complete.  When
+         * even that fails (a full disk), the run stays 'recording' and the
+         * next recorder marks it: the caller hears of both. */
+        pl_err e2 = {0};
+        if (pl_run_set_state(w->store, w->run_id, PL_RUN_INTERRUPTED, -1,
+                             &e2) != PL_OK)
+            pl_err_set(err, err->code, "%.300s; and marking run %lld "
+                       "interrupted failed too: %.300s", w->thread_err.msg,
+                       w->run_id, e2.msg);
         return err->code;
     }
     if (w->overrun_frame >= 0)
         final_state = PL_RUN_OVERRUN;
-    return pl_run_set_state(w->store, w->run_id, final_state,
-                            final_state == PL_RUN_OVERRUN ? w->overrun_frame : -1,
-                            err);
+    if (pl_run_set_state(w->store, w->run_id, final_state,
+                         final_state == PL_RUN_OVERRUN ? w->overrun_frame : -1,
+                         err) != PL_OK) {
+        if (w->cfg.atomic)
+            pl_store_rollback(w->store);
+        return err->code;
+    }
+    if (w->cfg.atomic && pl_store_commit(w->store, err) != PL_OK) {
+        pl_store_rollback(w->store);
+        return err->code;
+    }
+    return PL_OK;
+}
+
+pl_status pl_writer_abort_run(pl_writer *w, pl_err *err)
+{
+    if (!w->running)
+        return pl_err_set(err, PL_ESTATE, "writer: no run to abort");
+    if (!w->cfg.atomic)
+        return pl_writer_end_run(w, PL_RUN_INTERRUPTED, err);
+    /* Nothing to drain: every frame of the run goes with the transaction. */
+    stop_thread(w);
+    pl_store_rollback(w->store);
+    return PL_OK;
 }
 
 void pl_writer_get_stats(pl_writer *w, pl_writer_stats *st)
@@ -298,7 +362,7 @@ void pl_writer_destroy(pl_writer *w)
         return;
     if (w->running) {
         pl_err ignore = {0};
-        pl_writer_end_run(w, PL_RUN_INTERRUPTED, &ignore);
+        pl_writer_abort_run(w, &ignore);
     }
     pl_store_close(w->store);
     pthread_mutex_destroy(&w->mu);

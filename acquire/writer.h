@@ -13,6 +13,13 @@
  * could not be kept, and every frame before it is stored.  File sources
  * set block_when_full and simply wait.
  *
+ * An atomic writer (imports) keeps the whole run in one transaction, from
+ * its creation to its final state: a kill, a signal, a full disk or a
+ * power cut before pl_writer_end_run's commit leaves no trace of it, and
+ * no other connection ever sees it unfinished.  It holds the database's
+ * write lock meanwhile: a live recorder's writer waits (its ring holds
+ * 10 s; SQLite's busy timeout is 10 s).
+ *
  * Threading: push, mark_overrun, end_run and get_stats may be called from
  * one producer thread; get_stats from any thread.
  */
@@ -31,7 +38,14 @@ typedef struct {
     double commit_interval_s;  /* data per transaction; 0: 0.1 s */
     int sync_full;             /* synchronous=FULL */
     int block_when_full;       /* 1: push waits (files); 0: overrun (live) */
+    size_t ring_max_bytes;     /* 0: PL_WRITER_RING_MAX_BYTES */
+    int atomic;                /* 1: the run is one transaction (imports) */
 } pl_writer_config;
+
+/* The most memory a ring may take.  A live run whose 10 s do not fit is
+ * refused (naming rate and bytes); a file import gets a ring of this size,
+ * since it waits for space anyway.  256 MiB holds 10 s of 8 x 1 MHz s24. */
+#define PL_WRITER_RING_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct {
     long long frames_pushed, frames_committed;
@@ -66,6 +80,11 @@ pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
  * (final_state, or 'overrun' when frames were lost). */
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                             pl_err *err);
+
+/* Abandons the run: with cfg.atomic nothing of it was ever committed and
+ * nothing is (the transaction is rolled back); otherwise what is committed
+ * stays and the run ends 'interrupted'. */
+pl_status pl_writer_abort_run(pl_writer *w, pl_err *err);
 
 /* A snapshot of the counters. */
 void pl_writer_get_stats(pl_writer *w, pl_writer_stats *st);

@@ -607,8 +607,11 @@ pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
                                 long long *run_id, pl_err *err)
 {
     sqlite3_stmt *st;
+    /* Only a whole import counts: a run an earlier prismlab left unfinished
+     * ('recording', 'interrupted') must not block importing the file. */
     if (pl_store_prepare(store, "SELECT id FROM run WHERE source_sha256 = ? "
-                         "ORDER BY id LIMIT 1", &st, err) != PL_OK)
+                         "AND state = 'imported' ORDER BY id LIMIT 1", &st,
+                         err) != PL_OK)
         return err->code;
     sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
     return step_int64(store, st, "looking up a run by SHA-256", 0, run_id, err);

@@ -110,8 +110,10 @@ pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
                         const char *experiment, long long **ids, size_t *n,
                         pl_err *err);
 
-/* The oldest run whose source file had this SHA-256 (64 hex digits):
- * *run_id receives its id, or 0 when no stored run came from that file. */
+/* The oldest whole import (state 'imported') of the file with this
+ * SHA-256 (64 hex digits): *run_id receives its id, or 0 when there is
+ * none.  A partial run left by an earlier prismlab's failed import does
+ * not count. */
 pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
                                 long long *run_id, pl_err *err);
 

@@ -539,6 +539,12 @@ static void runs_found_by_sha256_and_deleted(void **state)
     b[0] = 'c';
     assert_int_equal(pl_run_find_by_sha256(s, b, &id, &err), PL_OK);
     assert_int_equal(id, 0);
+    /* a partial run an older build's killed import left does not count */
+    long long partial = store_file_run(s, b, 1);
+    assert_int_equal(pl_run_set_state(s, partial, PL_RUN_RECORDING, -1, &err), PL_OK);
+    assert_int_equal(pl_run_find_by_sha256(s, b, &id, &err), PL_OK);
+    assert_int_equal(id, 0);
+    assert_int_equal(pl_run_delete(s, partial, &err), PL_OK);
     assert_int_equal(pl_run_total_frames(s, &frames, &err), PL_OK);
     assert_int_equal(frames, 150);
 
