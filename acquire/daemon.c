@@ -1,4 +1,7 @@
 /* acquire/daemon.c - the recording daemon.  See daemon.h. */
+/* SO_PEERCRED's struct ucred and accept4 are Linux's, behind _GNU_SOURCE;
+ * comedi is Linux-only anyway. */
+#define _GNU_SOURCE
 #include "acquire/daemon.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef enum { D_IDLE, D_ARMED, D_RECORDING } dstate;
@@ -262,124 +266,242 @@ static pl_status step(daemon_t *d, pl_err *err)
     return PL_OK;
 }
 
-static void reply(int fd, const char *fmt, ...)
+/* A control connection.  Every socket is non-blocking and each client
+ * has bounded buffers: a client that trickles, stalls or never reads can
+ * delay nothing but itself, and is dropped after CLIENT_TIMEOUT_S or when
+ * its line outgrows the buffer. */
+enum { MAX_CLIENTS = 8, LINE_MAX_ = 128, REPLY_MAX = 512 };
+#define CLIENT_TIMEOUT_S 2.0
+
+typedef struct {
+    int fd;                  /* -1: free slot */
+    uid_t uid;               /* the peer's user (SO_PEERCRED) */
+    double since;            /* accepted at (monotonic s) */
+    char in[LINE_MAX_];
+    size_t in_len;
+    char out[REPLY_MAX];
+    size_t out_len, out_off; /* a reply is queued when out_len > 0 */
+} client;
+
+static double mono_s(void)
 {
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n > sizeof line - 2)
-        n = (int)sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t w = write(fd, line, (size_t)n);
-    (void)w;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void command(daemon_t *d, int fd, const char *cmd)
+static void reply(client *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(c->out, sizeof c->out - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n > sizeof c->out - 2)
+        n = (int)sizeof c->out - 2;
+    c->out[n++] = '\n';
+    c->out_len = (size_t)n;
+    c->out_off = 0;
+}
+
+static void command(daemon_t *d, client *c, const char *cmd)
 {
     pl_err err = {0};
     if (!strcmp(cmd, "status")) {
         pl_writer_stats ws;
         pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
-        reply(fd, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld",
+        reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld",
               state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
               ws.ring_capacity, ws.overruns, d->last_run);
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {
-            reply(fd, "error already %s", state_name[d->st]);
+            reply(c, "error already %s", state_name[d->st]);
             return;
         }
         if (open_source(d, &err) != PL_OK) {
-            reply(fd, "error %s", err.msg);
+            reply(c, "error %s", err.msg);
             return;
         }
         d->st = D_ARMED;
         logf_(d, "armed: waiting for the release (pre-trigger %.2f s, threshold %g m/s)",
               d->opt->pretrigger_s, d->opt->threshold_mps);
-        reply(fd, "ok armed");
+        reply(c, "ok armed");
     } else if (!strcmp(cmd, "start")) {
         if (d->st == D_RECORDING) {
-            reply(fd, "error already recording run %lld", d->run_id);
+            reply(c, "error already recording run %lld", d->run_id);
             return;
         }
         if (d->st == D_IDLE && open_source(d, &err) != PL_OK) {
-            reply(fd, "error %s", err.msg);
+            reply(c, "error %s", err.msg);
             return;
         }
         if (begin(d, &err) != PL_OK) {
             close_source(d);
-            reply(fd, "error %s", err.msg);
+            reply(c, "error %s", err.msg);
             return;
         }
-        reply(fd, "ok recording run=%lld", d->run_id);
+        reply(c, "ok recording run=%lld", d->run_id);
     } else if (!strcmp(cmd, "stop")) {
         if (d->st == D_RECORDING) {
             long long id = d->run_id;
             if (finish(d, "stop", &err) != PL_OK)
-                reply(fd, "error %s", err.msg);
+                reply(c, "error %s", err.msg);
             else
-                reply(fd, "ok stopped run=%lld", id);
+                reply(c, "ok stopped run=%lld", id);
         } else {
             close_source(d);
-            reply(fd, "ok idle");
+            reply(c, "ok idle");
         }
     } else if (!strcmp(cmd, "quit")) {
+        /* The socket's group may drive the rig; only its owner may end it. */
+        if (c->uid != geteuid()) {
+            reply(c, "error quit: only user %ld may stop this daemon (you are %ld)",
+                  (long)geteuid(), (long)c->uid);
+            return;
+        }
         d->quit = 1;
-        reply(fd, "ok quitting");
+        reply(c, "ok quitting");
     } else {
-        reply(fd, "error unknown command '%s' (arm, start, stop, status, quit)", cmd);
+        reply(c, "error unknown command '%.60s' (arm, start, stop, status, quit)", cmd);
     }
+}
+
+/* What is at path before the daemon binds: nothing, a stale socket (which
+ * it removes), or something it must not touch. */
+static pl_status clear_socket_path(const char *path, const struct sockaddr_un *a,
+                                   pl_err *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            return PL_OK;
+        return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    }
+    if (!S_ISSOCK(sb.st_mode))
+        return pl_err_set(err, PL_EEXIST, "%s: exists and is not a socket (%s): "
+                          "refusing to replace it; give another --socket",
+                          path, S_ISLNK(sb.st_mode) ? "a symbolic link"
+                                                    : S_ISDIR(sb.st_mode) ? "a folder"
+                                                                          : "a file");
+    /* A socket someone answers on belongs to a live daemon. */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return pl_err_set(err, PL_EIO, "socket: %s", strerror(errno));
+    int live = connect(fd, (const struct sockaddr *)a, sizeof *a) == 0;
+    int e = errno;
+    close(fd);
+    if (live)
+        return pl_err_set(err, PL_ESTATE, "%s: a daemon answers on this socket: "
+                          "stop that daemon first (SIGTERM, or its command quit)", path);
+    if (e != ECONNREFUSED)
+        return pl_err_set(err, PL_EIO, "%s: cannot tell whether the socket is "
+                          "stale (%s): refusing to replace it", path, strerror(e));
+    if (unlink(path) != 0)
+        return pl_err_set(err, PL_EIO, "%s: removing the stale socket: %s",
+                          path, strerror(errno));
+    return PL_OK;
 }
 
 static int listen_on(const char *path, pl_err *err)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof a.sun_path) {
-        pl_err_set(err, PL_EINVAL, "%s: socket path too long", path);
+        pl_err_set(err, PL_EINVAL, "%s: socket path too long (at most %zu "
+                   "bytes)", path, sizeof a.sun_path - 1);
         return -1;
     }
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (clear_socket_path(path, &a, err) != PL_OK)
+        return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         pl_err_set(err, PL_EIO, "socket: %s", strerror(errno));
         return -1;
     }
-    unlink(path);   /* we hold the recorder lock: a leftover socket is stale */
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || chmod(path, 0660) != 0 ||
-        listen(fd, 8) != 0) {
-        pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
+    /* The socket is born with mode 0660 (bind applies the umask), so it is
+     * never open to others, and no chmod by name (which would follow a
+     * symlink put there meanwhile) is needed.  The umask is the process's:
+     * nothing else runs yet (the writer thread starts with a run). */
+    mode_t old = umask(0117);
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+    int e = errno;
+    umask(old);
+    if (rc != 0 || listen(fd, 8) != 0) {
+        pl_err_set(err, PL_EIO, "%s: %s", path, strerror(rc != 0 ? e : errno));
         close(fd);
         return -1;
     }
     return fd;
 }
 
-static void serve(daemon_t *d, int lfd)
+static void drop(client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+static void accept_clients(int lfd, client *cl)
 {
     for (;;) {
-        int c = accept(lfd, NULL, NULL);
-        if (c < 0)
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
             return;
-        char line[128];
-        size_t n = 0;
-        struct pollfd p = {.fd = c, .events = POLLIN};
-        /* a client sends one short line at once; wait briefly for it */
-        while (n < sizeof line - 1 && poll(&p, 1, 200) > 0) {
-            ssize_t r = read(c, line + n, sizeof line - 1 - n);
-            if (r <= 0)
-                break;
-            n += (size_t)r;
-            if (memchr(line, '\n', n))
-                break;
+        client *c = NULL;
+        for (int i = 0; i < MAX_CLIENTS && !c; i++)
+            if (cl[i].fd < 0)
+                c = &cl[i];
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+            close(fd);   /* full: the client sees the connection closed */
+            continue;
         }
-        line[n] = '\0';
-        line[strcspn(line, "\r\n")] = '\0';
-        command(d, c, line);
-        close(c);
+        *c = (client){.fd = fd, .uid = cred.uid, .since = mono_s()};
+    }
+}
+
+/* Moves what each client has sent or is owed without ever waiting: one
+ * pass over the sockets, each read and write non-blocking. */
+static void serve_clients(daemon_t *d, client *cl)
+{
+    double now = mono_s();
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &cl[i];
+        if (c->fd < 0)
+            continue;
+        if (c->out_len == 0) {
+            ssize_t r = read(c->fd, c->in + c->in_len, sizeof c->in - 1 - c->in_len);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                drop(c);
+                continue;
+            }
+            if (r > 0)
+                c->in_len += (size_t)r;
+            char *nl = memchr(c->in, '\n', c->in_len);
+            if (nl) {
+                *nl = '\0';
+                c->in[strcspn(c->in, "\r")] = '\0';
+                command(d, c, c->in);
+            } else if (c->in_len >= sizeof c->in - 1) {
+                reply(c, "error a command is one line of at most %d bytes", LINE_MAX_ - 2);
+            }
+        }
+        if (c->out_len > 0) {
+            ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0)
+                c->out_off += (size_t)w;
+            if (c->out_off >= c->out_len ||
+                (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                drop(c);
+                continue;
+            }
+        }
+        if (now - c->since > CLIENT_TIMEOUT_S)
+            drop(c);   /* too slow: a command and its reply take milliseconds */
     }
 }
 
@@ -407,18 +529,37 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
         pl_recorder_close(d.rec);
         return err->code;
     }
+    struct stat mine = {0};
+    lstat(opt->socket_path, &mine);
     logf_(&d, "listening on %s (source %s, database %s)", opt->socket_path,
           rc->source, rc->db);
     pl_status st = PL_OK;
+    client cl[MAX_CLIENTS];
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        cl[i].fd = -1;
     while (!d.quit && !(opt->stop && *opt->stop)) {
         if (d.st == D_IDLE) {
-            struct pollfd p = {.fd = lfd, .events = POLLIN};
-            poll(&p, 1, 100);
+            /* nothing to acquire: sleep until a client stirs (or 100 ms) */
+            struct pollfd p[1 + MAX_CLIENTS];
+            nfds_t n = 0;
+            p[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+            for (int i = 0; i < MAX_CLIENTS; i++)
+                if (cl[i].fd >= 0)
+                    p[n++] = (struct pollfd){.fd = cl[i].fd,
+                                             .events = cl[i].out_len ? POLLOUT : POLLIN};
+            poll(p, n, 100);
         } else if ((st = step(&d, err)) != PL_OK) {
             logf_(&d, "error: %s", err->msg);
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
-        serve(&d, lfd);
+        accept_clients(lfd, cl);
+        serve_clients(&d, cl);
+    }
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        if (cl[i].fd >= 0 && cl[i].out_len)   /* "ok quitting", best effort */
+            send(cl[i].fd, cl[i].out + cl[i].out_off, cl[i].out_len - cl[i].out_off,
+                 MSG_NOSIGNAL | MSG_DONTWAIT);
+        drop(&cl[i]);
     }
     if (d.st == D_RECORDING) {
         pl_err e2 = {0};
@@ -426,7 +567,11 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     }
     close_source(&d);
     close(lfd);
-    unlink(opt->socket_path);
+    /* only the socket this daemon made: not what another put there since */
+    struct stat now;
+    if (lstat(opt->socket_path, &now) == 0 && S_ISSOCK(now.st_mode) &&
+        now.st_ino == mine.st_ino && now.st_dev == mine.st_dev)
+        unlink(opt->socket_path);
     pl_recorder_close(d.rec);
     logf_(&d, "stopped");
     return st;

@@ -20,7 +20,10 @@
  *
  * Threading: the daemon's loop runs on the caller's thread (plus the
  * writer's own thread); the socket is served between source reads, which
- * block at most ~100 ms.
+ * block at most ~100 ms, without ever waiting on a client (non-blocking
+ * sockets, bounded per-client buffers, a client slower than 2 s dropped).
+ * Only the daemon's own user may send quit (SO_PEERCRED); a socket path
+ * holding anything but a stale socket is refused, never removed.
  */
 #ifndef PL_ACQUIRE_DAEMON_H
 #define PL_ACQUIRE_DAEMON_H

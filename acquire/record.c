@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct pl_recorder {
@@ -33,9 +34,18 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
     *out = NULL;
     char lock[1100];
     snprintf(lock, sizeof lock, "%s.recorder.lock", db_path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* Never through a symlink: one planted there would have us create or
+     * lock a file of someone else's choosing. */
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd < 0)
-        return pl_err_set(err, PL_EIO, "%s: %s", lock, strerror(errno));
+        return pl_err_set(err, PL_EIO, "%s: %s%s", lock, strerror(errno),
+                          errno == ELOOP ? " (a symbolic link: refused)" : "");
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return pl_err_set(err, PL_EIO, "%s: not a regular file: refused as "
+                          "the recorder lock", lock);
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);
         return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this "

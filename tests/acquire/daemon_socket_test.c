@@ -1,0 +1,334 @@
+/* tests/acquire/daemon_socket_test.c - the daemon's control socket against
+ * the real binary recording the rig simulator in real time: a client that
+ * trickles one byte every 180 ms neither delays other clients nor costs a
+ * frame; the socket is born 0660; a file, a symlink or a live daemon's
+ * socket at the socket path is left alone and refused; a stale socket is
+ * replaced; a symlink as the recorder lock is refused; another user of the
+ * socket's group may ask status but not quit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "acquire/daemon.h"
+#include "db/run.h"
+#include "db/store.h"
+#include "tests/util/testutil.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    char *dir, *db, *ini, *sock, *log;
+    pid_t daemon;   /* the last one started, killed by teardown */
+} fixture;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void pause_s(double s)
+{
+    nanosleep(&(struct timespec){.tv_sec = (time_t)s,
+                                 .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)},
+              NULL);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("dsock");
+    f->db = tu_path(f->dir, "d.db");
+    f->ini = tu_path(f->dir, "rig.ini");
+    f->sock = tu_path(f->dir, "d.sock");
+    f->log = tu_path(f->dir, "log");
+    pl_err err = {0};
+    if (tu_fixture_db(f->db, NULL, NULL, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    char ini[1024];
+    snprintf(ini, sizeof ini,
+             "[daq]\nsource = sim\nrate_hz = 10000\n"
+             "[beams]\nh1_m = 0.0199\nh2_m = 0.0116\nsign1 = 1\nsign2 = -1\n"
+             "ldv_scale_mps_per_v = 0.025\n"
+             "[store]\ndb = %s\n"
+             "[run]\nprism = steel-38\nramp = glass-0.4079\nlambda0_deg = 4.5\n"
+             "[sim]\nseed = 2\npaced = 1\n", f->db);
+    assert_int_equal(tu_write_file(f->ini, ini), 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (f->daemon > 0 && kill(f->daemon, SIGKILL) == 0)
+        waitpid(f->daemon, NULL, 0);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f->ini);
+    free(f->sock);
+    free(f->log);
+    free(f);
+    return 0;
+}
+
+/* Starts `prismlab acquire daemon` on f's rig and socket (stderr to the
+ * log); returns its pid. */
+static pid_t start_daemon(fixture *f, const char *sock)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *l = freopen(f->log, "a", stderr);
+        l = freopen("/dev/null", "w", stdout);
+        (void)l;
+        execl(tu_prismlab_path(), tu_prismlab_path(), "acquire", "daemon",
+              "--config", f->ini, "--socket", sock, (char *)NULL);
+        _exit(127);
+    }
+    f->daemon = pid;
+    return pid;
+}
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void wait_socket(const char *path)
+{
+    for (int i = 0; i < 100; i++) {
+        int fd = connect_to(path);
+        if (fd >= 0) {
+            close(fd);
+            return;
+        }
+        pause_s(0.05);
+    }
+    fail_msg("%s: no daemon came up", path);
+}
+
+static void ask(const char *sock, const char *cmd, char *out, size_t size)
+{
+    pl_err err = {0};
+    if (pl_daemon_command(sock, cmd, out, size, &err) != PL_OK)
+        fail_msg("%s: %s", cmd, err.msg);
+}
+
+static long long status_frames(const char *sock)
+{
+    char r[256];
+    ask(sock, "status", r, sizeof r);
+    const char *p = strstr(r, "frames=");
+    assert_non_null(p);
+    return atoll(p + 7);
+}
+
+static void stop_daemon(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_slow_client_stalls_nothing(void **state)
+{
+    fixture *f = *state;
+    pid_t d = start_daemon(f, f->sock);
+    wait_socket(f->sock);
+    struct stat sb;
+    assert_int_equal(lstat(f->sock, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0660);
+    char r[256];
+    ask(f->sock, "start", r, sizeof r);
+    assert_non_null(strstr(r, "ok recording run=1"));
+
+    /* the trickler: 30 bytes of a line, one every 180 ms (5.4 s) */
+    pid_t t = fork();
+    assert_true(t >= 0);
+    if (t == 0) {
+        int fd = connect_to(f->sock);
+        for (int i = 0; i < 30 && fd >= 0; i++) {
+            if (send(fd, i == 29 ? "\n" : "x", 1, MSG_NOSIGNAL) != 1)
+                break;
+            pause_s(0.18);
+        }
+        _exit(0);
+    }
+    pause_s(0.3);
+    double worst = 0;
+    long long first = status_frames(f->sock), last = first;
+    for (int i = 0; i < 12; i++) {
+        double t0 = now_s();
+        last = status_frames(f->sock);
+        double dt = now_s() - t0;
+        if (dt > worst)
+            worst = dt;
+        pause_s(0.3);
+    }
+    waitpid(t, NULL, 0);
+    print_message("status took at most %.3f s while a client trickled; "
+                  "frames %lld -> %lld\n", worst, first, last);
+    if (worst > 0.5)
+        fail_msg("a status took %.3f s while another client trickled", worst);
+    /* about 12 x 0.3 s of frames committed meanwhile (10 kHz) */
+    assert_true(last - first > 25000);
+    ask(f->sock, "stop", r, sizeof r);
+    assert_non_null(strstr(r, "ok stopped run=1"));
+    stop_daemon(d);
+
+    pl_store *s = NULL;
+    pl_err err = {0};
+    pl_run_info info;
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
+    assert_int_equal(pl_run_get(s, 1, &info, &err), PL_OK);
+    assert_int_equal(info.state, PL_RUN_COMPLETE);   /* not overrun: 0 lost */
+    assert_int_equal(info.overrun_frame, -1);
+    pl_store_close(s);
+    assert_int_equal(lstat(f->sock, &sb), -1);   /* removed at exit */
+}
+
+static void test_socket_path_guarded(void **state)
+{
+    fixture *f = *state;
+    char r[256];
+    /* a regular file: kept, refused */
+    assert_int_equal(tu_write_file(f->sock, "precious\n"), 0);
+    pid_t d = start_daemon(f, f->sock);
+    int status;
+    waitpid(d, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    FILE *fp = fopen(f->sock, "r");
+    assert_non_null(fp);
+    assert_non_null(fgets(r, sizeof r, fp));
+    fclose(fp);
+    assert_string_equal(r, "precious\n");
+    /* a symlink to a file: neither followed nor removed */
+    char *target = tu_path(f->dir, "target");
+    assert_int_equal(rename(f->sock, target), 0);
+    assert_int_equal(symlink(target, f->sock), 0);
+    d = start_daemon(f, f->sock);
+    waitpid(d, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    struct stat sb;
+    assert_int_equal(lstat(f->sock, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(stat(target, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0644);
+    unlink(f->sock);
+    /* a stale socket (its daemon killed) is replaced */
+    d = start_daemon(f, f->sock);
+    wait_socket(f->sock);
+    kill(d, SIGKILL);
+    waitpid(d, NULL, 0);
+    assert_int_equal(lstat(f->sock, &sb), 0);
+    d = start_daemon(f, f->sock);
+    wait_socket(f->sock);
+    ask(f->sock, "status", r, sizeof r);
+    assert_non_null(strstr(r, "ok state=idle"));
+    /* a live daemon's socket is not taken over (another database) */
+    char *db2 = tu_path(f->dir, "other.db"), *ini2 = tu_path(f->dir, "rig2.ini");
+    char ini[512];
+    pl_err e = {0};
+    if (tu_fixture_db(db2, NULL, NULL, &e) != PL_OK)
+        fail_msg("%s", e.msg);
+    snprintf(ini, sizeof ini, "[daq]\nsource = sim\nrate_hz = 10000\n[beams]\n"
+             "h1_m = 0.0199\nh2_m = 0.0116\nsign1 = 1\nsign2 = -1\n"
+             "ldv_scale_mps_per_v = 0.025\n[store]\ndb = %s\n[run]\n"
+             "prism = steel-38\nramp = glass-0.4079\nlambda0_deg = 4.5\n", db2);
+    assert_int_equal(tu_write_file(ini2, ini), 0);
+    char err[4096];
+    const char *argv[] = {"prismlab", "acquire", "daemon", "--config", ini2,
+                          "--socket", f->sock, NULL};
+    assert_int_not_equal(tu_prismlab(NULL, err, sizeof err, argv), 0);
+    if (!strstr(err, "a daemon answers on this socket"))
+        fail_msg("a second daemon on a live socket: %s", err);
+    ask(f->sock, "status", r, sizeof r);   /* the first still serves */
+    assert_non_null(strstr(r, "ok state=idle"));
+    stop_daemon(d);
+    /* a symlink as the recorder lock is refused */
+    char lock[1100];
+    snprintf(lock, sizeof lock, "%s.recorder.lock", f->db);
+    unlink(lock);
+    assert_int_equal(symlink(target, lock), 0);
+    const char *argv2[] = {"prismlab", "acquire", "daemon", "--config", f->ini,
+                           "--socket", f->sock, NULL};
+    assert_int_not_equal(tu_prismlab(NULL, err, sizeof err, argv2), 0);
+    assert_non_null(strstr(err, "a symbolic link: refused"));
+    free(target);
+    free(db2);
+    free(ini2);
+}
+
+static void test_only_owner_quits(void **state)
+{
+    fixture *f = *state;
+    if (geteuid() != 0) {
+        print_message("skipped: needs root to act as another user\n");
+        skip();
+    }
+    assert_int_equal(chmod(f->dir, 0710), 0);   /* the group may reach it */
+    pid_t d = start_daemon(f, f->sock);
+    wait_socket(f->sock);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        /* another user in the socket's group (0660 lets it connect) */
+        if (setgroups(0, NULL) != 0 || setgid(getegid()) != 0 || setuid(65534) != 0)
+            _exit(3);
+        char r[256];
+        pl_err err = {0};
+        if (pl_daemon_command(f->sock, "status", r, sizeof r, &err) != PL_OK ||
+            strncmp(r, "ok state=idle", 13))
+            _exit(4);
+        if (pl_daemon_command(f->sock, "quit", r, sizeof r, &err) != PL_OK ||
+            !strstr(r, "error quit: only user 0 may stop this daemon"))
+            _exit(5);
+        _exit(0);
+    }
+    int status;
+    waitpid(c, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char r[256];
+    ask(f->sock, "status", r, sizeof r);   /* still there */
+    assert_non_null(strstr(r, "ok state=idle"));
+    ask(f->sock, "quit", r, sizeof r);
+    assert_non_null(strstr(r, "ok quitting"));
+    waitpid(d, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(void)
+{
+    alarm(120);   /* a hung daemon or client fails the test, not the check */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_slow_client_stalls_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_socket_path_guarded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_only_owner_quits, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
