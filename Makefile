@@ -36,7 +36,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lpthread -lm
 
 WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS  ?= -O2 -g
-SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+SANFLAGS := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 CPP_FLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CPP_FLAGS) -MMD -MP

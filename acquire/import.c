@@ -77,6 +77,14 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     pl_run_info_init(&run);
     const char *prism = opt->prism ? opt->prism : info.prism;
     const char *ramp = opt->ramp ? opt->ramp : info.ramp;
+    double lambda0 = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info.lambda0_rad;
+    if (pl_name_check("prism", prism, err) != PL_OK ||
+        pl_name_check("ramp", ramp, err) != PL_OK ||
+        pl_name_check("experiment", opt->experiment, err) != PL_OK ||
+        pl_source_check_lambda0(lambda0, err) != PL_OK) {
+        type->close(src);
+        return pl_err_prefix(err, "%s: ", opt->path);
+    }
     snprintf(run.prism, sizeof run.prism, "%s", prism);
     snprintf(run.ramp, sizeof run.ramp, "%s", ramp);
     if (opt->experiment)

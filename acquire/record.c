@@ -79,6 +79,12 @@ pl_status pl_recorder_begin(pl_recorder *r, const pl_source_info *info,
 {
     pl_run_info run;
     pl_run_info_init(&run);
+    if (pl_name_check("prism", opt->prism ? opt->prism : info->prism, err) != PL_OK ||
+        pl_name_check("ramp", opt->ramp ? opt->ramp : info->ramp, err) != PL_OK ||
+        pl_name_check("experiment", opt->experiment, err) != PL_OK ||
+        pl_source_check_lambda0(!isnan(opt->lambda0_rad) ? opt->lambda0_rad
+                                                         : info->lambda0_rad, err) != PL_OK)
+        return err->code;
     snprintf(run.prism, sizeof run.prism, "%s", opt->prism ? opt->prism : info->prism);
     snprintf(run.ramp, sizeof run.ramp, "%s", opt->ramp ? opt->ramp : info->ramp);
     if (opt->experiment)

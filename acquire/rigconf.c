@@ -36,9 +36,9 @@ static int number(ctx *c, const char *sec, const char *key, const char *val,
                   double lo, double hi, double *out)
 {
     char *end;
-    errno = 0;
     double v = strtod(val, &end);
-    if (end == val || *end || errno || !(v >= lo && v <= hi)) {
+    /* not errno: strtod's ERANGE also flags an underflow, a number */
+    if (end == val || *end || !(v >= lo && v <= hi)) {
         snprintf(c->msg, sizeof c->msg, "[%s] %s: expected a number in "
                  "[%g, %g], got '%s'", sec, key, lo, hi, val);
         return 0;

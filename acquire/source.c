@@ -32,9 +32,8 @@ static int parse_list(const char *text, double *v, int max)
     const char *p = text;
     while (*p && n < max) {
         char *end;
-        errno = 0;
         v[n] = strtod(p, &end);
-        if (end == p || errno || !isfinite(v[n]) || (*end && *end != ','))
+        if (end == p || !isfinite(v[n]) || (*end && *end != ','))
             return -1;
         n++;
         p = *end ? end + 1 : end;
@@ -59,18 +58,38 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
         const char *key = tok, *val = eq + 1;
         double v[PL_SOURCE_MAX_CHANNELS];
         int n = 0;
-        if (!strcmp(key, "prism")) {
-            snprintf(info->prism, sizeof info->prism, "%s", val);
-            continue;
-        }
-        if (!strcmp(key, "ramp")) {
-            snprintf(info->ramp, sizeof info->ramp, "%s", val);
+        if (!strcmp(key, "prism") || !strcmp(key, "ramp")) {
+            /* a name cut short could name another prism: refuse instead */
+            if (strlen(val) > PL_NAME_MAX)
+                return pl_err_set(err, PL_EFORMAT, "metadata: %s='%.40s...': "
+                                  "%zu characters, at most %d", key, val,
+                                  strlen(val), PL_NAME_MAX);
+            snprintf(!strcmp(key, "prism") ? info->prism : info->ramp,
+                     sizeof info->prism, "%s", val);
             continue;
         }
         n = parse_list(val, v, PL_SOURCE_MAX_CHANNELS);
         if (n < 1)
             return pl_err_set(err, PL_EFORMAT, "metadata: %s='%s': expected "
                               "a number or a comma-separated list", key, val);
+        /* Each value in its range before it is used (a sign of 1.6e32
+         * must not reach an int). */
+        static const struct { const char *key; double lo, hi; } range[] = {
+            {"rate_hz", 1e-3, 1e9}, {"full_scale_v", 1e-9, 1e6},
+            {"synthetic", 0, 1}, {"lambda0_deg", -180, 180},
+            {"ldv_scale", 1e-9, 1e3}, {"sign", -1, 1}, {"h", 0, 10}};
+        for (size_t r = 0; r < sizeof range / sizeof range[0]; r++)
+            for (int i = 0; i < n && !strcmp(key, range[r].key); i++)
+                if (!(v[i] >= range[r].lo && v[i] <= range[r].hi) ||
+                    (!strcmp(key, "sign") && v[i] != 1 && v[i] != -1))
+                    return !strcmp(key, "sign")
+                        ? pl_err_set(err, PL_EFORMAT, "metadata: sign='%.40s': "
+                                     "value %d is %g, expected +1 or -1", val,
+                                     i + 1, v[i])
+                        : pl_err_set(err, PL_EFORMAT, "metadata: %s='%.40s': "
+                                     "value %d is %g, expected a value in "
+                                     "[%g, %g]", key, val, i + 1, v[i],
+                                     range[r].lo, range[r].hi);
         if (!strcmp(key, "rate_hz")) {
             info->sample_rate_hz = v[0];
         } else if (!strcmp(key, "full_scale_v")) {
@@ -112,9 +131,13 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
             ch->beam_sign = cfg->beam_sign[i];
         if (!isnan(cfg->ldv_scale_mps_per_v[i]))
             ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
-        if (!(ch->beam_height_m >= 0))
+        if (isnan(ch->beam_height_m) || ch->beam_height_m < 0)
             return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
                               "height: give --h%d M", info->detail, i + 1, i + 1);
+        if (!(ch->beam_height_m > 0 && ch->beam_height_m <= 10))
+            return pl_err_set(err, PL_EINVAL, "%s: beam height h%d = %g m: "
+                              "expected a height in (0, 10] m above the ramp",
+                              info->detail, i + 1, ch->beam_height_m);
         if (ch->beam_sign != 1 && ch->beam_sign != -1)
             return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
                               "sign (+1 or -1): give --sign%d", info->detail,
@@ -124,6 +147,26 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
                               "scale: give --ldv-scale MPS_PER_V",
                               info->detail, i + 1);
     }
+    /* (4.1) divides by h1 - h2: equal heights give no rotary speed */
+    for (int i = 1; i < info->n_channels; i++)
+        if (info->channel[i].beam_height_m == info->channel[0].beam_height_m)
+            return pl_err_set(err, PL_EINVAL, "%s: beam heights h1 = h%d = %g m: "
+                              "the beams must be at different heights (eq. 4.1 "
+                              "divides by their difference)", info->detail,
+                              i + 1, info->channel[0].beam_height_m);
+    return PL_OK;
+}
+
+pl_status pl_source_check_lambda0(double lambda0_rad, pl_err *err)
+{
+    /* 0 < lambda0 < alpha + beta (model/prism/prism.h), and alpha + beta <
+     * 2 pi / N <= 120 deg for any prism (N >= 3): the catalogue's prism
+     * and ramp narrow it further when the run is processed. */
+    double deg = lambda0_rad * 180.0 / M_PI;
+    if (!isnan(lambda0_rad) && !(deg > 0 && deg < 120))
+        return pl_err_set(err, PL_EINVAL, "lambda0 = %g deg: expected a "
+                          "release angle in (0, 120) deg (0 < lambda0 < alpha "
+                          "+ beta <= 2 pi / N)", deg);
     return PL_OK;
 }
 

@@ -53,13 +53,14 @@ pl_status pl_parse_double(const char *name, const char *text, double lo,
     if (!text || !*text)
         return pl_err_set(err, PL_EINVAL,
                           "option '--%s': expected a number, got nothing", name);
-    errno = 0;
     v = strtod(text, &end);
-    if (*end || errno == ERANGE || !isfinite(v))
+    /* strtod's ERANGE also flags an underflow (1e-320 is a number, the
+     * range decides); an overflow is +-inf and fails the range below. */
+    if (end == text || *end || isnan(v))
         return pl_err_set(err, PL_EINVAL,
                           "option '--%s': expected a number, got '%s'", name,
                           text);
-    if (v < lo || v > hi)
+    if (!(v >= lo && v <= hi))
         return pl_err_set(err, PL_EINVAL,
                           "option '--%s': expected a value in [%g, %g], got %s",
                           name, lo, hi, text);

@@ -271,13 +271,14 @@ pl_status pl_csvtable_double(const pl_csvtable *t, int row, const char *name,
                           "%s:%ld: column '%s': expected a number, got nothing",
                           t->path, pl_csvtable_line(t, row), name);
     }
-    errno = 0;
     v = strtod(text, &end);
-    if (*end || errno == ERANGE || !isfinite(v))
+    /* an underflow is a number (the range decides), an overflow is +-inf
+     * and fails the range */
+    if (end == text || *end || isnan(v))
         return pl_err_set(err, PL_EFORMAT,
                           "%s:%ld: column '%s': expected a number, got '%s'",
                           t->path, pl_csvtable_line(t, row), name, text);
-    if (v < lo || v > hi)
+    if (!(v >= lo && v <= hi))
         return pl_err_set(err, PL_EFORMAT,
                           "%s:%ld: column '%s': expected a value in [%g, %g], "
                           "got %s", t->path, pl_csvtable_line(t, row), name,

@@ -455,6 +455,8 @@ pl_status pl_experiment_ensure(pl_store *store, const char *name, pl_err *err)
     pl_status st = pl_experiment_get(store, name, &e, err);
     if (st != PL_ENOTFOUND)
         return st;
+    if (pl_name_check("experiment", name, err) != PL_OK)
+        return err->code;
     memset(&e, 0, sizeof e);
     snprintf(e.name, sizeof e.name, "%s", name);
     return pl_experiment_add(store, &e, err);

@@ -183,6 +183,8 @@ static int catalog_add(kind_t kind, catalog_entry *c, const char *name)
     pl_status s;
     int rc;
 
+    if (pl_name_check(cmd, name, &err) != PL_OK)
+        return pl_cli_usage_error(cmd, "%s", err.msg);
     snprintf(c->p.name, sizeof c->p.name, "%s", name);
     snprintf(c->r.name, sizeof c->r.name, "%s", name);
     snprintf(c->e.name, sizeof c->e.name, "%s", name);

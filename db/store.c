@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,6 +74,16 @@ pl_status pl_store_begin(pl_store *store, pl_err *err)
 pl_status pl_store_commit(pl_store *store, pl_err *err)
 {
     return pl_store_exec(store, "COMMIT", err);
+}
+
+pl_status pl_name_check(const char *what, const char *name, pl_err *err)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n > PL_NAME_MAX)
+        return pl_err_set(err, PL_EINVAL, "%s name '%.40s...' is %zu "
+                          "characters long: at most %d", what, name, n,
+                          PL_NAME_MAX);
+    return PL_OK;
 }
 
 void pl_store_rollback(pl_store *store)
@@ -241,6 +252,9 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
 
     *out = NULL;
     if (strcmp(path, ":memory:") != 0 && stat(path, &sb) != 0) {
+        if (errno != ENOENT)   /* a symlink loop, a folder we may not enter */
+            return pl_err_set(err, PL_EIO, "database '%s': %s", path,
+                              strerror(errno));
         if (!(flags & PL_STORE_CREATE))
             return pl_err_set(err, PL_ENOTFOUND,
                               "database '%s' does not exist (create it with "

@@ -23,6 +23,15 @@
 
 typedef struct pl_store pl_store;
 
+/* The longest name of a prism, ramp or experiment (bytes).  Longer names
+ * are refused where they enter, never cut: two names cut to the same 63
+ * bytes would be one. */
+#define PL_NAME_MAX 63
+
+/* PL_EINVAL naming what and the length when name is longer than
+ * PL_NAME_MAX. */
+pl_status pl_name_check(const char *what, const char *name, pl_err *err);
+
 enum {
     PL_STORE_CREATE = 1 << 0,    /* create the file when it does not exist */
     PL_STORE_SYNC_FULL = 1 << 1, /* synchronous=FULL: survive a power cut */
