@@ -53,10 +53,12 @@ pl_status pl_parse_double(const char *name, const char *text, double lo,
     if (!text || !*text)
         return pl_err_set(err, PL_EINVAL,
                           "option '--%s': expected a number, got nothing", name);
+    errno = 0;
     v = strtod(text, &end);
     /* strtod's ERANGE also flags an underflow (1e-320 is a number, the
-     * range decides); an overflow is +-inf and fails the range below. */
-    if (end == text || *end || isnan(v))
+     * range decides); an overflow (1e999) is +-inf and fails the range
+     * below; "inf" and "nan" are no measurements. */
+    if (end == text || *end || (!isfinite(v) && errno != ERANGE))
         return pl_err_set(err, PL_EINVAL,
                           "option '--%s': expected a number, got '%s'", name,
                           text);

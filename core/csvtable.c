@@ -271,10 +271,11 @@ pl_status pl_csvtable_double(const pl_csvtable *t, int row, const char *name,
                           "%s:%ld: column '%s': expected a number, got nothing",
                           t->path, pl_csvtable_line(t, row), name);
     }
+    errno = 0;
     v = strtod(text, &end);
     /* an underflow is a number (the range decides), an overflow is +-inf
-     * and fails the range */
-    if (end == text || *end || isnan(v))
+     * and fails the range; "inf" and "nan" are no measurements */
+    if (end == text || *end || (!isfinite(v) && errno != ERANGE))
         return pl_err_set(err, PL_EFORMAT,
                           "%s:%ld: column '%s': expected a number, got '%s'",
                           t->path, pl_csvtable_line(t, row), name, text);
