@@ -7,6 +7,7 @@
 #   make bench      run the benchmarks; each prints `name: value unit`
 #   make layering   check the one-way rule between the source folders
 #   make crashtest  SIGKILL import, record, process, daemon 50 times each
+#   make fuzz       libFuzzer (clang) on each parser for FUZZ_S seconds
 #   make demo       deps, build, run the pipeline on the bundled fixtures
 #   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page
 #
@@ -29,7 +30,7 @@ DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
 	libsndfile1-dev libfftw3-dev libcomedi-dev libcsv-dev libcmocka-dev \
 	libgsl-dev zlib1g-dev nettle-dev libinih-dev libplplot-dev \
 	plplot-driver-cairo fonts-dejavu-core qemu-system-x86 busybox-static \
-	cpio chromium
+	cpio chromium clang
 
 PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -59,6 +60,7 @@ TEST_SRC  := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test
 TEST_SH   := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.sh' 2>/dev/null))
 BENCH_SRC := $(sort $(wildcard tests/bench/*_bench.c))
 TEST_UTIL := $(wildcard tests/util/*.c)
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/*_fuzz.c))
 
 .DEFAULT_GOAL := all
 
@@ -109,7 +111,7 @@ TESTS      := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,build/asan/tests/%,$(TEST_SRC))
 BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
-.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures layering crashtest FORCE
+.PHONY: all asan deps check check-run demo demo-run bench install clean fixtures layering crashtest fuzz FORCE
 .SECONDARY:
 
 all: bin/prismlab
@@ -146,6 +148,44 @@ bench: bin/prismlab $(BENCHES)
 # The long crash test; make check runs the same script 10 times each.
 crashtest: bin/prismlab
 	@CRASH_N=50 PRISMLAB_BIN=bin/prismlab sh tests/acquire/crash_test.sh
+
+# Fuzzing: the library again, built by clang with libFuzzer's coverage and
+# ASan+UBSan, one program per parser (tests/fuzz/*_fuzz.c).  Each runs
+# FUZZ_S seconds from its seed corpus (tests/fuzz/corpus/NAME, read only;
+# what it learns goes to build/fuzz/work/NAME); an input that crashes or
+# hangs is written to tests/fuzz/crashers/ and make check replays it from
+# then on (tests/acquire/fuzz_regress_test.c).
+FUZZ_S     ?= 60
+FUZZ_CC    := clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ALL_CFLAGS) -c $< -o $@
+
+build/fuzz/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ALL_CFLAGS) -c $< -o $@
+
+build/fuzz/libprismlab.a: $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) \
+		build/fuzz/obj/gen/schemas.o build/fuzz/obj/gen/version.o
+	rm -f $@ && ar rcs $@ $^
+
+build/fuzz/%_fuzz: build/fuzz/obj/tests/fuzz/%_fuzz.o build/fuzz/libprismlab.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(PKG_LIBS)
+
+fuzz: $(FUZZ_BINS)
+	@mkdir -p tests/fuzz/crashers
+	@for b in $(FUZZ_BINS); do \
+	  n=$$(basename $$b _fuzz); mkdir -p build/fuzz/work/$$n; \
+	  $$b -max_total_time=$(FUZZ_S) -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+	    -print_final_stats=1 -artifact_prefix=tests/fuzz/crashers/$$n- \
+	    build/fuzz/work/$$n tests/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1; rc=$$?; \
+	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$n.log); \
+	  echo "fuzz_$$n: $$execs inputs in $(FUZZ_S) s, exit $$rc"; \
+	done
 
 demo:
 	@$(MAKE) --no-print-directory deps

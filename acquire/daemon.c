@@ -368,6 +368,27 @@ static void command(daemon_t *d, client *c, const char *cmd)
     }
 }
 
+int pl_daemon_take_line(char *in, size_t *len, size_t size, const char *data,
+                        size_t n, char *line, size_t line_size)
+{
+    if (*len + n > size)
+        return -1;
+    memcpy(in + *len, data, n);
+    *len += n;
+    char *nl = memchr(in, '\n', *len);
+    if (!nl)
+        return *len >= size ? -1 : 0;
+    size_t k = (size_t)(nl - in);
+    if (k >= line_size)
+        return -1;
+    memcpy(line, in, k);
+    line[k] = '\0';
+    line[strcspn(line, "\r")] = '\0';
+    /* one command a connection: what follows the line is not kept */
+    *len = 0;
+    return 1;
+}
+
 /* What is at path before the daemon binds: nothing, a stale socket (which
  * it removes), or something it must not touch. */
 static pl_status clear_socket_path(const char *path, const struct sockaddr_un *a,
@@ -473,21 +494,18 @@ static void serve_clients(daemon_t *d, client *cl)
         if (c->fd < 0)
             continue;
         if (c->out_len == 0) {
-            ssize_t r = read(c->fd, c->in + c->in_len, sizeof c->in - 1 - c->in_len);
+            char got[LINE_MAX_], line[LINE_MAX_];
+            ssize_t r = read(c->fd, got, sizeof got);
             if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
                 drop(c);
                 continue;
             }
-            if (r > 0)
-                c->in_len += (size_t)r;
-            char *nl = memchr(c->in, '\n', c->in_len);
-            if (nl) {
-                *nl = '\0';
-                c->in[strcspn(c->in, "\r")] = '\0';
-                command(d, c, c->in);
-            } else if (c->in_len >= sizeof c->in - 1) {
+            int whole = pl_daemon_take_line(c->in, &c->in_len, sizeof c->in, got,
+                                            r > 0 ? (size_t)r : 0, line, sizeof line);
+            if (whole > 0)
+                command(d, c, line);
+            else if (whole < 0)
                 reply(c, "error a command is one line of at most %d bytes", LINE_MAX_ - 2);
-            }
         }
         if (c->out_len > 0) {
             ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,

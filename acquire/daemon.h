@@ -49,6 +49,15 @@ typedef struct {
 pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
                         const pl_daemon_options *opt, pl_err *err);
 
+/* The daemon's framing of what a client sends, apart so that it can be
+ * tested and fuzzed: appends data[0..n) to the client's buffer in (*len
+ * bytes used of size); when a line is whole, copies it without its CR/LF
+ * into line (line_size bytes) and returns 1; returns 0 when more is
+ * needed and -1 when the line outgrows the buffer (the client is told and
+ * dropped). */
+int pl_daemon_take_line(char *in, size_t *len, size_t size, const char *data,
+                        size_t n, char *line, size_t line_size);
+
 /* Sends one command line to the daemon at socket_path and copies its reply
  * (one line, without the newline) into reply. */
 pl_status pl_daemon_command(const char *socket_path, const char *command,
