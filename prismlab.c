@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct command {
@@ -48,14 +49,77 @@ static void usage(FILE *out)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\n'prismlab <command> --help' describes a command.  The database "
-            "is --db FILE,\nelse $PRISMLAB_DB, else ./prismlab.db.  Exit "
-            "status: 0 success, 1 usage\nerror, 2 data or I/O error.\n");
+            "is --db FILE\n(before or after the command), else $PRISMLAB_DB, "
+            "else ./prismlab.db;\nonly 'prismlab db init' creates one.  "
+            "Wherever a command writes a file,\n'-' means standard output.  "
+            "Exit status: 0 success, 1 usage error, 2 data\nor I/O error.\n");
+}
+
+/* Global options come before the command (`prismlab --db F run list`):
+ * they are handed to the command as if given after it, at the end of its
+ * arguments or before its "--", so the command's own table parses them
+ * and one that takes no such option says so.  Returns the new argc, or -1
+ * after a usage error. */
+static int move_global_options(int argc, char **argv, char **out)
+{
+    int n = 0, first = 1, globals = 0;
+    enum { MAX_MOVED = 16 };
+    char *moved[MAX_MOVED];
+
+    while (first < argc && argv[first][0] == '-' && strcmp(argv[first], "--") &&
+           strcmp(argv[first], "--help") && strcmp(argv[first], "-h") &&
+           strcmp(argv[first], "--version")) {
+        const char *a = argv[first];
+        if (!strcmp(a, "--db") && first + 1 < argc && globals + 2 <= MAX_MOVED) {
+            moved[globals++] = argv[first];
+            moved[globals++] = argv[first + 1];
+            first += 2;
+        } else if (!strncmp(a, "--db=", 5) && globals + 1 <= MAX_MOVED) {
+            moved[globals++] = argv[first++];
+        } else {
+            fprintf(stderr, "prismlab: unknown option '%s' before the command "
+                    "(before it: --db FILE, --help, --version; see "
+                    "'prismlab --help')\n", a);
+            return -1;
+        }
+    }
+    if (first >= argc) {
+        if (globals)
+            fprintf(stderr, "prismlab: a command is needed after the global "
+                    "options (see 'prismlab --help')\n");
+        return globals ? -1 : n;
+    }
+    for (int i = first; i < argc && strcmp(argv[i], "--"); i++, first++)
+        out[n++] = argv[i];
+    for (int i = 0; i < globals; i++)
+        out[n++] = moved[i];
+    for (int i = first; i < argc; i++)
+        out[n++] = argv[i];
+    out[n] = NULL;
+    return n;
 }
 
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--help") &&
+        strcmp(argv[1], "-h") && strcmp(argv[1], "--version")) {
+        /* argv's own storage holds the reordered list: same length */
+        char **reordered = malloc(sizeof *reordered * (size_t)(argc + 1));
+        int n;
+        if (!reordered)
+            return PL_EXIT_DATA;
+        n = move_global_options(argc, argv, reordered + 1);
+        if (n < 0) {
+            free(reordered);
+            return PL_EXIT_USAGE;
+        }
+        reordered[0] = argv[0];
+        memcpy(argv, reordered, sizeof *argv * (size_t)(n + 2));
+        argc = n + 1;
+        free(reordered);
+    }
     if (argc < 2) {
         usage(stderr);
         return PL_EXIT_USAGE;

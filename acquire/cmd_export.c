@@ -252,7 +252,7 @@ int pl_cmd_export(int argc, char **argv)
     if (pl_parse_long("RUN", argv[1], 1, 1L << 62, &id, &err) != PL_OK)
         return pl_cli_usage_error(cmd, "%s", err.msg);
     pl_store *s = NULL;
-    if (pl_store_open(&s, pl_cli_db_path(db), 0, &err) != PL_OK)
+    if (pl_store_open(&s, pl_cli_db_path(db), PL_STORE_READONLY, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     if (series >= 0) {
         rc = export_series(cmd, s, id, series_names[series].name, csv);

@@ -52,7 +52,7 @@ pl_status pl_writer_create(pl_writer **out, const char *db_path,
         return pl_err_set(err, PL_ENOMEM, "writer: out of memory");
     w->cfg = *cfg;
     if (pl_store_open(&w->store, db_path,
-                      PL_STORE_CREATE | (cfg->sync_full ? PL_STORE_SYNC_FULL : 0),
+                      cfg->sync_full ? PL_STORE_SYNC_FULL : 0,
                       err) != PL_OK) {
         free(w);
         return err->code;

@@ -24,6 +24,7 @@ struct pl_atomicfile {
     char *temp;     /* ".NAME.XXXXXX" in the target's folder */
     char *dir;      /* the folder, for its fsync; "." for a bare name */
     int direct;     /* a device or pipe: written in place, never renamed */
+    int to_stdout;  /* "-": a private temporary copied to stdout on commit */
 };
 
 enum { SUFFIX_LEN = 6, MAX_TRIES = 100 };
@@ -126,6 +127,58 @@ static pl_status resolve(pl_atomicfile *af, pl_err *err)
     return PL_OK;
 }
 
+/* "-": the whole file is written to a private temporary first (writers
+ * such as libsndfile seek back to fill in a header, which a pipe cannot
+ * do) and copied to standard output on commit, so a failure half-way
+ * writes nothing there either. */
+static pl_status open_stdout_temp(pl_atomicfile *af, pl_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    int fd;
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    if (!(af->temp = malloc(strlen(tmp) + 32)))
+        return pl_err_set(err, PL_ENOMEM, "'-': out of memory");
+    sprintf(af->temp, "%s/.prismlab-stdout.XXXXXX", tmp);
+    if ((fd = mkstemp(af->temp)) < 0)
+        return pl_err_set(err, PL_EIO, "'-' (standard output): cannot create "
+                          "a temporary in '%s': %s", tmp, strerror(errno));
+    if (!(af->f = fdopen(fd, "w+b"))) {
+        int e = errno;
+        close(fd);
+        unlink(af->temp);
+        return pl_err_set(err, PL_EIO, "'-': %s", strerror(e));
+    }
+    af->to_stdout = 1;
+    return PL_OK;
+}
+
+/* Copies the finished temporary to standard output and removes it. */
+static pl_status copy_to_stdout(pl_atomicfile *af, pl_err *err)
+{
+    char buf[65536];
+    size_t n;
+    int e = 0;
+    FILE *in = fopen(af->temp, "rb");
+
+    unlink(af->temp);
+    if (!in)
+        return pl_err_set(err, PL_EIO, "'-': reading the temporary back: %s",
+                          strerror(errno));
+    while (!e && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, stdout) != n)
+            e = errno ? errno : EIO;
+    if (!e && ferror(in))
+        e = EIO;
+    fclose(in);
+    if (!e && fflush(stdout) != 0)
+        e = errno;
+    if (e)
+        return pl_err_set(err, PL_EIO, "writing to standard output failed: %s",
+                          strerror(e));
+    return PL_OK;
+}
+
 static void free_handle(pl_atomicfile *af)
 {
     free(af->path);
@@ -143,6 +196,14 @@ pl_status pl_atomicfile_open(pl_atomicfile **out, const char *path,
     if (!af || !(af->path = strdup(path))) {
         free(af);
         return pl_err_set(err, PL_ENOMEM, "'%s': out of memory", path);
+    }
+    if (!strcmp(path, "-")) {
+        if (open_stdout_temp(af, err) != PL_OK) {
+            free_handle(af);
+            return err->code;
+        }
+        *out = af;
+        return PL_OK;
     }
     if (resolve(af, err) != PL_OK ||
         (!af->direct && (split_path(af, err) != PL_OK || create_temp(af, err) != PL_OK))) {
@@ -218,6 +279,8 @@ pl_status pl_atomicfile_commit(pl_atomicfile *af, pl_err *err)
                         strerror(e));
         if (!af->direct)
             unlink(af->temp);
+    } else if (af->to_stdout) {
+        st = copy_to_stdout(af, err);
     } else if (!af->direct) {
         st = put_in_place(af, err);
     }

@@ -24,6 +24,10 @@
  * A destination that is a symlink stays one: the file it names is
  * replaced.  One that is a device or a pipe (--csv /dev/stdout) cannot be
  * replaced and is written in place; commit and abort then only close it.
+ *
+ * "-" is standard output: the file is written whole to a private
+ * temporary in $TMPDIR (or /tmp) and copied to stdout on commit, so that
+ * writers that seek (a WAV header) work and an error writes nothing.
  */
 #ifndef PL_CORE_ATOMICFILE_H
 #define PL_CORE_ATOMICFILE_H

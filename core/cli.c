@@ -115,6 +115,15 @@ pl_status pl_parse_pair(const char *name, const char *text, double *a,
     return PL_OK;
 }
 
+FILE *pl_cli_result_stream(const char *a, const char *b, const char *c)
+{
+    const char *paths[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (paths[i] && !strcmp(paths[i], "-"))
+            return stderr;
+    return stdout;
+}
+
 int pl_cli_isatty(FILE *stream)
 {
     return isatty(fileno(stream));

@@ -209,6 +209,11 @@ void pl_cli_help(const pl_cli_command *cmd, const pl_opt *opts, FILE *out);
 int pl_cli_parse(const pl_cli_command *cmd, pl_opt *opts, int argc,
                  char **argv, int *nargs);
 
+/* Where a command's result lines go: stdout, or stderr when one of the
+ * files it writes is "-" (standard output), so that the file stays
+ * clean.  Up to three paths; NULL ones are not given. */
+FILE *pl_cli_result_stream(const char *a, const char *b, const char *c);
+
 /* True when the stream is a terminal, so progress bars are worth drawing. */
 int pl_cli_isatty(FILE *stream);
 

@@ -100,8 +100,8 @@ int pl_cmd_db(int argc, char **argv)
     verb = argv[1];
     if (strcmp(verb, "init") && strcmp(verb, "check") && strcmp(verb, "info"))
         return pl_cli_usage_error("db", "unknown action '%s'", verb);
-    rc = open_store("db", db, !strcmp(verb, "init") ? PL_STORE_CREATE : 0,
-                    &store);
+    rc = open_store("db", db, !strcmp(verb, "init") ? PL_STORE_CREATE
+                                                    : PL_STORE_READONLY, &store);
     if (rc)
         return rc;
     if (!strcmp(verb, "init")) {
@@ -191,7 +191,7 @@ static int catalog_add(kind_t kind, catalog_entry *c, const char *name)
     if ((kind == KIND_PRISM && pl_prism_validate(&c->p, &err)) ||
         (kind == KIND_RAMP && pl_ramp_validate(&c->r, &err)))
         return pl_cli_usage_error(cmd, "%s", err.msg);
-    if ((rc = open_store(cmd, c->db, PL_STORE_CREATE, &store)))
+    if ((rc = open_store(cmd, c->db, 0, &store)))
         return rc;
     s = kind == KIND_PRISM ? pl_prism_add(store, &c->p, &err)
       : kind == KIND_RAMP  ? pl_ramp_add(store, &c->r, &err)
@@ -237,7 +237,7 @@ static int catalog_cmd(kind_t kind, const pl_cli_command *command,
         !(!strcmp(verb, "import") && nargs == 2 && kind != KIND_EXPERIMENT))
         return pl_cli_usage_error(cmd, "unknown action or wrong number of "
                                   "arguments: '%s'", verb);
-    if ((rc = open_store(cmd, c->db, nargs == 1 ? 0 : PL_STORE_CREATE, &store)))
+    if ((rc = open_store(cmd, c->db, nargs == 1 ? PL_STORE_READONLY : 0, &store)))
         return rc;
     rc = nargs == 1 ? catalog_list(kind, store, &err)
                     : catalog_import(kind, store, argv[2], &err);
@@ -454,7 +454,7 @@ int pl_cmd_run(int argc, char **argv)
         return pl_cli_usage_error("run", "expected an action (list, show)");
     verb = argv[1];
     if (!strcmp(verb, "list") && nargs == 1) {
-        if ((rc = open_store("run", db, 0, &store)))
+        if ((rc = open_store("run", db, PL_STORE_READONLY, &store)))
             return rc;
         rc = pl_run_list(store, experiment, print_run_line, NULL, &err)
                  ? pl_cli_fail("run", &err) : PL_EXIT_OK;
@@ -464,7 +464,7 @@ int pl_cmd_run(int argc, char **argv)
         pl_channel ch[64];
         if (pl_parse_long("RUN", argv[2], 1, 0x7fffffffL, &id, &err))
             return pl_cli_usage_error("run", "%s", err.msg);
-        if ((rc = open_store("run", db, 0, &store)))
+        if ((rc = open_store("run", db, PL_STORE_READONLY, &store)))
             return rc;
         if (pl_run_get(store, id, &info, &err) ||
             pl_run_channels(store, id, ch, 64, &err))

@@ -21,11 +21,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 struct pl_store {
     sqlite3 *db;
     char *path;
+    int immutable;   /* opened as an immutable snapshot (see connect()) */
+    int readonly;    /* PL_STORE_READONLY: no statement may write */
 };
 
 /* Long enough to ride out the acquisition writer's commits (a few ms
@@ -185,6 +188,13 @@ static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
         return pl_err_set(err, PL_ESCHEMA,
                           "database '%s' has schema version %d, older than %d",
                           store->path, version, pl_store_latest_version());
+    if (store->immutable || sqlite3_db_readonly(store->db, "main") == 1)
+        return pl_err_set(err, PL_ESCHEMA,
+                          "database '%s' has schema version %d, older than "
+                          "this prismlab's %d, and cannot be upgraded here "
+                          "(it may not be written): run 'prismlab db init "
+                          "--db %s' where it is writable", store->path,
+                          version, pl_store_latest_version(), store->path);
     if (pl_store_begin(store, err) != PL_OK)
         return err->code;
     /* Re-read under the write lock: another process may have migrated. */
@@ -208,15 +218,61 @@ static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
     return pl_store_commit(store, err);
 }
 
+/* The tables every prismlab store has had since its first migration: a
+ * file with a schema version but without them belongs to another
+ * program. */
+static const char *const core_tables[] = {"prism", "ramp", "experiment",
+                                          "run", "channel", "chunk"};
+
+/* Decides from what the file holds, before anything is written to it,
+ * whether it is a prismlab store (PL_OK), an empty database that only
+ * `db init` (PL_STORE_CREATE) may initialise, or another program's file
+ * (refused untouched).  Reading sqlite_master also tells whether the file
+ * is a database at all: SQLite opens anything lazily and fails on the
+ * first read. */
+static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int tables = 0, ours = 0, version, rc;
+
+    if (sqlite3_prepare_v2(store->db, "SELECT name FROM sqlite_master "
+                           "WHERE type = 'table'", -1, &st, NULL) != SQLITE_OK)
+        return pl_store_fail(store, "opening", err);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        tables++;
+        for (size_t i = 0; name && i < sizeof core_tables / sizeof *core_tables; i++)
+            ours += strcmp(name, core_tables[i]) == 0;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "opening", err);
+    if ((version = read_user_version(store->db)) < 0)
+        return pl_store_fail(store, "reading the schema version", err);
+    if (version == 0 && tables == 0) {
+        if (flags & PL_STORE_CREATE)
+            return PL_OK;
+        return pl_err_set(err, PL_ENOTFOUND, "database '%s' is empty, not a "
+                          "prismlab store yet (create it with 'prismlab db "
+                          "init --db %s')", store->path, store->path);
+    }
+    if (version == 0 || ours != (int)(sizeof core_tables / sizeof *core_tables))
+        return pl_err_set(err, PL_EDB, "'%s' is an SQLite database but not a "
+                          "prismlab store (%s): refused, nothing written to it",
+                          store->path, version == 0
+                              ? "it has tables but no prismlab schema version"
+                              : "the tables prism, ramp, run, channel, chunk "
+                                "are missing");
+    return PL_OK;
+}
+
+/* The settings of a connection that may write: WAL (a file must be in it),
+ * foreign keys, the durability asked for. */
 static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
 {
     sqlite3_stmt *st;
     int wal = 0;
 
-    sqlite3_busy_timeout(store->db, BUSY_TIMEOUT_MS);
-    sqlite3_extended_result_codes(store->db, 1);
-    /* Reading the journal mode also tells us the file is a database at
-     * all: SQLite opens anything lazily and fails on the first read. */
     if (sqlite3_prepare_v2(store->db, "PRAGMA journal_mode = WAL", -1, &st,
                            NULL) != SQLITE_OK)
         return pl_store_fail(store, "opening", err);
@@ -243,12 +299,123 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
                          err);
 }
 
+/* The folder holding path ("." for a bare name), into buf. */
+static void folder_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else if (slash == path)
+        snprintf(buf, n, "/");
+    else
+        snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+/* Whether this process may write the file and create its -wal and -shm
+ * beside it (a read-only disk answers EROFS, a folder of another user
+ * EACCES). */
+static int writable_here(const char *path, const char **why)
+{
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    if (access(path, W_OK) != 0) {
+        *why = errno == EROFS ? "it is on a read-only disk"
+                              : "the file is not writable";
+        return 0;
+    }
+    if (access(dir, W_OK) != 0) {
+        *why = errno == EROFS ? "it is on a read-only disk"
+                              : "its folder is not writable (SQLite keeps "
+                                "its -wal and -shm files beside it)";
+        return 0;
+    }
+    return 1;
+}
+
+/* A WAL file with content beside path: an immutable open would not see
+ * what it holds. */
+static int has_wal(const char *path)
+{
+    char wal[4096];
+    struct stat sb;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
+/* "file:PATH?mode=ro&immutable=1" with the characters a URI gives a
+ * meaning ('?', '#', '%') escaped; sqlite3_free() it. */
+static char *immutable_uri(const char *path)
+{
+    sqlite3_str *s = sqlite3_str_new(NULL);
+    sqlite3_str_appendall(s, "file:");
+    for (const char *p = path; *p; p++)
+        if (*p == '?' || *p == '#' || *p == '%')
+            sqlite3_str_appendf(s, "%%%02X", (unsigned char)*p);
+        else
+            sqlite3_str_appendchar(s, 1, *p);
+    sqlite3_str_appendall(s, "?mode=ro&immutable=1");
+    return sqlite3_str_finish(s);
+}
+
+/* Opens the connection the flags ask for: read-write (creating the file
+ * when it does not exist), or for a reader that may not write here a
+ * read-only one, as an immutable snapshot when no WAL holds changes
+ * (store->immutable). */
+static pl_status connect(pl_store *store, unsigned flags, int exists,
+                         pl_err *err)
+{
+    const char *why = NULL;
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI;
+    char *uri = NULL;
+    int rc;
+
+    if (!exists)
+        oflags |= SQLITE_OPEN_CREATE;
+    else if (strcmp(store->path, ":memory:") != 0 &&
+             !writable_here(store->path, &why)) {
+        if (!(flags & PL_STORE_READONLY))
+            return pl_err_set(err, PL_EIO, "database '%s' cannot be written "
+                              "here: %s (commands that only read it, such as "
+                              "'run list', 'export' and 'report', work)",
+                              store->path, why);
+        /* Nothing may be written beside it.  Without changes waiting in a
+         * WAL, the file is the whole database and SQLite can read it as an
+         * immutable snapshot, taking no locks and creating no -shm; with
+         * them, a plain read-only open reads through the existing -shm. */
+        oflags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        if (!has_wal(store->path)) {
+            uri = immutable_uri(store->path);
+            if (!uri)
+                return pl_err_set(err, PL_ENOMEM, "opening '%s': out of "
+                                  "memory", store->path);
+            store->immutable = 1;
+        }
+    }
+    /* A file name goes through a URI only when asked: a name containing
+     * '?' or '%' must stay a plain name. */
+    if (!uri)
+        oflags &= ~SQLITE_OPEN_URI;
+    rc = sqlite3_open_v2(uri ? uri : store->path, &store->db, oflags, NULL);
+    sqlite3_free(uri);
+    if (rc != SQLITE_OK)
+        return pl_store_fail(store, "opening", err);
+    sqlite3_busy_timeout(store->db, BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(store->db, 1);
+    /* SQLite falls back to read-only when the file cannot be written
+     * (permissions changed between the check and the open). */
+    if (!store->immutable && !(flags & PL_STORE_READONLY) &&
+        sqlite3_db_readonly(store->db, "main") == 1)
+        return pl_err_set(err, PL_EIO, "database '%s' cannot be written: the "
+                          "file is read-only", store->path);
+    return PL_OK;
+}
+
 pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
                         pl_err *err)
 {
     pl_store *store;
     struct stat sb;
-    int oflags = SQLITE_OPEN_READWRITE;
+    int exists = 1;
 
     *out = NULL;
     if (strcmp(path, ":memory:") != 0 && stat(path, &sb) != 0) {
@@ -258,27 +425,34 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
         if (!(flags & PL_STORE_CREATE))
             return pl_err_set(err, PL_ENOTFOUND,
                               "database '%s' does not exist (create it with "
-                              "'prismlab db init')", path);
-        oflags |= SQLITE_OPEN_CREATE;
-    }
+                              "'prismlab db init --db %s')", path, path);
+        exists = 0;
+    } else if (strcmp(path, ":memory:") != 0 && S_ISDIR(sb.st_mode))
+        return pl_err_set(err, PL_EINVAL, "database '%s' is a folder: a file "
+                          "name is needed", path);
     store = calloc(1, sizeof *store);
     if (!store || !(store->path = strdup(path))) {
         free(store);
         return pl_err_set(err, PL_ENOMEM, "opening '%s': out of memory", path);
     }
-    if (sqlite3_open_v2(path, &store->db, oflags, NULL) != SQLITE_OK) {
-        pl_store_fail(store, "opening", err);
-        pl_store_close(store);
-        return PL_EDB;
-    }
-    if (configure(store, flags, err) != PL_OK ||
-        migrate(store, flags, err) != PL_OK) {
+    store->readonly = (flags & PL_STORE_READONLY) != 0;
+    if (connect(store, flags, exists, err) != PL_OK ||
+        recognise(store, flags, err) != PL_OK ||
+        (!store->immutable && configure(store, flags, err) != PL_OK) ||
+        migrate(store, flags, err) != PL_OK ||
+        ((flags & PL_STORE_READONLY) && !store->immutable &&
+         pl_store_exec(store, "PRAGMA query_only = ON", err) != PL_OK)) {
         pl_status code = err ? err->code : PL_EDB;
         pl_store_close(store);
         return code;
     }
     *out = store;
     return PL_OK;
+}
+
+int pl_store_is_readonly(const pl_store *store)
+{
+    return store->readonly;
 }
 
 void pl_store_close(pl_store *store)

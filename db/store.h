@@ -1,11 +1,27 @@
 /* db/store.h - the prismlab database: one SQLite file per lab notebook.
  *
- * pl_store_open() opens (or creates) the file in WAL mode with foreign keys
- * on and a busy timeout, then brings its schema up to date by applying the
+ * pl_store_open() opens the file in WAL mode with foreign keys on and a
+ * busy timeout, then brings its schema up to date by applying the
  * numbered migrations of schemas/ (compiled into the binary) in order, in
  * one transaction, recording the result in PRAGMA user_version.  A database
  * written by a newer prismlab is refused with PL_ESCHEMA rather than
  * guessed at.
+ *
+ * Only PL_STORE_CREATE (`prismlab db init`) creates a file or initialises
+ * an empty database; without it a missing or empty file is PL_ENOTFOUND
+ * with the command that makes one, so a mistyped --db leaves nothing
+ * behind.  An SQLite file of another program (tables but no prismlab
+ * schema version, or a version without prismlab's tables) is refused
+ * before anything is written to it.
+ *
+ * A reader opens with PL_STORE_READONLY: where it may write the file and
+ * its folder, read-write with PRAGMA query_only (so SQLite removes its
+ * -wal and -shm on close as usual); where it may not (a read-only disk, a
+ * shared read-only folder, a read-only file), as an immutable snapshot
+ * that takes no locks and creates nothing beside the file, or, when a WAL
+ * file holds changes, read-only through it.  A command that writes is
+ * refused up front, naming why, where the file or its folder cannot be
+ * written, rather than failing on its first statement.
  *
  * A pl_store is used by one thread at a time; a thread that needs the
  * database concurrently (the acquisition writer) opens its own handle.
@@ -35,12 +51,17 @@ pl_status pl_name_check(const char *what, const char *name, pl_err *err);
 enum {
     PL_STORE_CREATE = 1 << 0,    /* create the file when it does not exist */
     PL_STORE_SYNC_FULL = 1 << 1, /* synchronous=FULL: survive a power cut */
-    PL_STORE_NO_MIGRATE = 1 << 2 /* open as is; fail if the schema is old */
+    PL_STORE_NO_MIGRATE = 1 << 2, /* open as is; fail if the schema is old */
+    PL_STORE_READONLY = 1 << 3   /* only read: works where nothing may be
+                                    written (see the file comment) */
 };
 
 /* Opens the database at path; see the file comment for what happens. */
 pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
                         pl_err *err);
+
+/* Whether the store was opened with PL_STORE_READONLY. */
+int pl_store_is_readonly(const pl_store *store);
 
 /* Closes the handle; NULL is a no-op. */
 void pl_store_close(pl_store *store);

@@ -226,12 +226,13 @@ static int run_and_write(sim_opts *o, const char *cmd, pl_err *err)
         fprintf(stderr, "prismlab sim: warning: the ADC clipped %zu samples "
                 "(a larger --ldv-scale gives fewer volts per m/s)\n",
                 pl_simrun_clipped(s));
-    printf("frames=%zu release_t=%.4f leave_t=%s impacts=%zu Lp_end=%.4f "
+    FILE *out = pl_cli_result_stream(o->wav, o->csv, o->truth);
+    fprintf(out, "frames=%zu release_t=%.4f leave_t=%s impacts=%zu Lp_end=%.4f "
            "status=%s clipped=%zu\n", nf, pl_simrun_release_index(s) / cfg->rate_hz,
            leave_t, r->n_impacts, r->lp_end, pl_model_end_name(r->end),
            pl_simrun_clipped(s));
     if (run_id >= 0)
-        printf("run=%lld SYNTHETIC\n", run_id);
+        fprintf(out, "run=%lld SYNTHETIC\n", run_id);
     pl_simrun_destroy(s);
     return PL_EXIT_OK;
 }

@@ -61,13 +61,13 @@ static pl_status write_impacts(const char *path, const pl_model_result *r,
     return pl_atomicfile_commit(af, err);
 }
 
-static void print_summary(const pl_model *m, const pl_model_params *p,
-                          const pl_model_result *r)
+static void print_summary(FILE *out, const pl_model *m,
+                          const pl_model_params *p, const pl_model_result *r)
 {
     if (r->end == PL_END_SLIP || r->end == PL_END_DETACHED)
-        printf("%s at t=%.6f s: F_n=%.6g N F_t=%.6g N (mu_s=%g)\n",
+        fprintf(out, "%s at t=%.6f s: F_n=%.6g N F_t=%.6g N (mu_s=%g)\n",
                pl_model_end_name(r->end), r->t_end, r->fail_fn, r->fail_ft, p->mu_s);
-    printf("law=%s ratio=%.9f t_end=%.4f x_end=%.6f omega_end=%.6f Lp_end=%.6f impacts=%zu status=%s\n",
+    fprintf(out, "law=%s ratio=%.9f t_end=%.4f x_end=%.6f omega_end=%.6f Lp_end=%.6f impacts=%zu status=%s\n",
            p->law == PL_LAW_LINE ? "line" : "plastic", pl_model_impact_ratio(m), r->t_end,
            r->x_end, r->omega_end, r->lp_end, r->n_impacts, pl_model_end_name(r->end));
 }
@@ -100,7 +100,7 @@ static pl_status simulate(const pl_model_params *p, const char *csv,
     if (st == PL_OK && imp)
         st = write_impacts(imp, &r, err);
     if (st == PL_OK)
-        print_summary(m, p, &r);
+        print_summary(pl_cli_result_stream(csv, imp, NULL), m, p, &r);
 out:
     free(buf);
     free(im);

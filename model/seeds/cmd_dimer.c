@@ -141,10 +141,11 @@ int pl_cmd_dimer(int argc, char **argv)
         return pl_cli_fail(cmd, &err);
     pl_dimer_geometry g;
     pl_dimer_geometry_of(&p, &g, &err);
-    printf("dimer: r %.4g mm, l %.4g mm, m_b %.4g g, rod %.3g mm x %.4g mm, %.4g g; "
+    FILE *out = pl_cli_result_stream(csv, plot, NULL);
+    fprintf(out, "dimer: r %.4g mm, l %.4g mm, m_b %.4g g, rod %.3g mm x %.4g mm, %.4g g; "
            "plate A %.4g mm\n", g.r * 1e3, g.l * 1e3, g.mb * 1e3, g.rod_d * 1e3,
            (g.l - 2 * g.r) * 1e3, g.mr * 1e3, g.A * 1e3);
-    printf("impacts=%zu doubles=%zu sticks=%zu hits=%zu,%zu hmax_m=%.4g,%.4g "
+    fprintf(out, "impacts=%zu doubles=%zu sticks=%zu hits=%zu,%zu hmax_m=%.4g,%.4g "
            "energy=%.4g drift=%.6g mode=%s\n", r.impacts, r.doubles, r.stick_events,
            r.hits[0], r.hits[1], r.hmax[0], r.hmax[1], r.energy, r.drift,
            pl_dimer_mode_name(r.mode));

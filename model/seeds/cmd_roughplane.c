@@ -256,6 +256,6 @@ int pl_cmd_roughplane(int argc, char **argv)
     char ts[32] = "inf";
     if (isfinite(e.t_stop))
         snprintf(ts, sizeof ts, "%.9g", e.t_stop);
-    printf("t_stop=%s x=%.9g y=%.9g theta=%.9g\n", ts, e.end.x, e.end.w, e.end.theta);
+    fprintf(pl_cli_result_stream(s.csv, s.plot, NULL), "t_stop=%s x=%.9g y=%.9g theta=%.9g\n", ts, e.end.x, e.end.w, e.end.theta);
     return PL_EXIT_OK;
 }

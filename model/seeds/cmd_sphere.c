@@ -80,7 +80,7 @@ static int roll(const pl_sphere *s, double v, double slope, double v0,
         }
     }
     free(t);
-    printf("k_rol=%.6g restitution=%.6g tau=%.6g v_terminal=%.6g v_end=%.9g x_end=%.9g\n",
+    fprintf(pl_cli_result_stream(csv, NULL, NULL), "k_rol=%.6g restitution=%.6g tau=%.6g v_terminal=%.6g v_end=%.9g x_end=%.9g\n",
            k, pl_sphere_restitution(s, v), r.tau, r.v_terminal, r.v_end, r.x_end);
     return PL_EXIT_OK;
 }

@@ -33,7 +33,7 @@ int pl_cmd_report(int argc, char **argv)
 
     pl_err err = {0};
     pl_store *store = NULL;
-    if (pl_store_open(&store, pl_cli_db_path(db), 0, &err) != PL_OK)
+    if (pl_store_open(&store, pl_cli_db_path(db), PL_STORE_READONLY, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
     pl_report_stats st;
     pl_status s = pl_report_write(store, exp, out, &st, &err);

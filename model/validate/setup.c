@@ -27,7 +27,7 @@ pl_status pl_model_params_lookup(pl_model_params *p, const char *db_path,
     pl_store *store = NULL;
     pl_prism pr;
     pl_ramp rp;
-    if (pl_store_open(&store, db_path, 0, err) != PL_OK)
+    if (pl_store_open(&store, db_path, PL_STORE_READONLY, err) != PL_OK)
         return err->code;
     pl_status st = pl_prism_get(store, prism, &pr, err);
     if (st == PL_OK)

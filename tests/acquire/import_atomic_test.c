@@ -126,6 +126,7 @@ static void test_low_rates_finish(void **state)
     (void)state;
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "a.db"), *wav = tu_path(dir, "slow.wav");
+    assert_int_equal(tu_init_db(db), 0);
     static const int rates[] = {1, 2, 100, 200, 700, 800, 1000};
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         long frames = 20L * rates[i];
@@ -184,6 +185,7 @@ static void test_killed_import_leaves_nothing(void **state)
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "k.db"), *first = tu_path(dir, "first.wav"),
          *big = tu_path(dir, "big.wav");
+    assert_int_equal(tu_init_db(db), 0);
     write_wav(first, 10000, 30000, 1);
     write_wav(big, 10000, 600000, 2);
     pl_import_options o;
@@ -242,6 +244,7 @@ static void test_recorder_during_import(void **state)
     (void)state;
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "r.db"), *big = tu_path(dir, "big.wav");
+    assert_int_equal(tu_init_db(db), 0);
     write_wav(big, 10000, 300000, 3);
     pl_err err = {0};
     pl_store *s = NULL;
@@ -290,6 +293,7 @@ static void test_empty_file_refused(void **state)
     (void)state;
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "e.db"), *wav = tu_path(dir, "empty.wav");
+    assert_int_equal(tu_init_db(db), 0);
     write_wav(wav, 10000, 0, 0);
     pl_import_options o;
     import_options(&o, wav);
@@ -312,6 +316,7 @@ static void test_ring_bounded(void **state)
     (void)state;
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "g.db"), *wav = tu_path(dir, "ghz.wav");
+    assert_int_equal(tu_init_db(db), 0);
     write_wav(wav, 2000000000, 50000, 4);
     pl_import_options o;
     import_options(&o, wav);

@@ -33,6 +33,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     f->dir = tu_tmpdir("pump");
     f->db = tu_path(f->dir, "p.db");
+    assert_int_equal(tu_init_db(f->db), 0);
     *state = f;
     return 0;
 }

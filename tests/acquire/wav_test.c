@@ -100,6 +100,7 @@ static void test_every_format(void **state)
     };
     char *dir = tu_tmpdir("wav");
     char *db = tu_path(dir, "w.db");
+    assert_int_equal(tu_init_db(db), 0);
     pl_err err = {0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[64];
@@ -168,6 +169,7 @@ static void test_refusals(void **state)
     char *dir = tu_tmpdir("wav");
     char *db = tu_path(dir, "w.db"), *empty = tu_path(dir, "empty.wav"),
          *good = tu_path(dir, "good.wav");
+    assert_int_equal(tu_init_db(db), 0);
     pl_err err = {0};
     assert_int_equal(tu_write_file(empty, ""), 0);
     pl_import_options o;

@@ -32,6 +32,13 @@ static double best_import(const char *db, const char *file, long long *frames)
     double best = INFINITY;
     for (int rep = 0; rep < 3; rep++) {
         unlink(db);
+        pl_store *fresh = NULL;   /* only `db init` creates a store */
+        pl_err init_err = {0};
+        if (pl_store_open(&fresh, db, PL_STORE_CREATE, &init_err) != PL_OK) {
+            fprintf(stderr, "acquire_bench: %s\n", init_err.msg);
+            exit(1);
+        }
+        pl_store_close(fresh);
         pl_import_options o;
         pl_import_options_init(&o);
         o.path = file;

@@ -118,6 +118,7 @@ static void csv_import_error_exits_2_with_line(void **state)
     tu_write_file(csv, "name,n_edges,a0_m,length_m,density_kg_m3,material\n"
                        "a,22,0.015,0.05,7850,steel\n"
                        "b,22,0.015,0.05,heavy,steel\n");
+    assert_int_equal(RUN(f, "db", "init", "--db", f->db), 0);
     assert_int_equal(RUN(f, "prism", "import", csv, "--db", f->db), 2);
     snprintf(want, sizeof want, "%s:3: column 'density_kg_m3': expected a "
              "number, got 'heavy'", csv);

@@ -1,5 +1,7 @@
 /* tests/db/store_test.c - db/store.c and db/run.c against the real SQLite:
- * migrations (fresh, upgrade from an older file, refusal of a newer one),
+ * migrations (fresh, upgrade from an older file, refusal of a newer one,
+ * another program's file refused untouched, an empty one left to db init,
+ * a reader that cannot write),
  * WAL and foreign keys, chunk storage with CRC, and `check` catching a
  * flipped byte, a missing chunk and a run whose count disagrees. */
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     char *dir;
@@ -141,26 +144,92 @@ static void newer_schema_is_refused_and_left_alone(void **state)
     }
 }
 
-/* An "old" database: version 0 with an unrelated table a user made, as a
- * file from before the first migration would look.  Opening migrates it
- * and keeps the user's data. */
-static void old_database_is_migrated_keeping_data(void **state)
+/* The bytes of a file, for "left untouched" (at most 1 MiB). */
+static size_t slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = 0;
+    if (f) {
+        n = fread(buf, 1, cap, f);
+        fclose(f);
+    }
+    return n;
+}
+
+/* Another program's SQLite file (a table, user_version 0; or a version
+ * but none of prismlab's tables) is refused, by readers and writers and
+ * by `db init` alike, and not one byte of it changes. */
+static void foreign_database_is_refused_untouched(void **state)
 {
     fixture *f = *state;
-    sqlite3 *db;
-    pl_store *s;
+    static char before[1 << 20], after[1 << 20];
+    const char *setups[] = {
+        "CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('keep me');",
+        "CREATE TABLE notes (t TEXT); PRAGMA user_version = 1;"};
+    const unsigned flags[] = {0, PL_STORE_READONLY, PL_STORE_CREATE};
 
-    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (t TEXT);"
-                                      "INSERT INTO notes VALUES ('keep me');",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < 3; i++) {
+            sqlite3 *db;
+            pl_store *s = NULL;
+            pl_err err = {0};
+            size_t n0, n1;
+            char wal[4096];
 
-    s = open_ok(f->db, 0);
+            remove(f->db);
+            assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+            assert_int_equal(sqlite3_exec(db, setups[k], NULL, NULL, NULL),
+                             SQLITE_OK);
+            sqlite3_close(db);
+            n0 = slurp(f->db, before, sizeof before);
+            assert_int_equal(pl_store_open(&s, f->db, flags[i], &err), PL_EDB);
+            assert_null(s);
+            assert_non_null(strstr(err.msg, "not a prismlab store"));
+            n1 = slurp(f->db, after, sizeof after);
+            assert_int_equal(n0, n1);
+            assert_memory_equal(before, after, n0);
+            snprintf(wal, sizeof wal, "%s-wal", f->db);
+            assert_int_not_equal(access(wal, F_OK), 0);
+        }
+}
+
+/* An empty database (what sqlite3 leaves for a mistyped name, or a
+ * zero-byte file) is initialised only by `db init`. */
+static void empty_database_needs_db_init(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = NULL;
+    pl_err err = {0};
+
+    assert_int_equal(tu_write_file(f->db, ""), 0);
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "prismlab db init"));
+    assert_int_equal(pl_store_open(&s, f->db, PL_STORE_READONLY, &err),
+                     PL_ENOTFOUND);
+    s = open_ok(f->db, PL_STORE_CREATE);
     assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
-    assert_int_equal(scalar(s, "SELECT count(*) FROM notes"), 1);
-    assert_int_equal(scalar(s, "SELECT count(*) FROM run"), 0);
     pl_store_close(s);
+}
+
+/* A reader on a writable file: query_only refuses every write, and the
+ * -wal and -shm go when it closes. */
+static void reader_cannot_write(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    char wal[4096];
+    pl_store_close(s);
+
+    s = open_ok(f->db, PL_STORE_READONLY);
+    assert_true(pl_store_is_readonly(s));
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run"), 0);
+    assert_int_equal(pl_store_exec(s, "INSERT INTO experiment (name, "
+                                      "created_utc) VALUES ('x', 'now')", &err),
+                     PL_EDB);
+    pl_store_close(s);
+    snprintf(wal, sizeof wal, "%s-wal", f->db);
+    assert_int_not_equal(access(wal, F_OK), 0);
 }
 
 /* A database made by every earlier prismlab version: the first k
@@ -188,15 +257,17 @@ static void every_older_version_upgrades(void **state)
                 "VALUES ('old', 'glass', 0.007, 0.12)", NULL, NULL, NULL),
                 SQLITE_OK);
         sqlite3_close(db);
-        s = open_ok(f->db, 0);
+        /* version 0 is an empty file: only `db init` (CREATE) takes it */
+        s = open_ok(f->db, k == 0 ? PL_STORE_CREATE : 0);
         assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
         assert_int_equal(scalar(s, "SELECT count(*) FROM ramp"), k >= 1);
         pl_store_close(s);
     }
 }
 
-/* A failing migration must leave the file at its old version: here the
- * user's own table named 'prism' collides with the first migration. */
+/* A failing migration must leave the file at its old version: here a
+ * version-1 store whose user made a table 'impact_note' and, in the way
+ * of migration 002, a column 'impact.t_sd_s' of their own. */
 static void failed_migration_rolls_back(void **state)
 {
     fixture *f = *state;
@@ -204,22 +275,27 @@ static void failed_migration_rolls_back(void **state)
     pl_store *s = NULL;
     pl_err err = {0};
 
+    if (pl_migration_count < 2)
+        skip();
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "CREATE TABLE prism (x);", NULL, NULL,
-                                  NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, pl_migrations[0].sql, NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE impact ADD COLUMN t_sd_s "
+                                      "TEXT; PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_EDB);
-    assert_non_null(strstr(err.msg, "001_init"));
+    assert_non_null(strstr(err.msg, pl_migrations[1].name));
 
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
     {
         sqlite3_stmt *st;
         sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM "
                                "pragma_user_version), (SELECT count(*) FROM "
-                               "sqlite_master WHERE name = 'ramp')",
-                           -1, &st, NULL);
+                               "pragma_table_info('processing') WHERE name = "
+                               "'n_expected')", -1, &st, NULL);
         assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        assert_int_equal(sqlite3_column_int(st, 0), 0);
+        assert_int_equal(sqlite3_column_int(st, 0), 1);
         assert_int_equal(sqlite3_column_int(st, 1), 0);
         sqlite3_finalize(st);
     }
@@ -609,7 +685,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_file_without_create_is_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_database_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_alone, setup, teardown),
-        cmocka_unit_test_setup_teardown(old_database_is_migrated_keeping_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(foreign_database_is_refused_untouched, setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_database_needs_db_init, setup, teardown),
+        cmocka_unit_test_setup_teardown(reader_cannot_write, setup, teardown),
         cmocka_unit_test_setup_teardown(every_older_version_upgrades, setup, teardown),
         cmocka_unit_test_setup_teardown(failed_migration_rolls_back, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_a_run_without_chunks, setup, teardown),

@@ -108,6 +108,16 @@ int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int tu_init_db(const char *db)
+{
+    pl_store *store = NULL;
+    pl_err err = {0};
+    if (pl_store_open(&store, db, PL_STORE_CREATE, &err) != PL_OK)
+        return -1;
+    pl_store_close(store);
+    return 0;
+}
+
 pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err)
 {
     pl_store *store = NULL;

@@ -44,6 +44,10 @@ int tu_prismlab(char *out, char *errout, size_t size, const char *const *argv);
 /* Creates the database db with the bundled catalog's prisms and ramps
  * (fixtures/catalog) and, when manifest is not NULL, imports the runs it
  * lists (their count into *runs).  Returns PL_OK or the error, in err. */
+/* Creates an empty store at db, as `prismlab db init` does (only it
+ * creates one); 0 on success. */
+int tu_init_db(const char *db);
+
 pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err);
 
 /* Path of the prismlab binary under test ($PRISMLAB_BIN or bin/prismlab). */
