@@ -30,9 +30,9 @@ DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
 	libsndfile1-dev libfftw3-dev libcomedi-dev libcsv-dev libcmocka-dev \
 	libgsl-dev zlib1g-dev nettle-dev libinih-dev libplplot-dev \
 	plplot-driver-cairo fonts-dejavu-core qemu-system-x86 busybox-static \
-	cpio chromium clang
+	cpio chromium clang libmicrohttpd-dev
 
-PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot
+PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot libmicrohttpd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lpthread -lm
 
@@ -52,10 +52,13 @@ ALL_CFLAGS = $(CPP_FLAGS) -MMD -MP
 
 # A stage may have rooms (model/prism/, acquire/sim/): sources are found
 # at any depth below the stage folders, tests likewise below tests/.
-STAGES  := core db acquire process model
+STAGES  := core db acquire process model web
 LIB_SRC := $(sort $(shell find $(STAGES) -name '*.c'))
 LIB_HDR := $(sort $(shell find $(STAGES) -name '*.h'))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9]_*.sql))
+# what the browser gets besides the pages, compiled in (web/embed.sh)
+WEB_ASSETS := $(sort $(wildcard web/static/*.js web/static/*.css)) \
+	web/vendor/uplot/uPlot.iife.min.js web/vendor/uplot/uPlot.min.css web/vendor/uplot/LICENSE
 TEST_SRC  := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.c' 2>/dev/null))
 TEST_SH   := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test.sh' 2>/dev/null))
 BENCH_SRC := $(sort $(wildcard tests/bench/*_bench.c))
@@ -73,6 +76,14 @@ $(1)/gen/schemas.c: $(SCHEMAS) schemas/embed.sh
 $(1)/obj/%.o: %.c
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(FCO) $$(ALL_CFLAGS) -c $$< -o $$@
+
+$(1)/gen/webassets.c: $(WEB_ASSETS) web/embed.sh
+	@mkdir -p $$(@D)
+	sh web/embed.sh $(WEB_ASSETS) > $$@.tmp && mv $$@.tmp $$@
+
+$(1)/obj/gen/webassets.o: $(1)/gen/webassets.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
 
 $(1)/obj/gen/schemas.o: $(1)/gen/schemas.c
 	@mkdir -p $$(@D)
@@ -92,7 +103,7 @@ $(1)/obj/gen/version.o: $(1)/gen/version.c
 	$$(CC) $(2) $$(ALL_CFLAGS) -c $$< -o $$@
 
 $(1)/libprismlab.a: $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRC)) $(1)/obj/gen/schemas.o \
-		$(1)/obj/gen/version.o
+		$(1)/obj/gen/version.o $(1)/obj/gen/webassets.o
 	rm -f $$@ && ar rcs $$@ $$^
 
 $(1)/bin/prismlab: $(1)/obj/prismlab.o $(1)/libprismlab.a
@@ -128,12 +139,21 @@ deps:
 	for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
-	if [ -z "$$missing" ]; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ]; then \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ]; then \
 	  echo "prismlab: missing Debian packages:$$missing -- run 'make deps' as root or 'apt-get install$$missing'" >&2; exit 1; \
 	fi; \
-	echo "prismlab: installing$$missing"; \
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null
+	if [ -n "$$missing" ]; then echo "prismlab: installing$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; fi
+	@$(MAKE) --no-print-directory tests/web/node_modules/.package-lock.json
+
+# The browser tests' driver (playwright-core, pinned by the lockfile) from
+# npm, run by the machine's Node.js (Debian's when there is none).
+tests/web/node_modules/.package-lock.json: tests/web/package.json tests/web/package-lock.json
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
+	  { echo "prismlab: node and npm are missing: apt-get install nodejs npm" >&2; exit 1; }
+	cd tests/web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 check:
 	@$(MAKE) --no-print-directory deps
@@ -170,7 +190,7 @@ build/fuzz/obj/gen/%.o: build/gen/%.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ALL_CFLAGS) -c $< -o $@
 
 build/fuzz/libprismlab.a: $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) \
-		build/fuzz/obj/gen/schemas.o build/fuzz/obj/gen/version.o
+		build/fuzz/obj/gen/schemas.o build/fuzz/obj/gen/version.o build/fuzz/obj/gen/webassets.o
 	rm -f $@ && ar rcs $@ $^
 
 build/fuzz/%_fuzz: build/fuzz/obj/tests/fuzz/%_fuzz.o build/fuzz/libprismlab.a

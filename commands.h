@@ -35,4 +35,7 @@ int pl_cmd_sphere(int argc, char **argv);
 int pl_cmd_dimer(int argc, char **argv);
 int pl_cmd_roughplane(int argc, char **argv);
 
+/* web/ */
+int pl_cmd_serve(int argc, char **argv);
+
 #endif

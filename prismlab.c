@@ -36,6 +36,7 @@ static const struct command commands[] = {
     {"sphere", pl_cmd_sphere, "rolling friction of a viscous sphere (seed 004)"},
     {"dimer", pl_cmd_dimer, "a dimer bouncing on a vibrating plate (seed 002)"},
     {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
+    {"serve", pl_cmd_serve, "the lab in a browser: runs, zoomable plots, reports, the live rig"},
 };
 
 static void usage(FILE *out)

@@ -52,6 +52,10 @@ expect_fail 'model/seeds/dimer.c sees model/prism/prism.h' 'model/seeds/dimer.c:
 expect_pass 'model/validate/report.c: model/validate/report.c model/prism/match.h process/process.h db/validation.h core/plot.h'
 expect_fail 'model/validate/report.c sees acquire/source.h' 'model/validate/report.c: model/validate/report.c acquire/source.h'
 expect_fail 'model/validate/report.c sees model/seeds/dimer.h' 'model/validate/report.c: model/validate/report.c model/seeds/dimer.h'
+expect_pass 'web/server.c: web/server.c web/trace.h model/validate/report.h acquire/daemon.h db/run.h core/error.h'
+expect_fail 'web/server.c sees acquire/sim/simrun.h' 'web/server.c: web/server.c acquire/sim/simrun.h'
+expect_fail 'web/trace.c sees /usr/include/sqlite3.h (only db/ may see SQLite)' 'web/trace.c: web/trace.c /usr/include/sqlite3.h'
+expect_fail 'model/validate/report.c sees web/buf.h' 'model/validate/report.c: model/validate/report.c web/buf.h'
 # Commands may include anything but SQLite; db/ alone sees sqlite3.h.
 expect_pass 'acquire/cmd_import.c: acquire/cmd_import.c model/validate/report.h acquire/sim/simrun.h commands.h' \
             'prismlab.c: prismlab.c commands.h model/seeds/dimer.h' \

@@ -1,0 +1,302 @@
+/* tests/web/server_test.c - prismlab serve's HTTP surface, in process,
+ * over real sockets, on a real store (two fixture runs imported and
+ * processed by the real binary, one run stored with hostile names):
+ *   - the runs page lists every run, with the stored figures;
+ *   - every string from the store is escaped (a name holding markup comes
+ *     back as text), in HTML and in JSON;
+ *   - bad URLs and parameters get a 4xx naming the parameter, never a
+ *     crash: ids, numbers, ranges, methods, paths that try to leave;
+ *   - the window endpoint's envelope equals pl_trace_window()'s;
+ *   - read-only without control; with it, the token is required and
+ *     checked; a Host that is not loopback is refused (DNS rebinding).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "db/catalog.h"
+#include "db/run.h"
+#include "db/store.h"
+#include "tests/util/testutil.h"
+#include "web/server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct {
+    char *dir, *db;
+    pl_web *web;
+    int port;
+    long long evil_run;
+} fixture;
+
+static char *body;          /* the last answer's body (malloc'd) */
+
+/* One request; returns the status code, the body in `body`. */
+static int http(int port, const char *method, const char *path, const char *headers)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        fail_msg("connect: port %d", port);
+    char req[2048];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\n%s%sConnection: close\r\n"
+                     "Content-Length: 0\r\n\r\n", method, path,
+                     headers && strstr(headers, "Host:") ? "" : "Host: 127.0.0.1\r\n",
+                     headers ? headers : "");
+    assert_int_equal(write(fd, req, (size_t)n), n);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (len + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10000) <= 0)
+            fail_msg("%s %s: no answer within 10 s", method, path);
+        ssize_t r = read(fd, buf + len, cap - len - 1);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    close(fd);
+    int code = 0;
+    sscanf(buf, "HTTP/1.%*d %d", &code);
+    char *b = strstr(buf, "\r\n\r\n");
+    free(body);
+    body = strdup(b ? b + 4 : "");
+    free(buf);
+    return code;
+}
+
+static int port_of(const pl_web *w)
+{
+    const char *u = strrchr(pl_web_url(w), ':');
+    return atoi(u + 1);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("serve");
+    f->db = tu_path(f->dir, "s.db");
+    char *man = tu_path(f->dir, "m.csv");
+    /* two fixture runs of the manifest, so processing stays quick */
+    FILE *in = fopen("fixtures/runs/manifest.csv", "r"), *out = fopen(man, "w");
+    assert_non_null(in);
+    char line[1024], cwd[512];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    int header = 0, rows = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#' || !header) {
+            header |= line[0] != '#';
+            fputs(line, out);
+        } else if (rows++ < 2) {
+            /* paths are relative to the manifest's folder: make them absolute */
+            fprintf(out, "%s/fixtures/runs/%s", cwd, line);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    pl_err err = {0};
+    int runs = 0;
+    if (tu_fixture_db(f->db, man, &runs, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(runs, 2);
+    const char *argv[] = {"prismlab", "process", "--all", "--db", f->db, NULL};
+    char o[4096], e[4096];
+    if (tu_prismlab(o, e, sizeof o, argv) != 0)
+        fail_msg("process: %s", e);
+    /* a run with markup in every name it has */
+    pl_store *s;
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
+    assert_int_equal(pl_experiment_ensure(s, "<b>x</b>&\"'", &err), PL_OK);
+    pl_run_info info;
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 1000;
+    snprintf(info.experiment, sizeof info.experiment, "<b>x</b>&\"'");
+    snprintf(info.notes, sizeof info.notes, "<script>alert(1)</script>");
+    snprintf(info.source_kind, sizeof info.source_kind, "sim");
+    pl_channel ch[2];
+    memset(ch, 0, sizeof ch);
+    for (int c = 0; c < 2; c++) {
+        ch[c].beam_sign = 1;
+        ch[c].ldv_scale_mps_per_v = 0.025;
+        ch[c].cal_kind = PL_CAL_LINEAR;
+        ch[c].cal_order = 1;
+        ch[c].cal_coef[1] = 1e-3;
+        ch[c].beam_height_m = c ? 0.01 : 0.02;
+    }
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    int16_t buf[2 * 100];
+    for (int i = 0; i < 200; i++)
+        buf[i] = (int16_t)i;
+    assert_int_equal(pl_run_append_chunk(s, info.id, 0, 100, buf, sizeof buf, &err), PL_OK);
+    f->evil_run = info.id;
+    pl_store_close(s);
+    free(man);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    pl_web_stop(f->web);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    free(body);
+    body = NULL;
+    return 0;
+}
+
+static void start(fixture *f, int control)
+{
+    pl_web_options o = {.db = f->db, .listen = "127.0.0.1:0", .control = control};
+    pl_err err = {0};
+    if (pl_web_start(&f->web, &o, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    f->port = port_of(f->web);
+}
+
+static void pages_list_and_escape(void **state)
+{
+    fixture *f = *state;
+    start(f, 0);
+    assert_int_equal(http(f->port, "GET", "/", NULL), 200);
+    assert_non_null(strstr(body, "data-count=\"3\""));
+    assert_non_null(strstr(body, "<a href=\"/run/1\">1</a>"));
+    assert_non_null(strstr(body, "<a href=\"/run/2\">2</a>"));
+    assert_non_null(strstr(body, "&lt;b&gt;x&lt;/b&gt;&amp;&quot;&#39;"));
+    assert_null(strstr(body, "<b>x</b>"));
+    /* the link percent-encodes it */
+    assert_non_null(strstr(body, "/experiment/%3Cb%3Ex%3C%2Fb%3E%26%22%27/"));
+    /* filtered by experiment: only its run */
+    assert_int_equal(http(f->port, "GET", "/?experiment=%3Cb%3Ex%3C%2Fb%3E%26%22%27", NULL), 200);
+    assert_non_null(strstr(body, "data-count=\"1\""));
+
+    char path[64];
+    snprintf(path, sizeof path, "/run/%lld", f->evil_run);
+    assert_int_equal(http(f->port, "GET", path, NULL), 200);
+    assert_non_null(strstr(body, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_null(strstr(body, "<script>alert"));
+    assert_int_equal(http(f->port, "GET", "/run/1", NULL), 200);
+    assert_non_null(strstr(body, "id=\"impacts\""));
+
+    assert_int_equal(http(f->port, "GET", "/api/run/1/meta", NULL), 200);
+    assert_non_null(strstr(body, "\"processed\":true"));
+    assert_non_null(strstr(body, "\"impacts\":[["));
+    assert_int_equal(http(f->port, "GET", "/static/uPlot.iife.min.js", NULL), 200);
+    assert_true(strlen(body) > 40000);
+    assert_int_equal(http(f->port, "GET", "/experiments", NULL), 200);
+    assert_non_null(strstr(body, "&lt;b&gt;"));
+}
+
+static void bad_requests_get_4xx(void **state)
+{
+    fixture *f = *state;
+    start(f, 0);
+    struct {
+        const char *method, *path;
+        int code;
+        const char *says;
+    } cases[] = {
+        {"GET", "/run/abc", 400, "run id: expected a positive integer"},
+        {"GET", "/run/0", 400, "run id"},
+        {"GET", "/run/-1", 400, "run id"},
+        {"GET", "/run/99999999999999999999", 400, "run id"},
+        {"GET", "/run/999", 404, "999"},
+        {"GET", "/api/run/1/window?px=0", 400, "parameter 'px'"},
+        {"GET", "/api/run/1/window?px=100000", 400, "parameter 'px'"},
+        {"GET", "/api/run/1/window?t0=nan", 400, "parameter 't0'"},
+        {"GET", "/api/run/1/window?t0=1x", 400, "parameter 't0'"},
+        {"GET", "/api/run/1/window?t0=2&t1=1", 400, "t0 < t1"},
+        {"GET", "/api/run/999/window", 404, "999"},
+        {"GET", "/api/run/1/nothing", 404, "/api/run/ID/meta"},
+        {"GET", "/api/run/1", 404, "/api/run/ID/meta"},
+        {"GET", "/static/../../etc/passwd", 404, "no static file"},
+        {"GET", "/static/%2e%2e%2fetc%2fpasswd", 404, "no static file"},
+        {"GET", "/experiment/fig8/../../../etc/passwd", 404, "has no file 'passwd'"},
+        {"GET", "/experiment/fig8/a%2fb", 404, "has no file 'b'"},
+        {"GET", "/experiment/fig8/x%20y.svg", 400, "plain file name"},
+        {"GET", "/experiment/fig8/.hidden", 400, "plain file name"},
+        {"GET", "/experiment/nosuch/", 404, "nosuch"},
+        {"GET", "/nothing", 404, "no page"},
+        {"DELETE", "/", 405, "only GET"},
+        {"POST", "/", 405, "only GET"},
+        {"POST", "/api/control/arm", 403, "read-only"},
+        {"POST", "/api/control/format", 404, "arm, start, stop"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int code = http(f->port, cases[i].method, cases[i].path, NULL);
+        if (code != cases[i].code || !strstr(body, cases[i].says))
+            fail_msg("%s %s: %d '%s', expected %d saying '%s'", cases[i].method,
+                     cases[i].path, code, body, cases[i].code, cases[i].says);
+    }
+    /* a page of another site, through a name that resolves to us */
+    assert_int_equal(http(f->port, "GET", "/", "Host: evil.example:80\r\n"), 403);
+    assert_int_equal(http(f->port, "GET", "/", "Host: localhost:8080\r\n"), 200);
+    /* and still serving after all of it */
+    assert_int_equal(http(f->port, "GET", "/api/run/1/window?t0=1&t1=2&px=50", NULL), 200);
+    assert_non_null(strstr(body, "\"n\":50"));
+}
+
+static void control_needs_the_token(void **state)
+{
+    fixture *f = *state;
+    start(f, 1);
+    const char *tok = pl_web_token(f->web);
+    assert_int_equal(strlen(tok), 32);
+    assert_int_equal(http(f->port, "POST", "/api/control/arm", NULL), 403);
+    assert_non_null(strstr(body, "no token"));
+    assert_int_equal(http(f->port, "POST", "/api/control/arm",
+                          "X-Prismlab-Token: 00000000000000000000000000000000\r\n"), 403);
+    assert_non_null(strstr(body, "wrong token"));
+    char h[128];
+    snprintf(h, sizeof h, "X-Prismlab-Token: %s\r\n", tok);
+    /* the right token, but no daemon listens on the socket */
+    assert_int_equal(http(f->port, "POST", "/api/control/arm", h), 503);
+    assert_non_null(strstr(body, "no daemon answers"));
+    assert_int_equal(http(f->port, "GET", "/api/control/arm", h), 405);
+}
+
+static void listen_addresses(void **state)
+{
+    (void)state;
+    char host[64];
+    int port;
+    pl_err err = {0};
+    assert_int_equal(pl_web_parse_listen("127.0.0.1:8080", host, sizeof host, &port, &err), PL_OK);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 8080);
+    assert_int_equal(pl_web_parse_listen("[::1]:9", host, sizeof host, &port, &err), PL_OK);
+    assert_string_equal(host, "::1");
+    assert_int_equal(pl_web_parse_listen(":0", host, sizeof host, &port, &err), PL_OK);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(pl_web_parse_listen("8080", host, sizeof host, &port, &err), PL_EINVAL);
+    assert_int_equal(pl_web_parse_listen("a:70000", host, sizeof host, &port, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "[0, 65535]"));
+    assert_int_equal(pl_web_parse_listen("[::1:80", host, sizeof host, &port, &err), PL_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(listen_addresses),
+        cmocka_unit_test_setup_teardown(pages_list_and_escape, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_requests_get_4xx, setup, teardown),
+        cmocka_unit_test_setup_teardown(control_needs_the_token, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1226 @@
+/* web/server.c - see server.h.  Routing, the pages and the JSON
+ * endpoints; the envelopes are web/trace.c's, the run data web/runcache.c's. */
+#define _GNU_SOURCE   /* accept4-free, but struct ucred-free too: for getrandom */
+#include "web/server.h"
+
+#include "acquire/daemon.h"
+#include "core/version.h"
+#include "db/catalog.h"
+#include "db/derived.h"
+#include "db/run.h"
+#include "db/validation.h"
+#include "model/validate/report.h"
+#include "web/assets.h"
+#include "web/buf.h"
+#include "web/runcache.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_REPORTS = 32, MAX_PX = 8192 };
+
+typedef struct {
+    char name[64];
+    char dir[PATH_MAX + 8];
+} report_dir;
+
+struct pl_web {
+    struct MHD_Daemon *mhd;
+    pl_store *store;
+    pl_runcache *cache;
+    pthread_mutex_t lock;          /* the store, the cache, the reports */
+    char url[96];
+    char host[64];
+    int port;
+    int loopback;                  /* bound to loopback: Host must say so */
+    int control;
+    char token[33];
+    char socket[108];
+    char tmp[PATH_MAX];            /* the reports' folder (ours alone) */
+    report_dir reports[MAX_REPORTS];
+    int n_reports, next_report;
+    volatile int stopping;
+};
+
+const char *pl_web_url(const pl_web *w) { return w->url; }
+const char *pl_web_token(const pl_web *w) { return w->token; }
+
+/* ------------------------------------------------------------------ */
+/* responses */
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code,
+                                const char *mime, pl_buf *b, const char *csp)
+{
+    if (b->failed) {
+        pl_buf_free(b);
+        pl_buf_puts(b, "out of memory building the answer\n");
+        code = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        mime = "text/plain; charset=utf-8";
+    }
+    size_t len;
+    char *data = pl_buf_take(b, &len);
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, data,
+                                                             MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", mime);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "Content-Security-Policy", csp ? csp :
+                            "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                            "img-src 'self' data:; frame-ancestors 'none'");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* A 4xx/5xx answer: one line of plain text saying what was wrong. */
+static enum MHD_Result fail(struct MHD_Connection *c, unsigned code,
+                            const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static enum MHD_Result fail(struct MHD_Connection *c, unsigned code,
+                            const char *fmt, ...)
+{
+    char msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pl_buf b;
+    pl_buf_init(&b);
+    pl_buf_printf(&b, "%u: %s\n", code, msg);
+    return send_buf(c, code, "text/plain; charset=utf-8", &b, NULL);
+}
+
+static unsigned status_of(pl_status st)
+{
+    switch (st) {
+    case PL_ENOTFOUND: return MHD_HTTP_NOT_FOUND;
+    case PL_EINVAL: return MHD_HTTP_BAD_REQUEST;
+    default: return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* parameters: strict, each error names the parameter and what it expects */
+
+static int parse_id(const char *s, long long *id)
+{
+    if (!s || !*s || strlen(s) > 15)
+        return 0;
+    long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    *id = v;
+    return v > 0;
+}
+
+/* 1: found and good; 0: absent (def kept); -1: bad (msg says why) */
+static int arg_double(struct MHD_Connection *c, const char *name, double lo,
+                      double hi, double *out, char *msg, size_t size)
+{
+    const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+    if (!s)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        snprintf(msg, size, "parameter '%s': expected a number in [%g, %g], got '%.40s'",
+                 name, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* common page parts */
+
+static void page_head(pl_buf *b, const char *title_a, const char *title_b)
+{
+    pl_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                   "<link rel=\"icon\" href=\"data:,\">\n<title>");
+    pl_buf_html(b, title_a);
+    if (title_b) {
+        pl_buf_puts(b, " ");
+        pl_buf_html(b, title_b);
+    }
+    pl_buf_puts(b, " - prismlab</title>\n"
+                   "<link rel=\"stylesheet\" href=\"/static/uPlot.min.css\">\n"
+                   "<link rel=\"stylesheet\" href=\"/static/prismlab.css\">\n"
+                   "</head><body>\n<nav><a href=\"/\">runs</a> <a href=\"/experiments\">experiments</a> "
+                   "<a href=\"/live\">live</a></nav>\n");
+}
+
+static void page_end(pl_buf *b)
+{
+    pl_buf_printf(b, "<footer>prismlab %s</footer>\n</body></html>\n", pl_version());
+}
+
+/* percent-encodes s for a path segment or a query value */
+static void url_enc(pl_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+            (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' || ch == '~')
+            pl_buf_add(b, s, 1);
+        else
+            pl_buf_printf(b, "%%%02X", ch);
+    }
+}
+
+static void num_cell(pl_buf *b, const char *fmt, double v)
+{
+    if (isfinite(v))
+        pl_buf_printf(b, fmt, v);
+    else
+        pl_buf_puts(b, "<td class=\"na\">-</td>");
+}
+
+/* ------------------------------------------------------------------ */
+/* the runs */
+
+typedef struct {
+    pl_run_info *r;
+    size_t n, cap;
+} run_vec;
+
+static int collect_run(void *ctx, const pl_run_info *info)
+{
+    run_vec *v = ctx;
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        pl_run_info *p = realloc(v->r, cap * sizeof *p);
+        if (!p)
+            return 1;
+        v->r = p;
+        v->cap = cap;
+    }
+    v->r[v->n++] = *info;
+    return 0;
+}
+
+typedef struct {
+    pl_experiment *e;
+    size_t n, cap;
+} exp_vec;
+
+static int collect_exp(void *ctx, const pl_experiment *e)
+{
+    exp_vec *v = ctx;
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 16;
+        pl_experiment *p = realloc(v->e, cap * sizeof *p);
+        if (!p)
+            return 1;
+        v->e = p;
+        v->cap = cap;
+    }
+    v->e[v->n++] = *e;
+    return 0;
+}
+
+/* Which law the run's fitted validations favour: the one whose simulated
+ * L_p is nearer the measured (rms), with both errors shown; "-" when the
+ * run has not been validated under both. */
+static void law_cell(pl_web *w, pl_buf *b, long long id)
+{
+    pl_validation line, plastic;
+    pl_err e = {0};
+    int hl = pl_validation_get(w->store, id, "line", "fitted", &line, &e) == PL_OK;
+    int hp = pl_validation_get(w->store, id, "plastic", "fitted", &plastic, &e) == PL_OK;
+    if (!hl || !hp) {
+        pl_buf_puts(b, "<td class=\"na\">-</td>");
+        return;
+    }
+    int l = line.rms_err_lp <= plastic.rms_err_lp;
+    pl_buf_printf(b, "<td class=\"law\" title=\"rms L_p error, fitted: line %.3g, plastic %.3g\">"
+                     "%s <small>(max rel. L_p error %.2f %% vs %.2f %%)</small></td>",
+                  line.rms_err_lp, plastic.rms_err_lp, l ? "line" : "plastic",
+                  100 * (l ? line.max_rel_err_lp : plastic.max_rel_err_lp),
+                  100 * (l ? plastic.max_rel_err_lp : line.max_rel_err_lp));
+}
+
+static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
+{
+    const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
+    if (exp && !*exp)
+        exp = NULL;
+    if (exp && strlen(exp) > PL_NAME_MAX)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "parameter 'experiment': a name is at most %d bytes",
+                    PL_NAME_MAX);
+    run_vec runs = {0};
+    exp_vec exps = {0};
+    pl_err err = {0};
+    pl_buf b;
+    pl_buf_init(&b);
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_run_list(w->store, exp, collect_run, &runs, &err);
+    if (st == PL_OK)
+        st = pl_experiment_list(w->store, collect_exp, &exps, &err);
+    if (st != PL_OK) {
+        pthread_mutex_unlock(&w->lock);
+        free(runs.r);
+        free(exps.e);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    page_head(&b, "runs", exp);
+    pl_buf_puts(&b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
+                    "<label>experiment <select name=\"experiment\" onchange=\"this.form.submit()\">"
+                    "<option value=\"\">all</option>");
+    for (size_t i = 0; i < exps.n; i++) {
+        pl_buf_puts(&b, "<option value=\"");
+        pl_buf_html(&b, exps.e[i].name);
+        pl_buf_puts(&b, exp && !strcmp(exp, exps.e[i].name) ? "\" selected>" : "\">");
+        pl_buf_html(&b, exps.e[i].name);
+        pl_buf_puts(&b, "</option>");
+    }
+    pl_buf_puts(&b, "</select></label> <noscript><button>show</button></noscript></form>\n");
+    pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
+                      "<th>experiment</th><th>prism</th><th>ramp</th><th>started (UTC)</th>"
+                      "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
+                      "<th>law the data support</th></tr></thead>\n<tbody>\n", runs.n);
+    for (size_t i = 0; i < runs.n; i++) {
+        const pl_run_info *r = &runs.r[i];
+        pl_processing p;
+        int processed = pl_derived_get(w->store, r->id, &p, &err) == PL_OK;
+        pl_buf_printf(&b, "<tr data-run=\"%lld\"><td><a href=\"/run/%lld\">%lld</a>%s</td>"
+                          "<td class=\"state-%s\">%s</td><td>",
+                      r->id, r->id, r->id, r->synthetic ? " <abbr title=\"made by the rig simulator\">sim</abbr>" : "",
+                      pl_run_state_name(r->state), pl_run_state_name(r->state));
+        if (r->experiment[0]) {
+            pl_buf_puts(&b, "<a href=\"/experiment/");
+            url_enc(&b, r->experiment);
+            pl_buf_puts(&b, "/\">");
+            pl_buf_html(&b, r->experiment);
+            pl_buf_puts(&b, "</a>");
+        }
+        pl_buf_puts(&b, "</td><td>");
+        pl_buf_html(&b, r->prism);
+        pl_buf_puts(&b, "</td><td>");
+        pl_buf_html(&b, r->ramp);
+        pl_buf_puts(&b, "</td><td>");
+        pl_buf_html(&b, r->started_utc);
+        pl_buf_puts(&b, "</td>");
+        num_cell(&b, "<td>%.3f</td>", r->sample_rate_hz > 0 ? (double)r->n_frames / r->sample_rate_hz : NAN);
+        if (processed) {
+            pl_buf_printf(&b, "<td>%lld</td>", p.n_impacts);
+            num_cell(&b, "<td>%.3f</td>", p.lp_end);
+        } else {
+            pl_buf_puts(&b, "<td class=\"na\" colspan=\"2\">not processed</td>");
+        }
+        law_cell(w, &b, r->id);
+        pl_buf_puts(&b, "</tr>\n");
+    }
+    pthread_mutex_unlock(&w->lock);
+    pl_buf_puts(&b, "</tbody></table>\n");
+    if (runs.n == 0)
+        pl_buf_puts(&b, "<p>No runs.</p>\n");
+    page_end(&b);
+    free(runs.r);
+    free(exps.e);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
+static enum MHD_Result page_experiments(pl_web *w, struct MHD_Connection *c)
+{
+    exp_vec exps = {0};
+    pl_err err = {0};
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_experiment_list(w->store, collect_exp, &exps, &err);
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK) {
+        free(exps.e);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    pl_buf b;
+    pl_buf_init(&b);
+    page_head(&b, "experiments", NULL);
+    pl_buf_puts(&b, "<h1>Experiments</h1>\n<ul id=\"experiments\">\n");
+    for (size_t i = 0; i < exps.n; i++) {
+        pl_buf_puts(&b, "<li><a href=\"/experiment/");
+        url_enc(&b, exps.e[i].name);
+        pl_buf_puts(&b, "/\">");
+        pl_buf_html(&b, exps.e[i].name);
+        pl_buf_puts(&b, "</a> ");
+        pl_buf_html(&b, exps.e[i].description);
+        pl_buf_puts(&b, " (<a href=\"/?experiment=");
+        url_enc(&b, exps.e[i].name);
+        pl_buf_puts(&b, "\">runs</a>)</li>\n");
+    }
+    pl_buf_puts(&b, "</ul>\n");
+    page_end(&b);
+    free(exps.e);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* a run */
+
+static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_run_info r;
+    pl_processing p;
+    pl_err err = {0};
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_run_get(w->store, id, &r, &err);
+    int processed = st == PL_OK && pl_derived_get(w->store, id, &p, &err) == PL_OK;
+    pl_impact *imp = NULL;
+    size_t nimp = 0;
+    if (processed && pl_derived_impacts(w->store, id, &imp, &nimp, &err) != PL_OK)
+        nimp = 0;
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK) {
+        free(imp);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    char title[32];
+    snprintf(title, sizeof title, "run %lld", id);
+    pl_buf b;
+    pl_buf_init(&b);
+    page_head(&b, title, NULL);
+    pl_buf_printf(&b, "<h1>Run %lld%s</h1>\n<table class=\"info\">", id,
+                  r.synthetic ? " <small class=\"synthetic\">SYNTHETIC (rig simulator)</small>" : "");
+    const char *keys[] = {"state", "experiment", "prism", "ramp", "started (UTC)", "ended (UTC)",
+                          "source", "notes"};
+    const char *vals[] = {pl_run_state_name(r.state), r.experiment, r.prism, r.ramp,
+                          r.started_utc, r.ended_utc, r.source_detail, r.notes};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (!vals[i][0])
+            continue;
+        pl_buf_printf(&b, "<tr><th>%s</th><td>", keys[i]);
+        pl_buf_html(&b, vals[i]);
+        pl_buf_puts(&b, "</td></tr>");
+    }
+    pl_buf_printf(&b, "<tr><th>frames</th><td>%lld at %g Hz (%.3f s)</td></tr>", r.n_frames,
+                  r.sample_rate_hz, r.sample_rate_hz > 0 ? (double)r.n_frames / r.sample_rate_hz : 0.0);
+    if (processed)
+        pl_buf_printf(&b, "<tr><th>processed</th><td>release %.4f s, end %.4f s, %lld impacts, "
+                          "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "
+                          "%.4f &plusmn; %.4f</td></tr>",
+                      p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd);
+    pl_buf_puts(&b, "</table>\n");
+    if (!processed)
+        pl_buf_puts(&b, "<p class=\"warn\">Not processed: only the raw velocities are shown "
+                        "(<code>prismlab process</code> derives &omega;, L<sub>p</sub> and the impacts).</p>\n");
+    if (processed && p.warnings[0]) {
+        pl_buf_puts(&b, "<h2>Processing warnings</h2>\n<ul id=\"warnings\">");
+        char *save = NULL, *line = strtok_r(p.warnings, "\n", &save);
+        for (; line; line = strtok_r(NULL, "\n", &save)) {
+            pl_buf_puts(&b, "<li>");
+            pl_buf_html(&b, line);
+            pl_buf_puts(&b, "</li>");
+        }
+        pl_buf_puts(&b, "</ul>\n");
+    }
+    pl_buf_printf(&b, "<p class=\"hint\">Drag across a plot to zoom (all time plots follow); "
+                      "double-click to see the whole run.  <span id=\"status\"></span></p>\n"
+                      "<div id=\"plots\" data-run=\"%lld\">\n"
+                      "<div class=\"plot\" id=\"plot-vp\"></div>\n"
+                      "<div class=\"plot\" id=\"plot-omega\"></div>\n"
+                      "<div class=\"plot\" id=\"plot-lp\"></div>\n"
+                      "<h2>Spectrum of the residual of &omega;</h2>\n"
+                      "<div class=\"plot\" id=\"plot-psd\"></div>\n</div>\n", id);
+    if (nimp) {
+        pl_buf_printf(&b, "<h2>Impacts</h2>\n<table id=\"impacts\" data-count=\"%zu\"><thead><tr>"
+                          "<th>#</th><th>t (s)</th><th>&omega;<sub>-</sub> (rad/s)</th>"
+                          "<th>&omega;<sub>+</sub> (rad/s)</th><th>&omega;<sub>+</sub>/&omega;<sub>-</sub></th>"
+                          "<th>step</th></tr></thead><tbody>\n", nimp);
+        for (size_t i = 0; i < nimp; i++) {
+            pl_buf_printf(&b, "<tr><td>%zu</td><td>%.5f</td><td>%.4f</td><td>%.4f</td>", i + 1,
+                          imp[i].t_s, imp[i].omega_minus, imp[i].omega_plus);
+            num_cell(&b, "<td>%.4f</td>", imp[i].ratio);
+            pl_buf_printf(&b, "<td>%s</td></tr>\n", imp[i].confirmed > 0 ? "seen"
+                                                    : imp[i].confirmed == 0 ? "lattice" : "?");
+        }
+        pl_buf_puts(&b, "</tbody></table>\n");
+    }
+    pl_buf_puts(&b, "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
+                    "<script src=\"/static/run.js\"></script>\n");
+    page_end(&b);
+    free(imp);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
+static void json_array(pl_buf *b, const char *name, const double *v, size_t n, int digits)
+{
+    pl_buf_printf(b, "\"%s\":[", name);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            pl_buf_add(b, ",", 1);
+        pl_buf_json_num(b, v[i], digits);
+    }
+    pl_buf_add(b, "]", 1);
+}
+
+static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_err err = {0};
+    pl_run_entry *e;
+    pl_buf b;
+    pl_buf_init(&b);
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_runcache_get(w->cache, w->store, id, &e, &err);
+    if (st != PL_OK) {
+        pthread_mutex_unlock(&w->lock);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    double rate = pl_trace_rate(e->trace);
+    long long frames = pl_trace_frames(e->trace);
+    pl_buf_printf(&b, "{\"run\":%lld,\"rate\":%.10g,\"frames\":%lld,\"duration\":%.10g,"
+                      "\"processed\":%s", id, rate, frames, (double)frames / rate,
+                  e->processed ? "true" : "false");
+    if (e->processed) {
+        pl_buf_printf(&b, ",\"release\":%.10g,\"end\":%.10g,\"series_rate\":%.10g",
+                      e->proc.release_t_s, e->proc.end_t_s, e->rate);
+        pl_buf_puts(&b, ",\"sim\":");
+        if (e->simulated)
+            pl_buf_json_str(&b, e->sim_label);
+        else
+            pl_buf_puts(&b, "null");
+        pl_impact *imp = NULL;
+        size_t n = 0;
+        st = pl_derived_impacts(w->store, id, &imp, &n, &err);
+        pl_buf_puts(&b, ",\"impacts\":[");
+        for (size_t i = 0; st == PL_OK && i < n; i++) {
+            pl_buf_printf(&b, "%s[%.10g,", i ? "," : "", imp[i].t_s);
+            pl_buf_json_num(&b, imp[i].ratio, 6);
+            pl_buf_printf(&b, ",%d]", imp[i].confirmed);
+        }
+        pl_buf_puts(&b, "]");
+        free(imp);
+        double *psd = NULL, t0, df;
+        size_t np = 0;
+        if (st == PL_OK &&
+            pl_derived_series(w->store, id, "psd_residual", 1, &psd, &np, &t0, &df, &err) == PL_OK) {
+            pl_buf_printf(&b, ",\"psd\":{\"df\":%.10g,", 1 / df);
+            json_array(&b, "v", psd, np, 6);
+            pl_buf_puts(&b, "}");
+            free(psd);
+        }
+        pl_err_clear(&err);
+        st = PL_OK;
+    }
+    pthread_mutex_unlock(&w->lock);
+    pl_buf_puts(&b, "}\n");
+    if (st != PL_OK) {
+        pl_buf_free(&b);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
+/* The plots' data for the window [t0, t1] s at px columns: the envelopes
+ * of v_p1, v_p2 (from the chunks) and of the derived series. */
+static enum MHD_Result api_window(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    char msg[200];
+    double t0 = 0, t1 = 1e12, px = 1000;
+    if (arg_double(c, "t0", -1e9, 1e12, &t0, msg, sizeof msg) < 0 ||
+        arg_double(c, "t1", -1e9, 1e12, &t1, msg, sizeof msg) < 0 ||
+        arg_double(c, "px", 1, MAX_PX, &px, msg, sizeof msg) < 0)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "%s", msg);
+    if (!(t1 > t0))
+        return fail(c, MHD_HTTP_BAD_REQUEST, "parameters 't0', 't1': expected t0 < t1, "
+                    "got %g and %g", t0, t1);
+    size_t cols = (size_t)px;
+    pl_err err = {0};
+    pl_run_entry *e;
+    pl_envelope_cols raw = {0}, der = {0};
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_runcache_get(w->cache, w->store, id, &e, &err);
+    double rate = 0, srate = 0, st0 = 0;
+    long long frames = 0;
+    if (st == PL_OK) {
+        rate = pl_trace_rate(e->trace);
+        frames = pl_trace_frames(e->trace);
+        double f0 = floor(fmax(0, t0) * rate), f1 = ceil(fmin(t1 * rate, (double)frames));
+        st = pl_trace_window(e->trace, w->store, (long long)f0,
+                             (long long)fmax(f0, f1), cols, &raw, &err);
+    }
+    if (st == PL_OK && e->processed) {
+        srate = e->rate;
+        st0 = e->t0;
+        double a = fmax(0, ceil((t0 - e->t0) * e->rate)), bb = floor((t1 - e->t0) * e->rate) + 1;
+        size_t ia = (size_t)fmin(a, (double)e->n), ib = (size_t)fmin(fmax(bb, 0), (double)e->n);
+        if (ib < ia)
+            ib = ia;
+        const double *x[4] = {e->s[0], e->s[1], e->s[2], e->s[3]};
+        st = pl_envelope(x, e->simulated ? 4 : 2, ia, ib, cols, &der, &err);
+    }
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK) {
+        pl_envelope_cols_free(&raw);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    pl_buf b;
+    pl_buf_init(&b);
+    pl_buf_printf(&b, "{\"t0\":%.10g,\"t1\":%.10g,\"px\":%zu,\"frames\":%lld,\"rate\":%.10g,"
+                      "\"vp\":{\"full\":%s,\"n\":%zu,", t0, t1, cols, frames, rate,
+                  raw.full ? "true" : "false", raw.n);
+    pl_buf_puts(&b, "\"t\":[");
+    for (size_t i = 0; i < raw.n; i++)
+        pl_buf_printf(&b, "%s%.10g", i ? "," : "", (double)raw.first[i] / rate);
+    pl_buf_puts(&b, "],");
+    json_array(&b, "min1", raw.min[0], raw.n, 6);
+    pl_buf_puts(&b, ",");
+    json_array(&b, "max1", raw.max[0], raw.n, 6);
+    pl_buf_puts(&b, ",");
+    json_array(&b, "min2", raw.min[1], raw.n, 6);
+    pl_buf_puts(&b, ",");
+    json_array(&b, "max2", raw.max[1], raw.n, 6);
+    pl_buf_puts(&b, "}");
+    if (der.n_ch) {
+        static const char *const names[4][2] = {{"omega_min", "omega_max"}, {"lp_min", "lp_max"},
+                                                {"somega_min", "somega_max"}, {"slp_min", "slp_max"}};
+        pl_buf_printf(&b, ",\"derived\":{\"full\":%s,\"n\":%zu,\"t\":[", der.full ? "true" : "false",
+                      der.n);
+        for (size_t i = 0; i < der.n; i++)
+            pl_buf_printf(&b, "%s%.10g", i ? "," : "", st0 + (double)der.first[i] / srate);
+        pl_buf_puts(&b, "]");
+        for (int k = 0; k < der.n_ch; k++) {
+            pl_buf_puts(&b, ",");
+            json_array(&b, names[k][0], der.min[k], der.n, 7);
+            pl_buf_puts(&b, ",");
+            json_array(&b, names[k][1], der.max[k], der.n, 7);
+        }
+        pl_buf_puts(&b, "}");
+    }
+    pl_buf_puts(&b, "}\n");
+    pl_envelope_cols_free(&raw);
+    pl_envelope_cols_free(&der);
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* an experiment: the validation report (model/validate/report.c), written
+ * into the server's own temporary folder and served from there by name */
+
+static int report_file_ok(const char *f)
+{
+    size_t n = strlen(f);
+    if (n == 0 || n > 64 || f[0] == '.')
+        return 0;
+    for (const char *p = f; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '-' || *p == '.'))
+            return 0;
+    return 1;
+}
+
+static enum MHD_Result send_file(struct MHD_Connection *c, const char *path,
+                                 const char *mime, const char *csp)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(c, MHD_HTTP_NOT_FOUND, "no such file in the report");
+    pl_buf b;
+    pl_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        pl_buf_add(&b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        pl_buf_free(&b);
+        return fail(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the report failed");
+    }
+    return send_buf(c, MHD_HTTP_OK, mime, &b, csp);
+}
+
+/* The report's own page has an inline style and script (it is made to
+ * open from disk); everything else stays 'self'. */
+#define REPORT_CSP "default-src 'self'; style-src 'self' 'unsafe-inline'; " \
+    "script-src 'self' 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'"
+
+static enum MHD_Result page_experiment(pl_web *w, struct MHD_Connection *c,
+                                       const char *name, const char *file)
+{
+    if (!*name || strlen(name) > PL_NAME_MAX)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: expected 1 to %d bytes",
+                    PL_NAME_MAX);
+    if (!*file)
+        file = "index.html";
+    if (!report_file_ok(file))
+        return fail(c, MHD_HTTP_BAD_REQUEST, "report file '%.64s': expected a plain file name", file);
+    const char *dot = strrchr(file, '.');
+    const char *mime = !dot ? NULL : !strcmp(dot, ".html") ? "text/html; charset=utf-8"
+                     : !strcmp(dot, ".svg") ? "image/svg+xml"
+                     : !strcmp(dot, ".csv") || !strcmp(dot, ".md") ? "text/plain; charset=utf-8"
+                     : NULL;
+    if (!mime)
+        return fail(c, MHD_HTTP_NOT_FOUND, "the report has no file '%s'", file);
+    char path[PATH_MAX + 80];
+    pl_err err = {0};
+    pthread_mutex_lock(&w->lock);
+    report_dir *rd = NULL;
+    for (int i = 0; i < w->n_reports && !rd; i++)
+        if (!strcmp(w->reports[i].name, name))
+            rd = &w->reports[i];
+    pl_status st = PL_OK;
+    /* index.html is written anew each time (the store may have changed);
+     * the figures it names are the ones written with it */
+    if (!strcmp(file, "index.html") || !rd) {
+        if (!rd) {
+            rd = &w->reports[w->n_reports < MAX_REPORTS ? w->n_reports++
+                                                        : w->next_report++ % MAX_REPORTS];
+            snprintf(rd->name, sizeof rd->name, "%s", name);
+            snprintf(rd->dir, sizeof rd->dir, "%s/r%d", w->tmp, (int)(rd - w->reports) % 100);
+        }
+        pl_report_stats stats;
+        st = pl_report_write(w->store, name, rd->dir, &stats, &err);
+        if (st != PL_OK)
+            rd->name[0] = '\0';
+    }
+    if (st == PL_OK)
+        snprintf(path, sizeof path, "%s/%s", rd->dir, file);
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK)
+        return fail(c, status_of(st), "%s", err.msg);
+    return send_file(c, path, mime, REPORT_CSP);
+}
+
+/* ------------------------------------------------------------------ */
+/* live: the daemon's stream as server-sent events */
+
+static enum MHD_Result page_live(pl_web *w, struct MHD_Connection *c)
+{
+    pl_buf b;
+    pl_buf_init(&b);
+    page_head(&b, "live", NULL);
+    pl_buf_printf(&b, "<h1>Live</h1>\n<p id=\"daemon\" data-control=\"%d\">daemon: <code>",
+                  w->control);
+    pl_buf_html(&b, w->socket);
+    pl_buf_puts(&b, "</code> <span id=\"state\">connecting</span></p>\n"
+                    "<div id=\"controls\">"
+                    "<button id=\"arm\" disabled>arm</button> "
+                    "<button id=\"start\" disabled>start</button> "
+                    "<button id=\"stop\" disabled>stop</button> "
+                    "<span id=\"reply\"></span></div>\n"
+                    "<div id=\"levels\"><div class=\"level\"><span>v<sub>p1</sub></span>"
+                    "<meter id=\"level1\" min=\"-0.5\" max=\"0.5\" value=\"0\"></meter>"
+                    "<output id=\"value1\">-</output> m/s</div>"
+                    "<div class=\"level\"><span>v<sub>p2</sub></span>"
+                    "<meter id=\"level2\" min=\"-0.5\" max=\"0.5\" value=\"0\"></meter>"
+                    "<output id=\"value2\">-</output> m/s</div></div>\n"
+                    "<div class=\"plot\" id=\"plot-live\"></div>\n"
+                    "<p class=\"hint\">The last 10 s of both channels as the daemon reads them "
+                    "(min and max of each millisecond).  <span id=\"latency\"></span></p>\n"
+                    "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
+                    "<script src=\"/static/live.js\"></script>\n");
+    page_end(&b);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
+typedef struct {
+    pl_web *w;
+    int fd;                 /* the daemon's stream; -1: not connected */
+    char in[65536];
+    size_t in_len;
+    int said_hello;
+    double last_sent;
+} sse;
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int stream_connect(const char *path, char *why, size_t size)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(why, size, "socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        write(fd, "stream\n", 7) != 7) {
+        snprintf(why, size, "no daemon answers on %s (%s)", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Turns the daemon's lines into events: "S ..." status, "D ..." data,
+ * "G n" a gap (n lines the daemon could not queue for us). */
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    sse *s = cls;
+    size_t out = 0;
+    if (!s->said_hello) {
+        s->said_hello = 1;
+        char why[300];
+        s->fd = stream_connect(s->w->socket, why, sizeof why);
+        if (s->fd < 0) {
+            int n = snprintf(buf, max, "retry: 2000\nevent: nodaemon\ndata: %s\n\n", why);
+            return n > 0 && (size_t)n < max ? n : MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        int n = snprintf(buf, max, "retry: 1000\n: prismlab live\n\n");
+        s->last_sent = mono_now();
+        return n;
+    }
+    if (s->fd < 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    for (;;) {
+        if (s->w->stopping)
+            return out ? (ssize_t)out : MHD_CONTENT_READER_END_OF_STREAM;
+        /* whole lines already here first */
+        char *nl;
+        while ((nl = memchr(s->in, '\n', s->in_len))) {
+            size_t k = (size_t)(nl - s->in);
+            const char *ev = s->in[0] == 'D' ? "data" : s->in[0] == 'S' ? "status"
+                           : s->in[0] == 'G' ? "gap" : "reply";
+            if (out + k + 32 > max)
+                return out ? (ssize_t)out : MHD_CONTENT_READER_END_WITH_ERROR;
+            out += (size_t)snprintf(buf + out, max - out, "event: %s\ndata: ", ev);
+            memcpy(buf + out, s->in, k);
+            out += k;
+            memcpy(buf + out, "\n\n", 2);
+            out += 2;
+            s->in_len -= k + 1;
+            memmove(s->in, nl + 1, s->in_len);
+        }
+        if (out) {
+            s->last_sent = mono_now();
+            return (ssize_t)out;
+        }
+        struct pollfd p = {.fd = s->fd, .events = POLLIN};
+        int r = poll(&p, 1, 250);
+        if (r > 0) {
+            ssize_t got = read(s->fd, s->in + s->in_len, sizeof s->in - s->in_len);
+            if (got <= 0) {
+                close(s->fd);
+                s->fd = -1;
+                int n = snprintf(buf, max, "event: nodaemon\ndata: the daemon closed the stream\n\n");
+                return n;
+            }
+            s->in_len += (size_t)got;
+            if (s->in_len == sizeof s->in)   /* a line longer than the buffer: not ours */
+                s->in_len = 0;
+        } else if (mono_now() - s->last_sent > 5) {
+            s->last_sent = mono_now();
+            return snprintf(buf, max, ": keepalive\n\n");
+        }
+    }
+}
+
+static void sse_free(void *cls)
+{
+    sse *s = cls;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s);
+}
+
+static enum MHD_Result api_live(pl_web *w, struct MHD_Connection *c)
+{
+    sse *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    s->w = w;
+    s->fd = -1;
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536,
+                                                               sse_read, s, sse_free);
+    if (!r) {
+        free(s);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static int token_equal(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    if (strlen(a) != n)
+        return 0;
+    unsigned char d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned char)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+static enum MHD_Result api_control(pl_web *w, struct MHD_Connection *c, const char *cmd)
+{
+    if (strcmp(cmd, "arm") && strcmp(cmd, "start") && strcmp(cmd, "stop"))
+        return fail(c, MHD_HTTP_NOT_FOUND, "no control command '%.20s' (arm, start, stop)", cmd);
+    if (!w->control)
+        return fail(c, MHD_HTTP_FORBIDDEN, "read-only: start prismlab serve with --control "
+                    "to arm, start and stop the daemon");
+    const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Prismlab-Token");
+    if (!tok || !token_equal(tok, w->token))
+        return fail(c, MHD_HTTP_FORBIDDEN, "%s: the X-Prismlab-Token header must carry "
+                    "the token prismlab serve printed at start-up", tok ? "wrong token" : "no token");
+    char reply[512];
+    pl_err err = {0};
+    if (pl_daemon_command(w->socket, cmd, reply, sizeof reply, &err) != PL_OK)
+        return fail(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err.msg);
+    pl_buf b;
+    pl_buf_init(&b);
+    pl_buf_puts(&b, "{\"reply\":");
+    pl_buf_json_str(&b, reply);
+    pl_buf_puts(&b, "}\n");
+    return send_buf(c, strncmp(reply, "ok", 2) ? MHD_HTTP_CONFLICT : MHD_HTTP_OK,
+                    "application/json", &b, NULL);
+}
+
+static enum MHD_Result api_status(pl_web *w, struct MHD_Connection *c)
+{
+    char reply[512];
+    pl_err err = {0};
+    pl_buf b;
+    pl_buf_init(&b);
+    if (pl_daemon_command(w->socket, "status", reply, sizeof reply, &err) != PL_OK) {
+        pl_buf_puts(&b, "{\"daemon\":false,\"error\":");
+        pl_buf_json_str(&b, err.msg);
+    } else {
+        pl_buf_puts(&b, "{\"daemon\":true,\"reply\":");
+        pl_buf_json_str(&b, reply);
+    }
+    pl_buf_printf(&b, ",\"control\":%s}\n", w->control ? "true" : "false");
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* routing */
+
+static enum MHD_Result static_file(struct MHD_Connection *c, const char *name)
+{
+    const pl_web_asset *a = pl_web_asset_find(name);
+    if (!a)
+        return fail(c, MHD_HTTP_NOT_FOUND, "no static file '%.64s'", name);
+    struct MHD_Response *r = MHD_create_response_from_buffer(a->size, (void *)a->data,
+                                                             MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", a->mime);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Cache-Control", "max-age=3600");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* A page bound to loopback answers only to loopback names: a page of
+ * another site cannot reach it through a name that resolves to 127.0.0.1
+ * (DNS rebinding). */
+static int host_ok(pl_web *w, struct MHD_Connection *c)
+{
+    if (!w->loopback)
+        return 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (!h)
+        return 0;
+    const char *names[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(names[i]);
+        if (!strncmp(h, names[i], n) && (h[n] == '\0' || h[n] == ':'))
+            return 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version,
+                              const char *upload, size_t *upload_size, void **state)
+{
+    (void)version;
+    (void)upload;
+    pl_web *w = cls;
+    static int marker;
+    if (!*state) {   /* headers only so far */
+        *state = &marker;
+        return MHD_YES;
+    }
+    if (*upload_size) {   /* a body is not used by any request: skip it */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (!host_ok(w, c))
+        return fail(c, MHD_HTTP_FORBIDDEN, "this server answers to 127.0.0.1, localhost "
+                    "and [::1] only");
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    int post = !strcmp(method, "POST");
+    if (!strncmp(url, "/api/control/", 13))
+        return post ? api_control(w, c, url + 13)
+                    : fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%.10s: control is POST only", method);
+    if (!get)
+        return fail(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%.10s: only GET (and POST to "
+                    "/api/control/...) are served", method);
+    if (!strcmp(url, "/"))
+        return page_runs(w, c);
+    if (!strcmp(url, "/experiments"))
+        return page_experiments(w, c);
+    if (!strcmp(url, "/live"))
+        return page_live(w, c);
+    if (!strcmp(url, "/api/live"))
+        return api_live(w, c);
+    if (!strcmp(url, "/api/status"))
+        return api_status(w, c);
+    if (!strncmp(url, "/static/", 8))
+        return static_file(c, url + 8);
+    if (!strncmp(url, "/experiment/", 12)) {
+        /* /experiment/NAME/FILE: the name may hold '/', the file never */
+        const char *rest = url + 12, *slash = strrchr(rest, '/');
+        if (!slash)
+            return fail(c, MHD_HTTP_NOT_FOUND, "an experiment's report is at /experiment/NAME/");
+        char name[PL_NAME_MAX + 2];
+        size_t n = (size_t)(slash - rest);
+        if (n > PL_NAME_MAX)
+            return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: at most %d bytes", PL_NAME_MAX);
+        memcpy(name, rest, n);
+        name[n] = '\0';
+        return page_experiment(w, c, name, slash + 1);
+    }
+    long long id;
+    char idtext[32], what[16];
+    if (!strncmp(url, "/run/", 5)) {
+        if (!parse_id(url + 5, &id))
+            return fail(c, MHD_HTTP_BAD_REQUEST, "run id: expected a positive integer, got '%.20s'",
+                        url + 5);
+        return page_run(w, c, id);
+    }
+    if (!strncmp(url, "/api/run/", 9)) {
+        const char *rest = url + 9, *slash = strchr(rest, '/');
+        size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+        if (!slash || n >= sizeof idtext || strlen(slash + 1) >= sizeof what)
+            return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta or /api/run/ID/window");
+        memcpy(idtext, rest, n);
+        idtext[n] = '\0';
+        snprintf(what, sizeof what, "%s", slash + 1);
+        if (!parse_id(idtext, &id))
+            return fail(c, MHD_HTTP_BAD_REQUEST, "run id: expected a positive integer, got '%s'",
+                        idtext);
+        if (!strcmp(what, "meta"))
+            return api_meta(w, c, id);
+        if (!strcmp(what, "window"))
+            return api_window(w, c, id);
+        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta or /api/run/ID/window");
+    }
+    return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
+}
+
+/* ------------------------------------------------------------------ */
+
+pl_status pl_web_parse_listen(const char *text, char *host, size_t size, int *port,
+                              pl_err *err)
+{
+    const char *colon;
+    if (text[0] == '[') {
+        const char *close = strchr(text, ']');
+        if (!close || close[1] != ':')
+            return pl_err_set(err, PL_EINVAL, "--listen '%s': expected [IPV6]:PORT", text);
+        if ((size_t)(close - text - 1) >= size)
+            return pl_err_set(err, PL_EINVAL, "--listen '%s': address too long", text);
+        snprintf(host, size, "%.*s", (int)(close - text - 1), text + 1);
+        colon = close + 1;
+    } else {
+        colon = strrchr(text, ':');
+        if (!colon)
+            return pl_err_set(err, PL_EINVAL, "--listen '%s': expected HOST:PORT "
+                              "(127.0.0.1:8080)", text);
+        if ((size_t)(colon - text) >= size)
+            return pl_err_set(err, PL_EINVAL, "--listen '%s': address too long", text);
+        if (colon == text)
+            snprintf(host, size, "127.0.0.1");
+        else
+            snprintf(host, size, "%.*s", (int)(colon - text), text);
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || p < 0 || p > 65535)
+        return pl_err_set(err, PL_EINVAL, "--listen '%s': expected a port in [0, 65535] "
+                          "after the last ':'", text);
+    *port = (int)p;
+    return PL_OK;
+}
+
+static int bind_socket(pl_web *w, const char *host, int port, pl_err *err)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t len;
+    int family;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    if (!strcmp(host, "localhost"))
+        host = "127.0.0.1";
+    if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+        family = a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        len = sizeof *a4;
+        w->loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        family = a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        len = sizeof *a6;
+        w->loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+    } else {
+        pl_err_set(err, PL_EINVAL, "--listen: '%s' is not an IPv4 or IPv6 address "
+                   "(names other than localhost are not looked up)", host);
+        return -1;
+    }
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0) {
+        pl_err_set(err, PL_EIO, "--listen %s:%d: %s", host, port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    w->port = ntohs(family == AF_INET ? a4->sin_port : a6->sin6_port);
+    snprintf(w->url, sizeof w->url, family == AF_INET ? "http://%s:%d/" : "http://[%s]:%d/",
+             host, w->port);
+    return fd;
+}
+
+/* Removes our folder: report folders of plain files, one level deep. */
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        char sub[PATH_MAX + 300];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        DIR *s2 = opendir(sub);
+        struct dirent *f;
+        while (s2 && (f = readdir(s2))) {
+            char file[PATH_MAX + 600];
+            snprintf(file, sizeof file, "%s/%s", sub, f->d_name);
+            if (f->d_type != DT_DIR)
+                unlink(file);
+        }
+        if (s2)
+            closedir(s2);
+        if (rmdir(sub) != 0)
+            unlink(sub);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+void pl_web_stop(pl_web *w)
+{
+    if (!w)
+        return;
+    w->stopping = 1;
+    if (w->mhd)
+        MHD_stop_daemon(w->mhd);
+    pl_runcache_destroy(w->cache);
+    pl_store_close(w->store);
+    if (w->tmp[0])
+        rm_tree(w->tmp);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+pl_status pl_web_start(pl_web **out, const pl_web_options *opt, pl_err *err)
+{
+    *out = NULL;
+    char host[64];
+    int port;
+    if (pl_web_parse_listen(opt->listen ? opt->listen : "127.0.0.1:8080", host,
+                            sizeof host, &port, err) != PL_OK)
+        return err->code;
+    pl_web *w = calloc(1, sizeof *w);
+    if (!w)
+        return pl_err_set(err, PL_ENOMEM, "out of memory");
+    pthread_mutex_init(&w->lock, NULL);
+    w->control = opt->control;
+    if (opt->socket)
+        snprintf(w->socket, sizeof w->socket, "%s", opt->socket);
+    else if (snprintf(w->socket, sizeof w->socket, "%s.sock", opt->db) >= (int)sizeof w->socket) {
+        pl_web_stop(w);
+        return pl_err_set(err, PL_EINVAL, "%s.sock: socket path too long; give --socket", opt->db);
+    }
+    if (opt->control) {
+        unsigned char r[16];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+            pl_web_stop(w);
+            return pl_err_set(err, PL_EIO, "getrandom: %s", strerror(errno));
+        }
+        for (int i = 0; i < 16; i++)
+            snprintf(w->token + 2 * i, 3, "%02x", r[i]);
+    }
+    struct stat sb;
+    if (stat(opt->db, &sb) != 0) {
+        pl_web_stop(w);
+        return pl_err_set(err, PL_ENOTFOUND, "%s: %s (create it with prismlab db init)",
+                          opt->db, strerror(errno));
+    }
+    if (pl_store_open(&w->store, opt->db, PL_STORE_NO_MIGRATE, err) != PL_OK ||
+        pl_runcache_create(&w->cache, err) != PL_OK) {
+        pl_web_stop(w);
+        return err->code;
+    }
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(w->tmp, sizeof w->tmp, "%s/prismlab-serve-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(w->tmp)) {
+        pl_status st = pl_err_set(err, PL_EIO, "%s: %s", w->tmp, strerror(errno));
+        w->tmp[0] = '\0';
+        pl_web_stop(w);
+        return st;
+    }
+    int fd = bind_socket(w, host, port, err);
+    if (fd < 0) {
+        pl_web_stop(w);
+        return err->code;
+    }
+    w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                              MHD_USE_POLL,
+                              0, NULL, NULL, handle, w,
+                              MHD_OPTION_LISTEN_SOCKET, fd,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                              MHD_OPTION_END);
+    if (!w->mhd) {
+        close(fd);
+        pl_web_stop(w);
+        return pl_err_set(err, PL_EIO, "libmicrohttpd would not start on %s:%d", host, port);
+    }
+    *out = w;
+    return PL_OK;
+}

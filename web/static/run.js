@@ -1,0 +1,161 @@
+// web/static/run.js - the run page of prismlab serve: linked, zoomable
+// plots of v_p1, v_p2 (from the stored chunks), omega (4.1) and L_p (4.2)
+// with the matching simulation, the impacts marked with their ratios, and
+// the spectrum of omega's residual.  Each zoom asks the server for the
+// window's min/max envelope at the plot's width (full-rate samples once
+// the window is short enough); state for tests is in window.plRun.
+'use strict';
+(function () {
+  const root = document.getElementById('plots');
+  const run = root.dataset.run;
+  const status = document.getElementById('status');
+  const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0 };
+  let meta = null;
+  const plots = [];
+  let syncing = false;
+  let pending = 0;
+
+  function width() { return Math.max(300, root.clientWidth - 20); }
+
+  function showError(msg) {
+    state.error = msg;
+    status.textContent = msg;
+    status.style.color = '#b00';
+  }
+
+  // vertical lines at the impacts, and their ratios when there is room
+  function drawImpacts(u, withRatio) {
+    if (!meta || !meta.impacts) return;
+    const ctx = u.ctx, xs = u.scales.x, top = u.bbox.top, h = u.bbox.height;
+    const inView = meta.impacts.filter(i => i[0] >= xs.min && i[0] <= xs.max);
+    const room = inView.length > 0 && u.bbox.width / inView.length > 45 * devicePixelRatio;
+    ctx.save();
+    ctx.lineWidth = 1;
+    ctx.font = (10 * devicePixelRatio) + 'px sans-serif';
+    for (const [t, ratio, confirmed] of inView) {
+      const x = Math.round(u.valToPos(t, 'x', true));
+      ctx.strokeStyle = confirmed > 0 ? 'rgba(200,0,0,0.45)' : 'rgba(200,120,0,0.35)';
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
+      if (withRatio && room && ratio !== null) {
+        ctx.fillStyle = '#900';
+        ctx.fillText(ratio.toFixed(3), x + 2, top + 12 * devicePixelRatio);
+      }
+    }
+    ctx.restore();
+  }
+
+  function onScale(u, key) {
+    if (key !== 'x' || syncing || !meta) return;
+    const { min, max } = u.scales.x;
+    if (min == null || max == null || !(max > min)) return;
+    load(min, max);
+  }
+
+  function makePlot(el, title, yLabel, names, colours, withRatio) {
+    const series = [{ label: 't (s)' }];
+    const bands = [];
+    for (let k = 0; k < names.length; k++) {
+      // the legend shows each band once (its max row is hidden by the CSS)
+      series.push({ label: names[k], stroke: colours[k], width: 1, points: { show: false } });
+      series.push({ label: names[k] + ' max', stroke: colours[k], width: 1, points: { show: false } });
+      bands.push({ series: [2 + 2 * k, 1 + 2 * k], fill: colours[k] + '33' });
+    }
+    const opts = {
+      title, width: width(), height: 220,
+      cursor: { sync: { key: 'run' + run }, bind: { dblclick: () => null } },
+      scales: { x: { time: false } },
+      axes: [{ label: 'time on the run\u2019s clock (s)' }, { label: yLabel }],
+      series, bands,
+      legend: { live: true },
+      hooks: { setScale: [onScale], draw: [u => drawImpacts(u, withRatio)] },
+    };
+    const data = [[]];
+    for (let k = 0; k < 2 * names.length; k++) data.push([]);
+    const u = new uPlot(opts, data, el);
+    u.over.addEventListener('dblclick', () => load(0, meta.duration));
+    plots.push(u);
+    return u;
+  }
+
+  let vpPlot, omPlot, lpPlot;
+
+  function setAll(t0, t1) {
+    syncing = true;
+    for (const u of plots) u.setScale('x', { min: t0, max: t1 });
+    syncing = false;
+  }
+
+  async function load(t0, t1) {
+    const px = Math.round(width());
+    const seq = ++pending;
+    const started = performance.now();
+    let d;
+    try {
+      const r = await fetch(`/api/run/${run}/window?t0=${t0}&t1=${t1}&px=${px}`);
+      if (!r.ok) throw new Error(await r.text());
+      d = await r.json();
+    } catch (e) {
+      showError('loading the window failed: ' + e.message);
+      return;
+    }
+    if (seq !== pending) return;   // a newer zoom is on its way
+    const vp = d.vp;
+    vpPlot.setData([vp.t, vp.min1, vp.max1, vp.min2, vp.max2], false);
+    if (d.derived && omPlot) {
+      const s = d.derived;
+      const om = [s.t, s.omega_min, s.omega_max], lp = [s.t, s.lp_min, s.lp_max];
+      if (meta.sim) {
+        om.push(s.somega_min, s.somega_max);
+        lp.push(s.slp_min, s.slp_max);
+      }
+      omPlot.setData(om, false);
+      lpPlot.setData(lp, false);
+    }
+    setAll(t0, t1);
+    state.loads++;
+    state.last = { t0, t1, n: vp.n, full: vp.full, ms: performance.now() - started };
+    status.textContent = `${t0.toFixed(4)} to ${t1.toFixed(4)} s: ` +
+      (vp.full ? `${vp.n} samples a channel at full rate`
+               : `min/max envelope of ${vp.n} columns (${((t1 - t0) * d.rate / vp.n).toFixed(0)} frames each)`);
+  }
+
+  function psdPlot(el) {
+    if (!meta.psd || meta.psd.v.length < 2) return;
+    const f = [], v = [];
+    for (let k = 1; k < meta.psd.v.length; k++) {
+      const y = meta.psd.v[k];
+      if (y > 0) { f.push(k * meta.psd.df); v.push(y); }
+    }
+    new uPlot({
+      title: 'Welch spectrum of the residual of \u03c9 (rad\u00b2/s\u00b2/Hz)', width: width(), height: 240,
+      scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
+      axes: [{ label: 'frequency (Hz)' }, { label: 'PSD' }],
+      series: [{ label: 'f (Hz)' }, { label: 'residual', stroke: '#555', width: 1, points: { show: false } }],
+    }, [f, v], el);
+  }
+
+  async function start() {
+    try {
+      const r = await fetch(`/api/run/${run}/meta`);
+      if (!r.ok) throw new Error(await r.text());
+      meta = await r.json();
+    } catch (e) {
+      showError('loading the run failed: ' + e.message);
+      return;
+    }
+    state.impacts = meta.impacts ? meta.impacts.length : 0;
+    vpPlot = makePlot(document.getElementById('plot-vp'), 'Gauge-point velocities v_p1, v_p2 (raw, m/s)',
+                      'm/s', ['v_p1', 'v_p2'], ['#1f77b4', '#d62728'], false);
+    if (meta.processed) {
+      const sim = meta.sim ? ['simulated (' + meta.sim + ')'] : [];
+      omPlot = makePlot(document.getElementById('plot-omega'), 'Rotary speed \u03c9 (4.1), rad/s; impacts with \u03c9+/\u03c9-',
+                        'rad/s', ['\u03c9'].concat(sim), ['#2ca02c', '#7f7f7f'], true);
+      lpPlot = makePlot(document.getElementById('plot-lp'), 'Line-impact count L_p (4.2)',
+                        'L_p', ['L_p'].concat(sim), ['#9467bd', '#7f7f7f'], false);
+      psdPlot(document.getElementById('plot-psd'));
+    }
+    await load(0, meta.duration);
+    state.ready = true;
+  }
+  start();
+})();
