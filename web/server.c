@@ -1184,13 +1184,7 @@ pl_status pl_web_start(pl_web **out, const pl_web_options *opt, pl_err *err)
         for (int i = 0; i < 16; i++)
             snprintf(w->token + 2 * i, 3, "%02x", r[i]);
     }
-    struct stat sb;
-    if (stat(opt->db, &sb) != 0) {
-        pl_web_stop(w);
-        return pl_err_set(err, PL_ENOTFOUND, "%s: %s (create it with prismlab db init)",
-                          opt->db, strerror(errno));
-    }
-    if (pl_store_open(&w->store, opt->db, PL_STORE_NO_MIGRATE, err) != PL_OK ||
+    if (pl_store_open(&w->store, opt->db, PL_STORE_READONLY, err) != PL_OK ||
         pl_runcache_create(&w->cache, err) != PL_OK) {
         pl_web_stop(w);
         return err->code;
