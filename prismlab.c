@@ -24,7 +24,7 @@ static const struct command commands[] = {
     {"prism", pl_cmd_prism, "add, list and import prisms of the catalogue"},
     {"ramp", pl_cmd_ramp, "add, list and import ramps of the catalogue"},
     {"experiment", pl_cmd_experiment, "add and list experiments"},
-    {"run", pl_cmd_run, "list runs and show one"},
+    {"run", pl_cmd_run, "list, show, correct and delete runs"},
     {"acquire", pl_cmd_acquire, "record a run from the rig (DAQ card or simulator)"},
     {"export", pl_cmd_export, "write a run (CSV volts, WAV raw) or a processed series"},
     {"import", pl_cmd_import, "store a recording from a WAV or CSV file (or a manifest of them)"},

@@ -159,15 +159,7 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
 
 pl_status pl_source_check_lambda0(double lambda0_rad, pl_err *err)
 {
-    /* 0 < lambda0 < alpha + beta (model/prism/prism.h), and alpha + beta <
-     * 2 pi / N <= 120 deg for any prism (N >= 3): the catalogue's prism
-     * and ramp narrow it further when the run is processed. */
-    double deg = lambda0_rad * 180.0 / M_PI;
-    if (!isnan(lambda0_rad) && !(deg > 0 && deg < 120))
-        return pl_err_set(err, PL_EINVAL, "lambda0 = %g deg: expected a "
-                          "release angle in (0, 120) deg (0 < lambda0 < alpha "
-                          "+ beta <= 2 pi / N)", deg);
-    return PL_OK;
+    return pl_lambda0_check(lambda0_rad, err);
 }
 
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err)

@@ -2,6 +2,7 @@
  * calibration polynomial. */
 #include "core/sample.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,4 +56,32 @@ double pl_channel_volts(const pl_channel *ch, double code)
     for (int k = ch->cal_order; k >= 0; k--)
         v = v * x + ch->cal_coef[k];
     return v;
+}
+
+pl_status pl_lambda0_check(double lambda0_rad, pl_err *err)
+{
+    /* 0 < lambda0 < alpha + beta (model/prism/prism.h), and alpha + beta <
+     * 2 pi / N <= 120 deg for any prism (N >= 3): the catalogue's prism
+     * and ramp narrow it further when the run is processed. */
+    double deg = lambda0_rad * 180.0 / M_PI;
+    if (!isnan(lambda0_rad) && !(deg > 0 && deg < 120))
+        return pl_err_set(err, PL_EINVAL, "lambda0 = %g deg: expected a "
+                          "release angle in (0, 120) deg (0 < lambda0 < alpha "
+                          "+ beta <= 2 pi / N)", deg);
+    return PL_OK;
+}
+
+pl_status pl_beam_heights_check(double h1_m, double h2_m, pl_err *err)
+{
+    double h[2] = {h1_m, h2_m};
+    for (int i = 0; i < 2; i++)
+        if (!(h[i] > 0 && h[i] <= 10))
+            return pl_err_set(err, PL_EINVAL, "beam height h%d = %g m: "
+                              "expected a height in (0, 10] m above the ramp",
+                              i + 1, h[i]);
+    if (h1_m == h2_m)
+        return pl_err_set(err, PL_EINVAL, "beam heights h1 = h2 = %g m: the "
+                          "beams must be at different heights (eq. 4.1 "
+                          "divides by their difference)", h1_m);
+    return PL_OK;
 }

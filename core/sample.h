@@ -70,4 +70,13 @@ typedef struct {
 /* Converts one raw code to volts by the channel's polynomial. */
 double pl_channel_volts(const pl_channel *ch, double code);
 
+/* PL_EINVAL naming the value when a recorded release angle is outside
+ * (0, 120) deg (0 < lambda0 < alpha + beta <= 2 pi / N for N >= 3); NaN
+ * (not recorded) passes.  Shared by import, record and `run set`. */
+pl_status pl_lambda0_check(double lambda0_rad, pl_err *err);
+
+/* PL_EINVAL naming the beam when h1 or h2 is outside (0, 10] m or they
+ * are equal (eq. 4.1 divides by h1 - h2). */
+pl_status pl_beam_heights_check(double h1_m, double h2_m, pl_err *err);
+
 #endif

@@ -55,7 +55,8 @@ static int db_info(pl_store *store)
 {
     static const char *const tables[] = {
         "prism", "ramp", "experiment", "run", "channel", "chunk",
-        "processing", "series", "impact", "simulation", "validation"};
+        "processing", "series", "impact", "simulation", "validation",
+        "run_change"};
     long long frames = 0;
     pl_err err = {0};
 
@@ -356,18 +357,107 @@ int pl_cmd_experiment(int argc, char **argv)
 static const pl_cli_command run_command = {
     .name = "run",
     .usage =
-    "usage: prismlab run list [--experiment NAME]\n"
-    "       prismlab run show RUN\n"
+    "usage: prismlab run list [--experiment NAME] [--json]\n"
+    "       prismlab run show RUN [--json]\n"
+    "       prismlab run set RUN [--prism P] [--ramp R] [--experiment E]\n"
+    "                        [--h1 M] [--h2 M] [--sign1 +-1] [--sign2 +-1]\n"
+    "                        [--ldv-scale MPS_PER_V] [--lambda0-deg DEG |\n"
+    "                        --no-lambda0] [--notes TEXT]\n"
+    "       prismlab run delete RUN... --yes\n"
     "  (all take --db FILE)\n",
     .about =
-    "list prints one line per run, newest first; show prints everything\n"
-    "stored about one run, its channels and calibration.  Simulated runs\n"
-    "are marked SYNTHETIC.\n",
+    "list prints one line per run, newest first, under a header row; show\n"
+    "prints everything stored about one run, its channels and calibration,\n"
+    "its processing and the history of its corrections.  Simulated runs are\n"
+    "marked SYNTHETIC.  --json prints the same as JSON.\n"
+    "\n"
+    "set corrects what was written down about a run (a wrong prism, swapped\n"
+    "beam heights or signs, a missing release angle) without touching its\n"
+    "samples: each change is kept in the run's history (when, field, old\n"
+    "and new value; shown by 'run show'), and what was derived from the old\n"
+    "values (processing, simulations, validations) is dropped, so process\n"
+    "and validate the run again.  h1/sign1 are the first channel's.\n"
+    "\n"
+    "delete removes runs with their samples and everything derived; --yes\n"
+    "is required.  All the runs named go, or none.\n",
     .max_args = PL_CLI_ANY_ARGS};
+
+/* JSON text of s (quotes included). */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* A JSON number, or null for NaN (JSON has no NaN). */
+static void json_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+/* "name": "text" or null when empty, with the separator before it. */
+static void json_field_text(FILE *out, const char *sep, const char *name,
+                            const char *text)
+{
+    fprintf(out, "%s\"%s\": ", sep, name);
+    if (text[0])
+        json_string(out, text);
+    else
+        fputs("null", out);
+}
+
+static void json_run(FILE *out, const pl_run_info *r)
+{
+    fprintf(out, "{\"id\": %lld", r->id);
+    json_field_text(out, ", ", "started_utc", r->started_utc);
+    json_field_text(out, ", ", "ended_utc", r->ended_utc);
+    json_field_text(out, ", ", "state", pl_run_state_name(r->state));
+    json_field_text(out, ", ", "experiment", r->experiment);
+    json_field_text(out, ", ", "prism", r->prism);
+    json_field_text(out, ", ", "ramp", r->ramp);
+    json_field_text(out, ", ", "source_kind", r->source_kind);
+    json_field_text(out, ", ", "source_detail", r->source_detail);
+    json_field_text(out, ", ", "source_sha256", r->source_sha256);
+    fprintf(out, ", \"synthetic\": %s, \"sample_rate_hz\": ",
+            r->synthetic ? "true" : "false");
+    json_number(out, r->sample_rate_hz);
+    fprintf(out, ", \"n_frames\": %lld, \"duration_s\": ", r->n_frames);
+    json_number(out, r->n_frames / r->sample_rate_hz);
+    fprintf(out, ", \"n_channels\": %d", r->n_channels);
+    json_field_text(out, ", ", "sample_format", pl_sample_format_name(r->format));
+    fputs(", \"lambda0_deg\": ", out);
+    json_number(out, r->lambda0_rad / DEG);
+    json_field_text(out, ", ", "notes", r->notes);
+}
+
+typedef struct {
+    int json, n;
+} list_ctx;
 
 static int print_run_line(void *ctx, const pl_run_info *r)
 {
-    (void)ctx;
+    list_ctx *c = ctx;
+    if (c->json) {
+        fputs(c->n++ ? ",\n " : "[", stdout);
+        json_run(stdout, r);
+        fputs("}", stdout);
+        return 0;
+    }
+    if (!c->n++)
+        printf("%5s  %-20s %-10s %-9s %-11s %11s  %-12s %-12s %s\n", "id",
+               "started_utc", "source", "state", "experiment", "duration",
+               "prism", "ramp", "file or device");
     printf("%5lld  %-20s %-10s %-9s %-11s %9.3f s  %-12s %-12s %s%s\n", r->id,
            r->started_utc, r->source_kind, r->state == PL_RUN_IMPORTED ? "imported"
            : pl_run_state_name(r->state), r->experiment[0] ? r->experiment : "-",
@@ -405,21 +495,68 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
     if (r->notes[0])
         printf("notes:          %s\n", r->notes);
     for (int i = 0; i < r->n_channels; i++)
-        printf("channel %d:      %s h=%.4g m sign=%+d scale=%g m/s/V cal=%s "
-               "V=%g%+g*(c-%g)%+g*(c-%g)^2%+g*(c-%g)^3\n", i, ch[i].name,
-               ch[i].beam_height_m, ch[i].beam_sign, ch[i].ldv_scale_mps_per_v,
+        printf("channel %d:      %s h%d=%.4g m sign%d=%+d scale=%g m/s/V cal=%s "
+               "V=%g%+g*(c-%g)%+g*(c-%g)^2%+g*(c-%g)^3\n", i + 1, ch[i].name,
+               i + 1, ch[i].beam_height_m, i + 1, ch[i].beam_sign,
+               ch[i].ldv_scale_mps_per_v,
                pl_cal_kind_name(ch[i].cal_kind), ch[i].cal_coef[0],
                ch[i].cal_coef[1], ch[i].cal_origin, ch[i].cal_coef[2],
                ch[i].cal_origin, ch[i].cal_coef[3], ch[i].cal_origin);
 }
 
+static void json_channels(const pl_run_info *r, const pl_channel *ch)
+{
+    fputs(", \"channels\": [", stdout);
+    for (int i = 0; i < r->n_channels; i++) {
+        printf("%s{\"channel\": %d", i ? ", " : "", i + 1);
+        json_field_text(stdout, ", ", "name", ch[i].name);
+        fputs(", \"beam_height_m\": ", stdout);
+        json_number(stdout, ch[i].beam_height_m);
+        printf(", \"beam_sign\": %d, \"ldv_scale_mps_per_v\": ", ch[i].beam_sign);
+        json_number(stdout, ch[i].ldv_scale_mps_per_v);
+        json_field_text(stdout, ", ", "cal_kind", pl_cal_kind_name(ch[i].cal_kind));
+        fputs(", \"cal_origin\": ", stdout);
+        json_number(stdout, ch[i].cal_origin);
+        fputs(", \"cal_coef\": [", stdout);
+        for (int k = 0; k < 4; k++) {
+            fputs(k ? ", " : "", stdout);
+            json_number(stdout, ch[i].cal_coef[k]);
+        }
+        fputs("]}", stdout);
+    }
+    fputs("]", stdout);
+}
+
 /* What processing derived, when the run is processed. */
-static void print_processing(pl_store *store, long long id)
+static void print_processing(pl_store *store, long long id, int json)
 {
     pl_processing p;
     pl_err err = {0};
     if (pl_derived_get(store, id, &p, &err) != PL_OK) {
-        printf("processing:     none (prismlab process %lld)\n", id);
+        if (json)
+            fputs(", \"processing\": null", stdout);
+        else
+            printf("processing:     none (prismlab process %lld)\n", id);
+        return;
+    }
+    if (json) {
+        json_field_text(stdout, ", \"processing\": {", "processed_utc",
+                        p.processed_utc);
+        json_field_text(stdout, ", ", "version", p.version);
+        fputs(", \"release_t_s\": ", stdout);
+        json_number(stdout, p.release_t_s);
+        fputs(", \"end_t_s\": ", stdout);
+        json_number(stdout, p.end_t_s);
+        printf(", \"n_impacts\": %lld, \"lp_end\": ", p.n_impacts);
+        json_number(stdout, p.lp_end);
+        fputs(", \"omega_last_mean\": ", stdout);
+        json_number(stdout, p.omega_last_mean);
+        fputs(", \"ratio_mean\": ", stdout);
+        json_number(stdout, p.ratio_mean);
+        fputs(", \"ratio_sd\": ", stdout);
+        json_number(stdout, p.ratio_sd);
+        json_field_text(stdout, ", ", "warnings", p.warnings);
+        fputs("}", stdout);
         return;
     }
     printf("processed_utc:  %s (prismlab %s)\n", p.processed_utc, p.version);
@@ -438,45 +575,224 @@ static void print_processing(pl_store *store, long long id)
     }
 }
 
+static int print_change(void *ctx, const pl_run_change *c)
+{
+    int *n = ctx;
+    if (*n < 0) {    /* JSON */
+        fputs(*n == -1 ? "" : ", ", stdout);
+        json_field_text(stdout, "{", "changed_utc", c->changed_utc);
+        json_field_text(stdout, ", ", "field", c->field);
+        json_field_text(stdout, ", ", "old", c->old_value);
+        json_field_text(stdout, ", ", "new", c->new_value);
+        json_field_text(stdout, ", ", "version", c->version);
+        fputs("}", stdout);
+        *n = -2;
+        return 0;
+    }
+    printf("corrected:      %s %s: %s -> %s (prismlab %s)\n", c->changed_utc,
+           c->field, c->old_value[0] ? c->old_value : "(none)",
+           c->new_value[0] ? c->new_value : "(none)", c->version);
+    return 0;
+}
+
+static int run_show(pl_store *store, long long id, int json)
+{
+    pl_run_info info;
+    pl_channel ch[64];
+    pl_err err = {0};
+    int n = json ? -1 : 0;
+    if (pl_run_get(store, id, &info, &err) ||
+        pl_run_channels(store, id, ch, 64, &err))
+        return pl_cli_fail("run", &err);
+    if (json) {
+        json_run(stdout, &info);
+        json_channels(&info, ch);
+        print_processing(store, id, 1);
+        fputs(", \"corrections\": [", stdout);
+    } else {
+        print_run(&info, ch);
+        print_processing(store, id, 0);
+    }
+    if (pl_run_history(store, id, print_change, &n, &err) != PL_OK)
+        return pl_cli_fail("run", &err);
+    if (json)
+        fputs("]}\n", stdout);
+    return PL_EXIT_OK;
+}
+
+/* The options of `run set`, as given. */
+typedef struct {
+    const char *db, *experiment, *prism, *ramp, *notes;
+    double h[2], ldv, lambda0_deg;
+    int sign[2], no_lambda0, yes, json;
+} run_args;
+
+static int run_set(pl_store *store, long long id, const run_args *a)
+{
+    pl_run_edit e;
+    pl_err err = {0};
+    int changed;
+
+    pl_run_edit_init(&e);
+    e.prism = a->prism;
+    e.ramp = a->ramp;
+    e.experiment = a->experiment;
+    e.h[0] = a->h[0];
+    e.h[1] = a->h[1];
+    e.sign[0] = a->sign[0];
+    e.sign[1] = a->sign[1];
+    e.ldv_scale_mps_per_v = a->ldv;
+    e.lambda0_rad = a->lambda0_deg * DEG;
+    e.clear_lambda0 = a->no_lambda0;
+    e.notes = a->notes;
+    if (pl_run_set(store, id, &e, &changed, &err) != PL_OK)
+        return pl_cli_fail("run set", &err);
+    if (!changed)
+        printf("run %lld: nothing changed\n", id);
+    else
+        printf("run %lld: %d field%s corrected (see 'prismlab run show %lld'); "
+               "its processing and validations were dropped: run 'prismlab "
+               "process %lld' and 'prismlab validate %lld'\n", id, changed,
+               changed == 1 ? "" : "s", id, id, id);
+    return PL_EXIT_OK;
+}
+
+static int run_delete(pl_store *store, const long long *ids, int n)
+{
+    pl_err err = {0};
+    if (pl_store_begin(store, &err) != PL_OK)
+        return pl_cli_fail("run delete", &err);
+    for (int i = 0; i < n; i++)
+        if (pl_run_delete(store, ids[i], &err) != PL_OK) {
+            pl_store_rollback(store);
+            pl_err_prefix(&err, "nothing deleted: ");
+            return pl_cli_fail("run delete", &err);
+        }
+    if (pl_store_commit(store, &err) != PL_OK)
+        return pl_cli_fail("run delete", &err);
+    for (int i = 0; i < n; i++)
+        printf("deleted run %lld\n", ids[i]);
+    return PL_EXIT_OK;
+}
+
+/* RUN arguments argv[1..n] as ids. */
+static int parse_ids(char **args, int n, long long *ids)
+{
+    pl_err err = {0};
+    for (int i = 0; i < n; i++) {
+        long id;
+        if (pl_parse_long("RUN", args[i], 1, 0x7fffffffL, &id, &err))
+            return pl_cli_usage_error("run", "%s", err.msg);
+        ids[i] = id;
+    }
+    return PL_EXIT_OK;
+}
+
+/* Options given that the verb does not take: a usage error naming one. */
+static int check_verb_options(const char *verb, const pl_opt *opts,
+                              const char *const *allowed)
+{
+    for (const pl_opt *o = opts; o->kind != PL_OPTK_END; o++) {
+        int ok = !o->seen || !o->name || !strcmp(o->name, "db");
+        for (const char *const *a = allowed; !ok && *a; a++)
+            ok = !strcmp(o->name, *a);
+        if (!ok)
+            return pl_cli_usage_error("run", "'run %s' takes no option --%s",
+                                      verb, o->name);
+    }
+    return PL_EXIT_OK;
+}
+
 int pl_cmd_run(int argc, char **argv)
 {
-    const char *db = NULL, *experiment = NULL, *verb;
+    static const char *const list_opts[] = {"experiment", "json", NULL};
+    static const char *const show_opts[] = {"json", NULL};
+    static const char *const delete_opts[] = {"yes", NULL};
+    static const char *const set_opts[] = {
+        "experiment", "prism", "ramp", "h1", "h2", "sign1", "sign2",
+        "ldv-scale", "lambda0-deg", "no-lambda0", "notes", NULL};
+    run_args a = {.h = {NAN, NAN}, .ldv = NAN, .lambda0_deg = NAN};
+    const char *verb;
     pl_store *store;
     pl_err err = {0};
     pl_opt opts[] = {
-        PL_OPT_STRING("experiment", &experiment, "NAME", "list: its runs only"),
-        PL_OPT_DB(&db),
+        PL_OPT_STRING("experiment", &a.experiment, "NAME",
+                      "list: its runs only; set: file the run under it"),
+        PL_OPT_FLAG("json", &a.json, "list, show: print JSON"),
+        PL_OPT_GROUP("set:"),
+        PL_OPT_STRING("prism", &a.prism, "P", "the prism (a catalogue name)"),
+        PL_OPT_STRING("ramp", &a.ramp, "R", "the ramp (a catalogue name)"),
+        PL_OPT_DOUBLE("h1", &a.h[0], 0, 10, "M", "beam height of channel 1, m"),
+        PL_OPT_DOUBLE("h2", &a.h[1], 0, 10, "M", "beam height of channel 2, m"),
+        PL_OPT_SIGN("sign1", &a.sign[0], "the sign that makes channel 1 downhill"),
+        PL_OPT_SIGN("sign2", &a.sign[1], "likewise for channel 2"),
+        PL_OPT_DOUBLE("ldv-scale", &a.ldv, 1e-9, 1e3, "MPS_PER_V",
+                      "the LDV decoder scale of every channel"),
+        PL_OPT_DOUBLE("lambda0-deg", &a.lambda0_deg, -180, 180, "DEG",
+                      "the release angle the operator set"),
+        PL_OPT_FLAG("no-lambda0", &a.no_lambda0, "forget the recorded release angle"),
+        PL_OPT_STRING("notes", &a.notes, "TEXT", "replace the run's notes"),
+        PL_OPT_GROUP("delete:"),
+        PL_OPT_FLAG("yes", &a.yes, "really delete the runs named"),
+        PL_OPT_DB(&a.db),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&run_command, opts, argc, argv, &nargs);
     if (rc != PL_CLI_CONTINUE)
         return rc;
     if (nargs == 0)
-        return pl_cli_usage_error("run", "expected an action (list, show)");
+        return pl_cli_usage_error("run", "expected an action (list, show, "
+                                  "set, delete)");
     verb = argv[1];
     if (!strcmp(verb, "list") && nargs == 1) {
-        if ((rc = open_store("run", db, PL_STORE_READONLY, &store)))
+        list_ctx c = {a.json, 0};
+        if ((rc = check_verb_options(verb, opts, list_opts)) ||
+            (rc = open_store("run", a.db, PL_STORE_READONLY, &store)))
             return rc;
-        rc = pl_run_list(store, experiment, print_run_line, NULL, &err)
+        rc = pl_run_list(store, a.experiment, print_run_line, &c, &err)
                  ? pl_cli_fail("run", &err) : PL_EXIT_OK;
-    } else if (!strcmp(verb, "show") && nargs == 2) {
-        long id;
-        pl_run_info info;
-        pl_channel ch[64];
-        if (pl_parse_long("RUN", argv[2], 1, 0x7fffffffL, &id, &err))
-            return pl_cli_usage_error("run", "%s", err.msg);
-        if ((rc = open_store("run", db, PL_STORE_READONLY, &store)))
+        if (rc == PL_EXIT_OK && a.json)
+            puts(c.n ? "]" : "[]");
+        else if (rc == PL_EXIT_OK && !c.n)
+            fprintf(stderr, "prismlab run: no runs%s%s in '%s'\n",
+                    a.experiment ? " in experiment " : "",
+                    a.experiment ? a.experiment : "", pl_store_path(store));
+    } else if ((!strcmp(verb, "show") || !strcmp(verb, "set")) && nargs == 2) {
+        long long id = 0;
+        int show = !strcmp(verb, "show");
+        if ((rc = check_verb_options(verb, opts, show ? show_opts : set_opts)) ||
+            (rc = parse_ids(argv + 2, 1, &id)))
             return rc;
-        if (pl_run_get(store, id, &info, &err) ||
-            pl_run_channels(store, id, ch, 64, &err))
-            rc = pl_cli_fail("run", &err);
-        else {
-            print_run(&info, ch);
-            print_processing(store, id);
-            rc = PL_EXIT_OK;
+        if (!show && a.no_lambda0 && !isnan(a.lambda0_deg))
+            return pl_cli_usage_error("run", "give --lambda0-deg or "
+                                      "--no-lambda0, not both");
+        if ((rc = open_store("run", a.db, show ? PL_STORE_READONLY : 0, &store)))
+            return rc;
+        rc = show ? run_show(store, id, a.json) : run_set(store, id, &a);
+    } else if (!strcmp(verb, "delete") && nargs >= 2) {
+        long long *ids = malloc(sizeof *ids * (size_t)nargs);
+        if (!ids)
+            return PL_EXIT_DATA;
+        if ((rc = check_verb_options(verb, opts, delete_opts)) ||
+            (rc = parse_ids(argv + 2, nargs - 1, ids))) {
+            free(ids);
+            return rc;
         }
+        if (!a.yes) {
+            free(ids);
+            return pl_cli_usage_error("run", "'run delete' removes the runs' "
+                                      "samples and everything derived from "
+                                      "them: add --yes to do it");
+        }
+        if ((rc = open_store("run", a.db, 0, &store))) {
+            free(ids);
+            return rc;
+        }
+        rc = run_delete(store, ids, nargs - 1);
+        free(ids);
     } else
         return pl_cli_usage_error("run", "unknown action or wrong number of "
-                                  "arguments: '%s'", verb);
+                                  "arguments: '%s' (expected list, show RUN, "
+                                  "set RUN, delete RUN...)", verb);
     pl_store_close(store);
     return rc;
 }

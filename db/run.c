@@ -1,6 +1,8 @@
 /* db/run.c - runs, channels and chunks in the store. */
 #include "db/run.h"
 
+#include "core/version.h"
+#include "db/catalog.h"
 #include "db/sqlite_private.h"
 
 #include <math.h>
@@ -700,5 +702,282 @@ pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
     }
     *ids = l.ids;
     *n = l.n;
+    return PL_OK;
+}
+
+/* --- corrections ----------------------------------------------------------- */
+
+void pl_run_edit_init(pl_run_edit *e)
+{
+    memset(e, 0, sizeof *e);
+    e->h[0] = e->h[1] = NAN;
+    e->ldv_scale_mps_per_v = NAN;
+    e->lambda0_rad = NAN;
+}
+
+/* A number as a person reads it: the shortest text that reads back the
+ * same double, at most 15 digits (a degree converted from radians reads
+ * 7.2, not 7.200000000000001); "" for NaN (none). */
+static void number_text(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", "");
+    if (isnan(v))
+        return;
+    snprintf(buf, n, "%.15g", v);
+    for (int prec = 1; prec < 15; prec++) {
+        char t[64];
+        snprintf(t, sizeof t, "%.*g", prec, v);
+        if (strtod(t, NULL) == v) {
+            snprintf(buf, n, "%s", t);
+            return;
+        }
+    }
+}
+
+/* Records one field's change, unless old and new read the same. */
+static pl_status note_change(pl_store *store, long long run_id,
+                             const char *when, const char *field,
+                             const char *old_value, const char *new_value,
+                             int *changed, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if (!strcmp(old_value, new_value))
+        return PL_OK;
+    if (pl_store_prepare(store, "INSERT INTO run_change (run_id, changed_utc,"
+                         " field, old_value, new_value, version) VALUES "
+                         "(?, ?, ?, ?, ?, ?)", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, when, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, field, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, old_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, new_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, pl_version(), -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "recording a run's correction", err);
+    ++*changed;
+    return PL_OK;
+}
+
+/* Runs one UPDATE or DELETE with the run's id as its last parameter,
+ * after binding text (when not NULL) or a double to parameter 1. */
+static pl_status run_update(pl_store *store, const char *sql, long long run_id,
+                            int nparams, const char *text, double value,
+                            long long id_value, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if (pl_store_prepare(store, sql, &st, err) != PL_OK)
+        return err->code;
+    if (nparams == 2) {
+        if (text)
+            sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+        else if (id_value > 0)
+            sqlite3_bind_int64(st, 1, id_value);
+        else if (id_value < 0)
+            sqlite3_bind_null(st, 1);
+        else
+            pl_store_bind_real(st, 1, value);
+    }
+    sqlite3_bind_int64(st, nparams, run_id);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "correcting a run", err);
+    return PL_OK;
+}
+
+/* A catalogue reference: the new name's id (-1 for "" = none), checked. */
+static pl_status set_reference(pl_store *store, long long run_id,
+                               const char *when, const char *table,
+                               const char *old_name, const char *new_name,
+                               int *changed, pl_err *err)
+{
+    char sql[96];
+    long long id = 0;
+    int before = *changed;
+    if (!new_name)
+        return PL_OK;
+    if (pl_name_check(table, new_name, err) != PL_OK)
+        return err->code;
+    if (!strcmp(table, "experiment") && new_name[0] &&
+        pl_experiment_ensure(store, new_name, err) != PL_OK)
+        return err->code;
+    if (lookup_id(store, table, new_name, &id, err) != PL_OK)
+        return err->code;
+    if (note_change(store, run_id, when, table, old_name, new_name, changed,
+                    err) != PL_OK)
+        return err->code;
+    if (*changed == before)
+        return PL_OK;
+    snprintf(sql, sizeof sql, "UPDATE run SET %s_id = ? WHERE id = ?", table);
+    return run_update(store, sql, run_id, 2, NULL, 0, id > 0 ? id : -1, err);
+}
+
+/* One channel column of channels 0 and 1 (h, sign) or of all (scale). */
+static pl_status set_channel_real(pl_store *store, long long run_id,
+                                  const char *when, const char *field,
+                                  const char *column, int idx, double old_v,
+                                  double new_v, int *changed, pl_err *err)
+{
+    char a[64], b[64], sql[128];
+    int before = *changed;
+    if (isnan(new_v))
+        return PL_OK;
+    number_text(old_v, a, sizeof a);
+    number_text(new_v, b, sizeof b);
+    if (note_change(store, run_id, when, field, a, b, changed, err) != PL_OK)
+        return err->code;
+    if (*changed == before)
+        return PL_OK;
+    if (idx >= 0)
+        snprintf(sql, sizeof sql, "UPDATE channel SET %s = ? WHERE idx = %d "
+                 "AND run_id = ?", column, idx);
+    else
+        snprintf(sql, sizeof sql, "UPDATE channel SET %s = ? WHERE run_id = ?",
+                 column);
+    return run_update(store, sql, run_id, 2, NULL, new_v, 0, err);
+}
+
+/* What the old metadata produced: processing (series and impacts go with
+ * it), simulations and validations. */
+static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
+{
+    static const char *const sql[] = {
+        "DELETE FROM validation WHERE run_id = ?",
+        "DELETE FROM simulation WHERE run_id = ?",
+        "DELETE FROM processing WHERE run_id = ?"};
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++)
+        if (run_update(store, sql[i], run_id, 1, NULL, 0, 0, err) != PL_OK)
+            return err->code;
+    return PL_OK;
+}
+
+static pl_status apply_edit(pl_store *store, long long run_id,
+                            const pl_run_edit *e, int *changed, pl_err *err)
+{
+    pl_run_info r;
+    pl_channel ch[64];
+    char when[32], a[64], b[64];
+    double h1, h2;
+
+    if (pl_run_get(store, run_id, &r, err) != PL_OK ||
+        pl_run_channels(store, run_id, ch, 64, err) != PL_OK)
+        return err->code;
+    if (r.state == PL_RUN_RECORDING)
+        return pl_err_set(err, PL_EINVAL, "run %lld is still recording: "
+                          "correct it when it has ended", run_id);
+    h1 = !isnan(e->h[0]) ? e->h[0] : ch[0].beam_height_m;
+    h2 = r.n_channels > 1 ? (!isnan(e->h[1]) ? e->h[1] : ch[1].beam_height_m)
+                          : h1 + 1;
+    if ((!isnan(e->h[0]) || !isnan(e->h[1])) &&
+        pl_beam_heights_check(h1, h2, err) != PL_OK)
+        return err->code;
+    if (!isnan(e->h[1]) && r.n_channels < 2)
+        return pl_err_set(err, PL_EINVAL, "run %lld has one channel: it has "
+                          "no h2", run_id);
+    if (e->sign[1] && r.n_channels < 2)
+        return pl_err_set(err, PL_EINVAL, "run %lld has one channel: it has "
+                          "no sign2", run_id);
+    for (int i = 0; i < 2; i++)
+        if (e->sign[i] && e->sign[i] != 1 && e->sign[i] != -1)
+            return pl_err_set(err, PL_EINVAL, "sign%d = %d: expected +1 or -1",
+                              i + 1, e->sign[i]);
+    if (!isnan(e->ldv_scale_mps_per_v) &&
+        !(e->ldv_scale_mps_per_v > 0 && e->ldv_scale_mps_per_v <= 1e3))
+        return pl_err_set(err, PL_EINVAL, "LDV scale %g m/s/V: expected a "
+                          "value in (0, 1000]", e->ldv_scale_mps_per_v);
+    if (pl_lambda0_check(e->lambda0_rad, err) != PL_OK)
+        return err->code;
+
+    pl_store_utc_now(when);
+    if (set_reference(store, run_id, when, "prism", r.prism, e->prism,
+                      changed, err) ||
+        set_reference(store, run_id, when, "ramp", r.ramp, e->ramp, changed,
+                      err) ||
+        set_reference(store, run_id, when, "experiment", r.experiment,
+                      e->experiment, changed, err))
+        return err->code;
+    for (int i = 0; i < 2 && i < r.n_channels; i++) {
+        char field[16];
+        snprintf(field, sizeof field, "h%d_m", i + 1);
+        if (set_channel_real(store, run_id, when, field, "beam_height_m", i,
+                             ch[i].beam_height_m, e->h[i], changed, err))
+            return err->code;
+        snprintf(field, sizeof field, "sign%d", i + 1);
+        if (set_channel_real(store, run_id, when, field, "beam_sign", i,
+                             ch[i].beam_sign, e->sign[i] ? e->sign[i] : NAN,
+                             changed, err))
+            return err->code;
+    }
+    if (set_channel_real(store, run_id, when, "ldv_scale_mps_per_v",
+                         "ldv_scale_mps_per_v", -1, ch[0].ldv_scale_mps_per_v,
+                         e->ldv_scale_mps_per_v, changed, err))
+        return err->code;
+    if (!isnan(e->lambda0_rad) || e->clear_lambda0) {
+        int before = *changed;
+        double v = e->clear_lambda0 ? NAN : e->lambda0_rad;
+        number_text(r.lambda0_rad * 180 / M_PI, a, sizeof a);
+        number_text(v * 180 / M_PI, b, sizeof b);
+        if (note_change(store, run_id, when, "lambda0_deg", a, b, changed,
+                        err) != PL_OK ||
+            (*changed > before &&
+             run_update(store, "UPDATE run SET lambda0_rad = ? WHERE id = ?",
+                        run_id, 2, NULL, v, 0, err) != PL_OK))
+            return err->code;
+    }
+    if (e->notes) {
+        int before = *changed;
+        if (note_change(store, run_id, when, "notes", r.notes, e->notes,
+                        changed, err) != PL_OK ||
+            (*changed > before &&
+             run_update(store, "UPDATE run SET notes = ? WHERE id = ?", run_id,
+                        2, e->notes, 0, 0, err) != PL_OK))
+            return err->code;
+    }
+    return *changed ? drop_derived(store, run_id, err) : PL_OK;
+}
+
+pl_status pl_run_set(pl_store *store, long long run_id, const pl_run_edit *e,
+                     int *changed, pl_err *err)
+{
+    *changed = 0;
+    if (pl_store_begin(store, err) != PL_OK)
+        return err->code;
+    if (apply_edit(store, run_id, e, changed, err) != PL_OK) {
+        pl_store_rollback(store);
+        *changed = 0;
+        return err->code;
+    }
+    return pl_store_commit(store, err);
+}
+
+pl_status pl_run_history(pl_store *store, long long run_id,
+                         int (*fn)(void *ctx, const pl_run_change *c),
+                         void *ctx, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if (pl_store_prepare(store, "SELECT changed_utc, field, old_value, "
+                         "new_value, version FROM run_change WHERE run_id = ?"
+                         " ORDER BY id", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        pl_run_change c;
+        pl_store_column_text(st, 0, c.changed_utc, sizeof c.changed_utc);
+        pl_store_column_text(st, 1, c.field, sizeof c.field);
+        pl_store_column_text(st, 2, c.old_value, sizeof c.old_value);
+        pl_store_column_text(st, 3, c.new_value, sizeof c.new_value);
+        pl_store_column_text(st, 4, c.version, sizeof c.version);
+        if (fn(ctx, &c))
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return pl_store_fail(store, "reading a run's corrections", err);
     return PL_OK;
 }

@@ -122,6 +122,48 @@ pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
  * such run.  No transaction of its own. */
 pl_status pl_run_delete(pl_store *store, long long run_id, pl_err *err);
 
+/* A correction of a run's metadata (`prismlab run set`): each field left
+ * at its "unset" value (NULL, NaN, 0) keeps the stored one.  Heights and
+ * signs are those of the first two channels (h1, h2: eq. 4.1's beams). */
+typedef struct {
+    const char *prism, *ramp, *experiment;  /* "" clears the reference */
+    double h[2];                 /* m; NaN: keep */
+    int sign[2];                 /* +1, -1; 0: keep */
+    double ldv_scale_mps_per_v;  /* every channel's; NaN: keep */
+    double lambda0_rad;          /* NaN: keep */
+    int clear_lambda0;           /* 1: forget the recorded release angle */
+    const char *notes;           /* NULL: keep */
+} pl_run_edit;
+
+/* Sets every field of e to "keep". */
+void pl_run_edit_init(pl_run_edit *e);
+
+/* Applies e to run_id in one transaction: checks the new values as an
+ * import does (names in the catalogue, heights in (0, 10] m and
+ * different, lambda0 in (0, 120) deg), writes one run_change row per
+ * field that changes (when, field, old and new value as text, the
+ * prismlab version), and drops what was derived from the old metadata
+ * (processing with its series and impacts, simulations, validations).
+ * The samples are not touched.  *changed receives how many fields
+ * changed (0: nothing written, nothing dropped).  PL_ENOTFOUND for an
+ * unknown run, prism or ramp; PL_EINVAL for a value out of range. */
+pl_status pl_run_set(pl_store *store, long long run_id, const pl_run_edit *e,
+                     int *changed, pl_err *err);
+
+/* One correction of a run, oldest first. */
+typedef struct {
+    char changed_utc[32];
+    char field[32];
+    char old_value[128], new_value[128];
+    char version[64];
+} pl_run_change;
+
+/* Calls fn for each correction of run_id, oldest first; fn returns
+ * non-zero to stop. */
+pl_status pl_run_history(pl_store *store, long long run_id,
+                         int (*fn)(void *ctx, const pl_run_change *c),
+                         void *ctx, pl_err *err);
+
 /* The frames stored over all runs. */
 pl_status pl_run_total_frames(pl_store *store, long long *frames,
                               pl_err *err);

@@ -43,7 +43,7 @@ check_bad one-channel.csv '1 channel, expected 2'
 check_bad three-channels.csv '3 channels, expected 2'
 after=$(sqlite3 "$db" 'SELECT count(*) FROM run; SELECT count(*) FROM chunk;' 2>/dev/null || true)
 [ "$before" = "$after" ] || fail "bad files changed the database"
-$bin run list --db "$db" | wc -l | grep -qx 17 || fail "bad files added runs"
+$bin run list --db "$db" | tail -n +2 | wc -l | grep -qx 17 || fail "bad files added runs"
 
 # A WAV without metadata needs the options it lacks, and says which.
 $bin sim --N 30 --a0 0.015 --beta-deg 0.4 --mu-s 0.12 --lambda0-deg 5.3 \
