@@ -18,6 +18,36 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A control connection.  Every socket is non-blocking and each client
+ * has bounded buffers: a client that trickles, stalls or never reads can
+ * delay nothing but itself, and is dropped after CLIENT_TIMEOUT_S or when
+ * its line outgrows the buffer. */
+enum { MAX_CLIENTS = 8, LINE_MAX_ = 128, REPLY_MAX = 512, STREAM_BUF = 65536 };
+#define CLIENT_TIMEOUT_S 2.0
+
+typedef struct {
+    int fd;                  /* -1: free slot */
+    uid_t uid;               /* the peer's user (SO_PEERCRED) */
+    double since;            /* accepted at (monotonic s) */
+    char in[LINE_MAX_];
+    size_t in_len;
+    char out[REPLY_MAX];
+    size_t out_len, out_off; /* a reply is queued when out_len > 0 */
+    /* a stream client (command "stream"): lines queued in sbuf, never
+     * waited for; what does not fit is dropped and counted */
+    char *sbuf;              /* STREAM_BUF bytes; NULL: not streaming */
+    size_t s_len, s_off;
+    long long s_dropped;     /* lines dropped since the last "G" line */
+    double s_progress;       /* when it last took bytes (monotonic s) */
+} client;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 typedef enum { D_IDLE, D_ARMED, D_RECORDING } dstate;
 static const char *const state_name[] = {"idle", "armed", "recording"};
 
@@ -41,6 +71,10 @@ typedef struct {
     int moved;
     long long run_id, frames, max_frames, last_run;
     int quit;
+    client cl[MAX_CLIENTS];
+    int n_streams;               /* clients streaming */
+    long long src_frames;        /* frames read since the source opened */
+    double last_status;          /* when the streams last got an S line */
 } daemon_t;
 
 static void logf_(daemon_t *d, const char *fmt, ...)
@@ -101,6 +135,91 @@ static int moving(daemon_t *d, const unsigned char *frame)
     return m;
 }
 
+/* --- the live stream --------------------------------------------------- */
+
+/* Queues a line for every stream client that has room; a client without
+ * room loses it (counted, then announced by a "G n" line): acquisition
+ * never waits on a viewer. */
+static void stream_line(daemon_t *d, const char *line, size_t n)
+{
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &d->cl[i];
+        if (c->fd < 0 || !c->sbuf)
+            continue;
+        if (c->s_off > 0 && c->s_off == c->s_len)
+            c->s_off = c->s_len = 0;
+        if (c->s_dropped && STREAM_BUF - c->s_len >= 32) {
+            c->s_len += (size_t)snprintf(c->sbuf + c->s_len, 32, "G %lld\n", c->s_dropped);
+            c->s_dropped = 0;
+        }
+        if (c->s_dropped || STREAM_BUF - c->s_len < n) {
+            if (c->s_off > 0) {   /* room at the front: compact */
+                memmove(c->sbuf, c->sbuf + c->s_off, c->s_len - c->s_off);
+                c->s_len -= c->s_off;
+                c->s_off = 0;
+            }
+            if (c->s_dropped || STREAM_BUF - c->s_len < n) {
+                c->s_dropped++;
+                continue;
+            }
+        }
+        memcpy(c->sbuf + c->s_len, line, n);
+        c->s_len += n;
+    }
+}
+
+static void stream_status(daemon_t *d)
+{
+    char line[200];
+    pl_writer_stats ws;
+    pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
+    int n = snprintf(line, sizeof line, "S state=%s run=%lld frames=%lld overruns=%lld "
+                     "last_run=%lld\n", state_name[d->st],
+                     d->st == D_RECORDING ? d->run_id : -1LL,
+                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run);
+    stream_line(d, line, (size_t)n);
+    d->last_status = mono_s();
+}
+
+/* One "D" line for a block just read: when it was read (Unix ms, for the
+ * viewer's latency), its first frame since the source opened, the rate,
+ * the decimation k, then for each k frames the min and max of v_p1 and
+ * v_p2 (m/s, the daemon's calibrated downhill velocity). */
+static void stream_block(daemon_t *d, const unsigned char *buf, size_t got)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int k = (int)(d->info.sample_rate_hz / 1000);
+    if (k < 1)
+        k = 1;
+    size_t groups = (got + (size_t)k - 1) / (size_t)k;
+    /* 4 numbers of at most 12 bytes a group, and the head */
+    size_t cap = 96 + groups * 52;
+    char *line = malloc(cap);
+    if (!line)
+        return;
+    size_t n = (size_t)snprintf(line, cap, "D %.1f %lld %g %d %zu",
+                                (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6,
+                                d->src_frames, d->info.sample_rate_hz, k, groups);
+    int nch = d->info.n_channels < 2 ? d->info.n_channels : 2;
+    for (size_t g = 0; g < groups; g++) {
+        double mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY};
+        size_t a = g * (size_t)k, b = a + (size_t)k < got ? a + (size_t)k : got;
+        for (size_t i = a; i < b; i++)
+            for (int c = 0; c < nch; c++) {
+                double v = velocity(d, buf + i * d->frame_bytes, c);
+                if (v < mn[c]) mn[c] = v;
+                if (v > mx[c]) mx[c] = v;
+            }
+        for (int c = 0; c < 2; c++)
+            n += (size_t)snprintf(line + n, cap - n, " %.5g %.5g", c < nch ? mn[c] : 0.0,
+                                  c < nch ? mx[c] : 0.0);
+    }
+    line[n++] = '\n';
+    stream_line(d, line, n);
+    free(line);
+}
+
 static void close_source(daemon_t *d)
 {
     if (d->src) {
@@ -127,6 +246,7 @@ static pl_status open_source(daemon_t *d, pl_err *err)
     d->buf = malloc(d->block * d->frame_bytes);
     d->pre = malloc(d->pre_cap * d->frame_bytes);
     d->pre_len = d->pre_head = 0;
+    d->src_frames = 0;
     d->have_base = 0;
     d->above = d->still = 0;
     d->moved = 0;
@@ -224,6 +344,9 @@ static pl_status step(daemon_t *d, pl_err *err)
         }
         return PL_OK;
     }
+    if (d->n_streams > 0)
+        stream_block(d, d->buf, got);
+    d->src_frames += (long long)got;
     size_t hold = (size_t)(d->opt->still_s * d->info.sample_rate_hz);
     for (size_t i = 0; i < got; i++) {
         const unsigned char *f = d->buf + i * d->frame_bytes;
@@ -264,30 +387,6 @@ static pl_status step(daemon_t *d, pl_err *err)
             return finish(d, "duration", err);
     }
     return PL_OK;
-}
-
-/* A control connection.  Every socket is non-blocking and each client
- * has bounded buffers: a client that trickles, stalls or never reads can
- * delay nothing but itself, and is dropped after CLIENT_TIMEOUT_S or when
- * its line outgrows the buffer. */
-enum { MAX_CLIENTS = 8, LINE_MAX_ = 128, REPLY_MAX = 512 };
-#define CLIENT_TIMEOUT_S 2.0
-
-typedef struct {
-    int fd;                  /* -1: free slot */
-    uid_t uid;               /* the peer's user (SO_PEERCRED) */
-    double since;            /* accepted at (monotonic s) */
-    char in[LINE_MAX_];
-    size_t in_len;
-    char out[REPLY_MAX];
-    size_t out_len, out_off; /* a reply is queued when out_len > 0 */
-} client;
-
-static double mono_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static void reply(client *c, const char *fmt, ...)
@@ -354,6 +453,18 @@ static void command(daemon_t *d, client *c, const char *cmd)
             close_source(d);
             reply(c, "ok idle");
         }
+    } else if (!strcmp(cmd, "stream")) {
+        if (!c->sbuf && !(c->sbuf = malloc(STREAM_BUF))) {
+            reply(c, "error stream: out of memory");
+            return;
+        }
+        c->s_len = c->s_off = 0;
+        c->s_progress = mono_s();
+        d->n_streams++;
+        static const char hello[] = "ok streaming\n";
+        memcpy(c->sbuf, hello, sizeof hello - 1);
+        c->s_len = sizeof hello - 1;
+        stream_status(d);
     } else if (!strcmp(cmd, "quit")) {
         /* The socket's group may drive the rig; only its owner may end it. */
         if (c->uid != geteuid()) {
@@ -364,7 +475,7 @@ static void command(daemon_t *d, client *c, const char *cmd)
         d->quit = 1;
         reply(c, "ok quitting");
     } else {
-        reply(c, "error unknown command '%.60s' (arm, start, stop, status, quit)", cmd);
+        reply(c, "error unknown command '%.60s' (arm, start, stop, status, stream, quit)", cmd);
     }
 }
 
@@ -457,11 +568,45 @@ static int listen_on(const char *path, pl_err *err)
     return fd;
 }
 
-static void drop(client *c)
+static void drop(daemon_t *d, client *c)
 {
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
+    if (c->sbuf) {
+        free(c->sbuf);
+        c->sbuf = NULL;
+        d->n_streams--;
+    }
+}
+
+/* A stream client: what it sends is ignored; it takes what it can of its
+ * queue; one that takes nothing for STREAM_STALL_S is dropped (its viewer
+ * is gone or frozen). */
+#define STREAM_STALL_S 10.0
+static void serve_stream(daemon_t *d, client *c, double now)
+{
+    char got[256];
+    ssize_t r = read(c->fd, got, sizeof got);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        drop(d, c);
+        return;
+    }
+    if (c->s_off < c->s_len) {
+        ssize_t w = send(c->fd, c->sbuf + c->s_off, c->s_len - c->s_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            c->s_off += (size_t)w;
+            c->s_progress = now;
+        } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            drop(d, c);
+            return;
+        }
+    } else {
+        c->s_progress = now;
+    }
+    if (now - c->s_progress > STREAM_STALL_S)
+        drop(d, c);
 }
 
 static void accept_clients(int lfd, client *cl)
@@ -493,17 +638,23 @@ static void serve_clients(daemon_t *d, client *cl)
         client *c = &cl[i];
         if (c->fd < 0)
             continue;
+        if (c->sbuf) {
+            serve_stream(d, c, now);
+            continue;
+        }
         if (c->out_len == 0) {
             char got[LINE_MAX_], line[LINE_MAX_];
             ssize_t r = read(c->fd, got, sizeof got);
             if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                drop(c);
+                drop(d, c);
                 continue;
             }
             int whole = pl_daemon_take_line(c->in, &c->in_len, sizeof c->in, got,
                                             r > 0 ? (size_t)r : 0, line, sizeof line);
             if (whole > 0)
                 command(d, c, line);
+            if (c->sbuf)
+                continue;   /* it asked to stream */
             else if (whole < 0)
                 reply(c, "error a command is one line of at most %d bytes", LINE_MAX_ - 2);
         }
@@ -514,12 +665,12 @@ static void serve_clients(daemon_t *d, client *cl)
                 c->out_off += (size_t)w;
             if (c->out_off >= c->out_len ||
                 (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                drop(c);
+                drop(d, c);
                 continue;
             }
         }
         if (now - c->since > CLIENT_TIMEOUT_S)
-            drop(c);   /* too slow: a command and its reply take milliseconds */
+            drop(d, c);   /* too slow: a command and its reply take milliseconds */
     }
 }
 
@@ -552,7 +703,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     logf_(&d, "listening on %s (source %s, database %s)", opt->socket_path,
           rc->source, rc->db);
     pl_status st = PL_OK;
-    client cl[MAX_CLIENTS];
+    client *cl = d.cl;
     for (int i = 0; i < MAX_CLIENTS; i++)
         cl[i].fd = -1;
     while (!d.quit && !(opt->stop && *opt->stop)) {
@@ -564,20 +715,24 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
             for (int i = 0; i < MAX_CLIENTS; i++)
                 if (cl[i].fd >= 0)
                     p[n++] = (struct pollfd){.fd = cl[i].fd,
-                                             .events = cl[i].out_len ? POLLOUT : POLLIN};
+                                             .events = cl[i].out_len ||
+                                                       (cl[i].sbuf && cl[i].s_off < cl[i].s_len)
+                                                       ? POLLOUT : POLLIN};
             poll(p, n, 100);
         } else if ((st = step(&d, err)) != PL_OK) {
             logf_(&d, "error: %s", err->msg);
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
         accept_clients(lfd, cl);
+        if (d.n_streams > 0 && mono_s() - d.last_status >= 0.5)
+            stream_status(&d);
         serve_clients(&d, cl);
     }
     for (int i = 0; i < MAX_CLIENTS; i++) {
         if (cl[i].fd >= 0 && cl[i].out_len)   /* "ok quitting", best effort */
             send(cl[i].fd, cl[i].out + cl[i].out_off, cl[i].out_len - cl[i].out_off,
                  MSG_NOSIGNAL | MSG_DONTWAIT);
-        drop(&cl[i]);
+        drop(&d, &cl[i]);
     }
     if (d.st == D_RECORDING) {
         pl_err e2 = {0};

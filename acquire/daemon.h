@@ -11,6 +11,10 @@
  *   start   begin a run now (from armed: with the pre-trigger frames);
  *   stop    end the run (state complete) and close the source;
  *   status  one line: state, run, frames, ring fill, overruns;
+ *   stream  the connection becomes a live stream: per block read, the
+ *           min/max of both velocities each millisecond ("D" lines), the
+ *           state every 0.5 s ("S"), lines lost to a slow client ("G");
+ *           a bounded queue per client, never waited on (docs/acquire.md);
  *   quit    end any run cleanly and exit.
  *
  * A run also ends after the configured duration, when the signal has been

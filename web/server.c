@@ -291,7 +291,7 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     }
     page_head(&b, "runs", exp);
     pl_buf_puts(&b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
-                    "<label>experiment <select name=\"experiment\" onchange=\"this.form.submit()\">"
+                    "<label>experiment <select name=\"experiment\">"
                     "<option value=\"\">all</option>");
     for (size_t i = 0; i < exps.n; i++) {
         pl_buf_puts(&b, "<option value=\"");
@@ -300,7 +300,7 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
         pl_buf_html(&b, exps.e[i].name);
         pl_buf_puts(&b, "</option>");
     }
-    pl_buf_puts(&b, "</select></label> <noscript><button>show</button></noscript></form>\n");
+    pl_buf_puts(&b, "</select></label> <button>show</button></form>\n");
     pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
                       "<th>experiment</th><th>prism</th><th>ramp</th><th>started (UTC)</th>"
                       "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
@@ -985,6 +985,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                     "/api/control/...) are served", method);
     if (!strcmp(url, "/"))
         return page_runs(w, c);
+    if (!strcmp(url, "/favicon.ico")) {   /* browsers ask; there is none */
+        pl_buf b;
+        pl_buf_init(&b);
+        return send_buf(c, MHD_HTTP_NO_CONTENT, "text/plain", &b, NULL);
+    }
     if (!strcmp(url, "/experiments"))
         return page_experiments(w, c);
     if (!strcmp(url, "/live"))

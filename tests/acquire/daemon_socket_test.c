@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,112 @@ static void test_slow_client_stalls_nothing(void **state)
     assert_int_equal(lstat(f->sock, &sb), -1);   /* removed at exit */
 }
 
+/* Reads what is there on fd (waiting at most ms) into buf at *len. */
+static void drain(int fd, char *buf, size_t *len, size_t size, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (*len + 1 < size && poll(&p, 1, ms) > 0) {
+        ssize_t r = read(fd, buf + *len, size - 1 - *len);
+        if (r <= 0)
+            break;
+        *len += (size_t)r;
+        ms = 0;
+    }
+    buf[*len] = '\0';
+}
+
+/* The live stream: 3 clients that read and 1 that never does while a run
+ * records.  The readers get every block in order (each D line starts
+ * where the one before ended), the stalled one's queue stays bounded (it
+ * is told of the lines it lost with a G line), status stays quick, and
+ * the run loses no frame. */
+static void test_streams_are_bounded(void **state)
+{
+    fixture *f = *state;
+    pid_t d = start_daemon(f, f->sock);
+    wait_socket(f->sock);
+    int fd[4];
+    for (int i = 0; i < 4; i++) {
+        fd[i] = connect_to(f->sock);
+        assert_true(fd[i] >= 0);
+        assert_int_equal(send(fd[i], "stream\n", 7, MSG_NOSIGNAL), 7);
+    }
+    /* the stalled client: a small receive buffer, never read */
+    int small = 4096;
+    setsockopt(fd[3], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    char r[256];
+    ask(f->sock, "start", r, sizeof r);
+    assert_non_null(strstr(r, "ok recording run=1"));
+    enum { CAP = 8 << 20 };
+    char *got[3];
+    size_t len[3] = {0};
+    for (int i = 0; i < 3; i++)
+        got[i] = malloc(CAP);
+    double worst = 0;
+    for (int k = 0; k < 40; k++) {   /* 4 s */
+        for (int i = 0; i < 3; i++)
+            drain(fd[i], got[i], &len[i], CAP, 0);
+        if (k % 5 == 0) {
+            double t0 = now_s();
+            status_frames(f->sock);
+            worst = fmax(worst, now_s() - t0);
+        }
+        pause_s(0.1);
+    }
+    ask(f->sock, "stop", r, sizeof r);
+    assert_non_null(strstr(r, "ok stopped run=1"));
+    for (int i = 0; i < 3; i++)
+        drain(fd[i], got[i], &len[i], CAP, 200);
+    /* each reader: D lines without a gap, about 4 s of frames */
+    for (int i = 0; i < 3; i++) {
+        assert_true(strncmp(got[i], "ok streaming\n", 13) == 0);
+        long long next = -1, frames = 0;
+        int lines = 0;
+        for (char *line = strtok(got[i], "\n"); line; line = strtok(NULL, "\n")) {
+            assert_true(line[0] == 'o' || line[0] == 'S' || line[0] == 'D');
+            if (line[0] != 'D')
+                continue;
+            double stamp, rate;
+            long long first;
+            int k, n;
+            assert_int_equal(sscanf(line, "D %lf %lld %lf %d %d", &stamp, &first, &rate, &k, &n), 5);
+            assert_int_equal(k, 10);
+            if (next >= 0 && first != next)
+                fail_msg("client %d: a D line starts at frame %lld, the one before ended at %lld",
+                         i, first, next);
+            next = first + (long long)n * k;
+            frames += (long long)n * k;
+            lines++;
+        }
+        print_message("stream client %d: %d blocks, %lld frames in order\n", i, lines, frames);
+        assert_true(frames > 35000);
+    }
+    /* the stalled one: its backlog is bounded; reading it now shows the loss */
+    char *late = malloc(CAP);
+    size_t ll = 0;
+    for (int k = 0; k < 15; k++)   /* the daemon announces the loss with its next line */
+        drain(fd[3], late, &ll, CAP, 100);
+    print_message("stalled client: %zu bytes queued for it; status took at most %.3f s\n",
+                  ll, worst);
+    assert_true(ll < 512 * 1024);
+    assert_non_null(strstr(late, "\nG "));
+    assert_true(worst < 0.5);
+    for (int i = 0; i < 4; i++)
+        close(fd[i]);
+    for (int i = 0; i < 3; i++)
+        free(got[i]);
+    free(late);
+    stop_daemon(d);
+    pl_store *s = NULL;
+    pl_err err = {0};
+    pl_run_info info;
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
+    assert_int_equal(pl_run_get(s, 1, &info, &err), PL_OK);
+    assert_int_equal(info.state, PL_RUN_COMPLETE);
+    assert_int_equal(info.overrun_frame, -1);
+    pl_store_close(s);
+}
+
 static void test_socket_path_guarded(void **state)
 {
     fixture *f = *state;
@@ -327,6 +435,7 @@ int main(void)
     alarm(120);   /* a hung daemon or client fails the test, not the check */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_slow_client_stalls_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streams_are_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_socket_path_guarded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_owner_quits, setup, teardown),
     };

@@ -1,5 +1,122 @@
-// web/static/live.js - UNFINISHED: the daemon's stream command that feeds
-// this page is not built yet (issue 18, piece 4); the page says so.
+// web/static/live.js - the live page of prismlab serve: the daemon's
+// stream (server-sent events from /api/live) drawn as both channels'
+// levels and the last 10 s of their traces (min/max of each millisecond),
+// the daemon's state, and arm / start / stop when the server runs with
+// --control (the token comes from this page's URL, ?token=...).
+// window.plLive holds what the tests read: blocks drawn, the latency from
+// the daemon's read of a block to its draw, gaps, the state.
 'use strict';
-document.getElementById('state').textContent =
-  'not available yet: the daemon has no stream command (issue 18, unfinished)';
+(function () {
+  const SPAN = 10;   // seconds shown
+  const stateEl = document.getElementById('state');
+  const replyEl = document.getElementById('reply');
+  const latEl = document.getElementById('latency');
+  const control = document.getElementById('daemon').dataset.control === '1';
+  const params = new URLSearchParams(location.search);
+  if (params.get('token')) sessionStorage.setItem('prismlab-token', params.get('token'));
+  const token = sessionStorage.getItem('prismlab-token');
+  const live = window.plLive = { blocks: 0, drawn: 0, gaps: 0, state: null, run: -1,
+                                 latencies: [], maxLatency: 0, lastFrame: -1, connected: false };
+  const t = [], mn1 = [], mx1 = [], mn2 = [], mx2 = [];
+  let pendingStamps = [];
+  let dirty = false;
+
+  const el = document.getElementById('plot-live');
+  const plot = new uPlot({
+    title: 'v_p1, v_p2 as the daemon reads them (m/s)',
+    width: Math.max(300, el.clientWidth - 20), height: 300,
+    scales: { x: { time: false } },
+    axes: [{ label: 'time since the source opened (s)' }, { label: 'm/s' }],
+    series: [{ label: 't (s)' },
+             { label: 'v_p1', stroke: '#1f77b4', width: 1, points: { show: false } },
+             { label: 'v_p1 max', stroke: '#1f77b4', width: 1, points: { show: false } },
+             { label: 'v_p2', stroke: '#d62728', width: 1, points: { show: false } },
+             { label: 'v_p2 max', stroke: '#d62728', width: 1, points: { show: false } }],
+    bands: [{ series: [2, 1], fill: '#1f77b433' }, { series: [4, 3], fill: '#d6272833' }],
+  }, [t, mn1, mx1, mn2, mx2], el);
+
+  function level(i, v) {
+    document.getElementById('level' + i).value = v;
+    document.getElementById('value' + i).textContent = v.toFixed(4);
+  }
+
+  function draw() {
+    if (dirty) {
+      dirty = false;
+      plot.setData([t, mn1, mx1, mn2, mx2]);
+      const now = Date.now();
+      for (const stamp of pendingStamps) {
+        const ms = now - stamp;
+        live.latencies.push(ms);
+        if (ms > live.maxLatency) live.maxLatency = ms;
+      }
+      if (live.latencies.length > 2000) live.latencies.splice(0, live.latencies.length - 2000);
+      live.drawn += pendingStamps.length;
+      pendingStamps = [];
+      const l = live.latencies.slice(-100).sort((a, b) => a - b);
+      if (l.length) latEl.textContent = `From the daemon's read to this drawing: median ${l[l.length >> 1].toFixed(0)} ms, ` +
+        `worst of the last ${l.length} blocks ${l[l.length - 1].toFixed(0)} ms.`;
+    }
+    requestAnimationFrame(draw);
+  }
+  requestAnimationFrame(draw);
+
+  function onData(line) {
+    const f = line.split(' ');
+    const stamp = +f[1], frame = +f[2], rate = +f[3], k = +f[4], n = +f[5];
+    if (frame < live.lastFrame) for (const a of [t, mn1, mx1, mn2, mx2]) a.length = 0;  // source reopened
+    live.lastFrame = frame;
+    for (let g = 0; g < n; g++) {
+      const b = 6 + 4 * g;
+      t.push((frame + g * k) / rate);
+      mn1.push(+f[b]); mx1.push(+f[b + 1]); mn2.push(+f[b + 2]); mx2.push(+f[b + 3]);
+    }
+    const last = 6 + 4 * (n - 1);
+    level(1, (+f[last] + +f[last + 1]) / 2);
+    level(2, (+f[last + 2] + +f[last + 3]) / 2);
+    const keep = t.length && t[t.length - 1] - SPAN;
+    let cut = 0;
+    while (cut < t.length && t[cut] < keep) cut++;
+    if (cut) for (const a of [t, mn1, mx1, mn2, mx2]) a.splice(0, cut);
+    live.blocks++;
+    pendingStamps.push(stamp);
+    dirty = true;
+  }
+
+  function onStatus(line) {
+    const kv = {};
+    for (const p of line.split(' ').slice(1)) { const [k, v] = p.split('='); kv[k] = v; }
+    live.state = kv.state;
+    live.run = +kv.run;
+    stateEl.textContent = kv.state + (kv.state === 'recording' ? ` run ${kv.run}, ${kv.frames} frames` : '') +
+      (+kv.overruns ? `, ${kv.overruns} overruns` : '') + (+kv.last_run > 0 ? ` (last run ${kv.last_run})` : '');
+    const can = control && !!token;
+    document.getElementById('arm').disabled = !can || kv.state !== 'idle';
+    document.getElementById('start').disabled = !can || kv.state === 'recording';
+    document.getElementById('stop').disabled = !can || kv.state === 'idle';
+  }
+
+  async function send(cmd) {
+    replyEl.textContent = '...';
+    try {
+      const r = await fetch('/api/control/' + cmd, { method: 'POST', headers: { 'X-Prismlab-Token': token } });
+      const text = await r.text();
+      let msg = text;
+      try { msg = JSON.parse(text).reply; } catch (e) { /* a plain-text error */ }
+      replyEl.textContent = msg.trim();
+    } catch (e) {
+      replyEl.textContent = 'failed: ' + e.message;
+    }
+  }
+  for (const cmd of ['arm', 'start', 'stop'])
+    document.getElementById(cmd).addEventListener('click', () => send(cmd));
+  if (!control) replyEl.textContent = 'read-only (prismlab serve --control enables the buttons)';
+  else if (!token) replyEl.textContent = 'open the URL with the token prismlab serve printed';
+
+  const es = new EventSource('/api/live');
+  es.addEventListener('open', () => { live.connected = true; });
+  es.addEventListener('data', e => onData(e.data));
+  es.addEventListener('status', e => onStatus(e.data));
+  es.addEventListener('gap', e => { live.gaps += +e.data.split(' ')[1]; });
+  es.addEventListener('nodaemon', e => { live.state = null; stateEl.textContent = e.data; });
+})();

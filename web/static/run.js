@@ -14,6 +14,7 @@
   const plots = [];
   let syncing = false;
   let pending = 0;
+  let view = null;   // the window last asked for
 
   function width() { return Math.max(300, root.clientWidth - 20); }
 
@@ -48,6 +49,9 @@
     if (key !== 'x' || syncing || !meta) return;
     const { min, max } = u.scales.x;
     if (min == null || max == null || !(max > min)) return;
+    // uPlot sets the scale itself on new data: only a new window is a zoom
+    const eps = 1e-9 * Math.max(1, Math.abs(max));
+    if (view && Math.abs(min - view.t0) < eps && Math.abs(max - view.t1) < eps) return;
     load(min, max);
   }
 
@@ -87,6 +91,7 @@
 
   async function load(t0, t1) {
     const px = Math.round(width());
+    view = { t0, t1 };
     const seq = ++pending;
     const started = performance.now();
     let d;
