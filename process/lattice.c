@@ -473,7 +473,12 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
     for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
-        size_t ci = (size_t)llround(c);
+        /* Near either end of the data a move of a sample can take the
+         * window out of it: it shrinks with the room, never grows back
+         * (a window that breathes with the centre can keep the estimate
+         * hopping between two centres for ever). */
+        size_t ci = (size_t)llround(c), Wc = arc_window_at(wk, interval, c);
+        W = Wc < W ? Wc : W;
         if (fit_arcs(wk, ci, W, f) != 0)
             return -1;
         int near = fabs(f->tc - (double)ci) <= tol;
@@ -485,8 +490,8 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
          * middle of the two is the answer */
         if (near && !isnan(prev) && fabs(f->tc - prev) <= still) {
             double mid = 0.5 * (f->tc + c);
-            ci = (size_t)llround(mid);
-            return fit_arcs(wk, ci, W, f);
+            size_t Wm = arc_window_at(wk, interval, mid);
+            return fit_arcs(wk, (size_t)llround(mid), Wm < W ? Wm : W, f);
         }
         prev = c;
         c = f->tc;
@@ -541,7 +546,11 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
     s->confirmed = s->measured = 0;
     s->tc = tp;
     s->z = 0;
-    if (d_peak(wk, tp - half, tp + half + 1, &z, &centre) == 0) {
+    /* D needs its gap and window either side of the step */
+    double reach = (double)(2 * wk->g + wk->w) + 2;
+    int has_d = tp - reach > (double)wk->release && tp + reach < (double)wk->end &&
+                d_peak(wk, tp - half, tp + half + 1, &z, &centre) == 0;
+    if (has_d) {
         s->z = z;
         s->confirmed = z >= wk->conf;
         if (s->confirmed)
@@ -551,6 +560,15 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
     if (locate(wk, s->confirmed ? centre : tp, interval, &f) != 0 ||
         fabs(f.tc - tp) > half + (double)wk->G)
         return;
+    if (!has_d) {
+        /* Within D's 6 ms of either end of the window D cannot be formed,
+         * yet the arcs can (down to 4 samples past the gap): a recording
+         * that stops 5 ms after a landing still shows it.  There the step
+         * of the arcs against its own standard error stands in for D. */
+        double se = sqrt(f.var_wm + f.var_wp);
+        s->z = se > 0 && isfinite(se) ? (f.wm - f.wp) / se : 0;
+        s->confirmed = s->z >= wk->conf;
+    }
     s->measured = 1;
     s->tc = f.tc;
     double om = 0.5 * (f.wm + f.wp);
@@ -1639,13 +1657,16 @@ static int cmp_double(const void *a, const void *b)
  * prism turns pi/N - beta from the landing to the top and pi/N + beta
  * from the top to the next landing (seed 000 section 2), so an impact
  * lies at the mean of the tops either side plus beta, in the angle that
- * the decoder delays exactly as it delays the arcs.  A ringing's onset
- * lags the impact by its phase through the decoder and the structure,
- * which no model of the ringing knows (on the foreign runs 0.55-0.87 of
- * the decoder's delay, on the rig simulator all of it): the median over
- * the slots of (top-mean + beta - instant) / omega is that lag, and it
- * moves every smoothed angle (ths) by omega times it.  Returns the shift
- * in samples (0 when fewer than 8 slots have tops both sides). */
+ * the decoder delays exactly as it delays the arcs.  The instants found
+ * so far lag the impact by what the transition holds besides the rigid
+ * body: a ringing's onset by its phase through the decoder and the
+ * structure, which no model of the ringing knows (on the foreign runs
+ * 0.55-0.87 of the decoder's delay, on the rig simulator all of it); the
+ * equal areas by a ringing that dies inside the gap and by a slow
+ * decoder's rounding of the kink.  The median over the slots of
+ * (top-mean + beta - instant) / omega is that lag, and it moves every
+ * smoothed angle (ths) by omega times it.  Returns the shift in samples
+ * (0 when fewer than 8 slots have tops both sides). */
 static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double beta)
 {
     double *top = malloc((m ? m : 1) * sizeof *top), *lag = malloc((m ? m : 1) * sizeof *lag);
@@ -1658,13 +1679,23 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
         top[i] = v[i + 1].k == v[i].k + 1 && a > 0 && b > a ? arc_top(wk, (size_t)a, (size_t)b)
                                                            : NAN;
     }
+    /* theta is measured in the calibration's units: a scale off by a per
+     * cent stretches the lattice and beta alike, and the tops' spacing
+     * (2 pi / N in truth) says by how much */
+    double span = 0, turns = 0;
+    for (size_t i = 1; i + 1 < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            span += top[i] - top[i - 1];
+            turns += (double)(v[i + 1].k - v[i].k);
+        }
+    double scale = turns > 0 && span > 0 ? span / (turns * wk->delta) : 1.0;
     for (size_t i = 1; i + 1 < m; i++) {
         size_t c = (size_t)llround(v[i].tc);
         if (isnan(top[i - 1]) || isnan(top[i]) || c < wk->G || c + wk->G >= wk->n)
             continue;
         double rate = (wk->theta[c + wk->G] - wk->theta[c - wk->G]) / (double)(2 * wk->G);
         if (rate > 0)
-            lag[n++] = (0.5 * (top[i - 1] + top[i]) + beta - ths[i]) / rate;
+            lag[n++] = (0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i]) / rate;
     }
     if (n >= 8) {
         qsort(lag, n, sizeof *lag, cmp_double);
@@ -1789,7 +1820,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     if (wk.ring.w > 0 && snap_cycles(&wk, sl.v, m, ths))
         smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
-    if (wk.ring.w > 0 && isfinite(cfg->beta_rad))
+    if (isfinite(cfg->beta_rad))
         st->top_shift_s = top_shift(&wk, sl.v, m, ths, cfg->beta_rad) / rate;
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
     *out = imp;

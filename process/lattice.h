@@ -29,10 +29,11 @@
  *      frequency and decay are refined on the slots with each slot's arc
  *      and ringing fitted together; each impact's ringing onset (a sine
  *      from rest) becomes its instant, and the ringing is subtracted from
- *      the signal.  With ringing and a known ramp slope, the instants then
- *      move by the one lag that puts them where the contact phase's
- *      geometry does: half-way between the tops of omega^2 in theta either
- *      side, plus beta.
+ *      the signal.  With a known ramp slope the instants then move by
+ *      the one lag that puts them where the contact phase's geometry
+ *      does: half-way between the tops of omega^2 in theta either side,
+ *      plus beta (a ringing that dies inside the gap, or a slow decoder's
+ *      rounding of the kink, moves the equal areas but not the tops).
  *   5. The slots' own angles scatter with the noise while theta's drift is
  *      slow: a line through the neighbours' (angle - k 2 pi / N), its
  *      half-width the one that predicts left-out slots best, gives each
@@ -61,8 +62,8 @@ typedef struct {
     int smooth_slots;      /* neighbours each side in the phase fit (15) */
     int threads;           /* for the passes after the walk; 0: one per CPU;
                               the result does not depend on it */
-    double beta_rad;       /* the ramp's slope: with ringing, the arcs' tops
-                              place the impacts (top_shift()); NaN: unknown */
+    double beta_rad;       /* the ramp's slope: the arcs' tops place the
+                              impacts (top_shift()); NaN: unknown */
 } pl_lattice_config;
 
 /* The defaults above. */
@@ -80,8 +81,8 @@ typedef struct {
     double ring_hz;        /* the impacts' ringing, modelled; 0: none */
     double ring_decay_s;   /* its e-folding time */
     double gap_s;          /* the gap used, narrowed to the transitions */
-    double top_shift_s;    /* how far the arcs' tops moved the ringing's
-                              onsets (s); 0: not applied */
+    double top_shift_s;    /* how far the arcs' tops moved the instants
+                              (s); 0: not applied */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at

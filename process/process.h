@@ -67,7 +67,7 @@ typedef struct {
     double drift_rad;        /* drift of the integral from the lattice */
     double ring_model_hz;    /* the ringing modelled by the impact search
                                 (0: none), its e-folding time, and how far
-                                the arcs' tops moved its onsets (s) */
+                                the arcs' tops moved the instants (s) */
     double ring_decay_s, top_shift_s;
     /* spectra: psd_len bins, bin k at k * psd_df Hz */
     size_t psd_len;

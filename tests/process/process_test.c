@@ -130,6 +130,37 @@ static void test_lattice_on_clean_arcs(void **state)
     free(v2);
 }
 
+/* A recording that stops 4.5 ms after a landing still shows it: the step
+ * statistic needs 6 ms either side and cannot be formed there, but the
+ * arcs can, and their step stands in for it (the corpus's chains that end
+ * on the ramp lost their last impact before).  The same on a window that
+ * starts late is not needed: the release leads every first impact. */
+static void test_last_impact_near_the_end(void **state)
+{
+    (void)state;
+    size_t n = 5 * RATE, cap = 200;
+    double *om = malloc(n * sizeof *om), *v1 = malloc(n * sizeof *v1),
+           *v2 = malloc(n * sizeof *v2), truth[200], th_end;
+    rolling p = {30, 0.37 * M_PI / 180, 5.3 * M_PI / 180, 0.9933, 0.5};
+    size_t nt = roll(&p, n, om, truth, cap, &th_end);
+    assert_true(nt > 50 && nt < cap);
+    /* cut 4.5 ms after an impact well inside the run */
+    size_t last = nt - 5, cut = (size_t)(truth[last] * RATE) + 45;
+    beams(om, cut, v1, v2);
+    pl_process_config c = quiet_config();
+    c.lattice.beta_rad = p.beta;
+    pl_process_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(v1, v2, cut, RATE, H1, H2, p.N, &c, &r, &err), PL_OK);
+    assert_int_equal(r.n_impacts, last + 1);
+    tu_assert_close(r.impacts[last].t_s, truth[last] - 1.0 / RATE, 0.6 / RATE);
+    tu_assert_close(1 - r.impacts[last].ratio, 1 - p.r, 0.25 * (1 - p.r));
+    pl_process_result_free(&r);
+    free(om);
+    free(v1);
+    free(v2);
+}
+
 /* What a real LDV chain adds - DC offsets, 50 Hz hum, drop-outs to 0 V
  * on one beam at a time, white noise - is measured and undone: the
  * front end reports each, and the impacts stay where they are. */
@@ -471,6 +502,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lattice_on_clean_arcs),
+        cmocka_unit_test(test_last_impact_near_the_end),
         cmocka_unit_test(test_front_end_undoes_the_chain),
         cmocka_unit_test(test_spectrum_and_filter),
         cmocka_unit_test(test_malformed_inputs),
