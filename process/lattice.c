@@ -1553,8 +1553,47 @@ static void evaluate_range(walk *wk, size_t a, size_t b, void *p)
     }
 }
 
+/* The contact phases between consecutive slots, as the tops see them:
+ * top[i], low[i] (omega^2 there) and its variance for the interval after
+ * slot i (NAN where slots i and i + 1 are not neighbours), and what
+ * omega^2 gains from a top to the landing after it (A) and to the
+ * landing before it (B) in the measured units, once beta is known. */
+typedef struct {
+    double *top, *low, *low_var, *curv;
+    double A, B;     /* NAN: no beta */
+} tops;
+
+static void tops_free(tops *t)
+{
+    free(t->top);
+    free(t->low);
+    free(t->low_var);
+    free(t->curv);
+}
+
+/* The ratio of impact i from the tops either side (top_shift()): energy
+ * along each contact phase (2.1) takes omega^2 from the top before to the
+ * landing, omega^2 = low + A, and from the landing to the top after,
+ * low' + B, so omega- and omega+ need no instant at all: neither the
+ * decoder's rounding, nor a ringing inside the gap, nor the x^4 of the
+ * arcs moves them.  Each interval's tops come from all its samples. */
+static void tops_ratio(const tops *tp, size_t i, pl_impact *m)
+{
+    if (i == 0 || !isfinite(tp->A) || isnan(tp->top[i - 1]) || isnan(tp->top[i]))
+        return;
+    double wm2 = tp->low[i - 1] + tp->A, wp2 = tp->low[i] + tp->B;
+    if (!(wm2 > 0) || !(wp2 > 0) || !isfinite(tp->low_var[i - 1]) ||
+        !isfinite(tp->low_var[i]))
+        return;
+    m->omega_minus = sqrt(wm2);
+    m->omega_plus = sqrt(wp2);
+    m->ratio = m->omega_plus / m->omega_minus;
+    m->ratio_se = 0.5 * m->ratio *
+                  sqrt(tp->low_var[i] / (wp2 * wp2) + tp->low_var[i - 1] / (wm2 * wm2));
+}
+
 static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths,
-                      const double *vars, const slot *seed, pl_impact *imp,
+                      const double *vars, const slot *seed, const tops *tp, pl_impact *imp,
                       pl_lattice_stats *st)
 {
     size_t k = 0, nss = 0;
@@ -1571,8 +1610,10 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
             ss += (v[i].theta - ths[i]) * (v[i].theta - ths[i]);
             nss++;
         }
-        if (ok[i])
+        if (ok[i]) {
+            tops_ratio(tp, i, &imp[i]);
             imp[k++] = imp[i];
+        }
     }
     free(ok);
     st->expected = m;
@@ -1617,11 +1658,12 @@ static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
  * thousand and symmetric about the top whatever is left; fitted on the
  * whole interval between two gaps.  NAN when it cannot be fitted or has
  * no minimum inside. */
-static double arc_top(const walk *wk, size_t a, size_t b)
+static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *low_var,
+                      double *curv)
 {
     if (b <= a + 8 || b > wk->end)
         return NAN;
-    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3];
+    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3], yy = 0;
     for (size_t k = a; k < b; k++) {
         double x = wk->theta[k] - tm, y = wk->om[k] * wk->om[k], x2 = x * x;
         S[0] += 1;
@@ -1632,6 +1674,7 @@ static double arc_top(const walk *wk, size_t a, size_t b)
         Y[0] += y;
         Y[1] += y * x;
         Y[2] += y * x2;
+        yy += y * y;
     }
     double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
     gsl_matrix_view M = gsl_matrix_view_array(A, 3, 3);
@@ -1643,6 +1686,17 @@ static double arc_top(const walk *wk, size_t a, size_t b)
     if (bad || !(c[2] > 0))
         return NAN;
     double top = tm - c[1] / (2 * c[2]);
+    *low = c[0] - c[1] * c[1] / (4 * c[2]);
+    *curv = c[2];
+    /* the minimum's variance: its gradient through (X'X)^-1, times the
+     * residual variance of omega^2 */
+    double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])}, z[3];
+    gsl_vector_view gv = gsl_vector_view_array(g, 3), zv = gsl_vector_view_array(z, 3);
+    double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2]));
+    h = gsl_set_error_handler_off();
+    bad = gsl_linalg_cholesky_solve(&M.matrix, &gv.vector, &zv.vector) != GSL_SUCCESS;
+    gsl_set_error_handler(h);
+    *low_var = bad ? INFINITY : rss / (S[0] - 3) * (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
 
@@ -1650,6 +1704,77 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The ramp's slope and the run's ratio from the tops alone, without any
+ * instant.  Over a contact phase omega^2 = w^2 + K (1 - cos psi), psi the
+ * angle from the top (2.1); an impact at psi = pi/N + beta multiplies
+ * omega by r and the next phase starts at psi = -(pi/N - beta), so the
+ * tops' squared speeds follow
+ *   w'^2 = r^2 w^2 + K [(r^2 - 1)(1 - cos(pi/N) cos beta)
+ *                       + (r^2 + 1) sin(pi/N) sin beta]:
+ * a line through the pairs of consecutive tops gives r^2 as its slope and
+ * beta from its intercept, K from the parabolas' curvature (c = K / 2 in
+ * the measured angle whatever the calibration's scale; the intercept is
+ * in the scale's square).  The line needs r the same at every impact,
+ * which both of the paper's laws give, and tops spread over a range of
+ * speeds, which the run's acceleration gives.  Returns 0 with *beta, its
+ * standard error and r, or -1 when fewer than 8 pairs or no spread. */
+typedef struct {
+    double beta, beta_se, r, r_se;
+    double w2;      /* mean omega^2 at the tops */
+} energy;
+
+static int energy_fit(const double *top, const double *low, const double *curv, size_t m,
+                      double delta, double scale, energy *e)
+{
+    double n = 0, mx = 0, my = 0, kc = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            n += 1;
+            mx += low[i - 1];
+            my += low[i];
+            kc += curv[i - 1] + curv[i];
+        }
+    if (n < 8)
+        return -1;
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            sxx += (low[i - 1] - mx) * (low[i - 1] - mx);
+            sxy += (low[i - 1] - mx) * (low[i] - my);
+        }
+    if (!(sxx > 0))
+        return -1;
+    double sl = sxy / sxx, ic = my - sl * mx, rss = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            double d = low[i] - ic - sl * low[i - 1];
+            rss += d * d;
+        }
+    double s2 = rss / (n - 2), v_sl = s2 / sxx, v_ic = s2 * (1 / n + mx * mx / sxx),
+           c_si = -mx * s2 / sxx;
+    double K = kc / n, a = delta / 2, c = ic / (scale * scale), b = 0, f = 0, fb = 1;
+    if (!(K > 0) || !(sl > 0))
+        return -1;
+    for (int it = 0; it < 8; it++) {   /* Newton from a level ramp */
+        f = K * ((sl - 1) * (1 - cos(a) * cos(b)) + (sl + 1) * sin(a) * sin(b)) - c;
+        fb = K * ((sl - 1) * cos(a) * sin(b) + (sl + 1) * sin(a) * cos(b));
+        b -= f / fb;
+    }
+    double fs = K * ((1 - cos(a) * cos(b)) + sin(a) * sin(b)), sc2 = scale * scale;
+    /* b moves with the slope (fs) and the intercept (1 / scale^2) */
+    double vb = (fs * fs * v_sl + v_ic / (sc2 * sc2) - 2 * fs * c_si / sc2) / (fb * fb);
+    if (!isfinite(b) || !(vb >= 0) || fabs(b) > 0.5 * a)
+        return -1;
+    e->beta = b;
+    e->beta_se = sqrt(vb);
+    e->r = sqrt(sl);
+    e->r_se = sqrt(v_sl) / (2 * e->r);
+    e->w2 = mx;
+    return 0;
 }
 
 /* Where the impacts lie by the contact phase's geometry, and the one
@@ -1667,29 +1792,72 @@ static int cmp_double(const void *a, const void *b)
  * (top-mean + beta - instant) / omega is that lag, and it moves every
  * smoothed angle (ths) by omega times it.  Returns the shift in samples
  * (0 when fewer than 8 slots have tops both sides). */
-static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double beta)
+static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double beta,
+                        tops *tp, pl_lattice_stats *st)
 {
-    double *top = malloc((m ? m : 1) * sizeof *top), *lag = malloc((m ? m : 1) * sizeof *lag);
-    size_t n = 0;
-    double shift = 0;
-    if (!top || !lag)
-        goto out;
-    for (size_t i = 0; i + 1 < m; i++) {
-        double a = ceil(v[i].tc) + (double)wk->G + 1, b = floor(v[i + 1].tc) - (double)wk->G;
-        top[i] = v[i + 1].k == v[i].k + 1 && a > 0 && b > a ? arc_top(wk, (size_t)a, (size_t)b)
-                                                           : NAN;
+    size_t sz = (m ? m : 1) * sizeof(double), n = 0;
+    double *lag = malloc(sz), shift = 0;
+    tp->top = malloc(sz);
+    tp->low = malloc(sz);
+    tp->low_var = malloc(sz);
+    tp->curv = malloc(sz);
+    tp->A = tp->B = NAN;
+    if (!lag || !tp->top || !tp->low || !tp->low_var || !tp->curv) {
+        free(lag);
+        tops_free(tp);
+        *tp = (tops){.A = NAN, .B = NAN};
+        return 0;
+    }
+    double *top = tp->top;
+    for (size_t i = 0; i < m; i++) {
+        double a = ceil(v[i].tc) + (double)wk->G + 1,
+               b = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0;
+        top[i] = i + 1 < m && v[i + 1].k == v[i].k + 1 && a > 0 && b > a
+                     ? arc_top(wk, (size_t)a, (size_t)b, &tp->low[i], &tp->low_var[i],
+                               &tp->curv[i])
+                     : NAN;
     }
     /* theta is measured in the calibration's units: a scale off by a per
      * cent stretches the lattice and beta alike, and the tops' spacing
      * (2 pi / N in truth) says by how much */
-    double span = 0, turns = 0;
-    for (size_t i = 1; i + 1 < m; i++)
+    double span = 0, turns = 0, K = 0, nk = 0;
+    for (size_t i = 1; i < m; i++)
         if (!isnan(top[i - 1]) && !isnan(top[i])) {
             span += top[i] - top[i - 1];
-            turns += (double)(v[i + 1].k - v[i].k);
+            turns += 1;
+            K += tp->curv[i - 1] + tp->curv[i];
+            nk += 1;
         }
     double scale = turns > 0 && span > 0 ? span / (turns * wk->delta) : 1.0;
-    for (size_t i = 1; i + 1 < m; i++) {
+    K = nk > 0 ? K / nk : NAN;   /* omega^2 = ... + K x^2 / 2 in either unit */
+    /* Choice: the ramp's slope from the run itself, whenever the line
+     * fixes the ratio's loss to a tenth (its slope's error below
+     * 0.1 (1 - r)); else the ramp's.  With the run's own beta the impacts'
+     * ratios (tops_ratio()) average to the line's slope whatever beta's
+     * own error, so their mean's error is the slope's (energy_ratio_se);
+     * with the ramp's, an error of 0.002 deg in it (what a lab's ramp is
+     * known to) moves every ratio by 4e-5-9e-5 on the paper's prisms, and
+     * on the corpus the ramp's true slope left 6 chains with loss biases
+     * of 3-5 %, the run's own none.  A run near its terminal speed, whose
+     * tops barely change, keeps the ramp's. */
+    energy e;
+    if (energy_fit(top, tp->low, tp->curv, m, wk->delta, scale, &e) == 0) {
+        st->beta_data_rad = e.beta;
+        st->beta_data_se_rad = e.beta_se;
+        st->energy_ratio = e.r;
+        st->energy_ratio_se = e.r_se;
+        if (!isfinite(beta) || e.r_se < 0.1 * (1 - e.r)) {
+            beta = e.beta;
+            st->beta_from_data = 1;
+        }
+    }
+    st->beta_used_rad = beta;
+    if (!isfinite(beta) || !(K > 0))
+        goto out;
+    double al = wk->delta / 2;
+    tp->A = scale * scale * K * (1 - cos(al + beta));
+    tp->B = scale * scale * K * (1 - cos(al - beta));
+    for (size_t i = 1; i < m; i++) {
         size_t c = (size_t)llround(v[i].tc);
         if (isnan(top[i - 1]) || isnan(top[i]) || c < wk->G || c + wk->G >= wk->n)
             continue;
@@ -1708,7 +1876,6 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
         }
     }
 out:
-    free(top);
     free(lag);
     return shift;
 }
@@ -1820,9 +1987,13 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
     if (wk.ring.w > 0 && snap_cycles(&wk, sl.v, m, ths))
         smooth_phase(sl.v, m, cfg->smooth_slots, wk.delta, ths, vars);
-    if (isfinite(cfg->beta_rad))
-        st->top_shift_s = top_shift(&wk, sl.v, m, ths, cfg->beta_rad) / rate;
-    *n_out = collect(&wk, sl.v, m, ths, vars, &seed, imp, st);
+    st->beta_data_rad = st->beta_data_se_rad = st->energy_ratio = st->beta_used_rad = NAN;
+    st->energy_ratio_se = NAN;
+    st->beta_from_data = 0;
+    tops tp;
+    st->top_shift_s = top_shift(&wk, sl.v, m, ths, cfg->beta_rad, &tp, st) / rate;
+    *n_out = collect(&wk, sl.v, m, ths, vars, &seed, &tp, imp, st);
+    tops_free(&tp);
     *out = imp;
     free(sl.v);
     free(ths);

@@ -83,6 +83,15 @@ typedef struct {
     double gap_s;          /* the gap used, narrowed to the transitions */
     double top_shift_s;    /* how far the arcs' tops moved the instants
                               (s); 0: not applied */
+    double beta_data_rad;  /* the ramp's slope from the tops' speeds, its
+                              standard error, and the ratio r from the same
+                              line (energy_fit()); NaN: not determined */
+    double beta_data_se_rad, energy_ratio, energy_ratio_se;
+    double beta_used_rad;  /* the slope that placed the impacts and gave
+                              their ratios: the run's own when the line fixes
+                              the loss to a tenth (beta_from_data = 1), else
+                              the ramp's; NaN: none */
+    int beta_from_data;
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at

@@ -401,6 +401,12 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     r->ring_model_hz = ls.ring_hz;
     r->ring_decay_s = ls.ring_decay_s;
     r->top_shift_s = ls.top_shift_s;
+    r->beta_data_rad = ls.beta_data_rad;
+    r->beta_data_se_rad = ls.beta_data_se_rad;
+    r->energy_ratio = ls.energy_ratio;
+    r->beta_used_rad = ls.beta_used_rad;
+    r->energy_ratio_se = ls.energy_ratio_se;
+    r->beta_from_data = ls.beta_from_data;
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
@@ -441,6 +447,10 @@ static void summarise(pl_process_result *r)
         }
     }
     r->ratio_mean_se = m > 1 && sw > 0 ? sqrt(s2 * m / (m - 1)) / sw : NAN;
+    /* with the run's own beta the ratios average to the energy line's
+     * slope (process/lattice.h), whose error then bounds the mean's */
+    if (r->beta_from_data && r->energy_ratio_se > r->ratio_mean_se)
+        r->ratio_mean_se = r->energy_ratio_se;
 }
 
 /* The count check: the lattice expects one impact per unit of L_p; when
@@ -609,6 +619,8 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "noise_omega_rad_s=%.6g\nnoise_step_rad_s=%.6g\nphase_sd_rad=%.6g\n"
              "drift_rad=%.6g\nlp_end_integral=%.9g\n"
              "ring_model_hz=%.6g\nring_decay_s=%.6g\ntop_shift_s=%.6g\nbeta_rad=%.6g\n"
+             "beta_data_rad=%.6g\nbeta_data_se_rad=%.3g\nbeta_used_rad=%.6g\n"
+             "beta_from=%s\nenergy_ratio=%.8g\nenergy_ratio_se=%.3g\n"
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
              "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
@@ -617,7 +629,9 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
              cfg->psd_max_segments, r->ring_freq_hz, r->noise_omega, r->noise_d,
              r->phase_sd_rad, r->drift_rad, r->lp_end_raw, r->ring_model_hz, r->ring_decay_s,
-             r->top_shift_s, cfg->lattice.beta_rad, f->offset_mps[0], f->offset_mps[1],
+             r->top_shift_s, cfg->lattice.beta_rad, r->beta_data_rad, r->beta_data_se_rad,
+             r->beta_used_rad, r->beta_from_data ? "data" : isfinite(r->beta_used_rad) ? "ramp" : "-",
+             r->energy_ratio, r->energy_ratio_se, f->offset_mps[0], f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
              f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);
     rec->release_frame = (long long)r->release;

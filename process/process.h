@@ -69,6 +69,12 @@ typedef struct {
                                 (0: none), its e-folding time, and how far
                                 the arcs' tops moved the instants (s) */
     double ring_decay_s, top_shift_s;
+    double beta_data_rad;    /* the ramp's slope from the run's own tops, its
+                                standard error, the slope that placed the
+                                impacts, and the ratio from the tops' speeds
+                                alone (process/lattice.h); NaN: not found */
+    double beta_data_se_rad, beta_used_rad, energy_ratio, energy_ratio_se;
+    int beta_from_data;
     /* spectra: psd_len bins, bin k at k * psd_df Hz */
     size_t psd_len;
     double psd_df;
