@@ -162,8 +162,11 @@ check:
 check-run: bin/prismlab build/asan/bin/prismlab $(TESTS) $(ASAN_TESTS)
 	@sh tests/run-tests.sh "$(TESTS)" "$(ASAN_TESTS)" "$(TEST_SH)"
 
+BENCH_SH  := $(sort $(wildcard tests/bench/*_bench.sh))
+
 bench: bin/prismlab $(BENCHES)
 	@for b in $(BENCHES); do $$b || exit 1; done
+	@for b in $(BENCH_SH); do sh $$b || exit 1; done
 
 # The long crash test; make check runs the same script 10 times each.
 crashtest: bin/prismlab

@@ -731,7 +731,7 @@ static enum MHD_Result page_live(pl_web *w, struct MHD_Connection *c)
                     "<output id=\"value2\">-</output> m/s</div></div>\n"
                     "<div class=\"plot\" id=\"plot-live\"></div>\n"
                     "<p class=\"hint\">The last 10 s of both channels as the daemon reads them "
-                    "(min and max of each millisecond).  <span id=\"latency\"></span></p>\n"
+                    "(min and max of each 5 ms).  <span id=\"latency\"></span></p>\n"
                     "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
                     "<script src=\"/static/live.js\"></script>\n");
     page_end(&b);

@@ -47,7 +47,11 @@ async function main() {
     executablePath: '/usr/bin/chromium', headless: true,
     viewport: { width: 1200, height: 900 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+           // four pages stand for four browsers on four screens: none is a
+           // background tab whose timers and frames Chromium throttles
+           '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
+           '--disable-backgrounding-occluded-windows'],
   });
 
   // the runs

@@ -13,15 +13,8 @@ set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
 shots=${WEB_SHOTS:-build/web-shots}
 dir=$(mktemp -d)
-dpid=
-spid=
-cleanup() {
-    [ -n "$spid" ] && kill "$spid" 2>/dev/null || true
-    [ -n "$dpid" ] && kill "$dpid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
+. tests/web/liverig.sh
+trap liverig_cleanup EXIT INT TERM
 fail() {
     echo "browser_test: $*" >&2
     for f in daemon.log serve.out; do
@@ -43,41 +36,9 @@ $bin process --all --db "$db" >/dev/null 2>&1
 $bin validate --all --fit lambda0,t0,beta --db "$db" >/dev/null
 fixture_runs=$(sqlite3 "$db" "SELECT count(*) FROM run")
 
-cat >"$dir/rig.ini" <<EOF2
-[daq]
-source = sim
-rate_hz = 10000
-[beams]
-h1_m = 0.0199
-h2_m = 0.0116
-sign1 = 1
-sign2 = -1
-ldv_scale_mps_per_v = 0.025
-[store]
-db = $db
-[run]
-prism = steel-38
-ramp = glass-0.4079
-experiment = live
-lambda0_deg = 4.5
-duration_s = 6
-[sim]
-seed = 2
-paced = 1
-EOF2
-$bin acquire daemon --config "$dir/rig.ini" 2>"$dir/daemon.log" &
-dpid=$!
-i=0
-while [ ! -S "$db.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -S "$db.sock" ] || fail "the daemon did not start"
-
-$bin serve --db "$db" --listen 127.0.0.1:0 --control >"$dir/serve.out" 2>&1 &
-spid=$!
-i=0
-while ! grep -q 'control token' "$dir/serve.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-url=$(sed -n 's/^prismlab serve: \(http[^ ]*\) .*/\1/p' "$dir/serve.out")
-token=$(sed -n 's/^prismlab serve: control token \([0-9a-f]*\) .*/\1/p' "$dir/serve.out")
-[ -n "$url" ] && [ -n "$token" ] || fail "serve did not start"
+rig_ini "$db" 6
+start_daemon "$db" || fail "the daemon did not start"
+start_serve "$db" || fail "serve did not start"
 
 timeout 240 node tests/web/browser.mjs "$url" "$token" "$shots" >"$dir/browser.out" 2>&1 ||
     { cat "$dir/browser.out" >&2; fail "the browser test failed"; }

@@ -16,7 +16,7 @@
   if (params.get('token')) sessionStorage.setItem('prismlab-token', params.get('token'));
   const token = sessionStorage.getItem('prismlab-token');
   const live = window.plLive = { blocks: 0, drawn: 0, gaps: 0, state: null, run: -1,
-                                 latencies: [], maxLatency: 0, lastFrame: -1, connected: false };
+                                 latencies: [], arrivals: [], maxLatency: 0, lastFrame: -1, connected: false };
   const t = [], mn1 = [], mx1 = [], mn2 = [], mx2 = [];
   let pendingStamps = [];
   let dirty = false;
@@ -40,36 +40,57 @@
     document.getElementById('value' + i).textContent = v.toFixed(4);
   }
 
+  // Drawn from the event itself (not from requestAnimationFrame, which a
+  // page Chromium deems hidden delays up to a second), at most every 40 ms.
+  let lastDraw = 0, timer = null;
   function draw() {
-    if (dirty) {
-      dirty = false;
-      plot.setData([t, mn1, mx1, mn2, mx2]);
-      const now = Date.now();
-      for (const stamp of pendingStamps) {
-        const ms = now - stamp;
-        live.latencies.push(ms);
-        if (ms > live.maxLatency) live.maxLatency = ms;
-      }
-      if (live.latencies.length > 2000) live.latencies.splice(0, live.latencies.length - 2000);
-      live.drawn += pendingStamps.length;
-      pendingStamps = [];
-      const l = live.latencies.slice(-100).sort((a, b) => a - b);
-      if (l.length) latEl.textContent = `From the daemon's read to this drawing: median ${l[l.length >> 1].toFixed(0)} ms, ` +
-        `worst of the last ${l.length} blocks ${l[l.length - 1].toFixed(0)} ms.`;
+    timer = null;
+    if (!dirty) return;
+    dirty = false;
+    plot.setData([t, mn1, mx1, mn2, mx2]);
+    const now = Date.now();
+    lastDraw = now;
+    for (const stamp of pendingStamps) {
+      const ms = now - stamp;
+      live.latencies.push(ms);
+      if (ms > live.maxLatency) live.maxLatency = ms;
     }
-    requestAnimationFrame(draw);
+    if (live.latencies.length > 2000) live.latencies.splice(0, live.latencies.length - 2000);
+    live.drawn += pendingStamps.length;
+    pendingStamps = [];
+    const l = live.latencies.slice(-100).sort((a, b) => a - b);
+    if (l.length) latEl.textContent = `From the daemon's read to this drawing: median ${l[l.length >> 1].toFixed(0)} ms, ` +
+      `worst of the last ${l.length} blocks ${l[l.length - 1].toFixed(0)} ms.`;
   }
-  requestAnimationFrame(draw);
+  function scheduleDraw() {
+    if (timer) return;
+    const wait = Math.max(0, 40 - (Date.now() - lastDraw));
+    if (wait === 0) draw(); else timer = setTimeout(draw, wait);
+  }
 
+  // The plot keeps one column per MERGE groups (5 ms: 2000 columns for
+  // 10 s, about two a pixel), so each redraw costs the same whatever the
+  // rate; the levels show the newest millisecond.
+  const MERGE = 5;
+  let acc = null;
   function onData(line) {
     const f = line.split(' ');
     const stamp = +f[1], frame = +f[2], rate = +f[3], k = +f[4], n = +f[5];
-    if (frame < live.lastFrame) for (const a of [t, mn1, mx1, mn2, mx2]) a.length = 0;  // source reopened
+    if (frame < live.lastFrame) {   // the source reopened
+      for (const a of [t, mn1, mx1, mn2, mx2]) a.length = 0;
+      acc = null;
+    }
     live.lastFrame = frame;
     for (let g = 0; g < n; g++) {
-      const b = 6 + 4 * g;
-      t.push((frame + g * k) / rate);
-      mn1.push(+f[b]); mx1.push(+f[b + 1]); mn2.push(+f[b + 2]); mx2.push(+f[b + 3]);
+      const b = 6 + 4 * g, start = frame + g * k;
+      const col = Math.floor(start / (k * MERGE));
+      if (!acc || acc.col !== col) {
+        if (acc) { t.push(acc.t); mn1.push(acc.a); mx1.push(acc.b); mn2.push(acc.c); mx2.push(acc.d); }
+        acc = { col, t: col * k * MERGE / rate, a: +f[b], b: +f[b + 1], c: +f[b + 2], d: +f[b + 3] };
+      } else {
+        acc.a = Math.min(acc.a, +f[b]); acc.b = Math.max(acc.b, +f[b + 1]);
+        acc.c = Math.min(acc.c, +f[b + 2]); acc.d = Math.max(acc.d, +f[b + 3]);
+      }
     }
     const last = 6 + 4 * (n - 1);
     level(1, (+f[last] + +f[last + 1]) / 2);
@@ -79,8 +100,11 @@
     while (cut < t.length && t[cut] < keep) cut++;
     if (cut) for (const a of [t, mn1, mx1, mn2, mx2]) a.splice(0, cut);
     live.blocks++;
+    live.arrivals.push(Date.now() - stamp);
+    if (live.arrivals.length > 2000) live.arrivals.splice(0, live.arrivals.length - 2000);
     pendingStamps.push(stamp);
     dirty = true;
+    scheduleDraw();
   }
 
   function onStatus(line) {
