@@ -892,7 +892,7 @@ static size_t samples(double s, double rate, size_t min)
  * impacts).  Then each impact's own ringing gives its onset and size
  * (ring_onsets()), and the ringing is subtracted from the detection
  * signal in place. */
-enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 2 };
+enum { RING_MAX_SLOTS = 4000, PL_RING_PASSES = 1 };
 
 /* buf[j] = amp x the shape rg at sample k0 + j of a ringing placed at t
  * (samples), j < n: one exponential and one sine a call, the rest by
