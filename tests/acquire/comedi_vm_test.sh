@@ -64,6 +64,7 @@ ldd "$bin" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | while r
     cp -L "$lib" "$root$lib"
 done
 cp tests/acquire/vm/init "$root/init"
+cc -O2 -static -o "$root/bin/trickle" tests/acquire/vm/trickle.c || fail "cannot build the VM's slow client"
 chmod +x "$root/init"
 echo "$record_s" >"$root/record_s"
 rig() {   # rig FILE SUBDEVICE DEVICE BUFFER
@@ -109,6 +110,11 @@ grep 'VM-RESULT badsub' "$log.txt" | grep -q 'cannot stream input' ||
 grep 'VM-RESULT nodev' "$log.txt" | grep -q '/dev/comedi3: cannot open' ||
     fail "missing device: $(grep 'VM-RESULT nodev' "$log.txt")"
 grep -q 'VM-RESULT check rc=0' "$log.txt" || fail "db check failed in the VM"
+slow=$(grep 'VM-RESULT slowclient' "$log.txt" | head -1)
+echo "$slow" | grep -q 'state: complete frames: [1-9]' ||
+    fail "the daemon lost frames while a client trickled: $slow"
+echo "$slow" | grep -q 'worst_status_s=[01] ' ||
+    fail "status answered slowly while a client trickled: $slow"
 
 # 4. The database, back on the host.
 db=$work/vm.db
@@ -142,5 +148,6 @@ show2=$($bin run show 2 --db "$db")
 echo "$show2" | grep -q 'state: *overrun (samples lost from frame [0-9]*)' ||
     fail "run 2: $(echo "$show2" | grep state)"
 cost=$(grep -o 'cpu=[0-9.]*% maxrss=[0-9]*kB' "$log.txt" | head -1)
+echo "comedi_vm_test: daemon from the card with a client trickling: $(echo "$slow" | sed 's/^VM-RESULT slowclient //')"
 echo "comedi_vm_test: ${record_s} s through the real comedi_test driver, 0 frames lost; recorder $cost (CPU under QEMU's TCG emulation: an upper bound); overrun detected: $(echo "$show2" | grep state)"
 rm -rf "$work"
