@@ -14,6 +14,7 @@
 #include "acquire/wav_source.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,11 +183,124 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
     return pl_source_file_sha256(s->path, info->sha256, err);
 }
 
+/* The RIFF chunk walk below: a file and where in it we are. */
+typedef struct {
+    FILE *f;
+    const char *path;
+    long long len;
+    int big;                  /* RIFX: sizes big-endian */
+} riff_walk;
+
+/* The 8 bytes at pos as a marker and a size; 0 when the file ends first. */
+static int riff_header(riff_walk *w, long long pos, char marker[4], uint32_t *size)
+{
+    unsigned char b[8];
+    if (pos + 8 > w->len || fseeko(w->f, (off_t)pos, SEEK_SET) != 0 ||
+        fread(b, 1, 8, w->f) != 8)
+        return 0;
+    memcpy(marker, b, 4);
+    *size = w->big ? (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7]
+                   : (uint32_t)b[7] << 24 | (uint32_t)b[6] << 16 | (uint32_t)b[5] << 8 | b[4];
+    return 1;
+}
+
+/* The subchunks of the LIST chunk whose body is [begin, end), as
+ * libsndfile 1.2's wavlike_subchunk_parse walks them (marker-only
+ * 'INFO'/'adtl', stopping at 'exif', 'data', a zero marker or a
+ * 'DISP'/'ltxt'/'note'): each must fit in the chunk. */
+static pl_status riff_list(riff_walk *w, long long begin, long long end,
+                           pl_err *err)
+{
+    long long pos = begin;
+    if (end - begin <= 8)
+        return PL_OK;
+    while (pos + 4 <= end) {
+        char m[4];
+        uint32_t size;
+        if (!riff_header(w, pos, m, &size))
+            return PL_OK;   /* the file ends: libsndfile stops too */
+        if (!memcmp(m, "INFO", 4) || !memcmp(m, "adtl", 4)) {
+            pos += 4;
+            continue;
+        }
+        if (!memcmp(m, "exif", 4) || !memcmp(m, "data", 4) ||
+            !memcmp(m, "\0\0\0\0", 4))
+            return PL_OK;
+        long long body = (long long)size + (size & 1);
+        if (pos + 8 + body > end)
+            return pl_err_set(err, PL_EFORMAT, "%s: damaged header: the LIST "
+                              "subchunk '%.4s' at byte %lld claims %lu bytes, "
+                              "past its LIST chunk's end at byte %lld",
+                              w->path, m, pos, (unsigned long)size, end);
+        if (!memcmp(m, "DISP", 4) || !memcmp(m, "ltxt", 4) || !memcmp(m, "note", 4))
+            return PL_OK;
+        pos += 8 + body;
+    }
+    return PL_OK;
+}
+
+static int printable(const char m[4])
+{
+    for (int i = 0; i < 4; i++)
+        if (m[i] < 0x20 || m[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+/* libsndfile 1.2.0-1.2.2 loop forever in sf_open on a LIST chunk whose
+ * subchunk size, added to what was read, wraps past 2^32 (its byte count
+ * then steps back and forth; upstream issue 1118, found here by the WAV
+ * fuzzer), so the chunks of a RIFF, RIFX or RF64 file are walked here
+ * first, as libsndfile's header parser walks them, and a LIST subchunk
+ * running past its chunk is refused, as is a chunk chain broken where
+ * libsndfile would resynchronise byte by byte (an unprintable marker off
+ * a 4-byte boundary).  Other containers go to libsndfile unchecked. */
+static pl_status riff_check(const char *path, pl_err *err)
+{
+    riff_walk w = {.path = path};
+    w.f = fopen(path, "rb");
+    if (!w.f)
+        return PL_OK;   /* sf_open says why */
+    char m[4];
+    uint32_t size;
+    pl_status st = PL_OK;
+    if (fseeko(w.f, 0, SEEK_END) != 0 || (w.len = ftello(w.f)) < 0 ||
+        !riff_header(&w, 0, m, &size) ||
+        (memcmp(m, "RIFF", 4) && memcmp(m, "RIFX", 4) && memcmp(m, "RF64", 4)))
+        goto done;
+    w.big = !memcmp(m, "RIFX", 4);
+    if (w.big && !riff_header(&w, 0, m, &size))
+        goto done;
+    for (long long pos = 12; riff_header(&w, pos, m, &size);) {
+        long long end = pos + 8 + (long long)size;
+        if (!memcmp(m, "LIST", 4) || !memcmp(m, "INFO", 4))
+            if ((st = riff_list(&w, pos + 8, end < w.len ? end : w.len, err)) != PL_OK)
+                break;
+        if (size >= 0xffff0000u || (long long)size >= w.len)
+            break;   /* libsndfile's parser stops here */
+        if (!printable(m)) {
+            if (!memcmp(m, "TAG", 3) && pos + 128 == w.len)
+                break;
+            if (pos % 4)
+                st = pl_err_set(err, PL_EFORMAT, "%s: damaged header: no chunk "
+                                "marker at byte %lld", path, pos);
+            break;
+        }
+        pos = end + (size & 1);
+    }
+done:
+    fclose(w.f);
+    return st;
+}
+
 static pl_status wav_open(void **self, const void *options,
                           const pl_source_config *cfg, pl_source_info *info,
                           pl_err *err)
 {
     const pl_wav_options *o = options;
+    pl_status st0 = riff_check(o->path, err);
+    if (st0 != PL_OK)
+        return st0;
     SF_INFO sfi = {0};
     SNDFILE *f = sf_open(o->path, SFM_READ, &sfi);
     if (!f)

@@ -2,7 +2,9 @@
  * source takes, written here with libsndfile, imported, and read back:
  * the stored samples are the file's, bit for bit, and their volts are
  * sample x full scale / 2^(bits-1); a channel map keeps the chosen
- * channels in LDV order; an empty file and a repeat import are refused. */
+ * channels in LDV order; an empty file and a repeat import are refused;
+ * a LIST subchunk whose size wraps libsndfile's count (it would loop
+ * forever in sf_open) is refused before libsndfile sees it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { FRAMES = 3000, CH = 3 };
 
@@ -217,11 +220,77 @@ static void test_refusals(void **state)
     free(dir);
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/* A 16-bit stereo WAV of 100 frames whose LIST INFO chunk holds a
+ * subchunk 'IABC' of the given size. */
+static void write_list_wav(const char *path, uint32_t sub_size)
+{
+    unsigned char b[12 + 24 + 28 + 8 + 400] = {0};
+    memcpy(b, "RIFF", 4);
+    put32(b + 4, sizeof b - 8);
+    memcpy(b + 8, "WAVEfmt ", 8);
+    put32(b + 16, 16);
+    const unsigned char fmt[16] = {1, 0, 2, 0, 0x10, 0x27, 0, 0, 0x40, 0x9c, 0, 0, 4, 0, 16, 0};
+    memcpy(b + 20, fmt, 16);
+    memcpy(b + 36, "LIST", 4);
+    put32(b + 40, 20);
+    memcpy(b + 44, "INFOIABC", 8);
+    put32(b + 52, sub_size);
+    memcpy(b + 64, "data", 4);
+    put32(b + 68, 400);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, sizeof b, f), sizeof b);
+    fclose(f);
+}
+
+static void test_damaged_list(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("wavlist");
+    char *db = tu_path(dir, "w.db"), *wav = tu_path(dir, "list.wav");
+    pl_import_options o;
+    pl_import_options_init(&o);
+    o.path = wav;
+    o.wav.full_scale_v = 10;
+    for (int c = 0; c < 2; c++) {
+        o.beams.beam_height_m[c] = 0.02 - 0.01 * c;
+        o.beams.beam_sign[c] = c ? -1 : 1;
+        o.beams.ldv_scale_mps_per_v[c] = 0.025;
+    }
+    pl_err err = {0};
+    long long id;
+    alarm(60);   /* the old code never returns: fail, do not hang make check */
+    write_list_wav(wav, 8);   /* a sound subchunk: imported */
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_OK);
+    /* 12 bytes read + 0xfffffff4 wraps to 0 in libsndfile's uint32 count */
+    write_list_wav(wav, 0xfffffff4u);
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+    assert_non_null(strstr(err.msg, "list.wav: damaged header: the LIST subchunk "
+                           "'IABC' at byte 48 claims 4294967284 bytes, past its "
+                           "LIST chunk's end at byte 64"));
+    /* a plain overrun (libsndfile would skip the rest of the LIST) */
+    write_list_wav(wav, 9);
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+    assert_non_null(strstr(err.msg, "'IABC' at byte 48 claims 9 bytes"));
+    alarm(0);
+    free(db);
+    free(wav);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_format),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_damaged_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
