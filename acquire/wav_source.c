@@ -8,8 +8,8 @@
  * with full_scale from --full-scale-v or the file's prismlab metadata.
  *
  * A file that ends before its header's frame count is an error at the
- * read that finds it (the importer then leaves the run 'interrupted'), not
- * a silently short run.
+ * read that finds it (the import then stores nothing), not a silently
+ * short run.
  */
 #include "acquire/wav_source.h"
 

@@ -410,6 +410,76 @@ static pl_status connect(pl_store *store, unsigned flags, int exists,
     return PL_OK;
 }
 
+/* A run of an imported file ('wav', 'csv') left 'recording' or
+ * 'interrupted' is an import a killed or failed prismlab of before issue 21
+ * left half done (an import is now one transaction: unfinished, it is
+ * never committed).  It holds a part of a file the user still has, and its
+ * SHA-256 once blocked re-importing the file; process would take it for
+ * the whole.  Each is deleted (with its channels and chunks, by the
+ * schema's cascade) by whichever command opens the store next to write,
+ * saying so on stderr; a reader (read-only) names them and leaves them.
+ * Failing to delete (a full disk) is said too, and the open goes on.
+ * Live runs ('comedi', 'sim') are the recorder's (record.h). */
+/* Removes up to 64 of them; returns how many were found (-1: a removal
+ * failed). */
+static int remove_some_imports(pl_store *store)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store->db, "SELECT id, state, n_frames, source_kind, "
+                           "source_detail FROM run WHERE source_kind IN ('wav', "
+                           "'csv') AND state IN ('recording', 'interrupted') "
+                           "ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0;   /* no run table yet: nothing to remove */
+    }
+    long long ids[64];
+    char line[64][400];
+    int n = 0;
+    while (n < 64 && sqlite3_step(st) == SQLITE_ROW) {
+        ids[n] = sqlite3_column_int64(st, 0);
+        snprintf(line[n], sizeof line[n], "run %lld (%s of %s '%.250s', %lld "
+                 "frames stored)", ids[n], (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 3),
+                 (const char *)sqlite3_column_text(st, 4),
+                 (long long)sqlite3_column_int64(st, 2));
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (store->readonly) {   /* a reader says so; the next writer removes them */
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, "prismlab: database '%s': %s is an import left "
+                    "unfinished by a killed or failed prismlab: the next "
+                    "command that writes to the database removes it\n",
+                    store->path, line[i]);
+        return 0;
+    }
+    int found = n;
+    for (int i = 0; i < n; i++) {
+        char sql[96];
+        char *msg = NULL;
+        snprintf(sql, sizeof sql, "DELETE FROM run WHERE id = %lld", ids[i]);
+        if (sqlite3_exec(store->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+            fprintf(stderr, "prismlab: database '%s': removed %s: an import "
+                    "left unfinished by a killed or failed prismlab\n",
+                    store->path, line[i]);
+        else {
+            fprintf(stderr, "prismlab: database '%s': could not remove %s, an "
+                    "unfinished import: %s\n", store->path, line[i],
+                    msg ? msg : sqlite3_errmsg(store->db));
+            found = -1;
+        }
+        sqlite3_free(msg);
+    }
+    return found;
+}
+
+static void remove_unfinished_imports(pl_store *store)
+{
+    int n = 64;
+    while (n == 64 && (n = remove_some_imports(store)) > 0) {
+    }
+}
+
 pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
                         pl_err *err)
 {
@@ -446,6 +516,7 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
         pl_store_close(store);
         return code;
     }
+    remove_unfinished_imports(store);
     *out = store;
     return PL_OK;
 }

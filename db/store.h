@@ -5,7 +5,11 @@
  * numbered migrations of schemas/ (compiled into the binary) in order, in
  * one transaction, recording the result in PRAGMA user_version.  A database
  * written by a newer prismlab is refused with PL_ESCHEMA rather than
- * guessed at.
+ * guessed at.  Then a run an unfinished import of an earlier prismlab
+ * left (a 'wav' or 'csv' run still 'recording' or 'interrupted') is
+ * deleted, with a line on stderr naming it: every command that opens the
+ * store to write does this; a reader names it and leaves it
+ * (docs/acquire.md, Durability).
  *
  * Only PL_STORE_CREATE (`prismlab db init`) creates a file or initialises
  * an empty database; without it a missing or empty file is PL_ENOTFOUND
