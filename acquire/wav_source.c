@@ -28,6 +28,7 @@ typedef struct {
     int channels;             /* kept */
     int map[PL_SOURCE_MAX_CHANNELS];   /* kept channel i = file channel map[i] */
     long long total, done;
+    int direct;               /* read into the caller's buffer: no map */
     unsigned char *tmp;       /* one block of whole file frames */
     size_t tmp_frames;
 } wav_source;
@@ -157,6 +158,9 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
     if ((st = encoding(s, sfi->format & SF_FORMAT_SUBMASK, info, err)) != PL_OK ||
         (st = channel_map(s, o, sfi->channels, err)) != PL_OK)
         return st;
+    s->direct = s->bits != 24 && s->channels == s->file_channels;
+    for (int i = 0; i < s->channels; i++)
+        s->direct = s->direct && s->map[i] == i;
     s->tmp_frames = 4096;
     s->tmp = malloc(s->tmp_frames * (size_t)s->file_channels * 8);
     if (!s->tmp)
@@ -339,19 +343,23 @@ static pl_status wav_read(void *self, void *buf, size_t max_frames,
         return PL_OK;
     if ((long long)max_frames > s->total - s->done)
         max_frames = (size_t)(s->total - s->done);
-    if (max_frames > s->tmp_frames)
-        max_frames = s->tmp_frames;
     size_t ss = s->bits == 16 ? 2 : s->bits == -1 ? 8 : 4;
+    /* Every channel kept in file order, as stored (not 24-bit, which needs
+     * its shift): libsndfile decodes straight into buf.  The per-sample
+     * copy below took a sixth of a 10-minute import's time. */
+    unsigned char *in = s->direct ? buf : s->tmp;
+    if (!s->direct && max_frames > s->tmp_frames)
+        max_frames = s->tmp_frames;
     switch (s->bits) {
-    case 16: n = sf_readf_short(s->f, (short *)s->tmp, (sf_count_t)max_frames); break;
+    case 16: n = sf_readf_short(s->f, (short *)in, (sf_count_t)max_frames); break;
     case 24:
-    case 32: n = sf_readf_int(s->f, (int *)s->tmp, (sf_count_t)max_frames); break;
-    case 0: n = sf_readf_float(s->f, (float *)s->tmp, (sf_count_t)max_frames); break;
-    default: n = sf_readf_double(s->f, (double *)s->tmp, (sf_count_t)max_frames); break;
+    case 32: n = sf_readf_int(s->f, (int *)in, (sf_count_t)max_frames); break;
+    case 0: n = sf_readf_float(s->f, (float *)in, (sf_count_t)max_frames); break;
+    default: n = sf_readf_double(s->f, (double *)in, (sf_count_t)max_frames); break;
     }
     /* keep the mapped channels, in LDV order */
     unsigned char *out = buf;
-    for (sf_count_t k = 0; k < n; k++)
+    for (sf_count_t k = 0; !s->direct && k < n; k++)
         for (int i = 0; i < s->channels; i++) {
             unsigned char *dst = out + ((size_t)k * (size_t)s->channels + (size_t)i) * ss;
             memcpy(dst, s->tmp + ((size_t)k * (size_t)s->file_channels + (size_t)s->map[i]) * ss, ss);

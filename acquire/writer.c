@@ -89,14 +89,14 @@ static void ring_write(pl_writer *w, long long to, size_t n,
 }
 
 static pl_status commit_chunk(pl_writer *w, long long first, size_t n,
-                              pl_err *err)
+                              const unsigned char *data, pl_err *err)
 {
     if (w->cfg.atomic)   /* inside the run's one transaction */
         return pl_run_append_chunk(w->store, w->run_id, first, (long long)n,
-                                   w->stage, n * w->frame_bytes, err);
+                                   data, n * w->frame_bytes, err);
     if (pl_store_begin(w->store, err) != PL_OK)
         return err->code;
-    if (pl_run_append_chunk(w->store, w->run_id, first, (long long)n, w->stage,
+    if (pl_run_append_chunk(w->store, w->run_id, first, (long long)n, data,
                             n * w->frame_bytes, err) != PL_OK ||
         pl_store_commit(w->store, err) != PL_OK) {
         pl_store_rollback(w->store);
@@ -120,9 +120,17 @@ static void *writer_main(void *arg)
         long long first = w->tail;
         pthread_mutex_unlock(&w->mu);
 
-        ring_read(w, first, n, w->stage);
+        /* Frames [tail, head) are the thread's until it moves tail: a chunk
+         * that does not wrap goes to SQLite from the ring itself, one copy
+         * of every frame fewer. */
+        size_t at = (size_t)(first % (long long)w->cap);
+        const unsigned char *data = w->ring + at * w->frame_bytes;
+        if (at + n > w->cap) {
+            ring_read(w, first, n, w->stage);
+            data = w->stage;
+        }
         pl_err err = {0};
-        pl_status st = commit_chunk(w, first, n, &err);
+        pl_status st = commit_chunk(w, first, n, data, &err);
 
         pthread_mutex_lock(&w->mu);
         if (st != PL_OK) {

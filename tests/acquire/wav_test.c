@@ -105,11 +105,15 @@ static void test_every_format(void **state)
     char *db = tu_path(dir, "w.db");
     assert_int_equal(tu_init_db(db), 0);
     pl_err err = {0};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    /* pass 0 maps file channels 2, 0; pass 1 keeps all three as they are
+     * (the source then decodes straight into the caller's buffer) */
+    for (size_t i = 0; i < 2 * sizeof cases / sizeof cases[0]; i++) {
+        int pass = (int)(i % 2), nch = pass ? 3 : 2;
         char name[64];
-        snprintf(name, sizeof name, "f%zu.%s", i, cases[i].ext);
+        snprintf(name, sizeof name, "f%zu.%s", i / 2, cases[i / 2].ext);
         char *path = tu_path(dir, name);
-        write_file(path, cases[i].format);
+        if (!pass)
+            write_file(path, cases[i / 2].format);
         pl_import_options o;
         pl_import_options_init(&o);
         o.path = path;
@@ -117,12 +121,14 @@ static void test_every_format(void **state)
         o.wav.full_scale_v = 10;
         o.wav.channels[0] = 2;        /* LDV 1 on file channel 2 */
         o.wav.channels[1] = 0;
-        o.wav.n_channels = 2;
-        o.beams.beam_height_m[0] = 0.02;
-        o.beams.beam_height_m[1] = 0.01;
-        o.beams.beam_sign[0] = 1;
-        o.beams.beam_sign[1] = -1;
-        o.beams.ldv_scale_mps_per_v[0] = o.beams.ldv_scale_mps_per_v[1] = 0.025;
+        o.wav.n_channels = pass ? 0 : 2;
+        o.force = pass;   /* the same file again */
+        o.beams.expect_channels = nch;
+        for (int c = 0; c < nch; c++) {
+            o.beams.beam_height_m[c] = 0.02 - 0.005 * c;
+            o.beams.beam_sign[c] = c % 2 ? -1 : 1;
+            o.beams.ldv_scale_mps_per_v[c] = 0.025;
+        }
         long long id, frames;
         if (pl_import_file(db, &o, &id, &frames, &err) != PL_OK)
             fail_msg("%s: %s", name, err.msg);
@@ -130,31 +136,32 @@ static void test_every_format(void **state)
         pl_store *s = NULL;
         assert_int_equal(pl_store_open(&s, db, 0, &err), PL_OK);
         pl_run_info info;
-        pl_channel ch[2];
+        pl_channel ch[3];
         assert_int_equal(pl_run_get(s, id, &info, &err), PL_OK);
-        assert_int_equal(pl_run_channels(s, id, ch, 2, &err), PL_OK);
-        assert_int_equal(info.format, cases[i].fmt);
-        assert_int_equal(ch[0].source_channel, 2);
-        assert_int_equal(ch[1].source_channel, 0);
+        assert_int_equal(info.n_channels, nch);
+        assert_int_equal(pl_run_channels(s, id, ch, 3, &err), PL_OK);
+        assert_int_equal(info.format, cases[i / 2].fmt);
+        assert_int_equal(ch[0].source_channel, pass ? 0 : 2);
+        assert_int_equal(ch[1].source_channel, pass ? 1 : 0);
         size_t ss = pl_sample_format_size(info.format);
-        unsigned char *raw = malloc(FRAMES * 2 * ss);
-        double *volts = malloc(FRAMES * 2 * sizeof *volts);
-        assert_int_equal(pl_run_read_raw(s, id, 0, FRAMES, raw, FRAMES * 2 * ss, &err), PL_OK);
+        unsigned char *raw = malloc(FRAMES * (size_t)nch * ss);
+        double *volts = malloc(FRAMES * (size_t)nch * sizeof *volts);
+        assert_int_equal(pl_run_read_raw(s, id, 0, FRAMES, raw, FRAMES * (size_t)nch * ss, &err), PL_OK);
         assert_int_equal(pl_run_read_volts(s, id, 0, FRAMES, volts, &err), PL_OK);
-        int bits = cases[i].bits;
+        int bits = cases[i / 2].bits;
         double scale = bits > 0 ? 10.0 / ldexp(1.0, bits - 1) : 10.0;
         for (int k = 0; k < FRAMES; k += 97)
-            for (int c = 0; c < 2; c++) {
-                int fc = c == 0 ? 2 : 0;
+            for (int c = 0; c < nch; c++) {
+                int fc = pass ? c : c == 0 ? 2 : 0;
                 double want = stored_expected(path, bits, k, fc);
-                double got = raw_value(raw + ((size_t)k * 2 + (size_t)c) * ss, info.format);
+                double got = raw_value(raw + ((size_t)k * (size_t)nch + (size_t)c) * ss, info.format);
                 if (got != want)
                     fail_msg("%s frame %d LDV %d: stored %.17g, file %.17g", name, k, c + 1, got, want);
-                tu_assert_close(volts[k * 2 + c], want * scale, 1e-12);
+                tu_assert_close(volts[k * nch + c], want * scale, 1e-12);
                 /* and the volts are the signal written, to the format's
                  * resolution (libsndfile writes full scale as 2^(bits-1) - 1,
                  * we read it as 2^(bits-1): 3e-5 relative at 16 bits) */
-                tu_assert_close(volts[k * 2 + c], 10 * value(k, fc), bits == 16 ? 6e-4 : 1e-5);
+                tu_assert_close(volts[k * nch + c], 10 * value(k, fc), bits == 16 ? 6e-4 : 1e-5);
             }
         free(raw);
         free(volts);
