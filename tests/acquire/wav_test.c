@@ -272,6 +272,7 @@ static void test_damaged_list(void **state)
     }
     pl_err err = {0};
     long long id;
+    assert_int_equal(tu_init_db(db), 0);
     alarm(60);   /* the old code never returns: fail, do not hang make check */
     write_list_wav(wav, 8);   /* a sound subchunk: imported */
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_OK);
