@@ -1447,9 +1447,11 @@ static size_t transition_gap(const walk *wk, const slot *v, size_t m)
             double t = (double)j - (double)G, u = t - frac;
             double model = u < 0 ? arc_val(&J, 0, t) : arc_val(&J, 1, t);
             double x = u + (double)G, r = (wk->om[k] - model) / d;
+            if (!(x >= 0))   /* before the cast: a negative double to size_t is UB */
+                continue;
             size_t b = (size_t)floor(x);
             double w = x - (double)b;
-            if (x >= 0 && b + 1 <= 2 * G + 1) {
+            if (b + 1 <= 2 * G + 1) {
                 e[b] += (1 - w) * r;
                 e[b + 1] += w * r;
             }
