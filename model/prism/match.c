@@ -2,7 +2,10 @@
  * match.h and docs/validation.md. */
 #include "model/prism/match.h"
 
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_permutation.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
@@ -181,25 +184,88 @@ static pl_status match_window(const pl_match_data *d, size_t *a, size_t *b,
     return PL_OK;
 }
 
-/* The formal uncertainties of the fitted parameters at xb: s^2 (J'J)^-1
- * (cov holds (J'J)^-1), carried through the maps of unpack(). */
+/* The standard errors of the fitted parameters at xb by a delete-a-block
+ * jackknife (Kunsch 1989): the fit grid is cut into PL_FIT_BLOCKS
+ * contiguous blocks, the fit is redone without each block in turn, and
+ * the spread of the K estimates gives var = (K-1)/K sum (x_k - mean)^2.
+ * The residuals of L_p are correlated along the curve (a processing bias
+ * or a model mismatch stays the same sign for hundreds of samples), so
+ * the formal s^2 (J'J)^-1, which treats them as independent, is 10-100
+ * times too small; blocks much longer than that correlation carry it.
+ * Each refit is one Gauss-Newton step from the solution, with the
+ * Jacobian J and residuals r already there:
+ *     dx_k = (J'J - J_k'J_k)^-1 (J_k'r_k - J'r),
+ * exact for a linear model and a few model runs cheaper than K refits.
+ * The errors are carried through the maps of unpack(). */
 static void fit_uncertainties(pl_match_result *res, const pl_fit_spec *spec,
-                              const gsl_vector *xb, const gsl_matrix *cov,
-                              double s2)
+                              const gsl_vector *xb, const gsl_matrix *J,
+                              const gsl_vector *r)
 {
-    size_t k = 0;
-    if (spec->lambda0)
-        res->lambda0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * M_PI / 180, k++;
-    if (spec->t0) {
-        double v = gsl_vector_get(xb, k);
-        res->t0_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * T0_RANGE * (1 - tanh(v) * tanh(v));
-        k++;
+    enum { K = PL_FIT_BLOCKS, PMAX = 3 };
+    size_t n = J->size1, np = J->size2;
+    double est[K][PMAX], mean[PMAX] = {0}, var[PMAX] = {0};
+    gsl_matrix *A = gsl_matrix_alloc(np, np), *Ak = gsl_matrix_alloc(np, np);
+    gsl_vector *g = gsl_vector_calloc(np), *gk = gsl_vector_alloc(np);
+    gsl_vector *dx = gsl_vector_alloc(np);
+    gsl_permutation *perm = gsl_permutation_alloc(np);
+    int ok = A && Ak && g && gk && dx && perm && np <= PMAX && n >= 2 * K;
+
+    if (ok) {
+        /* J'J and J'r over the whole grid */
+        gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, J, J, 0.0, A);
+        gsl_blas_dgemv(CblasTrans, 1.0, J, r, 0.0, g);
     }
-    if (spec->beta) {
-        double u = gsl_vector_get(xb, k);
-        double db = 3 * spec->beta_sd * (1 - tanh(u) * tanh(u));
-        res->beta_sd = sqrt(s2 * gsl_matrix_get(cov, k, k)) * db;
+    for (size_t k = 0; ok && k < K; k++) {
+        size_t lo = n * k / K, hi = n * (k + 1) / K;
+        gsl_matrix_const_view Jk = gsl_matrix_const_submatrix(J, lo, 0, hi - lo, np);
+        gsl_vector_const_view rk = gsl_vector_const_subvector(r, lo, hi - lo);
+        int sign;
+        /* (J'J - J_k'J_k) and (J_k'r_k - J'r) */
+        gsl_matrix_memcpy(Ak, A);
+        gsl_blas_dgemm(CblasTrans, CblasNoTrans, -1.0, &Jk.matrix, &Jk.matrix,
+                       1.0, Ak);
+        gsl_blas_dgemv(CblasTrans, 1.0, &Jk.matrix, &rk.vector, 0.0, gk);
+        gsl_vector_sub(gk, g);
+        if (gsl_linalg_LU_decomp(Ak, perm, &sign) != GSL_SUCCESS ||
+            gsl_linalg_LU_solve(Ak, perm, gk, dx) != GSL_SUCCESS) {
+            ok = 0;
+            break;
+        }
+        for (size_t i = 0; i < np; i++) {
+            est[k][i] = gsl_vector_get(xb, i) + gsl_vector_get(dx, i);
+            mean[i] += est[k][i] / K;
+        }
     }
+    for (size_t k = 0; ok && k < K; k++)
+        for (size_t i = 0; i < np; i++)
+            var[i] += (double)(K - 1) / K * (est[k][i] - mean[i]) * (est[k][i] - mean[i]);
+    if (ok) {
+        size_t k = 0;
+        if (spec->lambda0)
+            res->lambda0_sd = sqrt(var[k]) * M_PI / 180, k++;
+        if (spec->t0) {
+            double v = gsl_vector_get(xb, k);
+            res->t0_sd = sqrt(var[k]) * T0_RANGE * (1 - tanh(v) * tanh(v));
+            k++;
+        }
+        if (spec->beta) {
+            double u = gsl_vector_get(xb, k);
+            res->beta_sd = sqrt(var[k]) * 3 * spec->beta_sd * (1 - tanh(u) * tanh(u));
+        }
+    }
+    gsl_matrix_free(A);
+    gsl_matrix_free(Ak);
+    gsl_vector_free(g);
+    gsl_vector_free(gk);
+    gsl_vector_free(dx);
+    gsl_permutation_free(perm);
+}
+
+double pl_fit_interval_factor(void)
+{
+    /* Student's t with K - 1 degrees of freedom: the jackknife's own
+     * uncertainty about its variance */
+    return gsl_cdf_tdist_Pinv(0.975, PL_FIT_BLOCKS - 1);
 }
 
 /* Runs the least-squares solver on c from base's lambda0 (and v = u = 0)
@@ -207,7 +273,7 @@ static void fit_uncertainties(pl_match_result *res, const pl_fit_spec *spec,
  * uncertainties into res. */
 static pl_status fit_solve(fit_ctx *c, const pl_model_params *base,
                            gsl_multifit_nlinear_workspace *ws, gsl_vector *x,
-                           gsl_matrix *cov, pl_match_result *res, pl_err *err)
+                           pl_match_result *res, pl_err *err)
 {
     const pl_fit_spec *spec = c->spec;
     size_t k = 0, nf = c->n, np = x->size;
@@ -237,11 +303,7 @@ static pl_status fit_solve(fit_ctx *c, const pl_model_params *base,
     gsl_vector *xb = gsl_multifit_nlinear_position(ws);
     unpack(c, xb, &res->params, &res->t0);
     res->fit_rms = sqrt(sse / nf);
-    /* formal uncertainties: s^2 (J'J)^-1, s^2 = SSE / (n - p); the
-     * residuals are correlated along the curve, so these are lower bounds
-     * (docs/validation.md) */
-    gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov);
-    fit_uncertainties(res, spec, xb, cov, sse / (double)(nf - np));
+    fit_uncertainties(res, spec, xb, gsl_multifit_nlinear_jac(ws), fx);
     return PL_OK;
 }
 
@@ -265,10 +327,9 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
                  .trel = trel, .lsim = lsim, .t0_start = res->t0,
                  .beta0 = base->beta};
     gsl_vector *x = gsl_vector_alloc(np);
-    gsl_matrix *cov = gsl_matrix_alloc(np, np);
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
     fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
-    gsl_multifit_nlinear_workspace *ws = x && cov && nf > np
+    gsl_multifit_nlinear_workspace *ws = x && nf > np
         ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nf, np) : NULL;
     pl_status st;
     if (!tf || !lf || !ws || pl_model_create(&c.m, &res->params, err) != PL_OK) {
@@ -278,10 +339,9 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
             tf[i] = t[i * stride];
             lf[i] = lexp[i * stride];
         }
-        st = fit_solve(&c, base, ws, x, cov, res, err);
+        st = fit_solve(&c, base, ws, x, res, err);
     }
     gsl_multifit_nlinear_free(ws);
-    gsl_matrix_free(cov);
     gsl_vector_free(x);
     pl_model_destroy(c.m);
     free(tf);
@@ -391,4 +451,61 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
     free(wsim);
     free(trel);
     return st;
+}
+
+/* --- the verdict ------------------------------------------------------- */
+
+size_t pl_verdict_blocks(const double *meas, const double *line,
+                         const double *plastic, size_t n, double *d)
+{
+    enum { K = PL_FIT_BLOCKS };
+    /* a floor far below any real residual keeps a perfect fit finite */
+    const double floor_ms = 1e-12;
+    if (n < 2 * K)
+        return 0;
+    for (size_t k = 0; k < K; k++) {
+        size_t lo = n * k / K, hi = n * (k + 1) / K;
+        double sl = 0, sp = 0;
+        for (size_t i = lo; i < hi; i++) {
+            sl += (line[i] - meas[i]) * (line[i] - meas[i]);
+            sp += (plastic[i] - meas[i]) * (plastic[i] - meas[i]);
+        }
+        d[k] = log((sp / (double)(hi - lo) + floor_ms) /
+                   (sl / (double)(hi - lo) + floor_ms));
+    }
+    return K;
+}
+
+void pl_verdict_decide(const double *d, size_t k, pl_verdict *v)
+{
+    double mean = 0, ss = 0;
+    memset(v, 0, sizeof *v);
+    v->blocks = k;
+    v->law = PL_VERDICT_NONE;
+    v->mean_log_ratio = v->t_stat = v->t_crit = v->rms_ratio = NAN;
+    if (k < 3)
+        return;
+    for (size_t i = 0; i < k; i++)
+        mean += d[i] / (double)k;
+    for (size_t i = 0; i < k; i++)
+        ss += (d[i] - mean) * (d[i] - mean);
+    double se = sqrt(ss / (double)(k - 1) / (double)k);
+    v->mean_log_ratio = mean;
+    v->rms_ratio = exp(mean / 2);
+    v->t_crit = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1));
+    /* all blocks equal: the sign alone decides (se 0, no spread) */
+    v->t_stat = se > 0 ? mean / se : mean > 0 ? INFINITY : mean < 0 ? -INFINITY : 0;
+    v->law = v->t_stat > v->t_crit ? PL_VERDICT_LINE
+           : v->t_stat < -v->t_crit ? PL_VERDICT_PLASTIC : PL_VERDICT_UNDECIDED;
+}
+
+const char *pl_verdict_name(pl_verdict_law law)
+{
+    switch (law) {
+    case PL_VERDICT_LINE: return "line";
+    case PL_VERDICT_PLASTIC: return "plastic";
+    case PL_VERDICT_UNDECIDED: return "undecided";
+    case PL_VERDICT_NONE: break;
+    }
+    return "none";
 }

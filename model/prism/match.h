@@ -8,7 +8,9 @@
  * trust-region solver (gsl_multifit_nlinear, Levenberg-Marquardt steps,
  * Jacobian by finite differences): L_p(t) is continuous and smooth in the
  * parameters, and a least-squares solver needs a tenth of the model runs a
- * simplex does.  Uncertainties are the formal s^2 (J'J)^-1.
+ * simplex does.  Uncertainties are a delete-a-block jackknife over
+ * PL_FIT_BLOCKS contiguous blocks of the fit grid (the residuals are
+ * correlated along the curve; docs/validation.md, "Uncertainties").
  *
  * Units: SI, angles in radians.  Threading: reentrant.
  */
@@ -33,6 +35,14 @@ typedef struct {
     long n_impacts;
 } pl_match_data;
 
+/* Blocks of the delete-a-block jackknife of the fit's uncertainties. */
+#define PL_FIT_BLOCKS 5
+
+/* The 95 % interval of a fitted parameter is its value +- this factor
+ * times its standard error (Student's t, PL_FIT_BLOCKS - 1 degrees of
+ * freedom: 2.262). */
+double pl_fit_interval_factor(void);
+
 typedef struct {
     int lambda0, t0, beta;        /* 1: fit this parameter */
     double beta_sd;               /* rad: beta is kept within 3 sd of the catalogue */
@@ -41,7 +51,8 @@ typedef struct {
 typedef struct {
     pl_model_params params;       /* as simulated (lambda0, beta fitted or given) */
     double t0;                    /* release instant used, run clock, s */
-    double lambda0_sd, t0_sd, beta_sd;   /* NaN when not fitted */
+    double lambda0_sd, t0_sd, beta_sd;   /* block-jackknife standard errors;
+                                            NaN when not fitted */
     double fit_rms;               /* rms of L_p(sim) - L_p(meas) over the fit grid */
     int iterations;
     /* the comparison, over the window [t0, end_t] */
@@ -70,6 +81,38 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
 pl_status pl_match_curve(const pl_match_result *res, const double *t,
                          double *lp, double *omega, double *vp1, double *vp2,
                          size_t n, pl_err *err);
+
+/* --- which law the data support (docs/validation.md, "The verdict") --- */
+
+typedef enum {
+    PL_VERDICT_NONE,       /* fewer than 3 blocks: nothing to say */
+    PL_VERDICT_LINE,       /* the line-impact law fits significantly better */
+    PL_VERDICT_PLASTIC,    /* the plastic law fits significantly better */
+    PL_VERDICT_UNDECIDED   /* neither, at the 95 % level */
+} pl_verdict_law;
+
+typedef struct {
+    pl_verdict_law law;
+    size_t blocks;         /* block log-ratios pooled */
+    double mean_log_ratio; /* mean of ln(MS_plastic / MS_line) over blocks */
+    double t_stat;         /* mean / its standard error */
+    double t_crit;         /* Student's t, blocks - 1 dof, 97.5 % */
+    double rms_ratio;      /* exp(mean / 2): rms plastic / rms line */
+} pl_verdict;
+
+/* One run's evidence: the window's samples (n, in time order) cut into
+ * PL_FIT_BLOCKS contiguous blocks; d[k] = ln(MS_plastic,k / MS_line,k),
+ * the log ratio of the two laws' mean squared L_p residuals in block k.
+ * Returns the number written (0 when n < 2 PL_FIT_BLOCKS). */
+size_t pl_verdict_blocks(const double *meas, const double *line,
+                         const double *plastic, size_t n, double *d);
+
+/* The verdict from k pooled block log-ratios (one run's, a prism's runs',
+ * an experiment's): a one-sample t-test of their mean against 0. */
+void pl_verdict_decide(const double *d, size_t k, pl_verdict *v);
+
+/* "line", "plastic", "undecided", "none". */
+const char *pl_verdict_name(pl_verdict_law law);
 
 /* The error figures of two L_p curves on the same times (exposed for
  * tests): max relative error where meas >= 1 (and where), rms. */

@@ -32,7 +32,12 @@ typedef struct {
     /* measured, 1 kHz, over the valid window; simulated (line, fitted,
      * else line, recorded) on the same times */
     double *t, *lp, *om, *v1, *v2, *slp, *som, *sv1, *sv2;
+    double *plp, *pom;            /* the plastic law's L_p and omega */
     size_t n;
+    double h[2];                  /* beam heights from the run's channels */
+    double blocks[PL_FIT_BLOCKS]; /* the verdict's block log-ratios */
+    size_t n_blocks;
+    pl_verdict verdict;
 } run_data;
 
 typedef struct {
@@ -67,8 +72,9 @@ static int by_edges(const void *a, const void *b)
 
 static void free_run(run_data *r)
 {
-    double *v[9] = {r->t, r->lp, r->om, r->v1, r->v2, r->slp, r->som, r->sv1, r->sv2};
-    for (int i = 0; i < 9; i++)
+    double *v[11] = {r->t, r->lp, r->om, r->v1, r->v2, r->slp, r->som, r->sv1,
+                     r->sv2, r->plp, r->pom};
+    for (int i = 0; i < 11; i++)
         free(v[i]);
 }
 
@@ -92,7 +98,30 @@ static const pl_validation *best_val(const run_data *r, int law)
     return NULL;
 }
 
-/* Loads the run's series and its simulation on the same times. */
+/* The simulation a stored validation describes, on the run's times. */
+static pl_status simulate_curve(const pl_validation *v, pl_law law,
+                                const run_data *r, double *lp, double *om,
+                                double *v1, double *v2, pl_err *err)
+{
+    pl_match_result m;
+    memset(&m, 0, sizeof m);
+    pl_model_params_default(&m.params);
+    m.params.N = v->n_edges;
+    m.params.a0 = v->a0_m;
+    m.params.beta = v->beta_rad;
+    m.params.lambda0 = v->lambda0_rad;
+    m.params.mu_s = v->mu_s;
+    m.params.mu = v->mu;
+    m.params.h1 = v->h1_m;
+    m.params.h2 = v->h2_m;
+    m.params.law = law;
+    m.params.ramp_length = 0;
+    m.t0 = v->t0_s;
+    return pl_match_curve(&m, r->t, lp, om, v1, v2, r->n, err);
+}
+
+/* Loads the run's series, both laws' simulations on the same times and
+ * the run's verdict. */
 static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
 {
     double *full[4] = {NULL};
@@ -116,9 +145,14 @@ static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
     if (a >= b)
         a = b = 0;
     r->n = b - a;
-    double **dst[9] = {&r->t, &r->lp, &r->om, &r->v1, &r->v2, &r->slp, &r->som, &r->sv1, &r->sv2};
-    for (int i = 0; i < 9; i++)
-        *dst[i] = calloc(r->n ? r->n : 1, sizeof(double));
+    double **dst[11] = {&r->t, &r->lp, &r->om, &r->v1, &r->v2, &r->slp, &r->som,
+                        &r->sv1, &r->sv2, &r->plp, &r->pom};
+    for (int i = 0; i < 11; i++)
+        if (!(*dst[i] = calloc(r->n ? r->n : 1, sizeof(double)))) {
+            for (int j = 0; j < 4; j++)
+                free(full[j]);
+            return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+        }
     for (size_t k = 0; k < r->n; k++) {
         r->t[k] = t0 + (double)(a + k) / rate;
         r->lp[k] = full[0][a + k];
@@ -128,24 +162,21 @@ static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
     }
     for (int i = 0; i < 4; i++)
         free(full[i]);
-    const pl_validation *v = best_val(r, 0);
-    if (!v || r->n == 0)
+    const pl_validation *v = best_val(r, 0), *vp = best_val(r, 1);
+    if (r->n == 0)
         return PL_OK;
-    pl_match_result m;
-    memset(&m, 0, sizeof m);
-    pl_model_params_default(&m.params);
-    m.params.N = v->n_edges;
-    m.params.a0 = v->a0_m;
-    m.params.beta = v->beta_rad;
-    m.params.lambda0 = v->lambda0_rad;
-    m.params.mu_s = v->mu_s;
-    m.params.mu = v->mu;
-    m.params.h1 = v->h1_m;
-    m.params.h2 = v->h2_m;
-    m.params.law = PL_LAW_LINE;
-    m.params.ramp_length = 0;
-    m.t0 = v->t0_s;
-    return pl_match_curve(&m, r->t, r->slp, r->som, r->sv1, r->sv2, r->n, err);
+    if (v && simulate_curve(v, PL_LAW_LINE, r, r->slp, r->som, r->sv1, r->sv2,
+                            err) != PL_OK)
+        return err->code;
+    if (vp && simulate_curve(vp, PL_LAW_PLASTIC, r, r->plp, r->pom, NULL,
+                             NULL, err) != PL_OK)
+        return err->code;
+    /* the verdict compares like with like: both laws fitted, or both as
+     * recorded */
+    if (v && vp && !strcmp(v->fit, vp->fit))
+        r->n_blocks = pl_verdict_blocks(r->lp, r->slp, r->plp, r->n, r->blocks);
+    pl_verdict_decide(r->blocks, r->n_blocks, &r->verdict);
+    return PL_OK;
 }
 
 /* What the figures share: per run the time from the release and the
@@ -404,6 +435,97 @@ static void html_cell(FILE *f, const char *fmt, size_t n, const double *v)
     }
 }
 
+/* One row of the verdict table: what it covers, the law supported, the
+ * evidence. */
+static void verdict_row(FILE *f, const char *scope, const pl_verdict *v)
+{
+    static const char *const words[] = {
+        [PL_VERDICT_NONE] = "&ndash; (not validated with both laws)",
+        [PL_VERDICT_LINE] = "<b>line-impact law</b>",
+        [PL_VERDICT_PLASTIC] = "<b>plastic law</b>",
+        [PL_VERDICT_UNDECIDED] = "undecided"};
+    fputs("<tr><td class=\"l\">", f);
+    html_text(f, scope);
+    fprintf(f, "</td><td class=\"l\" data-verdict=\"%s\">%s</td><td>",
+            pl_verdict_name(v->law), words[v->law]);
+    num(f, "%.3g", v->rms_ratio);
+    fputs("</td><td>", f);
+    num(f, "%.3g", v->t_stat);
+    fputs("</td><td>", f);
+    num(f, "%.3f", v->t_crit);
+    fprintf(f, "</td><td>%zu</td></tr>\n", v->blocks);
+}
+
+/* Pools the block log-ratios of the runs that match (prism NULL: all). */
+static void pooled_verdict(const run_set *s, const char *prism, pl_verdict *v)
+{
+    double *d = malloc((s->n * PL_FIT_BLOCKS + 1) * sizeof *d);
+    size_t k = 0;
+    for (size_t i = 0; d && i < s->n; i++)
+        if (!prism || !strcmp(prism, s->r[i].info.prism))
+            for (size_t j = 0; j < s->r[i].n_blocks; j++)
+                d[k++] = s->r[i].blocks[j];
+    pl_verdict_decide(d, d ? k : 0, v);
+    free(d);
+}
+
+/* The answer first: which impact law the data support, for the whole
+ * experiment, per prism and per run (docs/validation.md, "The verdict"). */
+static void html_verdict(FILE *f, const run_set *s, const char *exp)
+{
+    pl_verdict all;
+    int validated = 0;
+    for (size_t i = 0; i < s->n; i++)
+        validated += s->r[i].has[0][0] || s->r[i].has[0][1];
+    pooled_verdict(s, NULL, &all);
+    fputs("<h2>Verdict</h2>\n", f);
+    if (!validated) {
+        fputs("<p class=\"synthetic\">No run of this experiment is validated yet, so there is no verdict and "
+              "the tables below hold dashes.  Process and validate the runs, then write the report again:<br>"
+              "<code>prismlab process --experiment ", f);
+        html_text(f, exp);
+        fputs(" &amp;&amp; prismlab validate --experiment ", f);
+        html_text(f, exp);
+        fputs(" --fit lambda0,t0</code></p>\n", f);
+        return;
+    }
+    fprintf(f, "<p id=\"verdict\" data-verdict=\"%s\">", pl_verdict_name(all.law));
+    if (all.law == PL_VERDICT_LINE || all.law == PL_VERDICT_PLASTIC)
+        fprintf(f, "<b>The data support the %s.</b>  Over the experiment's %zu blocks the %s law's L_p "
+                   "residuals are smaller by a factor %.3g in rms (t = %.3g against %.3f at 95 %%).",
+                all.law == PL_VERDICT_LINE ? "line-impact law (seed 000, section 3)" : "plastic (rimless-wheel) law",
+                all.blocks, all.law == PL_VERDICT_LINE ? "line" : "plastic",
+                all.law == PL_VERDICT_LINE ? all.rms_ratio : 1 / all.rms_ratio, all.t_stat, all.t_crit);
+    else
+        fputs("<b>The data do not decide between the two laws</b> at the 95 % level.", f);
+    fprintf(f, "  Criterion: each run's window is cut into %d contiguous blocks; in each, the log ratio of "
+               "the two laws' mean squared L_p residuals (both fitted); a t-test of the mean log ratio over the "
+               "blocks pooled (per run, per prism, for the experiment).  Blocks, not samples, are the unit "
+               "because the residuals are correlated along the curve.</p>\n", PL_FIT_BLOCKS);
+    fputs("<table><tr><th>scope</th><th>law supported</th><th>rms plastic / rms line</th><th>t</th>"
+          "<th>t needed</th><th>blocks</th></tr>\n", f);
+    verdict_row(f, "experiment", &all);
+    for (size_t i = 0; i < s->n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(s->r[j].info.prism, s->r[i].info.prism) != 0;
+        if (!first || !s->r[i].info.prism[0])
+            continue;
+        char scope[96];
+        pl_verdict v;
+        pooled_verdict(s, s->r[i].info.prism, &v);
+        snprintf(scope, sizeof scope, "prism %s", s->r[i].info.prism);
+        verdict_row(f, scope, &v);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        char scope[96];
+        snprintf(scope, sizeof scope, "run %lld (%s)", s->r[i].info.id,
+                 s->r[i].info.prism[0] ? s->r[i].info.prism : "no prism");
+        verdict_row(f, scope, &s->r[i].verdict);
+    }
+    fputs("</table>\n", f);
+}
+
 /* The table of runs: where each came from, its prism and ramp, the beam
  * heights, the valid window and the processing's warnings. */
 static void html_runs(FILE *f, const run_set *s)
@@ -424,8 +546,7 @@ static void html_runs(FILE *f, const run_set *s)
         html_text(f, r->prism.material);
         fputs("</td><td class=\"l\">", f);
         html_text(f, r->info.ramp);
-        const pl_validation *v = best_val(r, 0);
-        html_cell(f, "%.1f", 2, (const double[]){v ? 1e3 * v->h1_m : NAN, v ? 1e3 * v->h2_m : NAN});
+        html_cell(f, "%.1f", 2, (const double[]){1e3 * r->h[0], 1e3 * r->h[1]});
         if (r->processed)
             fprintf(f, "</td><td>%.3f &ndash; %.3f</td><td>%lld</td><td class=\"l\">",
                     r->proc.release_t_s, r->proc.end_t_s, r->proc.n_impacts);
@@ -449,9 +570,13 @@ static void html_result_row(FILE *f, const run_data *r)
     html_cell(f, "%.4f", 1, (const double[]){r->info.lambda0_rad * 180 / M_PI});
     fputs("</td><td>", f);
     if (lf) {
-        fprintf(f, "%.4f", lf->lambda0_rad * 180 / M_PI);
-        if (isfinite(lf->lambda0_sd_rad))
-            fprintf(f, " &plusmn; %.4f", lf->lambda0_sd_rad * 180 / M_PI);
+        double half = pl_fit_interval_factor() * lf->lambda0_sd_rad * 180 / M_PI;
+        /* as many decimals as the interval's first significant digit */
+        int dec = isfinite(half) && half > 0 ? (int)ceil(-log10(half)) + 1 : 4;
+        dec = dec < 2 ? 2 : dec > 6 ? 6 : dec;
+        fprintf(f, "%.*f", dec, lf->lambda0_rad * 180 / M_PI);
+        if (isfinite(half))
+            fprintf(f, " &plusmn; %.*f", dec, half);
     } else {
         fputs("&ndash;", f);
     }
@@ -478,15 +603,19 @@ static void html_result_row(FILE *f, const run_data *r)
 
 static void html_results(FILE *f, const run_set *s)
 {
-    fputs("<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
-          "in %; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
-          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p "
-          "(&plusmn; one formal standard deviation).</p>\n"
+    fprintf(f, "<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
+          "in %%; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
+          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p; "
+          "&plusmn; is the 95 %% interval: a delete-a-block jackknife over %d contiguous blocks of the window "
+          "(the L_p residuals are correlated along the curve, so the formal least-squares error would be far "
+          "too small) times Student's t with %d degrees of freedom (%.3f); docs/validation.md says how its "
+          "coverage was measured.</p>\n"
           "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
           "<th>omega+/omega- meas. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
-          "<th>paper's max rel. err.</th></tr>\n", f);
+          "<th>paper's max rel. err.</th></tr>\n", PL_FIT_BLOCKS, PL_FIT_BLOCKS - 1,
+            pl_fit_interval_factor());
     for (size_t i = 0; i < s->n; i++)
         html_result_row(f, &s->r[i]);
     fputs("</table>\n", f);
@@ -544,6 +673,7 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     for (size_t i = 0; i < s->n; i++)
         synthetic |= s->r[i].info.synthetic;
     html_head(f, exp, now, synthetic);
+    html_verdict(f, s, exp);
     html_runs(f, s);
     html_results(f, s);
     html_figures(f, dir, figures);
@@ -567,7 +697,8 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
     FILE *c = pl_atomicfile_stream(cf), *m = pl_atomicfile_stream(mf);
     fputs("run,synthetic,prism,N,material,ramp,law,fit,lambda0_deg,lambda0_sd_deg,t0_s,beta_deg,"
           "max_rel_err_lp,rms_err_lp,lp_end_meas,lp_end_sim,omega_last_meas,omega_last_sim,"
-          "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual\n", c);
+          "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual,"
+          "lambda0_lo95_deg,lambda0_hi95_deg,verdict\n", c);
     fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
                "stated.%s\n\n| run | N | material | lambda0 fitted (deg) | max rel err line fitted | "
                "max rel err plastic fitted | L_p end meas/sim | status |\n|---|---|---|---|---|---|---|---|\n",
@@ -580,14 +711,17 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
                     continue;
                 const pl_validation *v = &r->v[law][fit];
                 fprintf(c, "%lld,%d,%s,%d,%s,%s,%s,%s,%.6f,%.6g,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-                           "%.6g,%.6g,%lld,%lld,%s,%.6g\n",
+                           "%.6g,%.6g,%lld,%lld,%s,%.6g,%.9f,%.9f,%s\n",
                         r->info.id, r->info.synthetic, r->prism.name, r->prism.n_edges,
                         r->prism.material, r->info.ramp, law_name[law], fit_name[fit],
                         v->lambda0_rad * 180 / M_PI, v->lambda0_sd_rad * 180 / M_PI, v->t0_s,
                         v->beta_rad * 180 / M_PI, v->max_rel_err_lp, v->rms_err_lp,
                         v->lp_end_meas, v->lp_end_sim, v->omega_last_meas, v->omega_last_sim,
                         v->ratio_meas, v->ratio_pred, v->n_impacts_meas, v->n_impacts_sim,
-                        v->status, v->fit_residual);
+                        v->status, v->fit_residual,
+                        (v->lambda0_rad - pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
+                        (v->lambda0_rad + pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
+                        pl_verdict_name(r->verdict.law));
             }
         const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
         const pl_validation *pf = r->has[1][1] ? &r->v[1][1] : NULL;
@@ -633,6 +767,13 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
         if (r->info.prism[0])
             pl_prism_get(store, r->info.prism, &r->prism, &ignore);
         r->processed = pl_derived_get(store, r->info.id, &r->proc, &ignore) == PL_OK;
+        r->h[0] = r->h[1] = NAN;
+        {
+            pl_channel ch[64];
+            if (pl_run_channels(store, r->info.id, ch, 64, &ignore) == PL_OK)
+                for (int c = 0; c < 2 && c < r->info.n_channels; c++)
+                    r->h[c] = ch[c].beam_height_m;
+        }
         for (int law = 0; law < LAWS; law++)
             for (int fit = 0; fit < FITS; fit++)
                 r->has[law][fit] = pl_validation_get(store, r->info.id, law_name[law],

@@ -259,7 +259,7 @@ static void recorded_line_law(void **state)
 
 /* lambda0 recorded 0.3 deg high (on a copy of the ramp stating beta to
  * 0.011 deg): the recorded validation is worse, and the fit finds the
- * true lambda0 and release again, with the formal uncertainties; beta
+ * true lambda0 and release again, inside their 95 % intervals; beta
  * stays the catalogue's until it is fitted too, and then within three of
  * the spec's standard deviations. */
 static void fitted_finds_the_truth(void **state)
@@ -279,8 +279,14 @@ static void fitted_finds_the_truth(void **state)
     tu_assert_close(fit.params.lambda0, TRUE_LAMBDA0, 0.01 * DEG);
     tu_assert_close(fit.t0, RELEASE_S, 1e-3);
     assert_true(fit.params.beta == 0.4079 * DEG);
-    assert_true(fit.lambda0_sd > 0 && fit.lambda0_sd < 0.01 * DEG);
-    assert_true(fit.t0_sd > 0 && fit.t0_sd < 1e-3);
+    /* the block jackknife's 95 % intervals hold the truth; here, near
+     * alpha + beta where lambda0 and the release trade against each
+     * other, they are wide: 0.013 deg and 4 ms standard errors */
+    assert_true(fit.lambda0_sd > 0 && fit.lambda0_sd < 0.02 * DEG);
+    assert_true(fabs(fit.params.lambda0 - TRUE_LAMBDA0) <=
+                pl_fit_interval_factor() * fit.lambda0_sd);
+    assert_true(fit.t0_sd > 0 && fit.t0_sd < 0.01);
+    assert_true(fabs(fit.t0 - RELEASE_S) <= pl_fit_interval_factor() * fit.t0_sd);
     assert_true(isnan(fit.beta_sd));
     assert_true(fit.iterations > 0 && fit.iterations <= 20);
     assert_true(fit.max_rel_err < rec.max_rel_err);
