@@ -123,6 +123,11 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
                           "(one per LDV)", info->detail, info->n_channels,
                           info->n_channels == 1 ? "" : "s",
                           cfg->expect_channels);
+    /* Everything missing is named at once (a first-day user once needed
+     * four tries for one WAV); values out of range come after. */
+    char missing[256] = "";
+    size_t used = 0;
+    int n_missing = 0, no_scale = 0;
     for (int i = 0; i < info->n_channels; i++) {
         pl_channel *ch = &info->channel[i];
         if (!isnan(cfg->beam_height_m[i]))
@@ -131,22 +136,26 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
             ch->beam_sign = cfg->beam_sign[i];
         if (!isnan(cfg->ldv_scale_mps_per_v[i]))
             ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
-        if (isnan(ch->beam_height_m) || ch->beam_height_m < 0)
-            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
-                              "height: give --h%d M", info->detail, i + 1, i + 1);
-        if (!(ch->beam_height_m > 0 && ch->beam_height_m <= 10))
+        if ((isnan(ch->beam_height_m) || ch->beam_height_m < 0) && used < sizeof missing)
+            used += (size_t)snprintf(missing + used, sizeof missing - used,
+                                     "%s--h%d M", n_missing++ ? ", " : "", i + 1);
+        if (ch->beam_sign != 1 && ch->beam_sign != -1 && used < sizeof missing)
+            used += (size_t)snprintf(missing + used, sizeof missing - used,
+                                     "%s--sign%d +-1", n_missing++ ? ", " : "", i + 1);
+        no_scale |= !(ch->ldv_scale_mps_per_v > 0);
+    }
+    if (no_scale && used < sizeof missing)
+        used += (size_t)snprintf(missing + used, sizeof missing - used,
+                                 "%s--ldv-scale MPS_PER_V", n_missing++ ? ", " : "");
+    if (n_missing)
+        return pl_err_set(err, PL_EINVAL, "%s: the file does not say, so give "
+                          "%s", info->detail, missing);
+    for (int i = 0; i < info->n_channels; i++)
+        if (!(info->channel[i].beam_height_m > 0 &&
+              info->channel[i].beam_height_m <= 10))
             return pl_err_set(err, PL_EINVAL, "%s: beam height h%d = %g m: "
                               "expected a height in (0, 10] m above the ramp",
-                              info->detail, i + 1, ch->beam_height_m);
-        if (ch->beam_sign != 1 && ch->beam_sign != -1)
-            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no beam "
-                              "sign (+1 or -1): give --sign%d", info->detail,
-                              i + 1, i + 1);
-        if (!(ch->ldv_scale_mps_per_v > 0))
-            return pl_err_set(err, PL_EINVAL, "%s: channel %d has no LDV "
-                              "scale: give --ldv-scale MPS_PER_V",
-                              info->detail, i + 1);
-    }
+                              info->detail, i + 1, info->channel[i].beam_height_m);
     /* (4.1) divides by h1 - h2: equal heights give no rotary speed */
     for (int i = 1; i < info->n_channels; i++)
         if (info->channel[i].beam_height_m == info->channel[0].beam_height_m)

@@ -129,6 +129,14 @@ int pl_cli_isatty(FILE *stream)
     return isatty(fileno(stream));
 }
 
+void pl_cli_progress_clear(void)
+{
+    if (pl_cli_isatty(stderr)) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
 void pl_cli_progress(const char *label, unsigned long long done,
                      unsigned long long total)
 {

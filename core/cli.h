@@ -217,6 +217,10 @@ FILE *pl_cli_result_stream(const char *a, const char *b, const char *c);
 /* True when the stream is a terminal, so progress bars are worth drawing. */
 int pl_cli_isatty(FILE *stream);
 
+/* Erases an unfinished progress line on stderr (a terminal only), so
+ * that a result line printed next starts on a clean line. */
+void pl_cli_progress_clear(void);
+
 /* Draws "LABEL [#####     ]  42%" on stderr when stderr is a terminal;
  * call with done == total to finish the line.  No-op otherwise. */
 void pl_cli_progress(const char *label, unsigned long long done,

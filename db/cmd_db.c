@@ -199,8 +199,12 @@ static int catalog_add(kind_t kind, catalog_entry *c, const char *name)
       : pl_experiment_add(store, &c->e, &err);
     if (s != PL_OK)
         rc = pl_cli_fail(cmd, &err);
-    else
+    else {
         printf("added %s '%s'\n", cmd, name);
+        if (kind == KIND_RAMP && !(c->r.length_m > 0))
+            fprintf(stderr, "prismlab ramp: warning: '%s' has no --length: "
+                    "simulations on it roll on an endless ramp\n", name);
+    }
     pl_store_close(store);
     return rc;
 }

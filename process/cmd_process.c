@@ -2,6 +2,7 @@
  * L_p, impacts and spectra (process/process.h).  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "db/run.h"
 #include "db/select.h"
 #include "process/process.h"
 
@@ -49,6 +50,39 @@ static void print_result(long long id, pl_process_result *r)
     }
 }
 
+/* The metadata that most often turns a good recording into "no motion" or
+ * a negative L_p: swapped beam signs or heights (eq. 4.1 takes h1 as the
+ * higher beam and each sign as the one that makes downhill positive). */
+static void diagnose(pl_store *store, long long id, const pl_process_result *r,
+                     const pl_err *failure)
+{
+    pl_channel ch[64];
+    pl_run_info info;
+    pl_err err = {0};
+    int swapped_heights = 0, negative = 0;
+
+    if (pl_run_get(store, id, &info, &err) != PL_OK ||
+        pl_run_channels(store, id, ch, 64, &err) != PL_OK || info.n_channels < 2)
+        return;
+    swapped_heights = ch[0].beam_height_m < ch[1].beam_height_m;
+    negative = r ? (r->lp_end < 0 || r->omega_last_mean < 0)
+                 : strstr(failure->msg, "no motion") != NULL;
+    if (swapped_heights)
+        fprintf(stderr, "prismlab process: run %lld: h1 = %g m is below h2 = %g m, "
+                "while channel 1 is the upper beam on the rig (docs/process.md, "
+                "\"Diagnosis\"): the heights look swapped; fix with "
+                "'prismlab run set %lld --h1 %g --h2 %g'\n", id,
+                ch[0].beam_height_m, ch[1].beam_height_m, id,
+                ch[1].beam_height_m, ch[0].beam_height_m);
+    if (negative)
+        fprintf(stderr, "prismlab process: run %lld: the rotary speed is %s: "
+                "the beam signs look swapped (each sign makes its beam's "
+                "downhill velocity positive); fix with 'prismlab run set %lld "
+                "--sign1 %+d --sign2 %+d' and process it again\n", id,
+                r ? "negative over the run" : "never positive", id,
+                -ch[0].beam_sign, -ch[1].beam_sign);
+}
+
 int pl_cmd_process(int argc, char **argv)
 {
     pl_process_config cfg;
@@ -71,12 +105,18 @@ int pl_cmd_process(int argc, char **argv)
     int failed = 0;
     for (size_t k = 0; k < sel.n; k++) {
         pl_process_result r;
+        if (sel.n > 1)
+            pl_cli_progress_clear();
         if (pl_process_run(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
             pl_cli_fail(command.name, &err);
+            diagnose(sel.store, sel.ids[k], NULL, &err);
             failed++;
+            if (sel.n > 1)
+                pl_cli_progress("process", k + 1, sel.n);
             continue;
         }
         print_result(sel.ids[k], &r);
+        diagnose(sel.store, sel.ids[k], &r, &err);
         pl_process_result_free(&r);
         if (sel.n > 1)
             pl_cli_progress("process", k + 1, sel.n);

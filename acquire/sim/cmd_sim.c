@@ -80,6 +80,11 @@ pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
     sr->nominal_lambda0 = sr->model.lambda0;
     if (!isnan(rs->ramp_length_m))
         sr->model.ramp_length = rs->ramp_length_m;
+    if (!(sr->model.ramp_length > 0))
+        fprintf(stderr, "prismlab sim: warning: ramp '%s' has no length in the "
+                "catalogue: the prism rolls on an endless ramp until the "
+                "recording ends (give the ramp one with 'prismlab ramp add "
+                "NAME ... --length M', or --ramp-length M)\n", sm);
     if (!isnan(rs->motion_s))
         sr->model.duration = rs->motion_s;
     sr->model.h1 = rc->beams.beam_height_m[0];

@@ -142,6 +142,11 @@ int pl_cmd_simulate(int argc, char **argv)
     if (!isnan(mass))
         p.mass = mass;
     p.duration = dur;
+    if (mo.ramp && !(p.ramp_length > 0))
+        fprintf(stderr, "prismlab simulate: warning: ramp '%s' has no length in "
+                "the catalogue: the prism rolls %g s on an endless ramp (give "
+                "the ramp one with 'prismlab ramp add NAME ... --length M')\n",
+                mo.ramp, p.duration);
     if (p.duration * p.rate > 5e7)
         return pl_cli_usage_error(cmd, "--duration times --rate = %g samples: at most 5e7",
                                   p.duration * p.rate);

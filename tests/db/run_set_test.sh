@@ -28,8 +28,19 @@ done
 $bin run set 2 --prism steel-22 --db "$db" >/dev/null
 $bin run show 2 --db "$db" | grep -qF "prism: (none) -> steel-22" || fail "run 2's prism"
 $bin export 1 --csv "$dir/before.csv" --db "$db"
-$bin process 1 --db "$db" >/dev/null 2>&1 || true
+$bin process 1 --db "$db" >/dev/null 2>"$dir/err" || true
 $bin run show 1 --db "$db" | grep -q "^processed_utc" || fail "run 1 was not processed"
+# the diagnosis names both mistakes and the commands that fix them
+grep -qF "the heights look swapped; fix with 'prismlab run set 1 --h1 0.0199 --h2 0.0116'" "$dir/err" ||
+    fail "no diagnosis of the heights: $(cat "$dir/err")"
+grep -qF "the beam signs look swapped" "$dir/err" || fail "no diagnosis of the signs: $(cat "$dir/err")"
+# signs alone swapped: "no motion", and the fix
+$bin import "$wav" --prism steel-22 --ramp glass-0.3702 --h1 0.0199 --h2 0.0116 --sign1 -1 \
+    --sign2 1 --ldv-scale 0.025 --full-scale-v 10 --force --db "$db" >/dev/null
+if $bin process 4 --db "$db" >/dev/null 2>"$dir/err"; then fail "swapped signs processed"; fi
+grep -qF "fix with 'prismlab run set 4 --sign1 +1 --sign2 -1'" "$dir/err" ||
+    fail "no diagnosis of swapped signs: $(cat "$dir/err")"
+$bin run delete 4 --yes --db "$db" >/dev/null
 
 # a bad value changes nothing
 if $bin run set 1 --h1 0.0199 --db "$db" 2>"$dir/err"; then fail "equal heights accepted"; fi
