@@ -25,7 +25,8 @@ static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
     double a = INFINITY, b = -INFINITY;
     for (size_t s = 0; s < p->n_series; s++) {
         const double *v = ydir ? p->series[s].y : p->series[s].x;
-        for (size_t i = 0; i < p->series[s].n; i++)
+        size_t n = p->series[s].n * (ydir && p->series[s].style == PL_PLOT_BARS ? 2 : 1);
+        for (size_t i = 0; i < n; i++)
             if (isfinite(v[i])) {
                 a = v[i] < a ? v[i] : a;
                 b = v[i] > b ? v[i] : b;
@@ -52,12 +53,36 @@ static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
     *hi = isnan(want_hi) ? b : want_hi;
 }
 
-static void draw_panel(const pl_plot_panel *p, double y0, double y1)
+/* Whether a panel has a legend entry. */
+static int has_legend(const pl_plot_panel *p)
+{
+    for (size_t s = 0; s < p->n_series; s++)
+        if (p->series[s].label)
+            return 1;
+    return 0;
+}
+
+/* A series' colour index in the palette: color < 0 is black (the style
+ * keys of a legend), else one of the ten colours. */
+static PLINT colour_of(const pl_plot_series *ser)
+{
+    return ser->color < 0 ? 1 : 2 + ser->color % 10;
+}
+
+static PLINT line_style(int style)
+{
+    return style == PL_PLOT_DASHED ? 2 : style == PL_PLOT_DOTTED ? 3 : 1;
+}
+
+/* One panel in the viewport [0.12, right] x [y0, y1]; the legend, when
+ * there is one, goes to the right of the frame, outside the data. */
+static void draw_panel(const pl_plot_panel *p, double y0, double y1,
+                       double right)
 {
     double xlo, xhi, ylo, yhi;
     range(p, &xlo, &xhi, 0);
     range(p, &ylo, &yhi, 1);
-    plvpor(0.10, 0.97, y0, y1);
+    plvpor(0.12, right, y0, y1);
     plwind(xlo, xhi, ylo, yhi);
     plcol0(1);
     plwidth(1.0);
@@ -65,21 +90,28 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
     /* plain numbers on the axes (up to 6 digits) rather than a shared
      * "x10^n" factor a reader can miss */
     plsxax(6, 0);
-    plsyax(6, 0);
+    plsyax(8, 0);
     plbox("bcnstg", 0, 0, "bcnstvg", 0, 0);
-    pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "",
-          p->title ? p->title : "");
+    /* the labels set off from the tick numbers by their widest (6
+     * digits and a sign), which pllab's fixed offsets do not allow for */
+    plmtex("b", 3.0, 0.5, 0.5, p->xlabel ? p->xlabel : "");
+    plmtex("l", 6.2, 0.5, 0.5, p->ylabel ? p->ylabel : "");
+    plmtex("t", 1.6, 0.5, 0.5, p->title ? p->title : "");
     size_t nleg = 0;
     for (size_t s = 0; s < p->n_series; s++) {
         const pl_plot_series *ser = &p->series[s];
+        nleg += ser->label != NULL;
         if (ser->n == 0)
             continue;
-        plcol0(2 + ser->color % 10);
-        if (ser->style == PL_PLOT_POINTS) {
+        plcol0(colour_of(ser));
+        if (ser->style == PL_PLOT_BARS) {
+            plwidth(1.2);
+            plerry((PLINT)ser->n, ser->x, ser->y, ser->y + ser->n);
+        } else if (ser->style == PL_PLOT_POINTS) {
             plssym(0, 1.2);
             plpoin((PLINT)ser->n, ser->x, ser->y, 17);
         } else {
-            pllsty(ser->style == PL_PLOT_DASHED ? 2 : 1);
+            pllsty(line_style(ser->style));
             plwidth(1.6);
             /* A line of more points than a figure has pixels only makes the
              * file heavy: draw every k-th point (and the last). */
@@ -104,7 +136,6 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
             }
             pllsty(1);
         }
-        nleg += ser->label != NULL;
     }
     if (nleg == 0)
         return;
@@ -121,8 +152,8 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
                 continue;
             int pts = ser->style == PL_PLOT_POINTS;
             opt[k] = pts ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
-            col[k] = 2 + ser->color % 10;
-            lsty[k] = ser->style == PL_PLOT_DASHED ? 2 : 1;
+            col[k] = colour_of(ser);
+            lsty[k] = line_style(ser->style);
             lw[k] = 1.6;
             scale[k] = 0.8;
             nsym[k] = pts ? 1 : 0;
@@ -131,11 +162,11 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
             k++;
         }
         PLFLT w, h;
-        plschr(0, 0.75);
+        plschr(0, 0.62);
         pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE,
-                 0.01, 0.01, 0.06, 0, 1, 1, (PLINT)nleg, 1, (PLINT)nleg, opt,
-                 1.0, 1.0, 1.8, 0.0, col, text, zero, zero, scale, lw, col,
+                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
+                 0.02, 0.0, 0.06, 0, 1, 1, (PLINT)nleg, 1, (PLINT)nleg, opt,
+                 1.0, 1.0, 2.4, 0.0, col, text, zero, zero, scale, lw, col,
                  lsty, lw, col, scale, nsym, sym);
     }
     free(opt);
@@ -149,12 +180,12 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1)
     free(sym);
 }
 
-pl_status pl_plot_svg(const char *path, int width, int height,
-                      const pl_plot_panel *panels, size_t n_panels,
-                      pl_err *err)
+/* One figure through one PLplot device ("svg", "pdfcairo", "pngcairo")
+ * into path, written whole or not at all. */
+static pl_status plot_device(const char *device, const char *path, int width,
+                             int height, const pl_plot_panel *panels,
+                             size_t n_panels, pl_err *err)
 {
-    if (n_panels == 0)
-        return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
     /* PLplot writes by name and says nothing when it cannot: the
      * temporary, made here, is known to be writable */
     pl_atomicfile *af;
@@ -167,7 +198,7 @@ pl_status pl_plot_svg(const char *path, int width, int height,
         pl_atomicfile_abort(af);
         return pl_err_set(err, PL_EIO, "%s: PLplot has no free stream", path);
     }
-    plsdev("svg");
+    plsdev(device);
     plsfnam(pl_atomicfile_temp_path(af));
     plspage(0, 0, width, height, 0, 0);
     for (int i = 0; i < 12; i++)
@@ -175,13 +206,46 @@ pl_status pl_plot_svg(const char *path, int width, int height,
     plsfont(PL_FCI_SANS, -1, -1);
     plinit();
     pladv(0);
-    double top = 0.93, bottom = 0.12, gap = 0.11;
+    /* every panel of a figure keeps the same frame, so that time axes
+     * line up; the legend's room is on the right of all of them */
+    int legend = 0;
+    for (size_t i = 0; i < n_panels; i++)
+        legend |= has_legend(&panels[i]);
+    double right = legend ? 0.66 : 0.97;
+    double top = 0.93, bottom = 0.12, gap = 0.16;
     double h = (top - bottom - gap * (double)(n_panels - 1)) / (double)n_panels;
     for (size_t i = 0; i < n_panels; i++) {
         double y1 = top - (double)i * (h + gap);
-        draw_panel(&panels[i], y1 - h, y1);
+        draw_panel(&panels[i], y1 - h, y1, right);
     }
     plend1();
     plsstrm(caller);
     return pl_atomicfile_commit(af, err);
+}
+
+pl_status pl_plot_svg(const char *path, int width, int height,
+                      const pl_plot_panel *panels, size_t n_panels,
+                      pl_err *err)
+{
+    if (n_panels == 0)
+        return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
+    return plot_device("svg", path, width, height, panels, n_panels, err);
+}
+
+pl_status pl_plot_files(const char *base, int width, int height,
+                        const pl_plot_panel *panels, size_t n_panels,
+                        pl_err *err)
+{
+    static const char *const devices[3][2] = {
+        {"svg", "svg"}, {"pdfcairo", "pdf"}, {"pngcairo", "png"}};
+    char path[4096];
+    if (n_panels == 0)
+        return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", base);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s.%s", base, devices[i][1]);
+        if (plot_device(devices[i][0], path, width, height, panels, n_panels,
+                        err) != PL_OK)
+            return err->code;
+    }
+    return PL_OK;
 }

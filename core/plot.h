@@ -10,7 +10,8 @@
  * figure is about 900 pixels wide, and the SVG stays small.
  *
  * Why PLplot: a well-kept C plotting library in Debian with an SVG driver
- * (no X server, no fonts to ship) whose output every browser shows.
+ * (no X server, no fonts to ship) whose output every browser shows, and
+ * cairo drivers for PDF and PNG (plplot-driver-cairo).
  */
 #ifndef PL_CORE_PLOT_H
 #define PL_CORE_PLOT_H
@@ -19,13 +20,19 @@
 
 #include <stddef.h>
 
-enum { PL_PLOT_LINE = 0, PL_PLOT_POINTS = 1, PL_PLOT_DASHED = 2 };
+/* PL_PLOT_BARS: vertical error bars at x[i] from y[i] to y[n + i] (y
+ * holds 2n values). */
+enum { PL_PLOT_LINE = 0, PL_PLOT_POINTS = 1, PL_PLOT_DASHED = 2,
+       PL_PLOT_DOTTED = 3, PL_PLOT_BARS = 4 };
 
 typedef struct {
     const double *x, *y;
     size_t n;
-    const char *label;       /* legend text; NULL: not in the legend */
-    int color;               /* 0..9, a fixed palette readable on white */
+    const char *label;       /* legend text; NULL: not in the legend.  A
+                                labelled series of no points is a legend
+                                entry only (a style key) */
+    int color;               /* 0..9, a fixed palette readable on white;
+                                -1: black */
     int style;               /* PL_PLOT_LINE, _POINTS, _DASHED */
 } pl_plot_series;
 
@@ -37,10 +44,17 @@ typedef struct {
 } pl_plot_panel;
 
 /* Draws the panels (top to bottom) into an SVG file of width x height
- * pixels.  PL_EIO when the file cannot be written; PL_EINVAL for a panel
- * without data. */
+ * pixels, the legend to the right of the frame, outside the data.
+ * PL_EIO when the file cannot be written; PL_EINVAL for a panel without
+ * data. */
 pl_status pl_plot_svg(const char *path, int width, int height,
                       const pl_plot_panel *panels, size_t n_panels,
                       pl_err *err);
+
+/* The same figure as BASE.svg, BASE.pdf and BASE.png (PLplot's cairo
+ * drivers, for a paper's manuscript and slides). */
+pl_status pl_plot_files(const char *base, int width, int height,
+                        const pl_plot_panel *panels, size_t n_panels,
+                        pl_err *err);
 
 #endif

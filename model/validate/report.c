@@ -188,6 +188,7 @@ typedef struct {
     double **rel, **dif;
     char (*label)[48];
     size_t n_label;
+    double tmax;              /* the longest window: one time axis for all */
 } fig_ctx;
 
 static void fig_free(fig_ctx *c)
@@ -221,6 +222,8 @@ static pl_status fig_init(fig_ctx *c, const run_set *s, const char *dir,
             c->rel[i][j] = r->t[j] - r->proc.release_t_s;
             c->dif[i][j] = r->slp[j] - r->lp[j];
         }
+        if (ok && r->n && c->rel[i][r->n - 1] > c->tmax)
+            c->tmax = c->rel[i][r->n - 1];
     }
     if (ok)
         return PL_OK;
@@ -228,32 +231,49 @@ static pl_status fig_init(fig_ctx *c, const run_set *s, const char *dir,
     return pl_err_set(err, PL_ENOMEM, "report: out of memory");
 }
 
-/* The legend label of a series of run r in the panel being built. */
-static const char *fig_label(fig_ctx *c, const run_data *r, const char *what)
+/* The legend label of run r: one entry a run, by its id (the colour
+ * is the run's in every figure; the line style says what is drawn). */
+static const char *fig_label(fig_ctx *c, const run_data *r)
 {
     char *l = c->label[c->n_label++];
-    snprintf(l, sizeof c->label[0], "N=%d %s %s", r->prism.n_edges,
-             r->prism.material, what);
+    snprintf(l, sizeof c->label[0], "run %lld (N=%d %s)", r->info.id,
+             r->prism.n_edges, r->prism.material);
     return l;
 }
 
+/* The legend's style keys after the runs: black entries without data. */
+static size_t fig_keys(fig_ctx *c, size_t k, int plastic)
+{
+    c->ser[k++] = (pl_plot_series){NULL, NULL, 0, "measured", -1, PL_PLOT_LINE};
+    c->ser[k++] = (pl_plot_series){NULL, NULL, 0, "line-impact law", -1, PL_PLOT_DASHED};
+    if (plastic)
+        c->ser[k++] = (pl_plot_series){NULL, NULL, 0, "plastic law", -1, PL_PLOT_DOTTED};
+    return k;
+}
+
 /* The panel's series: every run's measured L_p (omega: its rotary
- * speed) against the time from the release, and the line model's beside
- * it where the run was validated.  Returns their count. */
+ * speed) against the time from the release, the line law's (dashed) and
+ * the plastic law's (dotted) beside it where the run was validated, then
+ * the style keys.  Returns their count. */
 static size_t fig_measured_and_model(fig_ctx *c, int omega)
 {
     size_t k = 0;
+    int plastic = 0;
     c->n_label = 0;
     for (size_t i = 0; i < c->s->n; i++) {
         const run_data *r = &c->s->r[i];
         c->ser[k++] = (pl_plot_series){c->rel[i], omega ? r->om : r->lp, r->n,
-                                       fig_label(c, r, "measured"), (int)i, PL_PLOT_LINE};
+                                       fig_label(c, r), (int)i, PL_PLOT_LINE};
         if (best_val(r, 0))
             c->ser[k++] = (pl_plot_series){c->rel[i], omega ? r->som : r->slp, r->n,
-                                           fig_label(c, r, "line model"), (int)i,
-                                           PL_PLOT_DASHED};
+                                           NULL, (int)i, PL_PLOT_DASHED};
+        if (best_val(r, 1)) {
+            c->ser[k++] = (pl_plot_series){c->rel[i], omega ? r->pom : r->plp, r->n,
+                                           NULL, (int)i, PL_PLOT_DOTTED};
+            plastic = 1;
+        }
     }
-    return k;
+    return fig_keys(c, k, plastic);
 }
 
 /* Draws the panels into dir/name and counts the figure. */
@@ -261,9 +281,10 @@ static pl_status fig_write(const fig_ctx *c, const char *name, int width,
                            int height, const pl_plot_panel *p, size_t n_panels,
                            int *count, pl_err *err)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", c->dir, name);
-    if (pl_plot_svg(path, width, height, p, n_panels, err) != PL_OK)
+    char base[1200];
+    /* name.svg, and beside it name.pdf and name.png for a manuscript */
+    snprintf(base, sizeof base, "%s/%.*s", c->dir, (int)(strlen(name) - 4), name);
+    if (pl_plot_files(base, width, height, p, n_panels, err) != PL_OK)
         return err->code;
     ++*count;
     return PL_OK;
@@ -275,7 +296,7 @@ static pl_status fig_lp_omega(fig_ctx *c, int *count, pl_err *err)
 {
     size_t k = fig_measured_and_model(c, 0);
     pl_plot_panel p1 = {"Line-impact count L_p(t) (4.2): measured and simulated",
-                        "time from release t (s)", "L_p", NAN, NAN, 0, NAN, c->ser, k};
+                        "time from release t (s)", "L_p", 0, c->tmax, 0, NAN, c->ser, k};
     if (fig_write(c, "lp.svg", 900, 560, &p1, 1, count, err) != PL_OK)
         return err->code;
     k = 0;
@@ -283,16 +304,16 @@ static pl_status fig_lp_omega(fig_ctx *c, int *count, pl_err *err)
     for (size_t i = 0; i < c->s->n; i++) {
         const run_data *r = &c->s->r[i];
         if (best_val(r, 0))
-            c->ser[k++] = (pl_plot_series){c->rel[i], c->dif[i], r->n, fig_label(c, r, ""),
+            c->ser[k++] = (pl_plot_series){c->rel[i], c->dif[i], r->n, fig_label(c, r),
                                            (int)i, PL_PLOT_LINE};
     }
     pl_plot_panel p2 = {"L_p(simulated, line law) - L_p(measured)", "time from release t (s)",
-                        "L_p error", NAN, NAN, NAN, NAN, c->ser, k};
+                        "L_p error (impacts)", 0, c->tmax, NAN, NAN, c->ser, k};
     if (k && fig_write(c, "lp_error.svg", 900, 420, &p2, 1, count, err) != PL_OK)
         return err->code;
     k = fig_measured_and_model(c, 1);
     pl_plot_panel p3 = {"Rotary speed (4.1): measured and simulated", "time from release t (s)",
-                        "omega (rad/s)", NAN, NAN, 0, NAN, c->ser, k};
+                        "omega (rad/s)", 0, c->tmax, 0, NAN, c->ser, k};
     return fig_write(c, "omega.svg", 900, 560, &p3, 1, count, err);
 }
 
@@ -304,21 +325,26 @@ static pl_status fig_vp(const fig_ctx *c, int *count, pl_err *err)
     if (c->s->n == 0 || c->s->r[0].n <= 100)
         return PL_OK;
     const run_data *r = &c->s->r[0];
+    const double *t = c->rel[0];
     size_t mid = r->n / 2, a = mid > 25 ? mid - 25 : 0, b = mid + 35 < r->n ? mid + 35 : r->n;
-    pl_plot_series whole[4] = {
-        {r->t, r->v1, r->n, "v_p1 measured", 0, PL_PLOT_LINE},
-        {r->t, r->v2, r->n, "v_p2 measured", 1, PL_PLOT_LINE},
-        {r->t, r->sv1, r->n, "v_p1 line model", 2, PL_PLOT_DASHED},
-        {r->t, r->sv2, r->n, "v_p2 line model", 3, PL_PLOT_DASHED}};
+    pl_plot_series whole[6] = {
+        {t, r->v1, r->n, "v_p1", 0, PL_PLOT_LINE},
+        {t, r->v2, r->n, "v_p2", 1, PL_PLOT_LINE},
+        {t, r->sv1, r->n, NULL, 0, PL_PLOT_DASHED},
+        {t, r->sv2, r->n, NULL, 1, PL_PLOT_DASHED},
+        {NULL, NULL, 0, "measured", -1, PL_PLOT_LINE},
+        {NULL, NULL, 0, "line-impact law", -1, PL_PLOT_DASHED}};
+    if (!best_val(r, 0))   /* nothing simulated: no model, no key for it */
+        whole[2].n = whole[3].n = 0, whole[5].label = NULL;
     pl_plot_series zoom[4] = {
-        {r->t + a, r->v1 + a, b - a, NULL, 0, PL_PLOT_LINE},
-        {r->t + a, r->v2 + a, b - a, NULL, 1, PL_PLOT_LINE},
-        {r->t + a, r->sv1 + a, b - a, NULL, 2, PL_PLOT_DASHED},
-        {r->t + a, r->sv2 + a, b - a, NULL, 3, PL_PLOT_DASHED}};
+        {t + a, r->v1 + a, b - a, NULL, 0, PL_PLOT_LINE},
+        {t + a, r->v2 + a, b - a, NULL, 1, PL_PLOT_LINE},
+        {t + a, r->sv1 + a, b - a, NULL, 0, PL_PLOT_DASHED},
+        {t + a, r->sv2 + a, b - a, NULL, 1, PL_PLOT_DASHED}};
     int sim = best_val(r, 0) != NULL;
     pl_plot_panel pv[2] = {
-        {"Gauge-point velocities (4.3)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, whole, sim ? 4 : 2},
-        {"Zoom on line impacts (cf. the inset of fig. 5)", "run time t (s)", "v (m/s)", NAN, NAN, NAN, NAN, zoom, sim ? 4 : 2}};
+        {"Gauge-point velocities (4.3)", "time from release t (s)", "v (m/s)", 0, c->tmax, NAN, NAN, whole, 6},
+        {"Zoom on line impacts (cf. the inset of fig. 5)", "time from release t (s)", "v (m/s)", NAN, NAN, NAN, NAN, zoom, sim ? 4 : 2}};
     return fig_write(c, "vp.svg", 900, 760, pv, 2, count, err);
 }
 
@@ -327,16 +353,17 @@ static pl_status fig_vp(const fig_ctx *c, int *count, pl_err *err)
 static pl_status fig_ratio(const fig_ctx *c, int *count, pl_err *err)
 {
     size_t n = c->s->n, m = 0, ml = 0, mp = 0;
-    double *buf = calloc(6 * (n ? n : 1), sizeof *buf);
+    double *buf = calloc(8 * (n ? n : 1), sizeof *buf);
     if (!buf)
         return pl_err_set(err, PL_ENOMEM, "report: out of memory");
     double *xN = buf, *ym = buf + n, *xl = buf + 2 * n, *yl = buf + 3 * n;
-    double *xp = buf + 4 * n, *yp = buf + 5 * n;
+    double *xp = buf + 4 * n, *yp = buf + 5 * n, *sd = buf + 6 * n;
     for (size_t i = 0; i < n; i++) {
         const run_data *r = &c->s->r[i];
         if (!r->processed)
             continue;
         xN[m] = r->prism.n_edges;
+        sd[m] = isfinite(r->proc.ratio_sd) ? r->proc.ratio_sd : 0;
         ym[m++] = r->proc.ratio_mean;
         if (r->has[0][1] || r->has[0][0]) {
             xl[ml] = r->prism.n_edges;
@@ -347,12 +374,25 @@ static pl_status fig_ratio(const fig_ctx *c, int *count, pl_err *err)
             yp[mp++] = best_val(r, 1)->ratio_pred;
         }
     }
-    pl_plot_series rs[3] = {{xN, ym, m, "measured (mean per run)", 0, PL_PLOT_POINTS},
-                            {xl, yl, ml, "line-impact model (section 3)", 1, PL_PLOT_POINTS},
+    /* the bars: the mean -+ the spread of the run's single impacts, as
+     * PL_PLOT_BARS wants them (lows, then highs) */
+    double *bars = malloc(2 * (m ? m : 1) * sizeof *bars);
+    if (!bars) {
+        free(buf);
+        return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+    }
+    for (size_t j = 0; j < m; j++) {
+        bars[j] = ym[j] - sd[j];
+        bars[m + j] = ym[j] + sd[j];
+    }
+    pl_plot_series rs[4] = {{xN, ym, m, "measured (+- sd)", 0, PL_PLOT_POINTS},
+                            {xN, bars, m, NULL, 0, PL_PLOT_BARS},
+                            {xl, yl, ml, "line-impact law", 1, PL_PLOT_POINTS},
                             {xp, yp, mp, "plastic law", 2, PL_PLOT_POINTS}};
     pl_plot_panel pr = {"Impact ratio omega+/omega- against the number of edges",
-                        "N", "omega+/omega-", NAN, NAN, NAN, NAN, rs, 3};
+                        "N", "omega+/omega-", NAN, NAN, NAN, NAN, rs, 4};
     pl_status st = m ? fig_write(c, "ratio.svg", 900, 480, &pr, 1, count, err) : PL_OK;
+    free(bars);
     free(buf);
     return st;
 }
@@ -384,6 +424,33 @@ static double paper_error(const char *ramp, int N)
     for (int i = 0; v && i < 6; i++)
         if (Ns[i] == N)
             return v[i];
+    return NAN;
+}
+
+/* The figure of seed 000 a run repeats, by its conditions (0: none):
+ * fig. 6 glass 0.4079 deg; fig. 7 glass 0.3702 deg with the beams at
+ * 22.3 / 11.9 mm; fig. 8 glass 0.3702 deg otherwise; fig. 9 steel
+ * 0.3792 deg. */
+static int paper_figure(const run_data *r)
+{
+    if (!strcmp(r->info.ramp, "glass-0.4079"))
+        return 6;
+    if (!strcmp(r->info.ramp, "steel-0.3792"))
+        return 9;
+    if (!strcmp(r->info.ramp, "glass-0.3702"))
+        return fabs(r->h[0] - 0.0223) < 5e-4 && fabs(r->h[1] - 0.0119) < 5e-4 ? 7 : 8;
+    return 0;
+}
+
+/* The release angle the paper simulated for fig. 6 or 8 and N (NaN: it
+ * gives none). */
+static double paper_lambda0(int fig, int N)
+{
+    static const int Ns[6] = {22, 24, 30, 32, 36, 38};
+    static const double fig8[6] = {7.2, 5.25, 5.3220, 4.8937, 5.06, 4.5};
+    for (int i = 0; i < 6; i++)
+        if (Ns[i] == N && (fig == 8 || (fig == 6 && (N == 22 || N == 30 || N == 38))))
+            return fig8[i];   /* fig. 6 uses fig. 8's angles for its three N */
     return NAN;
 }
 
@@ -621,21 +688,67 @@ static void html_results(FILE *f, const run_set *s)
     fputs("</table>\n", f);
 }
 
+/* Where the paper gives numbers for a figure (figs. 6-9 of seed 000:
+ * the release angles simulated, the maximum relative errors, the beam
+ * heights of fig. 7), ours beside them. */
+static void html_paper(FILE *f, const run_set *s)
+{
+    int any = 0;
+    for (size_t i = 0; i < s->n; i++)
+        any |= paper_figure(&s->r[i]) != 0;
+    if (!any)
+        return;
+    fputs("<h2>The paper's numbers beside ours</h2>\n<p>Seed 000 gives numbers for figs. 6-9 in their "
+          "captions: the release angles its simulations used (figs. 6, 8), the maximum relative error "
+          "of L_p (figs. 8, 9) and the beam heights (fig. 7).  Ours: lambda0 fitted with its 95 % "
+          "interval, the line law's maximum relative error as fitted and as recorded.</p>\n"
+          "<table><tr><th>paper fig.</th><th>run</th><th>N</th><th>lambda0 paper (deg)</th>"
+          "<th>lambda0 ours (deg)</th><th>max rel. err. paper (%)</th><th>ours, fitted (%)</th>"
+          "<th>ours, recorded (%)</th><th>h1 / h2 paper (mm)</th><th>h1 / h2 ours (mm)</th></tr>\n", f);
+    for (size_t i = 0; i < s->n; i++) {
+        const run_data *r = &s->r[i];
+        int fig = paper_figure(r);
+        if (!fig)
+            continue;
+        const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
+        const pl_validation *lr = r->has[0][0] ? &r->v[0][0] : NULL;
+        fprintf(f, "<tr><td>%d</td><td>%lld</td><td>%d</td><td>", fig, r->info.id, r->prism.n_edges);
+        num(f, "%.4f", paper_lambda0(fig, r->prism.n_edges));
+        fputs("</td><td>", f);
+        if (lf)
+            fprintf(f, "%.4f &plusmn; %.4f", lf->lambda0_rad * 180 / M_PI,
+                    pl_fit_interval_factor() * lf->lambda0_sd_rad * 180 / M_PI);
+        else
+            fputs("&ndash;", f);
+        fputs("</td><td>", f);
+        num(f, "%.3g", fig == 8 || fig == 9 ? paper_error(r->info.ramp, r->prism.n_edges) : NAN);
+        fputs("</td><td>", f);
+        pct(f, lf ? lf->max_rel_err_lp : NAN);
+        fputs("</td><td>", f);
+        pct(f, lr ? lr->max_rel_err_lp : NAN);
+        fputs(fig == 7 ? "</td><td>22.3 / 11.9" : "</td><td>&ndash;", f);
+        html_cell(f, "%.1f", 2, (const double[]){1e3 * r->h[0], 1e3 * r->h[1]});
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 /* The figures written into dir with their captions, the other files,
  * and the check the browser test reads. */
 static void html_figures(FILE *f, const char *dir, int figures)
 {
     static const struct { const char *file, *cap; } figs[] = {
         {"lp.svg", "Line-impact count L_p(t) = N theta / 2 pi (4.2) measured (solid) and simulated with the "
-                   "line-impact model (dashed), time from the detected release; cf. seed 000 figs. 8 and 9."},
+                   "line-impact law (dashed) and the plastic law (long dashes), both fitted; one colour and one "
+                   "legend entry a run; time from the detected release; cf. seed 000 figs. 8 and 9."},
         {"lp_error.svg", "Difference of simulated and measured L_p over the valid window (line law, fitted "
                          "release); the maximum relative error in the table is taken from this curve where L_exp &ge; 1."},
         {"omega.svg", "Rotary speed omega(t) = (v_p1 - v_p2)/(h1 - h2) (4.1), measured (solid, low-passed) and "
-                      "simulated (dashed); cf. seed 000 fig. 6."},
+                      "simulated with the line-impact law (dashed) and the plastic law (long dashes); cf. seed 000 fig. 6."},
         {"vp.svg", "Gauge-point velocities v_p1, v_p2 (4.3) of the first prism, measured and simulated, with a "
                    "zoom on impacts mid-run (every cusp is one line impact); cf. seed 000 fig. 5 and its inset."},
-        {"ratio.svg", "omega+/omega- per prism: the measured mean of every detected impact against the "
-                      "line-impact model's and the plastic law's predictions."},
+        {"ratio.svg", "omega+/omega- per prism: the measured mean of every detected impact, its bar the standard "
+                      "deviation of the single impacts, against the line-impact law's and the plastic law's predictions."},
     };
     fputs("<h2>Figures</h2>\n", f);
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
@@ -644,11 +757,18 @@ static void html_figures(FILE *f, const char *dir, int figures)
         struct stat sb;
         if (stat(fp, &sb) != 0)
             continue;
-        fprintf(f, "<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n",
-                figs[i].file, figs[i].file, figs[i].cap);
+        int stem = (int)(strlen(figs[i].file) - 4);
+        fprintf(f, "<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s  (<a href=\"%.*s.pdf\">PDF</a>, "
+                   "<a href=\"%.*s.png\">PNG</a>)</figcaption></figure>\n",
+                figs[i].file, figs[i].file, figs[i].cap, stem, figs[i].file, stem, figs[i].file);
     }
     fprintf(f, "<p>Files: <a href=\"metrics.csv\">metrics.csv</a>, <a href=\"summary.md\">summary.md</a>; "
-               "%d figures.</p>\n", figures);
+               "%d figures, each also as PDF and PNG (same name, .pdf and .png).</p>\n", figures);
+}
+
+/* The page's end, with the check the browser test reads. */
+static void html_end(FILE *f)
+{
     /* For the browser test: after loading, say whether every image
      * rendered (naturalWidth > 0). */
     fputs("<p id=\"check\" data-images=\"pending\"></p>\n<script>\nwindow.addEventListener('load', function () {\n"
@@ -677,6 +797,8 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     html_runs(f, s);
     html_results(f, s);
     html_figures(f, dir, figures);
+    html_paper(f, s);
+    html_end(f);
     return pl_atomicfile_commit(af, err);
 }
 

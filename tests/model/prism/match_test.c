@@ -124,12 +124,46 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err.msg, "lambda0"));
 }
 
+/* The verdict's t-test on block log-ratios, by hand: d = 1..5 has mean 3
+ * and standard error sqrt(2.5 / 5), t = 4.243 > t(0.975, 4) = 2.776. */
+static void test_verdict_decides(void **state)
+{
+    (void)state;
+    pl_verdict v;
+    const double line[5] = {1, 2, 3, 4, 5}, plastic[5] = {-1, -2, -3, -4, -5};
+    const double mixed[5] = {2, -1, 3, -2, 0.5};
+    pl_verdict_decide(line, 5, &v);
+    assert_int_equal(v.law, PL_VERDICT_LINE);
+    tu_assert_close(v.t_stat, 3 / sqrt(0.5), 1e-12);
+    tu_assert_close(v.t_crit, 2.7764451051977987, 1e-9);
+    tu_assert_close(v.rms_ratio, exp(1.5), 1e-12);
+    assert_string_equal(pl_verdict_name(v.law), "line");
+    pl_verdict_decide(plastic, 5, &v);
+    assert_int_equal(v.law, PL_VERDICT_PLASTIC);
+    pl_verdict_decide(mixed, 5, &v);
+    assert_int_equal(v.law, PL_VERDICT_UNDECIDED);
+    pl_verdict_decide(line, 2, &v);
+    assert_int_equal(v.law, PL_VERDICT_NONE);
+    /* blocks: a law 10 times off in every block is ln(100) per block */
+    double meas[40], good[40], bad[40], d[PL_FIT_BLOCKS];
+    for (int i = 0; i < 40; i++) {
+        meas[i] = i;
+        good[i] = i + (i % 2 ? 0.01 : -0.01);
+        bad[i] = i + (i % 2 ? 0.1 : -0.1);
+    }
+    assert_int_equal(pl_verdict_blocks(meas, good, bad, 40, d), PL_FIT_BLOCKS);
+    for (int k = 0; k < PL_FIT_BLOCKS; k++)
+        tu_assert_close(d[k], log(100.0), 1e-6);
+    assert_int_equal(pl_verdict_blocks(meas, good, bad, 5, d), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_definitions),
         cmocka_unit_test(test_fit_recovers_parameters),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_verdict_decides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
