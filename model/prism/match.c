@@ -184,6 +184,35 @@ static pl_status match_window(const pl_match_data *d, size_t *a, size_t *b,
     return PL_OK;
 }
 
+/* Adds to var[] the formal variances s^2 (J'J)^-1 (A = J'J) times the
+ * AR(1) inflation (1 + rho) / (1 - rho) of the residuals r (rho kept in
+ * [0, 0.999]); work: perm, W (np x np).  0, or -1 when J'J is singular. */
+static int formal_ar1(const gsl_matrix *A, const gsl_vector *r, size_t n,
+                      size_t np, gsl_permutation *perm, gsl_matrix *W,
+                      double *var)
+{
+    double sse = 0, c1 = 0, rho;
+    int sign, rc = 0;
+    gsl_matrix *inv = gsl_matrix_alloc(np, np);
+    for (size_t i = 0; i < n; i++) {
+        double ri = gsl_vector_get(r, i);
+        sse += ri * ri;
+        if (i + 1 < n)
+            c1 += ri * gsl_vector_get(r, i + 1);
+    }
+    rho = sse > 0 ? c1 / sse : 0;
+    rho = rho < 0 ? 0 : rho > 0.999 ? 0.999 : rho;
+    gsl_matrix_memcpy(W, A);
+    if (!inv || gsl_linalg_LU_decomp(W, perm, &sign) != GSL_SUCCESS ||
+        gsl_linalg_LU_invert(W, perm, inv) != GSL_SUCCESS)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        var[i] += sse / (double)(n - np) * gsl_matrix_get(inv, i, i) *
+                  (1 + rho) / (1 - rho);
+    gsl_matrix_free(inv);
+    return rc;
+}
+
 /* The standard errors of the fitted parameters at xb by a delete-a-block
  * jackknife (Kunsch 1989): the fit grid is cut into PL_FIT_BLOCKS
  * contiguous blocks, the fit is redone without each block in turn, and
@@ -239,6 +268,13 @@ static void fit_uncertainties(pl_match_result *res, const pl_fit_spec *spec,
     for (size_t k = 0; ok && k < K; k++)
         for (size_t i = 0; i < np; i++)
             var[i] += (double)(K - 1) / K * (est[k][i] - mean[i]) * (est[k][i] - mean[i]);
+    /* Plus the formal variance s^2 (J'J)^-1 inflated for an AR(1)
+     * correlation of the residuals, (1 + rho) / (1 - rho) with rho their
+     * lag-1 autocorrelation: the within-block part of the correlated
+     * noise, which five block estimates (four degrees of freedom) see
+     * only roughly.  The two add in quadrature. */
+    if (ok && formal_ar1(A, r, n, np, perm, Ak, var) != 0)
+        ok = 0;
     if (ok) {
         size_t k = 0;
         if (spec->lambda0)

@@ -8,9 +8,10 @@
  * trust-region solver (gsl_multifit_nlinear, Levenberg-Marquardt steps,
  * Jacobian by finite differences): L_p(t) is continuous and smooth in the
  * parameters, and a least-squares solver needs a tenth of the model runs a
- * simplex does.  Uncertainties are a delete-a-block jackknife over
- * PL_FIT_BLOCKS contiguous blocks of the fit grid (the residuals are
- * correlated along the curve; docs/validation.md, "Uncertainties").
+ * simplex does.  Uncertainties: a delete-a-block jackknife over
+ * PL_FIT_BLOCKS contiguous blocks of the fit grid plus the formal
+ * variance inflated for AR(1)-correlated residuals (docs/validation.md,
+ * "Uncertainties").
  *
  * Units: SI, angles in radians.  Threading: reentrant.
  */
@@ -51,8 +52,8 @@ typedef struct {
 typedef struct {
     pl_model_params params;       /* as simulated (lambda0, beta fitted or given) */
     double t0;                    /* release instant used, run clock, s */
-    double lambda0_sd, t0_sd, beta_sd;   /* block-jackknife standard errors;
-                                            NaN when not fitted */
+    double lambda0_sd, t0_sd, beta_sd;   /* standard errors (block jackknife
+                                            + AR(1) formal); NaN when not fitted */
     double fit_rms;               /* rms of L_p(sim) - L_p(meas) over the fit grid */
     int iterations;
     /* the comparison, over the window [t0, end_t] */
