@@ -9,7 +9,7 @@
 #   make crashtest  SIGKILL import, record, process, daemon 50 times each
 #   make fuzz       libFuzzer (clang) on each parser for FUZZ_S seconds
 #   make demo       deps, build, run the pipeline on the bundled fixtures
-#   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page
+#   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page, docs
 #
 # Sources are found by folder: every .c below a stage folder goes into the
 # library build/libprismlab.a, tests/<stage>/**/*_test.c become one test
@@ -227,12 +227,19 @@ fixtures: bin/prismlab
 layering:
 	@sh tests/util/layering.sh scan "$(CC) $(CPP_FLAGS)" $(LIB_SRC) $(LIB_HDR) prismlab.c commands.h
 
+# README.md and docs/ go to share/doc/prismlab (docs/ keeping its name, so
+# the README's links work): --help and the man page point there.
+DOCS := $(wildcard docs/*.md) $(wildcard docs/*.service)
+DOC_FIGURES := $(wildcard docs/figures/*.png docs/figures/*.svg)
 install: bin/prismlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/prismlab/schemas \
-		$(DESTDIR)$(PREFIX)/share/man/man1
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures
 	install -m 755 bin/prismlab $(DESTDIR)$(PREFIX)/bin/prismlab
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(PREFIX)/share/prismlab/schemas/
 	install -m 644 docs/prismlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/prismlab.1
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/prismlab/
+	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/
+	$(if $(DOC_FIGURES),install -m 644 $(DOC_FIGURES) $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures/)
 
 clean:
 	rm -rf build bin

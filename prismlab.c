@@ -53,7 +53,10 @@ static void usage(FILE *out)
             "is --db FILE\n(before or after the command), else $PRISMLAB_DB, "
             "else ./prismlab.db;\nonly 'prismlab db init' creates one.  "
             "Wherever a command writes a file,\n'-' means standard output.  "
-            "Exit status: 0 success, 1 usage error, 2 data\nor I/O error.\n");
+            "Exit status: 0 success, 1 usage error, 2 data\nor I/O error.  "
+            "The documents named in the helps (docs/*.md) are in docs/ of\nthe "
+            "source tree and, installed, in PREFIX/share/doc/prismlab/docs/ (man "
+            "prismlab).\n");
 }
 
 /* Global options come before the command (`prismlab --db F run list`):
