@@ -92,16 +92,22 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
 {
     pl_err err = {0};
     int sub;
+    double code_offset = 0;   /* unsigned codes: the mid-scale taken off */
     switch (r->format) {
     case PL_FMT_S16: sub = SF_FORMAT_PCM_16; break;
     case PL_FMT_S24_32: sub = SF_FORMAT_PCM_24; break;
     case PL_FMT_S32: sub = SF_FORMAT_PCM_32; break;
     case PL_FMT_F32: sub = SF_FORMAT_FLOAT; break;
     case PL_FMT_F64: sub = SF_FORMAT_DOUBLE; break;
+    /* unsigned card codes (comedi's sampl_t, lsampl_t): the PCM format of
+     * their width, the code less mid-scale, so that an audio editor shows
+     * the signal around zero; exact, and the metadata says how back */
+    case PL_FMT_U16: sub = SF_FORMAT_PCM_16; code_offset = 32768; break;
+    case PL_FMT_U32: sub = SF_FORMAT_PCM_32; code_offset = 2147483648.0; break;
     default:
-        pl_err_set(&err, PL_EINVAL, "run %lld stores %s samples: WAV export "
-                   "keeps samples exactly, which needs signed PCM or float; "
-                   "use --csv", r->id, pl_sample_format_name(r->format));
+        pl_err_set(&err, PL_EINVAL, "run %lld stores %s samples: no WAV "
+                   "format keeps them; use --csv", r->id,
+                   pl_sample_format_name(r->format));
         return pl_cli_fail(cmd, &err);
     }
     if (!r->little_endian != !pl_host_little_endian()) {
@@ -132,8 +138,20 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
         char *nl = strchr(meta, '\n');
         if (nl)
             *nl = '\0';
-        char full[1100];
-        snprintf(full, sizeof full, "%s full_scale_v=%.17g", meta + 2, fs);
+        char full[1400];
+        int used = snprintf(full, sizeof full, "%s full_scale_v=%.17g", meta + 2, fs);
+        if (code_offset != 0) {
+            /* code = sample + code_offset; volts by each channel's
+             * calibration V = sum_k c_k (code - origin)^k */
+            used += snprintf(full + used, sizeof full - (size_t)used,
+                             " code_offset=%.0f cal_origin=%.17g cal=", code_offset,
+                             ch[0].cal_origin);
+            for (int i = 0; i < r->n_channels && used < (int)sizeof full; i++)
+                used += snprintf(full + used, sizeof full - (size_t)used,
+                                 "%s%.9g:%.9g:%.9g:%.9g", i ? "," : "",
+                                 ch[i].cal_coef[0], ch[i].cal_coef[1],
+                                 ch[i].cal_coef[2], ch[i].cal_coef[3]);
+        }
         sf_set_string(f, SF_STR_COMMENT, full);
     }
     enum { BLOCK = 65536 };
@@ -147,6 +165,17 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
             break;
         }
         sf_count_t w;
+        if (r->format == PL_FMT_U16) {
+            uint16_t *u = (uint16_t *)buf;
+            int16_t *v = (int16_t *)buf;
+            for (long long i = 0; i < n * r->n_channels; i++)
+                v[i] = (int16_t)((int32_t)u[i] - 32768);
+        } else if (r->format == PL_FMT_U32) {
+            uint32_t *u = (uint32_t *)buf;
+            int32_t *v = (int32_t *)buf;
+            for (long long i = 0; i < n * r->n_channels; i++)
+                v[i] = (int32_t)((int64_t)u[i] - 2147483648LL);
+        }
         if (sub == SF_FORMAT_PCM_16) {
             w = sf_writef_short(f, (short *)buf, n);
         } else if (sub == SF_FORMAT_FLOAT) {

@@ -7,8 +7,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "db/run.h"
 #include "db/store.h"
 #include "tests/util/testutil.h"
+
+#include <sndfile.h>
+#include <stdint.h>
 
 #include <math.h>
 #include <sqlite3.h>
@@ -213,6 +217,63 @@ static void roughplane_bodies(void **state)
     free(svg);
 }
 
+/* A card recording of u16 codes (comedi's sampl_t) exports as 16-bit PCM:
+ * each sample the code less 32768, the calibration in the comment, so an
+ * audio editor opens it (it was refused before). */
+static void export_wav_of_u16_codes(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = NULL;
+    pl_err err = {0};
+    pl_run_info info;
+    pl_channel ch[2];
+    uint16_t codes[2 * 100];
+    char *wav = tu_path(f->dir, "card.wav");
+
+    assert_int_equal(tu_init_db(f->db), 0);
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 10000;
+    info.n_channels = 2;
+    info.format = PL_FMT_U16;
+    snprintf(info.source_kind, sizeof info.source_kind, "comedi");
+    memset(ch, 0, sizeof ch);
+    for (int c = 0; c < 2; c++) {
+        ch[c].beam_height_m = c ? 0.0116 : 0.0199;
+        ch[c].beam_sign = c ? -1 : 1;
+        ch[c].ldv_scale_mps_per_v = 0.025;
+        ch[c].cal_kind = PL_CAL_LINEAR;
+        ch[c].cal_order = 1;
+        ch[c].cal_coef[0] = -10;
+        ch[c].cal_coef[1] = 20.0 / 65535;
+    }
+    for (int i = 0; i < 200; i++)
+        codes[i] = (uint16_t)(i % 2 ? 65535 - 300 * (i / 2) : 300 * (i / 2));
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    assert_int_equal(pl_run_append_chunk(s, info.id, 0, 100, codes, sizeof codes, &err), PL_OK);
+    pl_store_close(s);
+
+    char id[16];
+    snprintf(id, sizeof id, "%lld", info.id);
+    assert_int_equal(RUN(f, "export", id, "--wav", wav, "--db", f->db), 0);
+    SF_INFO si = {0};
+    SNDFILE *sf = sf_open(wav, SFM_READ, &si);
+    assert_non_null(sf);
+    assert_int_equal(si.channels, 2);
+    assert_int_equal(si.frames, 100);
+    assert_int_equal(si.format & SF_FORMAT_SUBMASK, SF_FORMAT_PCM_16);
+    short back[200];
+    assert_int_equal(sf_readf_short(sf, back, 100), 100);
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(back[i], (int)codes[i] - 32768);
+    const char *comment = sf_get_string(sf, SF_STR_COMMENT);
+    assert_non_null(comment);
+    assert_non_null(strstr(comment, "code_offset=32768"));
+    assert_non_null(strstr(comment, "cal=-10:0.000305180438:0:0,-10:0.000305180438:0:0"));
+    sf_close(sf);
+    free(wav);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +284,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(env_var_names_the_database, setup, teardown),
         cmocka_unit_test_setup_teardown(db_check_names_a_corrupt_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(roughplane_bodies, setup, teardown),
+        cmocka_unit_test_setup_teardown(export_wav_of_u16_codes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
