@@ -24,6 +24,43 @@ static int open_store(const char *cmd, const char *db, unsigned flags,
     return PL_EXIT_OK;
 }
 
+/* --- JSON, for --json ------------------------------------------------------ */
+
+/* JSON text of s (quotes included). */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* A JSON number, or null for NaN (JSON has no NaN). */
+static void json_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+/* "name": "text" or null when empty, with the separator before it. */
+static void json_field_text(FILE *out, const char *sep, const char *name,
+                            const char *text)
+{
+    fprintf(out, "%s\"%s\": ", sep, name);
+    if (text[0])
+        json_string(out, text);
+    else
+        fputs("null", out);
+}
+
 /* --- prismlab db ---------------------------------------------------------- */
 
 static const pl_cli_command db_command = {
@@ -132,19 +169,45 @@ typedef struct {
     pl_prism p;
     pl_ramp r;
     pl_experiment e;
+    int json, n;      /* list: --json, rows printed */
 } catalog_entry;
 
 static void catalog_entry_init(catalog_entry *c)
 {
     c->db = NULL;
+    c->json = c->n = 0;
     pl_prism_init(&c->p);
     pl_ramp_init(&c->r);
     memset(&c->e, 0, sizeof c->e);
 }
 
+/* The separator before a JSON row, or the header before the first text
+ * row. */
+static void list_row(catalog_entry *c, const char *header)
+{
+    if (c->json)
+        fputs(c->n ? ",\n " : "[", stdout);
+    else if (!c->n)
+        fputs(header, stdout);
+    c->n++;
+}
+
 static int print_prism(void *ctx, const pl_prism *p)
 {
-    (void)ctx;
+    catalog_entry *c = ctx;
+    list_row(c, "name             N    a0         length       mass          material\n");
+    if (c->json) {
+        json_field_text(stdout, "{", "name", p->name);
+        printf(", \"n_edges\": %d, \"a0_m\": ", p->n_edges);
+        json_number(stdout, p->a0_m);
+        fputs(", \"length_m\": ", stdout);
+        json_number(stdout, p->length_m);
+        fputs(", \"mass_kg\": ", stdout);
+        json_number(stdout, pl_prism_mass(p));
+        json_field_text(stdout, ", ", "material", p->material);
+        fputs("}", stdout);
+        return 0;
+    }
     printf("%-16s N=%-3d a0=%.4g m  length=%.4g m  mass=%.4g kg  %s\n",
            p->name, p->n_edges, p->a0_m, p->length_m, pl_prism_mass(p),
            p->material);
@@ -153,7 +216,24 @@ static int print_prism(void *ctx, const pl_prism *p)
 
 static int print_ramp(void *ctx, const pl_ramp *r)
 {
-    (void)ctx;
+    catalog_entry *c = ctx;
+    list_row(c, "name             beta              mu_s      mu        material\n");
+    if (c->json) {
+        json_field_text(stdout, "{", "name", r->name);
+        fputs(", \"beta_deg\": ", stdout);
+        json_number(stdout, r->beta_rad / DEG);
+        fputs(", \"beta_sd_deg\": ", stdout);
+        json_number(stdout, r->beta_sd_rad / DEG);
+        fputs(", \"mu_s\": ", stdout);
+        json_number(stdout, r->mu_s);
+        fputs(", \"mu\": ", stdout);
+        json_number(stdout, isfinite(r->mu) ? r->mu : r->mu_s);
+        fputs(", \"length_m\": ", stdout);
+        json_number(stdout, r->length_m);
+        json_field_text(stdout, ", ", "material", r->material);
+        fputs("}", stdout);
+        return 0;
+    }
     printf("%-16s beta=%.4f deg  mu_s=%.3g  mu=%.3g  %s\n", r->name,
            r->beta_rad / DEG, r->mu_s, isfinite(r->mu) ? r->mu : r->mu_s,
            r->material);
@@ -162,17 +242,30 @@ static int print_ramp(void *ctx, const pl_ramp *r)
 
 static int print_experiment(void *ctx, const pl_experiment *e)
 {
-    (void)ctx;
+    catalog_entry *c = ctx;
+    list_row(c, "name                     created_utc           description\n");
+    if (c->json) {
+        json_field_text(stdout, "{", "name", e->name);
+        json_field_text(stdout, ", ", "created_utc", e->created_utc);
+        json_field_text(stdout, ", ", "description", e->description);
+        fputs("}", stdout);
+        return 0;
+    }
     printf("%-24s %s  %s\n", e->name, e->created_utc, e->description);
     return 0;
 }
 
-static int catalog_list(kind_t kind, pl_store *store, pl_err *err)
+static int catalog_list(kind_t kind, catalog_entry *c, pl_store *store,
+                        pl_err *err)
 {
-    pl_status s = kind == KIND_PRISM ? pl_prism_list(store, print_prism, NULL, err)
-                : kind == KIND_RAMP  ? pl_ramp_list(store, print_ramp, NULL, err)
-                : pl_experiment_list(store, print_experiment, NULL, err);
-    return s == PL_OK ? PL_EXIT_OK : pl_cli_fail(kind_name[kind], err);
+    pl_status s = kind == KIND_PRISM ? pl_prism_list(store, print_prism, c, err)
+                : kind == KIND_RAMP  ? pl_ramp_list(store, print_ramp, c, err)
+                : pl_experiment_list(store, print_experiment, c, err);
+    if (s != PL_OK)
+        return pl_cli_fail(kind_name[kind], err);
+    if (c->json)
+        puts(c->n ? "]" : "[]");
+    return PL_EXIT_OK;
 }
 
 /* Validates before opening, so that a bad command creates no file. */
@@ -244,7 +337,7 @@ static int catalog_cmd(kind_t kind, const pl_cli_command *command,
                                   "arguments: '%s'", verb);
     if ((rc = open_store(cmd, c->db, nargs == 1 ? PL_STORE_READONLY : 0, &store)))
         return rc;
-    rc = nargs == 1 ? catalog_list(kind, store, &err)
+    rc = nargs == 1 ? catalog_list(kind, c, store, &err)
                     : catalog_import(kind, store, argv[2], &err);
     pl_store_close(store);
     return rc;
@@ -255,7 +348,7 @@ static const pl_cli_command prism_command = {
     .usage =
     "usage: prismlab prism add NAME --N N --a0 M --length M --material TEXT\n"
     "                          (--mass KG | --density KG_PER_M3) [--source TEXT]\n"
-    "       prismlab prism list\n"
+    "       prismlab prism list [--json]\n"
     "       prismlab prism import FILE.csv\n"
     "  (all take --db FILE)\n",
     .about =
@@ -293,6 +386,7 @@ int pl_cmd_prism(int argc, char **argv)
                       "or its density"),
         PL_OPT_TEXT("material", c.p.material, "TEXT", "e.g. steel"),
         PL_OPT_TEXT("source", c.p.source, "TEXT", "where the numbers come from"),
+        PL_OPT_FLAG("json", &c.json, "list: print JSON"),
         PL_OPT_DB(&c.db),
         PL_OPT_END()};
     return catalog_cmd(KIND_PRISM, &prism_command, opts, &c, argc, argv);
@@ -304,7 +398,7 @@ static const pl_cli_command ramp_command = {
     "usage: prismlab ramp add NAME --beta-deg DEG --mu-s MU --material TEXT\n"
     "                         [--mu MU_SLIP] [--beta-sd-deg DEG] [--length M]\n"
     "                         [--source TEXT]\n"
-    "       prismlab ramp list\n"
+    "       prismlab ramp list [--json]\n"
     "       prismlab ramp import FILE.csv\n"
     "  (all take --db FILE)\n",
     .about =
@@ -328,6 +422,7 @@ int pl_cmd_ramp(int argc, char **argv)
         PL_OPT_DOUBLE("length", &c.r.length_m, 1e-6, 1e3, "M", "its length, m"),
         PL_OPT_TEXT("material", c.r.material, "TEXT", "e.g. glass"),
         PL_OPT_TEXT("source", c.r.source, "TEXT", "where the numbers come from"),
+        PL_OPT_FLAG("json", &c.json, "list: print JSON"),
         PL_OPT_DB(&c.db),
         PL_OPT_END()};
     return catalog_cmd(KIND_RAMP, &ramp_command, opts, &c, argc, argv);
@@ -337,7 +432,7 @@ static const pl_cli_command experiment_command = {
     .name = "experiment",
     .usage =
     "usage: prismlab experiment add NAME [--description TEXT]\n"
-    "       prismlab experiment list\n"
+    "       prismlab experiment list [--json]\n"
     "  (all take --db FILE)\n",
     .about =
     "An experiment is a named set of runs (e.g. six steel prisms on the\n"
@@ -351,6 +446,7 @@ int pl_cmd_experiment(int argc, char **argv)
     catalog_entry_init(&c);
     pl_opt opts[] = {
         PL_OPT_TEXT("description", c.e.description, "TEXT", "what it is for"),
+        PL_OPT_FLAG("json", &c.json, "list: print JSON"),
         PL_OPT_DB(&c.db),
         PL_OPT_END()};
     return catalog_cmd(KIND_EXPERIMENT, &experiment_command, opts, &c, argc, argv);
@@ -385,41 +481,6 @@ static const pl_cli_command run_command = {
     "delete removes runs with their samples and everything derived; --yes\n"
     "is required.  All the runs named go, or none.\n",
     .max_args = PL_CLI_ANY_ARGS};
-
-/* JSON text of s (quotes included). */
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-/* A JSON number, or null for NaN (JSON has no NaN). */
-static void json_number(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
-/* "name": "text" or null when empty, with the separator before it. */
-static void json_field_text(FILE *out, const char *sep, const char *name,
-                            const char *text)
-{
-    fprintf(out, "%s\"%s\": ", sep, name);
-    if (text[0])
-        json_string(out, text);
-    else
-        fputs("null", out);
-}
 
 static void json_run(FILE *out, const pl_run_info *r)
 {

@@ -93,4 +93,12 @@ check "run delete"
 [ "$($bin run list --json --db "$db" | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)])')" = "[1]" ] ||
     fail "run list after delete"
 $bin run list --db "$db" | head -1 | grep -q "^   id  started_utc" || fail "run list has no header row"
+# the catalogue's lists: a header row, and --json
+$bin prism list --db "$db" | head -1 | grep -q "^name  *N  *a0" || fail "prism list has no header row"
+[ "$($bin prism list --json --db "$db" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = \
+    "$(grep -vc '^#\|^name' fixtures/catalog/prisms.csv)" ] || fail "prism list --json"
+$bin ramp list --json --db "$db" | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)}
+assert abs(r["glass-0.3702"]["beta_deg"] - 0.3702) < 1e-9, r' || fail "ramp list --json"
 echo "run_set_test: ok"
