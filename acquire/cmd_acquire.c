@@ -87,9 +87,9 @@ static void catch_stop_signals(void)
 static void progress(void *ctx, long long frames, long long total)
 {
     const double *rate = ctx;
+    (void)total;   /* the line is ended once, when the recording returns */
     if (pl_cli_isatty(stderr))
-        fprintf(stderr, "\rrecording: %.1f s%s", frames / *rate,
-                total > 0 && frames >= total ? "\n" : "");
+        fprintf(stderr, "\rrecording: %.1f s", frames / *rate);
 }
 
 /* The rig's source: the card of [daq], or (source = sim) the simulator
@@ -267,6 +267,10 @@ static int record(const char *dbpath, const pl_source_spec *spec,
     pl_writer_stats ws;
     pl_writer_get_stats(pl_recorder_writer(r), &ws);
     pl_recorder_close(r);
+    /* the "recording: N s" line ends where the run ended, not only at a
+     * --duration reached: Ctrl-C, the end of a simulated run, an error */
+    if (pl_cli_isatty(stderr) && frames > 0)
+        fputc('\n', stderr);
     if (st != PL_OK && st != PL_EOVERRUN)
         return pl_cli_fail(cmd, &err);
     print_record(id, &ws, rate, st, &t_start);
