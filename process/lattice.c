@@ -854,16 +854,65 @@ static int cmp_slot(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The contact phases between consecutive slots, as the tops see them:
+ * top[i], low[i] (omega^2 there) and its variance for the interval after
+ * slot i (NAN where slots i and i + 1 are not neighbours), and what
+ * omega^2 gains from a top to the landing after it (A) and to the
+ * landing before it (B) in the measured units, once beta is known. */
+typedef struct {
+    double *top, *low, *low_var, *curv;
+    double A, B;     /* NAN: no beta */
+} tops;
+
+static void tops_free(tops *t)
+{
+    free(t->top);
+    free(t->low);
+    free(t->low_var);
+    free(t->curv);
+}
+
+/* The ratio of impact i from the tops either side (top_shift()): energy
+ * along each contact phase (2.1) takes omega^2 from the top before to the
+ * landing, omega^2 = low + A, and from the landing to the top after,
+ * low' + B, so omega- and omega+ need no instant at all: neither the
+ * decoder's rounding, nor a ringing inside the gap, nor the x^4 of the
+ * arcs moves them.  Each interval's tops come from all its samples. */
+static int tops_ratio(const tops *tp, size_t i, pl_impact *m)
+{
+    if (i == 0 || !tp->top || !isfinite(tp->A) || isnan(tp->top[i - 1]) || isnan(tp->top[i]))
+        return 0;
+    double wm2 = tp->low[i - 1] + tp->A, wp2 = tp->low[i] + tp->B;
+    if (!(wm2 > 0) || !(wp2 > 0) || !isfinite(tp->low_var[i - 1]) ||
+        !isfinite(tp->low_var[i]))
+        return 0;
+    m->omega_minus = sqrt(wm2);
+    m->omega_plus = sqrt(wp2);
+    m->ratio = m->omega_plus / m->omega_minus;
+    m->ratio_se = 0.5 * m->ratio *
+                  sqrt(tp->low_var[i] / (wp2 * wp2) + tp->low_var[i - 1] / (wm2 * wm2));
+    return 1;
+}
+
 /* The impact of slot i at its smoothed angle: the arcs there, the ratio
  * and its standard error (the arcs' own and the instant's share through
  * the kink). */
 static int evaluate(const walk *wk, const slot *s, double th, double var_th,
-                    double interval, pl_impact *m)
+                    double interval, const tops *tp, size_t i, pl_impact *m)
 {
     double from = s->tc - interval;
     double tc = time_of_theta(wk, th, from > 0 ? (size_t)from : 0, 1);
     if (isnan(tc))
         return -1;
+    m->confirmed = s->confirmed;
+    m->interval_s = NAN;
+    if (tops_ratio(tp, i, m)) {
+        /* the time's variance through the mean speed of the tops' arcs */
+        double om = 0.5 * (m->omega_minus + m->omega_plus);
+        m->t_s = tc / wk->rate;
+        m->t_sd_s = sqrt(var_th / (om * om)) / wk->rate;
+        return 0;
+    }
     step_fit f;
     arcs J;
     size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
@@ -881,8 +930,6 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     double dr_du = (f.slope_p - m->ratio * f.slope_m) / wm;
     m->ratio_se = sqrt((f.var_wp + m->ratio * m->ratio * f.var_wm) / (wm * wm) +
                        dr_du * dr_du * var_tc);
-    m->confirmed = s->confirmed;
-    m->interval_s = NAN;
     return 0;
 }
 
@@ -1551,6 +1598,7 @@ typedef struct {
     const slot *v;
     size_t m;
     const double *ths, *vars;
+    const tops *tp;
     pl_impact *imp;     /* imp[i] for slot i */
     char *ok;
 } collect_ctx;
@@ -1563,47 +1611,9 @@ static void evaluate_range(walk *wk, size_t a, size_t b, void *p)
     for (size_t i = a; i < b; i++) {
         double prev = i > 0 ? v[i].tc - v[i - 1].tc : (i + 1 < m ? v[i + 1].tc - v[i].tc : wk->W);
         double next = i + 1 < m ? v[i + 1].tc - v[i].tc : prev;
-        x->ok[i] = evaluate(wk, &v[i], x->ths[i], x->vars[i], fmin(prev, next), &x->imp[i]) == 0;
+        x->ok[i] = evaluate(wk, &v[i], x->ths[i], x->vars[i], fmin(prev, next), x->tp, i,
+                            &x->imp[i]) == 0;
     }
-}
-
-/* The contact phases between consecutive slots, as the tops see them:
- * top[i], low[i] (omega^2 there) and its variance for the interval after
- * slot i (NAN where slots i and i + 1 are not neighbours), and what
- * omega^2 gains from a top to the landing after it (A) and to the
- * landing before it (B) in the measured units, once beta is known. */
-typedef struct {
-    double *top, *low, *low_var, *curv;
-    double A, B;     /* NAN: no beta */
-} tops;
-
-static void tops_free(tops *t)
-{
-    free(t->top);
-    free(t->low);
-    free(t->low_var);
-    free(t->curv);
-}
-
-/* The ratio of impact i from the tops either side (top_shift()): energy
- * along each contact phase (2.1) takes omega^2 from the top before to the
- * landing, omega^2 = low + A, and from the landing to the top after,
- * low' + B, so omega- and omega+ need no instant at all: neither the
- * decoder's rounding, nor a ringing inside the gap, nor the x^4 of the
- * arcs moves them.  Each interval's tops come from all its samples. */
-static void tops_ratio(const tops *tp, size_t i, pl_impact *m)
-{
-    if (i == 0 || !isfinite(tp->A) || isnan(tp->top[i - 1]) || isnan(tp->top[i]))
-        return;
-    double wm2 = tp->low[i - 1] + tp->A, wp2 = tp->low[i] + tp->B;
-    if (!(wm2 > 0) || !(wp2 > 0) || !isfinite(tp->low_var[i - 1]) ||
-        !isfinite(tp->low_var[i]))
-        return;
-    m->omega_minus = sqrt(wm2);
-    m->omega_plus = sqrt(wp2);
-    m->ratio = m->omega_plus / m->omega_minus;
-    m->ratio_se = 0.5 * m->ratio *
-                  sqrt(tp->low_var[i] / (wp2 * wp2) + tp->low_var[i - 1] / (wm2 * wm2));
 }
 
 static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths,
@@ -1615,7 +1625,7 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
     char *ok = calloc(m ? m : 1, 1);
     if (!ok)
         return 0;
-    collect_ctx x = {v, m, ths, vars, imp, ok};
+    collect_ctx x = {v, m, ths, vars, tp, imp, ok};
     for_slots(wk, m, evaluate_range, &x);
     for (size_t i = 0; i < m; i++) {
         st->confirmed += v[i].confirmed;
@@ -1624,10 +1634,8 @@ static size_t collect(const walk *wk, const slot *v, size_t m, const double *ths
             ss += (v[i].theta - ths[i]) * (v[i].theta - ths[i]);
             nss++;
         }
-        if (ok[i]) {
-            tops_ratio(tp, i, &imp[i]);
+        if (ok[i])
             imp[k++] = imp[i];
-        }
     }
     free(ok);
     st->expected = m;
