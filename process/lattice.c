@@ -1578,11 +1578,39 @@ static void remeasure(const walk *wk, slot *v, size_t m)
  * confirmed one is an impact (the prism turned through it); after the
  * last confirmed slot the data may have ended (the prism left the beams,
  * the run was cut), so a slot there needs some evidence of its own. */
+typedef struct {
+    const walk *wk;
+    const slot *seed;
+    slots out;
+    int rc;
+} half_walk;
+
+static void *walk_up(void *p)
+{
+    half_walk *h = p;
+    h->rc = walk_dir(h->wk, h->seed, 1, &h->out);
+    return NULL;
+}
+
+/* The walk both ways from the seed.  Each way depends only on the seed
+ * and the signal, so with more than one thread the way up runs beside
+ * the way down (the same slots on any count). */
 static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
                     size_t *m)
 {
-    if (push(sl, *seed) != 0 || walk_dir(wk, seed, 1, sl) != 0 ||
-        walk_dir(wk, seed, -1, sl) != 0)
+    half_walk up = {wk, seed, {0}, 0};
+    pthread_t tid;
+    int par = wk->threads != 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+              pthread_create(&tid, NULL, walk_up, &up) == 0;
+    int rc = push(sl, *seed) != 0 || walk_dir(wk, seed, -1, sl) != 0;
+    if (par)
+        pthread_join(tid, NULL);
+    else
+        walk_up(&up);
+    for (size_t i = 0; rc == 0 && up.rc == 0 && i < up.out.n; i++)
+        rc = push(sl, up.out.v[i]);
+    free(up.out.v);
+    if (rc != 0 || up.rc != 0)
         return -1;
     qsort(sl->v, sl->n, sizeof *sl->v, cmp_slot);
     size_t b = sl->n;
