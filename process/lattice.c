@@ -276,29 +276,102 @@ static void chol_solve(const double *l, const double *b, double *x)
 /* Fits the arcs over [c-G-WL, c-G) and (c+G, c+G+WR] by least squares in
  * omega^2: the normal equations from the moments of x on each side,
  * solved by GSL's Cholesky on the stack. */
-static int fit_joint2(const walk *wk, size_t c, size_t WL, size_t WR, arcs *f)
+/* The sums the arcs' normal equations need, per side: x^0..x^4 and
+ * omega^2 x^0..x^2, x = theta - ref; with omega^4 and omega over both.
+ * Kept between the re-centrings of one instant (locate()): the windows
+ * then move by a few samples, which are added and taken away, and the
+ * sums are moved to the new centre's angle by the binomial expansion,
+ * instead of every sample being summed again. */
+typedef struct {
+    size_t a[2], b[2];       /* each side's samples [a, b) */
+    double ref;              /* the angle x is measured from */
+    double s[2][5], t[2][3], yy, lv;
+    int valid;
+} moments;
+
+static void moments_add(const walk *wk, moments *mo, int side, size_t k, double sign)
+{
+    double x = wk->theta[k] - mo->ref, v = wk->om[k] * wk->om[k], x2 = x * x;
+    double *sx = mo->s[side], *sy = mo->t[side];
+    sx[0] += sign;
+    sx[1] += sign * x;
+    sx[2] += sign * x2;
+    sx[3] += sign * x2 * x;
+    sx[4] += sign * x2 * x2;
+    sy[0] += sign * v;
+    sy[1] += sign * v * x;
+    sy[2] += sign * v * x2;
+    mo->yy += sign * v * v;
+    mo->lv += sign * wk->om[k];
+}
+
+/* The sums over the windows [aL, bL) and [aR, bR): moved from those kept
+ * when the windows overlap them, summed afresh (about ref) otherwise. */
+static void moments_at(const walk *wk, moments *mo, size_t aL, size_t bL, size_t aR,
+                       size_t bR, double ref)
+{
+    size_t a[2] = {aL, aR}, b[2] = {bL, bR};
+    int reuse = mo->valid;
+    for (int side = 0; reuse && side < 2; side++)
+        reuse = a[side] < mo->b[side] && mo->a[side] < b[side] &&
+                (a[side] > mo->a[side] ? a[side] - mo->a[side] : mo->a[side] - a[side]) +
+                        (b[side] > mo->b[side] ? b[side] - mo->b[side] : mo->b[side] - b[side]) <
+                    (b[side] - a[side]) / 2;
+    if (!reuse) {
+        memset(mo, 0, sizeof *mo);
+        mo->ref = ref;
+        for (int side = 0; side < 2; side++) {
+            for (size_t k = a[side]; k < b[side]; k++)
+                moments_add(wk, mo, side, k, 1);
+            mo->a[side] = a[side];
+            mo->b[side] = b[side];
+        }
+        mo->valid = 1;
+        return;
+    }
+    for (int side = 0; side < 2; side++) {
+        for (size_t k = mo->a[side]; k < a[side]; k++)
+            moments_add(wk, mo, side, k, -1);
+        for (size_t k = a[side]; k < mo->a[side]; k++)
+            moments_add(wk, mo, side, k, 1);
+        for (size_t k = b[side]; k < mo->b[side]; k++)
+            moments_add(wk, mo, side, k, -1);
+        for (size_t k = mo->b[side]; k < b[side]; k++)
+            moments_add(wk, mo, side, k, 1);
+        mo->a[side] = a[side];
+        mo->b[side] = b[side];
+    }
+}
+
+/* Fits the arcs over [c-G-WL, c-G) and (c+G, c+G+WR] by least squares in
+ * omega^2: the normal equations from the moments of x = theta - theta(c)
+ * on each side (kept in *mo, or summed here when mo is NULL), solved by
+ * GSL's Cholesky on the stack. */
+static int fit_joint2(const walk *wk, size_t c, size_t WL, size_t WR, moments *mo, arcs *f)
 {
     size_t G = wk->G;
     *f = (arcs){.wk = wk, .c = c, .th_c = wk->theta[c], .m = WL + WR};
-    const double *y = wk->om, *th = wk->theta;
-    /* per side: sums of x^0..x^4 and of y x^0..x^2 */
-    double sx[2][5] = {{0}}, sy[2][3] = {{0}}, yy = 0, lv = 0;
-    for (int side = 0; side < 2; side++)
-        for (size_t i = 0; i < (side ? WR : WL); i++) {
-            size_t k = side ? c + G + 1 + i : c - G - WL + i;
-            double x = th[k] - f->th_c, v = y[k] * y[k], x2 = x * x;
-            sx[side][0] += 1;
-            sx[side][1] += x;
-            sx[side][2] += x2;
-            sx[side][3] += x2 * x;
-            sx[side][4] += x2 * x2;
-            sy[side][0] += v;
-            sy[side][1] += v * x;
-            sy[side][2] += v * x2;
-            yy += v * v;
-            lv += y[k];
-        }
-    f->level = lv / (double)(WL + WR);
+    moments own;
+    if (!mo) {
+        own.valid = 0;
+        mo = &own;
+    }
+    moments_at(wk, mo, c - G - WL, c - G, c + G + 1, c + G + 1 + WR, f->th_c);
+    /* the sums about theta(c): x' = x - d */
+    double d = f->th_c - mo->ref, d2 = d * d, sx[2][5], sy[2][3];
+    for (int side = 0; side < 2; side++) {
+        const double *S = mo->s[side], *T = mo->t[side];
+        sx[side][0] = S[0];
+        sx[side][1] = S[1] - d * S[0];
+        sx[side][2] = S[2] - 2 * d * S[1] + d2 * S[0];
+        sx[side][3] = S[3] - 3 * d * S[2] + 3 * d2 * S[1] - d2 * d * S[0];
+        sx[side][4] = S[4] - 4 * d * S[3] + 6 * d2 * S[2] - 4 * d2 * d * S[1] + d2 * d2 * S[0];
+        sy[side][0] = T[0];
+        sy[side][1] = T[1] - d * T[0];
+        sy[side][2] = T[2] - 2 * d * T[1] + d2 * T[0];
+    }
+    double yy = mo->yy;
+    f->level = mo->lv / (double)(WL + WR);
     /* columns: 1_L, x_L, 1_R, x_R, x^2 */
     double A[25] = {
         sx[0][0], sx[0][1], 0, 0, sx[0][2],
@@ -324,7 +397,7 @@ static int fit_joint2(const walk *wk, size_t c, size_t WL, size_t WR, arcs *f)
 
 static int fit_joint(const walk *wk, size_t c, size_t W, arcs *f)
 {
-    return fit_joint2(wk, c, W, W, f);
+    return fit_joint2(wk, c, W, W, NULL, f);
 }
 
 /* The arcs (the velocities either side) at u samples from the centre:
@@ -367,13 +440,13 @@ typedef struct {
  * fixes the shared curvature that a short one cannot (a last impact 5 ms
  * before the end, fitted on 4 ms either side, was placed 0.3 ms early
  * and its step lost). */
-static int fit_arcs_at(const walk *wk, size_t c, size_t W, arcs *J)
+static int fit_arcs_at(const walk *wk, size_t c, size_t W, moments *mo, arcs *J)
 {
     size_t G = wk->G;
     if (c < wk->release + G + 4 || c + G + 5 > wk->end)
         return -1;
     size_t WL = c - wk->release - G, WR = wk->end - c - G - 1;
-    return fit_joint2(wk, c, WL < W ? WL : W, WR < W ? WR : W, J);
+    return fit_joint2(wk, c, WL < W ? WL : W, WR < W ? WR : W, mo, J);
 }
 
 /* What is known of the arcs J (centred on sample c) at u samples from c. */
@@ -403,12 +476,12 @@ static void arcs_eval(const arcs *J, size_t G, double u, step_fit *f)
  * The right-hand side is piecewise linear in u; of its crossings the one
  * where the left arc lies above the right is the step.  Returns 0, or -1
  * when the windows leave the data or no crossing has the arcs that way. */
-static int fit_arcs(const walk *wk, size_t c, size_t W, step_fit *f)
+static int fit_arcs(const walk *wk, size_t c, size_t W, moments *mo, step_fit *f)
 {
     enum { GMAX = 512 };
     size_t G = wk->G;
     arcs J;
-    if (G > GMAX || fit_arcs_at(wk, c, W, &J) != 0)
+    if (G > GMAX || fit_arcs_at(wk, c, W, mo, &J) != 0)
         return -1;
     double D[2 * GMAX + 1], rest = 0;   /* D: left minus right arc a sample */
     for (size_t i = 0; i <= 2 * G; i++) {
@@ -476,6 +549,7 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
     size_t W = arc_window_at(wk, interval, c);
     double tol = fmax(1.0, 0.1 * (double)wk->G), still = fmax(0.2, 0.05 * (double)wk->G),
            prev = NAN;
+    moments mo = {.valid = 0};
     for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
@@ -485,7 +559,7 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
          * hopping between two centres for ever). */
         size_t ci = (size_t)llround(c), Wc = arc_window_at(wk, interval, c);
         W = Wc < W ? Wc : W;
-        if (fit_arcs(wk, ci, W, f) != 0)
+        if (fit_arcs(wk, ci, W, &mo, f) != 0)
             return -1;
         int near = fabs(f->tc - (double)ci) <= tol;
         if (near && fabs(f->tc - c) <= still)
@@ -497,7 +571,7 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
         if (near && !isnan(prev) && fabs(f->tc - prev) <= still) {
             double mid = 0.5 * (f->tc + c);
             size_t Wm = arc_window_at(wk, interval, mid);
-            return fit_arcs(wk, (size_t)llround(mid), Wm < W ? Wm : W, f);
+            return fit_arcs(wk, (size_t)llround(mid), Wm < W ? Wm : W, &mo, f);
         }
         prev = c;
         c = f->tc;
@@ -569,7 +643,7 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
      * to settle on: one fit at the prediction then says whether a step is
      * there (the passes after the ringing locate it again). */
     if (!found && !has_d)
-        found = fit_arcs(wk, (size_t)llround(tp), arc_window_at(wk, interval, tp), &f) == 0;
+        found = fit_arcs(wk, (size_t)llround(tp), arc_window_at(wk, interval, tp), NULL, &f) == 0;
     if (!found || fabs(f.tc - tp) > half + (double)wk->G)
         return;
     if (!has_d) {
@@ -916,7 +990,7 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     step_fit f;
     arcs J;
     size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
-    if (fit_arcs_at(wk, c, W, &J) != 0)
+    if (fit_arcs_at(wk, c, W, NULL, &J) != 0)
         return -1;
     arcs_eval(&J, wk->G, tc - (double)c, &f);
     double wm = f.wm, wp = f.wp;
