@@ -1801,12 +1801,19 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *l
         yy += y * y;
     }
     double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
+    /* Positive definite by its leading minors (Sylvester) before GSL sees
+     * it: its error handler is one for the whole process, and this runs on
+     * several threads, so it is neither called on a singular matrix nor
+     * switched off and on here. */
+    double m2 = A[0] * A[4] - A[1] * A[1],
+           m3 = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+                A[2] * (A[3] * A[7] - A[4] * A[6]);
+    if (!(A[0] > 0) || !(m2 > 1e-12 * A[0] * A[4]) || !(m3 > 1e-12 * A[0] * A[4] * A[8]))
+        return NAN;
     gsl_matrix_view M = gsl_matrix_view_array(A, 3, 3);
     gsl_vector_view yv = gsl_vector_view_array(Y, 3), cv = gsl_vector_view_array(c, 3);
-    gsl_error_handler_t *h = gsl_set_error_handler_off();
     int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
               gsl_linalg_cholesky_solve(&M.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS;
-    gsl_set_error_handler(h);
     if (bad || !(c[2] > 0))
         return NAN;
     double top = tm - c[1] / (2 * c[2]);
@@ -1817,9 +1824,7 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *l
     double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])}, z[3];
     gsl_vector_view gv = gsl_vector_view_array(g, 3), zv = gsl_vector_view_array(z, 3);
     double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2]));
-    h = gsl_set_error_handler_off();
     bad = gsl_linalg_cholesky_solve(&M.matrix, &gv.vector, &zv.vector) != GSL_SUCCESS;
-    gsl_set_error_handler(h);
     *low_var = bad ? INFINITY : rss / (S[0] - 3) * (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
@@ -1916,6 +1921,28 @@ static int energy_fit(const double *top, const double *low, const double *curv, 
  * (top-mean + beta - instant) / omega is that lag, and it moves every
  * smoothed angle (ths) by omega times it.  Returns the shift in samples
  * (0 when fewer than 8 slots have tops both sides). */
+typedef struct {
+    const slot *v;
+    size_t m;
+    tops *tp;
+} tops_ctx;
+
+/* The tops of the intervals after slots [a, b). */
+static void tops_range(walk *wk, size_t a, size_t b, void *p)
+{
+    const tops_ctx *x = p;
+    const slot *v = x->v;
+    tops *tp = x->tp;
+    for (size_t i = a; i < b; i++) {
+        double lo = ceil(v[i].tc) + (double)wk->G + 1,
+               hi = i + 1 < x->m ? floor(v[i + 1].tc) - (double)wk->G : 0;
+        tp->top[i] = i + 1 < x->m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo
+                         ? arc_top(wk, (size_t)lo, (size_t)hi, &tp->low[i], &tp->low_var[i],
+                                   &tp->curv[i])
+                         : NAN;
+    }
+}
+
 static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double beta,
                         tops *tp, pl_lattice_stats *st)
 {
@@ -1933,14 +1960,8 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
         return 0;
     }
     double *top = tp->top;
-    for (size_t i = 0; i < m; i++) {
-        double a = ceil(v[i].tc) + (double)wk->G + 1,
-               b = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0;
-        top[i] = i + 1 < m && v[i + 1].k == v[i].k + 1 && a > 0 && b > a
-                     ? arc_top(wk, (size_t)a, (size_t)b, &tp->low[i], &tp->low_var[i],
-                               &tp->curv[i])
-                     : NAN;
-    }
+    tops_ctx tc = {v, m, tp};
+    for_slots(wk, m, tops_range, &tc);
     /* theta is measured in the calibration's units: a scale off by a per
      * cent stretches the lattice and beta alike, and the tops' spacing
      * (2 pi / N in truth) says by how much */
