@@ -7,6 +7,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,8 +246,23 @@ static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
     }
 }
 
+/* One channel's hum, for the channels' own threads. */
+typedef struct {
+    double *v;
+    size_t n, L;
+    double rate, f, offset, amp1;
+    int rc;
+} hum_job;
+
+static void *hum_run(void *p)
+{
+    hum_job *j = p;
+    j->rc = remove_hum(j->v, j->n, j->L, j->rate, j->f, &j->offset, &j->amp1);
+    return NULL;
+}
+
 pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
-                          size_t lead, size_t from, double *omega_c,
+                          size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err)
 {
     memset(rep, 0, sizeof *rep);
@@ -257,11 +273,25 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
      * offsets only. */
     if (lead >= (size_t)(0.1 * rate)) {
         rep->hum_hz = mains_frequency(v, lead, rate);
+        /* the channels are independent: the second on a thread of its own
+         * (the whole run is swept once per harmonic) */
+        hum_job job[2];
         for (int c = 0; c < 2; c++)
-            if (remove_hum(v[c], n, lead, rate, rep->hum_hz, &rep->offset_mps[c],
-                           &rep->hum_amp_mps[c]) != 0)
+            job[c] = (hum_job){v[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
+        pthread_t tid;
+        int par = threads != 1 && pthread_create(&tid, NULL, hum_run, &job[1]) == 0;
+        hum_run(&job[0]);
+        if (par)
+            pthread_join(tid, NULL);
+        else
+            hum_run(&job[1]);
+        for (int c = 0; c < 2; c++) {
+            if (job[c].rc != 0)
                 return pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu "
                                   "samples", lead);
+            rep->offset_mps[c] = job[c].offset;
+            rep->hum_amp_mps[c] = job[c].amp1;
+        }
         if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
             rep->hum_hz = 0;
     } else if (lead > 0) {

@@ -44,9 +44,11 @@ typedef struct {
 
 /* Cleans v[0], v[1] (m/s, n samples at rate Hz) in place as above, the
  * lead-in being samples [0, lead) and the motion [from, n).  omega_c
- * (n values) receives the combined rotary speed.  PL_ENOMEM only. */
+ * (n values) receives the combined rotary speed.  threads: 1 keeps to the
+ * caller's thread, else the channels' hum goes to two (the same result).
+ * PL_ENOMEM only. */
 pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
-                          size_t lead, size_t from, double *omega_c,
+                          size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err);
 
 #endif

@@ -179,7 +179,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
         warn(r, "lead-in before the release is only %.3f s: offsets and hum from "
              "too little quiet signal", (double)lead / rate);
     double *v[2] = {r->vp1, r->vp2}, h[2] = {h1, h2};
-    st = pl_frontend_run(v, n, rate, h, lead, w.release, omc, &r->front, err);
+    st = pl_frontend_run(v, n, rate, h, lead, w.release, omc, cfg->threads, &r->front, err);
     if (st != PL_OK)
         return st;
     r->front.offset_mps[0] += o1;
