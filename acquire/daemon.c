@@ -22,7 +22,9 @@
  * has bounded buffers: a client that trickles, stalls or never reads can
  * delay nothing but itself, and is dropped after CLIENT_TIMEOUT_S or when
  * its line outgrows the buffer. */
-enum { MAX_CLIENTS = 8, LINE_MAX_ = 128, REPLY_MAX = 512, STREAM_BUF = 65536 };
+/* At most MAX_STREAMS of the connections stream, so that commands (a
+ * stop, say) always find a slot however many viewers are open. */
+enum { MAX_CLIENTS = 8, MAX_STREAMS = 6, LINE_MAX_ = 128, REPLY_MAX = 512, STREAM_BUF = 65536 };
 #define CLIENT_TIMEOUT_S 2.0
 
 typedef struct {
@@ -454,6 +456,10 @@ static void command(daemon_t *d, client *c, const char *cmd)
             reply(c, "ok idle");
         }
     } else if (!strcmp(cmd, "stream")) {
+        if (d->n_streams >= MAX_STREAMS) {
+            reply(c, "error stream: %d viewers already stream from this daemon", MAX_STREAMS);
+            return;
+        }
         if (!c->sbuf && !(c->sbuf = malloc(STREAM_BUF))) {
             reply(c, "error stream: out of memory");
             return;

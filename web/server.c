@@ -801,7 +801,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         while ((nl = memchr(s->in, '\n', s->in_len))) {
             size_t k = (size_t)(nl - s->in);
             const char *ev = s->in[0] == 'D' ? "data" : s->in[0] == 'S' ? "status"
-                           : s->in[0] == 'G' ? "gap" : "reply";
+                           : s->in[0] == 'G' ? "gap" : s->in[0] == 'e' ? "nodaemon" : "reply";
             if (out + k + 32 > max)
                 return out ? (ssize_t)out : MHD_CONTENT_READER_END_WITH_ERROR;
             out += (size_t)snprintf(buf + out, max - out, "event: %s\ndata: ", ev);

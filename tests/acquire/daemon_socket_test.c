@@ -247,6 +247,17 @@ static void test_streams_are_bounded(void **state)
     int small = 4096;
     setsockopt(fd[3], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     char r[256];
+    /* 2 more streams make 6; a seventh is refused, commands still go */
+    int more[2];
+    for (int i = 0; i < 2; i++) {
+        more[i] = connect_to(f->sock);
+        assert_int_equal(send(more[i], "stream\n", 7, MSG_NOSIGNAL), 7);
+    }
+    pause_s(0.2);
+    ask(f->sock, "stream", r, sizeof r);
+    assert_non_null(strstr(r, "error stream: 6 viewers already stream"));
+    for (int i = 0; i < 2; i++)
+        close(more[i]);
     ask(f->sock, "start", r, sizeof r);
     assert_non_null(strstr(r, "ok recording run=1"));
     enum { CAP = 8 << 20 };
