@@ -103,7 +103,7 @@ int pl_cmd_dimer(int argc, char **argv)
                       "the lower tip over the plate's mean (default 0.25 mm)"),
         PL_OPT_DOUBLE("theta0-deg", &th, -89, 89, "T", "the start angle (default 5)"),
         PL_OPT_DOUBLE("duration", &p.duration, 0.01, 3600, "S", "simulated time (default 4)"),
-        PL_OPT_DOUBLE("dt", &p.dt, 1e-7, 1e-3, "S", "the integrator's step (default 1e-5)"),
+        PL_OPT_DOUBLE("dt", &p.dt, 1e-7, 1e-2, "S", "the integrator's longest step (default 5e-4)"),
         PL_OPT_DOUBLE("dist-exp", &p.dist_exp, 1e-3, 0.999, "X",
                       "the distributing law's exponent on the energy ratio\n"
                       "(3/5 for Hertz contacts)"),

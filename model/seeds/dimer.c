@@ -2,6 +2,9 @@
  * docs/dimer.md. */
 #include "model/seeds/dimer.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,8 @@ void pl_dimer_params_default(pl_dimer_params *p)
     p->dist_exp = 0.6;
     p->v_rest = 1e-3;
     p->duration = 4;
-    p->dt = 1e-5;
+    p->dt = 5e-4;
+    p->tol = 1e-10;
 }
 
 const char *pl_dimer_mode_name(pl_dimer_mode m)
@@ -65,8 +69,10 @@ pl_status pl_dimer_geometry_of(const pl_dimer_params *p, pl_dimer_geometry *g,
          "must lie in (0, 1): eta/(eta + 1) for a contact force ~ deformation^eta "
          "(3/5 for Hertz; the paper's printed 5/3 is its reciprocal)", p->dist_exp);
     NEED(p->v_rest >= 0, "dimer: v_rest must be >= 0");
-    NEED(p->duration > 0 && p->dt > 0 && p->dt < 1e-2, "dimer: duration and "
-         "time step (< 10 ms) must be > 0");
+    NEED(p->duration > 0 && p->dt > 0 && p->dt <= 1e-2, "dimer: duration and "
+         "the longest step (<= 10 ms) must be > 0");
+    NEED(p->tol >= 1e-14 && p->tol <= 1e-4, "dimer: the integrator's tolerance "
+         "%g must lie in [1e-14, 1e-4]", p->tol);
 #undef NEED
     g->r = p->r;
     g->l = 2 * (p->Ar - 1) * p->r;
@@ -453,7 +459,7 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
             pscale = fmax(pscale, -u[i] / w[i][i]);
     if (pscale == 0)
         return PL_OK;
-    double h = pscale / 4000;
+    double h = pscale / 500;
     for (int step = 0; step < 400000; step++) {
         int active[2];
         for (int i = 0; i < 2; i++)
@@ -604,12 +610,11 @@ static int case_unknowns(const double W[4][4], const int act[2],
 
 /* The contact forces Fc (n1, n2, t1, t2) when exactly the tips in act
  * push, with the modes stick and slip (H: the accelerations of the four
- * rows without contact forces, ypa the plate's).  Returns 1 when the case
- * holds: it has a solution, every pushing tip pushes and no closed tip
- * that does not push sinks. */
-static int contact_case(const sim *s, const double W[4][4], const double H[4],
-                        double ypa, const int act[2], const int stick[2],
-                        const double slip[2], double Fc[4])
+ * rows without contact forces, ypa the plate's), whatever their signs.
+ * Returns 1 when the system has a solution. */
+static int case_forces(const sim *s, const double W[4][4], const double H[4],
+                       double ypa, const int act[2], const int stick[2],
+                       const double slip[2], double Fc[4])
 {
     const pl_dimer_params *p = s->p;
     int un[4], nn, combined;
@@ -642,8 +647,20 @@ static int contact_case(const sim *s, const double W[4][4], const double H[4],
     for (int i = 0; i < 2; i++)
         if (act[i] && !stick[i])
             Fc[2 + i] = -p->mu_c * slip[i] * Fc[i];
-    for (int e = 0; e < nn; e++)
-        if (Fc[un[e]] < 0)
+    return 1;
+}
+
+/* case_forces when the case holds: it has a solution, every pushing tip
+ * pushes and no closed tip that does not push sinks. */
+static int contact_case(const sim *s, const double W[4][4], const double H[4],
+                        double ypa, const int act[2], const int stick[2],
+                        const double slip[2], double Fc[4])
+{
+    const pl_dimer_params *p = s->p;
+    if (!case_forces(s, W, H, ypa, act, stick, slip, Fc))
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (act[i] && Fc[i] < 0)
             return 0;
     /* a closed tip that does not push must not sink */
     for (int i = 0; i < 2; i++)
@@ -655,6 +672,42 @@ static int contact_case(const sim *s, const double W[4][4], const double H[4],
                 return 0;
         }
     return 1;
+}
+
+/* The terms of the local dynamics at (t, q, v): H the accelerations of
+ * the rows n1, n2, t1, t2 without contact forces, W = K M^-1 K^T, K, and
+ * the plate's acceleration. */
+static void local_terms(const sim *s, double t, const double q[3],
+                        const double v[3], double H[4], double W[4][4],
+                        double k[4][3], double *ypa)
+{
+    double th = q[2], w = v[2], h = s->g.l / 2;
+    double sn = sin(th), cs = cos(th), g = s->p->g;
+    H[0] = -g + h * sn * w * w;
+    H[1] = -g - h * sn * w * w;
+    H[2] = h * cs * w * w;
+    H[3] = -h * cs * w * w;
+    kmat(&s->g, th, k);
+    double mi[3] = {1 / s->g.M, 1 / s->g.M, 1 / s->g.J};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            W[i][j] = k[i][0] * mi[0] * k[j][0] + k[i][1] * mi[1] * k[j][1] +
+                      k[i][2] * mi[2] * k[j][2];
+    *ypa = plate_a(s, t);
+}
+
+/* The generalized accelerations under the contact forces F. */
+static void accel_of(const sim *s, const double k[4][3], const double F[4],
+                     double acc[3])
+{
+    double mi[3] = {1 / s->g.M, 1 / s->g.M, 1 / s->g.J};
+    for (int c = 0; c < 3; c++) {
+        double gen = 0;
+        for (int i = 0; i < 4; i++)
+            gen += k[i][c] * F[i];
+        acc[c] = gen * mi[c];
+    }
+    acc[1] -= s->p->g;
 }
 
 /* The friction cones of the sticking tips under the forces F: a tip whose
@@ -688,21 +741,16 @@ static int cones_slip(const pl_dimer_params *p, const int push[2],
  * sticking tip's whatever keeps its tangential acceleration zero if that
  * lies inside mu_s F_n (the correlative coefficient (3.1)), else it
  * slides the way it is pushed.  acc receives the generalized
- * accelerations; stick and slip are updated to the modes the cones
- * settled on, and push says which tips push (closed tips that do not are
- * lifting off). */
+ * accelerations and F_out (when not NULL) the forces; stick and slip are
+ * updated to the modes the cones settled on, and push says which tips
+ * push (closed tips that do not are lifting off). */
 static void contact_accel(const sim *s, double t, const double q[3],
                           const double v[3], int stick[2], double slip[2],
-                          int push[2], double acc[3])
+                          int push[2], double acc[3], double F_out[4])
 {
     const pl_dimer_params *p = s->p;
-    double th = q[2], w = v[2], h = s->g.l / 2;
-    double H[4] = {-p->g + h * sin(th) * w * w, -p->g - h * sin(th) * w * w,
-                   h * cos(th) * w * w, -h * cos(th) * w * w};
-    double W[4][4], k[4][3], F[4] = {0, 0, 0, 0};
-    pl_dimer_local_matrix(&s->g, th, W);
-    kmat(&s->g, th, k);
-    double ypa = plate_a(s, t);
+    double H[4], W[4][4], k[4][3], F[4] = {0, 0, 0, 0}, ypa;
+    local_terms(s, t, q, v, H, W, k, &ypa);
     push[0] = push[1] = 0;
     int nc = s->closed[0] + s->closed[1];
     for (int attempt = 0; nc > 0 && attempt < 8; attempt++) {
@@ -723,39 +771,9 @@ static void contact_accel(const sim *s, double t, const double q[3],
         if (!found || !cones_slip(p, push, F, stick, slip))
             break;
     }
-    double mi[3] = {1 / s->g.M, 1 / s->g.M, 1 / s->g.J};
-    for (int c = 0; c < 3; c++) {
-        double gen = 0;
-        for (int i = 0; i < 4; i++)
-            gen += k[i][c] * F[i];
-        acc[c] = gen * mi[c];
-    }
-    acc[1] -= p->g;
-}
-
-/* One RK4 step of the smooth motion with the contact modes fixed. */
-static void rk4(sim *s, double dt, int stick[2], double slip[2], int push[2])
-{
-    double q0[3], v0[3], kq[4][3], kv[4][3], qs[3], vs[3];
-    memcpy(q0, s->q, sizeof q0);
-    memcpy(v0, s->v, sizeof v0);
-    static const double c[4] = {0, 0.5, 0.5, 1};
-    for (int st = 0; st < 4; st++) {
-        for (int i = 0; i < 3; i++) {
-            qs[i] = q0[i] + (st ? c[st] * dt * kq[st - 1][i] : 0);
-            vs[i] = v0[i] + (st ? c[st] * dt * kv[st - 1][i] : 0);
-        }
-        memcpy(kq[st], vs, sizeof vs);
-        int pu[2];
-        contact_accel(s, s->t + c[st] * dt, qs, vs, stick, slip, pu, kv[st]);
-        if (st == 0)
-            memcpy(push, pu, sizeof pu);
-    }
-    for (int i = 0; i < 3; i++) {
-        s->q[i] = q0[i] + dt / 6 * (kq[0][i] + 2 * kq[1][i] + 2 * kq[2][i] + kq[3][i]);
-        s->v[i] = v0[i] + dt / 6 * (kv[0][i] + 2 * kv[1][i] + 2 * kv[2][i] + kv[3][i]);
-    }
-    s->t += dt;
+    accel_of(s, k, F, acc);
+    if (F_out)
+        memcpy(F_out, F, sizeof F);
 }
 
 /* Holds the closed tips on the plate: positions (one tip: the height;
@@ -840,105 +858,6 @@ static void release(sim *s)
     s->q[1] = p->h0 + s->g.r + h * sin(fabs(p->theta0));
 }
 
-/* s0 stepped by dt into s with s0's contact modes; stick, slip and push
- * receive the modes the forces settled on. */
-static void step_from(sim *s, const sim *s0, double dt, int stick[2],
-                      double slip[2], int push[2])
-{
-    *s = *s0;
-    stick[0] = s0->stick[0];
-    stick[1] = s0->stick[1];
-    slip[0] = s0->slip[0];
-    slip[1] = s0->slip[1];
-    rk4(s, dt, stick, slip, push);
-}
-
-/* Whether an event lies within dt of s0 (u0: its relative velocities):
- * an open tip under the plate, a sliding closed tip's tangential
- * velocity through zero. */
-static int event_within(const sim *s0, const double u0[4], double dt)
-{
-    sim sm;
-    int stick[2], push[2];
-    double slip[2], um[4];
-    step_from(&sm, s0, dt, stick, slip, push);
-    rel_vel(&sm, sm.q, sm.v, sm.t, um);
-    int ev = 0;
-    for (int i = 0; i < 2; i++) {
-        if (!s0->closed[i] && gap(&sm, sm.q, sm.t, i) < 0)
-            ev = 1;
-        if (s0->closed[i] && !s0->stick[i] && u0[2 + i] * um[2 + i] < 0)
-            ev = 1;
-    }
-    return ev;
-}
-
-/* The events of the step from s0 to s: *hit an open tip reaching the
- * plate, *zero a sliding closed tip's tangential velocity vanishing (-1:
- * none).  When there is one, s (and stick, slip, push) is stepped again
- * to the first, found by bisection of the step. */
-static void locate_event(sim *s, const sim *s0, double step, int stick[2],
-                         double slip[2], int push[2], int *hit, int *zero)
-{
-    double u0[4], u1[4];
-    rel_vel(s0, s0->q, s0->v, s0->t, u0);
-    rel_vel(s, s->q, s->v, s->t, u1);
-    *hit = *zero = -1;
-    for (int i = 0; i < 2; i++) {
-        if (!s0->closed[i] && gap(s, s->q, s->t, i) < 0)
-            *hit = i;
-        if (s0->closed[i] && !s0->stick[i] && push[i] && u0[2 + i] * u1[2 + i] < 0)
-            *zero = i;
-    }
-    if (*hit < 0 && *zero < 0)
-        return;
-    double lo = 0, hi = step;
-    for (int it = 0; it < 60 && hi - lo > 1e-13; it++) {
-        double mid = 0.5 * (lo + hi);
-        if (event_within(s0, u0, mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    step_from(s, s0, hi, stick, slip, push);
-    rel_vel(s, s->q, s->v, s->t, u1);
-    /* which event is it */
-    *hit = *zero = -1;
-    for (int i = 0; i < 2; i++) {
-        if (!s0->closed[i] && gap(s, s->q, s->t, i) < 1e-12)
-            *hit = i;
-        if (s0->closed[i] && !s0->stick[i] && u0[2 + i] * u1[2 + i] <= 0)
-            *zero = i;
-    }
-}
-
-/* The contact modes the forces settled on; a stick tried at a zero of the
- * sliding velocity counts once the cone held it for a step.  A closed tip
- * that no longer pushes and has left the plate lifts off; a tip whose
- * sliding velocity reached zero (zero >= 0) tries to stick. */
-static void settle_modes(sim *s, const int stick[2], const double slip[2],
-                         const int push[2], int zero, int trial[2],
-                         pl_dimer_result *res)
-{
-    for (int i = 0; i < 2; i++) {
-        if (s->closed[i]) {
-            if (trial[i] && stick[i])
-                res->stick_events++;
-            trial[i] = 0;
-            s->stick[i] = stick[i];
-            s->slip[i] = slip[i];
-            if (!push[i] && gap(s, s->q, s->t, i) > 0) {
-                s->closed[i] = 0;   /* lifted off */
-                s->stick[i] = 0;
-            }
-        }
-    }
-    if (zero >= 0 && s->closed[zero]) {
-        s->stick[zero] = 1;     /* tried; the cone decides next step */
-        trial[zero] = 1;
-    }
-}
-
 /* An impact of the tips in (u: the relative velocities before it, after
  * it on return), hit the tip that arrived; counted says whether it counts
  * among the last cycles' hits.  The tips that come out slower than v_rest
@@ -1012,6 +931,315 @@ static pl_status arrive(sim *s, int hit, int in_window, double v_sig,
     return PL_OK;
 }
 
+/* --- the smooth phases: adaptive steps between located events ------------ */
+
+/* Between two events the contact modes are held: the closed tips push,
+ * the sticking ones stick, the sliding ones slide their way.  The motion
+ * is then smooth and GSL's Runge-Kutta-Prince-Dormand 8(9) takes steps as
+ * long as its error control allows (up to max_step); an event - a tip
+ * reaching the plate, a closed tip's normal force or a sticking tip's
+ * friction margin or a sliding tip's velocity through zero - is found by
+ * the sign of its function at the step's end and located inside the step
+ * by the Illinois method on the step's length. */
+typedef struct {
+    sim *s;
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_step *st;
+    gsl_odeiv2_control *con;
+    gsl_odeiv2_evolve *ev;
+    double h;                   /* the next step the control proposes */
+    double max_step;
+    double cap;                 /* the next step's limit after an impact */
+} integ;
+
+/* The forces with the modes held, whatever their signs (F), and the
+ * generalized accelerations (H and W: the local terms, local_terms).  A case without a solution (a degenerate
+ * configuration) takes the modes the complementarity settles on. */
+static void held_forces(const sim *s, double t, const double q[3],
+                        const double v[3], double F[4], double acc[3],
+                        double H[4], double W[4][4])
+{
+    double k[4][3], ypa;
+    local_terms(s, t, q, v, H, W, k, &ypa);
+    if (case_forces(s, W, H, ypa, s->closed, s->stick, s->slip, F)) {
+        accel_of(s, k, F, acc);
+        return;
+    }
+    int stick[2] = {s->stick[0], s->stick[1]}, push[2];
+    double slip[2] = {s->slip[0], s->slip[1]};
+    contact_accel(s, t, q, v, stick, slip, push, acc, F);
+}
+
+static int rhs(double t, const double y[], double dydt[], void *par)
+{
+    const sim *s = par;
+    double F[4], H[4], W[4][4];
+    memcpy(dydt, y + 3, 3 * sizeof *y);
+    held_forces(s, t, y, y + 3, F, dydt + 3, H, W);
+    return GSL_SUCCESS;
+}
+
+/* The event functions at (t, y), positive while the modes hold: ev[i]
+ * tip i's gap when open, its normal force when closed; ev[2 + i] a
+ * closed sliding tip's velocity along its sliding direction, a closed
+ * sticking tip's friction margin mu_s F_n - |F_t| (of the sums when both
+ * share one tangential force), else 1.  rate[k]: the time derivative
+ * of a gap or of a sliding velocity, NAN for the others. */
+static void event_values(const sim *s, double t, const double y[6], double ev[4],
+                         double rate[4])
+{
+    double F[4], acc[3], u[4], H[4], W[4][4];
+    held_forces(s, t, y, y + 3, F, acc, H, W);
+    rel_vel(s, y, y + 3, t, u);
+    int shared = s->closed[0] && s->closed[1] && s->stick[0] && s->stick[1] &&
+                 fabs(F[2] - F[3]) < 1e-12 * (fabs(F[2]) + 1e-300);
+    for (int i = 0; i < 2; i++) {
+        if (!s->closed[i]) {
+            /* under the plate by rounding but leaving it: no event */
+            ev[i] = gap(s, y, t, i);
+            if (ev[i] < 0 && u[i] >= 0)
+                ev[i] = 0;
+            ev[2 + i] = 1;
+            rate[i] = u[i];
+            rate[2 + i] = NAN;
+            continue;
+        }
+        ev[i] = F[i];
+        rate[i] = rate[2 + i] = NAN;
+        if (!s->stick[i]) {
+            double at = H[2 + i];
+            for (int j = 0; j < 4; j++)
+                at += W[2 + i][j] * F[j];
+            ev[2 + i] = s->slip[i] * u[2 + i];
+            rate[2 + i] = s->slip[i] * at;
+        } else if (shared)
+            ev[2 + i] = s->p->mu_s * (F[0] + F[1]) - fabs(F[2] + F[3]);
+        else
+            ev[2 + i] = s->p->mu_s * F[i] - fabs(F[2 + i]);
+    }
+}
+
+/* Whether event k happened between values a (start) and b (end): it
+ * ends negative, from a non-negative start or deeper than it began. */
+static int fired(double a, double b)
+{
+    return b < 0 && (a >= 0 || b < a);
+}
+
+/* y0 at t0 stepped by tau with the modes held, into y; its events into ev. */
+static void step_by(integ *g, double t0, const double y0[6], double tau,
+                    double y[6], double ev[4])
+{
+    double yerr[6], rate[4];
+    memcpy(y, y0, 6 * sizeof *y);
+    gsl_odeiv2_step_apply(g->st, t0, tau, y, yerr, NULL, NULL, &g->sys);
+    event_values(g->s, t0 + tau, y, ev, rate);
+}
+
+/* The first event of the step of length *h from (t0, y0) (e0 its events
+ * there; y and e1 the state and events at its end): each event that fired
+ * is located by the Illinois method to 1e-13 s and the earliest kept;
+ * *h, y and e1 are moved just past it. */
+static void locate(integ *g, double t0, const double y0[6], const double e0[4],
+                   double *h, double y[6], double e1[4])
+{
+    for (int changed = 1, pass = 0; changed && pass < 8; pass++) {
+        changed = 0;
+        for (int k = 0; k < 4; k++) {
+            if (!fired(e0[k], e1[k]))
+                continue;
+            if (e0[k] < 0) {
+                /* already deepening from the start: it is now */
+                *h = 0;
+                memcpy(y, y0, 6 * sizeof *y);
+                memcpy(e1, e0, 4 * sizeof *e1);
+                return;
+            }
+            double a = 0, fa = e0[k], b = *h, fb = e1[k];
+            double yb[6], eb[4], yc[6], ec[4];
+            memcpy(yb, y, sizeof yb);
+            memcpy(eb, e1, sizeof eb);
+            int side = 0;
+            for (int it = 0; it < 100 && b - a > 1e-13; it++) {
+                double c = (a * fb - b * fa) / (fb - fa);
+                if (!(c > a && c < b))
+                    c = 0.5 * (a + b);
+                step_by(g, t0, y0, c, yc, ec);
+                if (ec[k] < 0) {
+                    b = c;
+                    fb = ec[k];
+                    memcpy(yb, yc, sizeof yb);
+                    memcpy(eb, ec, sizeof eb);
+                    if (side == -1)
+                        fa *= 0.5;
+                    side = -1;
+                } else {
+                    a = c;
+                    fa = ec[k];
+                    if (side == 1)
+                        fb *= 0.5;
+                    side = 1;
+                }
+            }
+            if (b < *h) {
+                *h = b;
+                memcpy(y, yb, sizeof yb);
+                memcpy(e1, eb, sizeof eb);
+                changed = 1;
+            }
+        }
+    }
+}
+
+/* Settles the contact modes at the current state: the complementarity
+ * with the cones decides which closed tips push (those that do not lift
+ * off) and which stick; trial[i]: tip i's sliding velocity just reached
+ * zero, so it tries to stick (counted when it does). */
+static void settle(sim *s, const int trial[2], pl_dimer_result *res)
+{
+    if (!s->closed[0] && !s->closed[1])
+        return;
+    int stick[2] = {s->stick[0] || trial[0], s->stick[1] || trial[1]}, push[2];
+    double slip[2] = {s->slip[0], s->slip[1]}, acc[3];
+    contact_accel(s, s->t, s->q, s->v, stick, slip, push, acc, NULL);
+    for (int i = 0; i < 2; i++) {
+        if (!s->closed[i])
+            continue;
+        s->stick[i] = stick[i];
+        s->slip[i] = slip[i];
+        if (trial[i] && stick[i])
+            res->stick_events++;
+        if (!push[i]) {
+            s->closed[i] = 0;       /* lifts off */
+            s->stick[i] = 0;
+        }
+    }
+}
+
+/* The cubic through values g0, g1 and rates d0, d1 at the ends of a step
+ * of length d (a tip's gap, a sliding velocity), at x in [0, 1]. */
+static double gap_cubic(double g0, double d0, double g1, double d1, double d, double x)
+{
+    double x2 = x * x, x3 = x2 * x;
+    return (2 * x3 - 3 * x2 + 1) * g0 + (x3 - 2 * x2 + x) * d * d0 +
+           (-2 * x3 + 3 * x2) * g1 + (x3 - x2) * d * d1;
+}
+
+/* The highest gap of each open tip over the step from (t0, y0) to (t1,
+ * y1), from the cubic through the gaps and their rates at both ends. */
+static void track_heights(const sim *s, double t0, const double y0[6], double t1,
+                          const double y1[6], double hmax[2])
+{
+    double u0[4], u1[4], d = t1 - t0;
+    rel_vel(s, y0, y0 + 3, t0, u0);
+    rel_vel(s, y1, y1 + 3, t1, u1);
+    for (int i = 0; i < 2; i++) {
+        double g0 = gap(s, y0, t0, i), g1 = gap(s, y1, t1, i);
+        hmax[i] = fmax(hmax[i], fmax(g0, g1));
+        for (int j = 1; j < 16; j++)
+            hmax[i] = fmax(hmax[i], gap_cubic(g0, u0[i], g1, u1[i], d, j / 16.0));
+    }
+}
+
+/* A whole bounce can fit inside a long step, the tip above the plate at
+ * both ends, and a sliding velocity can pass zero and come back: where the
+ * cubic through a gap's or a sliding velocity's values and rates at the
+ * step's ends (e0, r0, e1, r1) dips below zero, the step is taken again
+ * to there, and if that shorter step ends in an event, *h, y and e1 are
+ * moved there.  Returns 1 then. */
+static int dip(integ *g, double t0, const double y0[6], const double e0[4],
+               const double r0[4], const double r1[4], double *h, double y[6],
+               double e1[4])
+{
+    double d = *h, xmin = 1;
+    for (int k = 0; k < 4; k++) {
+        if (isnan(r0[k]) || isnan(r1[k]))
+            continue;
+        for (int j = 1; j < 32; j++) {
+            double x = j / 32.0;
+            if (x < xmin && gap_cubic(e0[k], r0[k], e1[k], r1[k], d, x) < 0) {
+                xmin = x;
+                break;
+            }
+        }
+    }
+    if (xmin >= 1)
+        return 0;
+    double yc[6], ec[4];
+    step_by(g, t0, y0, xmin * d, yc, ec);
+    for (int k = 0; k < 4; k++)
+        if (fired(e0[k], ec[k])) {
+            *h = xmin * d;
+            memcpy(y, yc, sizeof yc);
+            memcpy(e1, ec, sizeof ec);
+            return 1;
+        }
+    return 0;
+}
+
+/* Advances s by one adaptive step, or to the first event inside it, but
+ * not beyond t1; *hit receives the open tip that reached the plate (-1:
+ * none) and trial the sliding tips whose velocity reached zero.  Returns
+ * 1 when an event ended the step. */
+static int advance(integ *g, double t1, int in_window, pl_dimer_result *res,
+                   int *hit, int trial[2])
+{
+    sim *s = g->s;
+    double y0[6], y[6], e0[4], e1[4], r0[4], r1[4], t0 = s->t, t = s->t;
+    memcpy(y0, s->q, 3 * sizeof *y0);
+    memcpy(y0 + 3, s->v, 3 * sizeof *y0);
+    memcpy(y, y0, sizeof y);
+    event_values(s, t0, y0, e0, r0);
+    g->h = fmin(g->h, g->max_step);
+    double hcap = fmin(fmin(g->max_step, g->cap), t1 - t0);
+    g->cap = INFINITY;
+    /* evolve_apply never steps past its end point: the cap is one */
+    gsl_odeiv2_evolve_apply(g->ev, g->con, g->st, &g->sys, &t, t0 + hcap, &g->h, y);
+    event_values(s, t, y, e1, r1);
+    int any = 0;
+    for (int k = 0; k < 4; k++)
+        any |= fired(e0[k], e1[k]);
+    double h = t - t0;
+    if (!any)
+        any = dip(g, t0, y0, e0, r0, r1, &h, y, e1);
+    if (any) {
+        locate(g, t0, y0, e0, &h, y, e1);
+        t = t0 + h;
+        gsl_odeiv2_evolve_reset(g->ev);
+        gsl_odeiv2_step_reset(g->st);
+    }
+    if (in_window)
+        track_heights(s, t0, y0, t, y, res->hmax);
+    s->t = t;
+    memcpy(s->q, y, 3 * sizeof *y);
+    memcpy(s->v, y + 3, 3 * sizeof *y);
+    *hit = -1;
+    trial[0] = trial[1] = 0;
+    if (!any)
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        if (!s->closed[i] && e1[i] < 0 && (*hit < 0 || e1[i] < e1[*hit]))
+            *hit = i;
+        if (s->closed[i] && !s->stick[i] && e1[2 + i] < 0)
+            trial[i] = 1;
+    }
+    return 1;
+}
+
+/* A step after an impact that lets the tips leaving the plate get clear
+ * of it: a fifth of the time one takes to come back under the highest
+ * relative acceleration g (1 + Gamma), so that the next step starts with
+ * it above the plate (a whole bounce inside a step is found by dip). */
+static double rise_time(const sim *s)
+{
+    double u[4], cap = INFINITY, a = s->p->g * (1 + s->p->Gamma);
+    rel_vel(s, s->q, s->v, s->t, u);
+    for (int i = 0; i < 2; i++)
+        if (!s->closed[i] && u[i] > 0 && gap(s, s->q, s->t, i) < 1e-9)
+            cap = fmin(cap, fmax(0.4 * u[i] / a, 1e-8));
+    return cap;
+}
+
 /* The persistent mode of the last ten cycles from their hits and heights. */
 static pl_dimer_mode persistent_mode(const pl_dimer_result *res)
 {
@@ -1029,6 +1257,69 @@ static pl_dimer_mode persistent_mode(const pl_dimer_result *res)
     return PL_DIMER_OTHER;
 }
 
+static void integ_close(integ *g)
+{
+    if (g->ev)
+        gsl_odeiv2_evolve_free(g->ev);
+    if (g->con)
+        gsl_odeiv2_control_free(g->con);
+    if (g->st)
+        gsl_odeiv2_step_free(g->st);
+}
+
+/* The run after the release: steps, events, impacts. */
+static pl_status simulate(integ *g, pl_dimer_sample *samples, size_t n,
+                          pl_dimer_result *res, pl_err *err)
+{
+    sim *s = g->s;
+    const pl_dimer_params *p = s->p;
+    double T = 1 / p->f;
+    size_t next = 0;
+    double window = 10 * T, t_win = p->duration - window;
+    int in_window = 0;
+    double x_win = 0, y;
+    double v_sig = 0.1 * p->g * T / 2;
+    /* a step either reaches its cap or an event: a few per cap of time,
+     * plus the events of a Zeno-like settling */
+    size_t guard = 0, max_steps = (size_t)(20 * p->duration / g->max_step) + 1000000;
+    while (s->t < p->duration) {
+        if (++guard > max_steps)
+            return pl_err_set(err, PL_ENUMERIC, "dimer: no progress at t = %g s", s->t);
+        if (!in_window && s->t >= t_win) {
+            in_window = 1;
+            left_tip(s, &x_win, &y);
+        }
+        double t_next = NAN;
+        while (samples && next < n &&
+               (t_next = p->duration * (double)next / (double)(n > 1 ? n - 1 : 1)) <= s->t)
+            sample(s, &samples[next++]);
+        /* steps end at the window's start and at every sample */
+        double t1 = p->duration;
+        if (!in_window && t_win > s->t)
+            t1 = fmin(t1, t_win);
+        if (samples && next < n)
+            t1 = fmin(t1, t_next);
+        int hit, trial[2];
+        if (!advance(g, t1, in_window, res, &hit, trial))
+            continue;
+        if (hit >= 0) {
+            pl_status st = arrive(s, hit, in_window, v_sig, res, err);
+            if (st != PL_OK)
+                return st;
+            g->cap = rise_time(s);
+        }
+        settle(s, trial, res);
+        project(s);
+    }
+    while (samples && next < n)
+        sample(s, &samples[next++]);   /* the last, at the end */
+    left_tip(s, &res->x1_end, &y);
+    res->drift = (res->x1_end - x_win) / window;
+    res->energy = (res->hmax[0] + res->hmax[1]) / (p->g * T * T);
+    res->mode = persistent_mode(res);
+    return PL_OK;
+}
+
 pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                        size_t n, pl_dimer_result *res, pl_err *err)
 {
@@ -1038,47 +1329,22 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
     s.p = p;
     if (pl_dimer_geometry_of(p, &s.g, err) != PL_OK)
         return err->code;
-    double T = 1 / p->f;
     release(&s);
-    size_t next = 0;
-    double window = 10 * T, t_win = p->duration - window;
-    int in_window = 0;
-    double x_win = 0, y;
-    double v_sig = 0.1 * p->g * T / 2;
-    int trial[2] = {0, 0};
-    size_t guard = 0, max_steps = (size_t)(20 * p->duration / p->dt) + 1000000;
-    while (s.t < p->duration) {
-        if (++guard > max_steps)
-            return pl_err_set(err, PL_ENUMERIC, "dimer: no progress at t = %g s", s.t);
-        if (!in_window && s.t >= t_win) {
-            in_window = 1;
-            left_tip(&s, &x_win, &y);
-        }
-        while (samples && next < n &&
-               p->duration * (double)next / (double)(n > 1 ? n - 1 : 1) <= s.t)
-            sample(&s, &samples[next++]);
-        double step = fmin(p->dt, p->duration - s.t);
-        if (step <= 0)
-            break;
-        sim s0 = s;
-        int stick[2], push[2], hit, zero;
-        double slip[2];
-        step_from(&s, &s0, step, stick, slip, push);
-        locate_event(&s, &s0, step, stick, slip, push, &hit, &zero);
-        settle_modes(&s, stick, slip, push, zero, trial, res);
-        project(&s);
-        pl_status st = hit >= 0 ? arrive(&s, hit, in_window, v_sig, res, err) : PL_OK;
-        if (st != PL_OK)
-            return st;
-        if (in_window)
-            for (int i = 0; i < 2; i++)
-                res->hmax[i] = fmax(res->hmax[i], gap(&s, s.q, s.t, i));
+    integ g;
+    memset(&g, 0, sizeof g);
+    g.s = &s;
+    g.sys = (gsl_odeiv2_system){rhs, NULL, 6, &s};
+    g.st = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, 6);
+    g.con = gsl_odeiv2_control_standard_new(p->tol * 1e-3 * s.g.r, p->tol, 1, 0);
+    g.ev = gsl_odeiv2_evolve_alloc(6);
+    if (!g.st || !g.con || !g.ev) {
+        integ_close(&g);
+        return pl_err_set(err, PL_ENOMEM, "dimer: out of memory for the integrator");
     }
-    while (samples && next < n)
-        sample(&s, &samples[next++]);   /* the last, at the end */
-    left_tip(&s, &res->x1_end, &y);
-    res->drift = (res->x1_end - x_win) / window;
-    res->energy = (res->hmax[0] + res->hmax[1]) / (p->g * T * T);
-    res->mode = persistent_mode(res);
-    return PL_OK;
+    g.max_step = p->dt;
+    g.h = p->dt;
+    g.cap = INFINITY;
+    pl_status st = simulate(&g, samples, n, res, err);
+    integ_close(&g);
+    return st;
 }

@@ -46,7 +46,8 @@ typedef struct {
     double v_rest;          /* approach speed below which an impact ends the
                                bouncing (collisional singularity), m/s */
     double duration;        /* s */
-    double dt;              /* time step of the smooth phases, s */
+    double dt;              /* the longest step of the smooth phases, s */
+    double tol;             /* the integrator's relative error per step */
 } pl_dimer_params;
 
 /* The paper's section 5 dimer: Ar 3.9, f 25 Hz, Gamma 0.9, e_s 0.65,
