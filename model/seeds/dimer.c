@@ -36,7 +36,8 @@ void pl_dimer_params_default(pl_dimer_params *p)
 
 const char *pl_dimer_mode_name(pl_dimer_mode m)
 {
-    static const char *const names[] = {"rest", "drift", "jump", "flutter", "other"};
+    static const char *const names[] = {"rest", "drift", "jump", "flutter", "other",
+                                        "mixed", "hop", "alternate"};
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "other";
 }
 
@@ -950,6 +951,8 @@ typedef struct {
     double h;                   /* the next step the control proposes */
     double max_step;
     double cap;                 /* the next step's limit after an impact */
+    pl_dimer_sample *samples;   /* the caller's samples (NULL: none) */
+    size_t n_samples, next;     /* their count, the next to take */
 } integ;
 
 /* The forces with the modes held, whatever their signs (F), and the
@@ -1125,19 +1128,27 @@ static double gap_cubic(double g0, double d0, double g1, double d1, double d, do
            (-2 * x3 + 3 * x2) * g1 + (x3 - x2) * d * d1;
 }
 
-/* The highest gap of each open tip over the step from (t0, y0) to (t1,
- * y1), from the cubic through the gaps and their rates at both ends. */
+/* The highest gap of each tip over the step from (t0, y0) to (t1, y1),
+ * from the cubic through the gaps and their rates at both ends, into the
+ * window's maximum and its cycle's (even or odd: cycles counted from
+ * t_win, T long). */
 static void track_heights(const sim *s, double t0, const double y0[6], double t1,
-                          const double y1[6], double hmax[2])
+                          const double y1[6], double t_win, double T,
+                          pl_dimer_result *res)
 {
     double u0[4], u1[4], d = t1 - t0;
     rel_vel(s, y0, y0 + 3, t0, u0);
     rel_vel(s, y1, y1 + 3, t1, u1);
     for (int i = 0; i < 2; i++) {
         double g0 = gap(s, y0, t0, i), g1 = gap(s, y1, t1, i);
-        hmax[i] = fmax(hmax[i], fmax(g0, g1));
-        for (int j = 1; j < 16; j++)
-            hmax[i] = fmax(hmax[i], gap_cubic(g0, u0[i], g1, u1[i], d, j / 16.0));
+        for (int j = 0; j <= 16; j++) {
+            double x = j / 16.0, h = j == 0 ? g0 : j == 16 ? g1
+                                   : gap_cubic(g0, u0[i], g1, u1[i], d, x);
+            long cyc = (long)floor((t0 + x * d - t_win) / T);
+            int par = cyc < 0 ? 0 : (int)(cyc % 2);
+            res->hmax[i] = fmax(res->hmax[i], h);
+            res->hcycle[i][par] = fmax(res->hcycle[i][par], h);
+        }
     }
 }
 
@@ -1177,12 +1188,40 @@ static int dip(integ *g, double t0, const double y0[6], const double e0[4],
     return 0;
 }
 
+/* The instant of sample k of n over the duration. */
+static double sample_time(const integ *g, size_t k)
+{
+    size_t n = g->n_samples;
+    return g->s->p->duration * (double)k / (double)(n > 1 ? n - 1 : 1);
+}
+
+/* The samples whose instants lie in (t0, t1], the step from y0 to y1,
+ * from cubics through the positions and velocities at its ends (the
+ * velocities linear): the steps are not cut for them, so that a run
+ * with samples is the run without. */
+static void take_samples(integ *g, double t0, const double y0[6], double t1,
+                         const double y1[6])
+{
+    double d = t1 - t0, ts;
+    while (g->next < g->n_samples && (ts = sample_time(g, g->next)) <= t1) {
+        sim c = *g->s;
+        double x = d > 0 ? (ts - t0) / d : 1;
+        for (int i = 0; i < 3; i++) {
+            c.q[i] = gap_cubic(y0[i], y0[3 + i], y1[i], y1[3 + i], d, x);
+            c.v[i] = y0[3 + i] + x * (y1[3 + i] - y0[3 + i]);
+        }
+        c.t = ts;
+        sample(&c, &g->samples[g->next++]);
+    }
+}
+
 /* Advances s by one adaptive step, or to the first event inside it, but
- * not beyond t1; *hit receives the open tip that reached the plate (-1:
+ * not beyond t1 (in the window from t_win, of cycles T, the heights are
+ * kept); *hit receives the open tip that reached the plate (-1:
  * none) and trial the sliding tips whose velocity reached zero.  Returns
  * 1 when an event ended the step. */
-static int advance(integ *g, double t1, int in_window, pl_dimer_result *res,
-                   int *hit, int trial[2])
+static int advance(integ *g, double t1, int in_window, double t_win, double T,
+                   pl_dimer_result *res, int *hit, int trial[2])
 {
     sim *s = g->s;
     double y0[6], y[6], e0[4], e1[4], r0[4], r1[4], t0 = s->t, t = s->t;
@@ -1209,7 +1248,9 @@ static int advance(integ *g, double t1, int in_window, pl_dimer_result *res,
         gsl_odeiv2_step_reset(g->st);
     }
     if (in_window)
-        track_heights(s, t0, y0, t, y, res->hmax);
+        track_heights(s, t0, y0, t, y, t_win, T, res);
+    if (g->samples)
+        take_samples(g, t0, y0, t, y);
     s->t = t;
     memcpy(s->q, y, 3 * sizeof *y);
     memcpy(s->v, y + 3, 3 * sizeof *y);
@@ -1240,20 +1281,40 @@ static double rise_time(const sim *s)
     return cap;
 }
 
-/* The persistent mode of the last ten cycles from their hits and heights. */
-static pl_dimer_mode persistent_mode(const pl_dimer_result *res)
+/* The persistent mode of the last ten cycles from their hits and heights
+ * (docs/dimer.md, Modes). */
+static pl_dimer_mode persistent_mode(const pl_dimer_result *res, double g, double T)
 {
     size_t a = res->hits[0], b = res->hits[1];
     double h0m = res->hmax[0], h1m = res->hmax[1];
     if (a == 0 && b == 0 && h0m < 1e-5 && h1m < 1e-5)
         return PL_DIMER_REST;
-    if (((b >= 8 && b <= 12 && a <= 3 && h0m < 0.3 * h1m) ||
-         (a >= 8 && a <= 12 && b <= 3 && h1m < 0.3 * h0m)))
-        return PL_DIMER_DRIFT;
+    /* both tips together, a little over the plate every cycle: the flat
+     * dimer carried off the plate each time it accelerates down faster
+     * than g (Gamma > 1) */
+    if (h0m >= 1e-5 && h1m >= 1e-5 && fabs(h0m - h1m) < 0.1 * fmax(h0m, h1m) &&
+        (h0m + h1m) / (g * T * T) < 0.06)
+        return PL_DIMER_HOP;
+    /* one sphere once a cycle, the other low: the resting sphere may
+     * chatter (small aspect ratios), its bounces count, their height not;
+     * the bouncing one rising alternately high and low (its odd and even
+     * cycles' heights a factor 1.5 apart) is the alternate mode */
+    for (int k = 0; k < 2; k++) {
+        size_t hk = k ? b : a;
+        double hm = k ? h1m : h0m, other = k ? h0m : h1m;
+        if (hk >= 8 && hk <= 12 && other < 0.3 * hm) {
+            double e = res->hcycle[k][0], o = res->hcycle[k][1];
+            if (fmax(e, o) > 1.5 * fmin(e, o))
+                return PL_DIMER_ALTERNATE;
+            return PL_DIMER_DRIFT;
+        }
+    }
     if (a >= 8 && a <= 12 && b >= 8 && b <= 12 && h0m < 2 * h1m && h1m < 2 * h0m)
         return PL_DIMER_JUMP;
     if (a >= 4 && a <= 6 && b >= 4 && b <= 6)
         return PL_DIMER_FLUTTER;
+    if ((a >= 8 && a <= 12 && b >= 4 && b <= 6) || (b >= 8 && b <= 12 && a >= 4 && a <= 6))
+        return PL_DIMER_MIXED;
     return PL_DIMER_OTHER;
 }
 
@@ -1268,13 +1329,11 @@ static void integ_close(integ *g)
 }
 
 /* The run after the release: steps, events, impacts. */
-static pl_status simulate(integ *g, pl_dimer_sample *samples, size_t n,
-                          pl_dimer_result *res, pl_err *err)
+static pl_status simulate(integ *g, pl_dimer_result *res, pl_err *err)
 {
     sim *s = g->s;
     const pl_dimer_params *p = s->p;
     double T = 1 / p->f;
-    size_t next = 0;
     double window = 10 * T, t_win = p->duration - window;
     int in_window = 0;
     double x_win = 0, y;
@@ -1289,18 +1348,15 @@ static pl_status simulate(integ *g, pl_dimer_sample *samples, size_t n,
             in_window = 1;
             left_tip(s, &x_win, &y);
         }
-        double t_next = NAN;
-        while (samples && next < n &&
-               (t_next = p->duration * (double)next / (double)(n > 1 ? n - 1 : 1)) <= s->t)
-            sample(s, &samples[next++]);
-        /* steps end at the window's start and at every sample */
+        /* the first sample, at the release */
+        while (g->samples && g->next < g->n_samples && sample_time(g, g->next) <= s->t)
+            sample(s, &g->samples[g->next++]);
+        /* a step ends at the window's start */
         double t1 = p->duration;
         if (!in_window && t_win > s->t)
             t1 = fmin(t1, t_win);
-        if (samples && next < n)
-            t1 = fmin(t1, t_next);
         int hit, trial[2];
-        if (!advance(g, t1, in_window, res, &hit, trial))
+        if (!advance(g, t1, in_window, t_win, T, res, &hit, trial))
             continue;
         if (hit >= 0) {
             pl_status st = arrive(s, hit, in_window, v_sig, res, err);
@@ -1311,12 +1367,12 @@ static pl_status simulate(integ *g, pl_dimer_sample *samples, size_t n,
         settle(s, trial, res);
         project(s);
     }
-    while (samples && next < n)
-        sample(s, &samples[next++]);   /* the last, at the end */
+    while (g->samples && g->next < g->n_samples)
+        sample(s, &g->samples[g->next++]);   /* the last, at the end */
     left_tip(s, &res->x1_end, &y);
     res->drift = (res->x1_end - x_win) / window;
     res->energy = (res->hmax[0] + res->hmax[1]) / (p->g * T * T);
-    res->mode = persistent_mode(res);
+    res->mode = persistent_mode(res, p->g, T);
     return PL_OK;
 }
 
@@ -1344,7 +1400,9 @@ pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
     g.max_step = p->dt;
     g.h = p->dt;
     g.cap = INFINITY;
-    pl_status st = simulate(&g, samples, n, res, err);
+    g.samples = samples;
+    g.n_samples = samples ? n : 0;
+    pl_status st = simulate(&g, res, err);
     integ_close(&g);
     return st;
 }

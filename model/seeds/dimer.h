@@ -105,9 +105,15 @@ void pl_dimer_local_matrix(const pl_dimer_geometry *g, double theta,
 
 /* --- the simulation ------------------------------------------------------ */
 
+/* The persistent modes (docs/dimer.md, Modes): section 5's drift and
+ * section 6's jump and flutter; mixed (one sphere every cycle, the other
+ * every other: figure 17), hop (the flat dimer leaving the plate a little
+ * every cycle: figures 18-19), alternate (a drift whose bouncing sphere
+ * rises high and low in turn: figure 16). */
 typedef enum {
     PL_DIMER_REST, PL_DIMER_DRIFT, PL_DIMER_JUMP, PL_DIMER_FLUTTER,
-    PL_DIMER_OTHER
+    PL_DIMER_OTHER, PL_DIMER_MIXED, PL_DIMER_HOP, PL_DIMER_ALTERNATE,
+    PL_DIMER_NMODES
 } pl_dimer_mode;
 
 const char *pl_dimer_mode_name(pl_dimer_mode m);
@@ -129,6 +135,8 @@ typedef struct {
                                faster than a tenth of g T / 2 */
     double hmax[2];         /* each tip's highest point over the plate in
                                the last ten cycles, m */
+    double hcycle[2][2];    /* each tip's highest point in the even and
+                               the odd cycles of the last ten, m */
     double energy;          /* m_b g (hmax1 + hmax2) / (m_b g^2 T^2): the
                                energy measure of (6.1)-(6.3) */
     size_t stick_events;    /* contacts that stuck */

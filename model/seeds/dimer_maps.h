@@ -1,0 +1,115 @@
+/* model/seeds/dimer_maps.h - many dimer simulations at once: seed 002's
+ * figure 11 (the scaled drift against the aspect ratio at three
+ * frequencies, over a set of starts) and basin maps (the persistent mode
+ * reached from a grid of starts around one).
+ *
+ * The simulations run on worker threads (one simulation a task; each
+ * reads only its own parameters and writes only its own result), so the
+ * results do not depend on the number of threads.  docs/dimer.md says
+ * what each map shows and where the paper's modes live.
+ */
+#ifndef PL_MODEL_DIMER_MAPS_H
+#define PL_MODEL_DIMER_MAPS_H
+
+#include "core/error.h"
+#include "model/seeds/dimer.h"
+
+#include <stddef.h>
+
+/* Called from the calling thread now and then with the simulations done. */
+typedef void (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
+
+/* Runs the n simulations ps on threads workers (<= 0: the machine's CPUs).
+ * res[i] receives simulation i's result and ok[i] 1, or ok[i] 0 and
+ * res[i] zeroed when the model refused it (a Painleve configuration):
+ * that is a result, not an error.  PL_ENOMEM or PL_EIO (a thread could not
+ * start) are errors. */
+pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
+                         pl_dimer_result *res, int *ok,
+                         pl_dimer_progress progress, void *ctx, pl_err *err);
+
+/* --- figure 11 ---------------------------------------------------------- */
+
+typedef struct {
+    pl_dimer_params base;       /* everything but f, Ar, h0, theta0, duration */
+    const double *freqs;        /* Hz */
+    size_t n_freqs;
+    double ar_min, ar_step;     /* Ar = ar_min + k ar_step, k < n_ar */
+    size_t n_ar;
+    const double *h0;           /* the starts: every h0 with every theta0, m */
+    size_t n_h0;
+    const double *theta0;       /* rad */
+    size_t n_theta0;
+    double cycles;              /* plate cycles simulated (the drift: the last ten) */
+} pl_dimer_fig11_spec;
+
+/* The paper's figure 11: f 25, 50, 75 Hz; Ar 2.1 to 8.5 by 0.1; Gamma 0.9,
+ * e_s 0.65, mu_s 0.24, mu_c 0.12, mu_i 0.08; 16 starts, h0 0.1, 0.25, 0.5,
+ * 1 mm with theta0 3, 5, 7, 9 deg (the paper's is 0.25 mm, 5 deg); 100
+ * cycles. */
+void pl_dimer_fig11_default(pl_dimer_fig11_spec *s);
+
+/* One point of figure 11: a frequency and aspect ratio over the starts. */
+typedef struct {
+    double f, Ar;
+    size_t starts;              /* simulations (ok) */
+    size_t drift_starts;        /* of which reached the drift mode */
+    size_t modes[PL_DIMER_NMODES];            /* how many reached each pl_dimer_mode */
+    double med, q1, q3;         /* the scaled drift <u> f / g 10^2 of the
+                                   drift-mode starts: median, quartiles
+                                   (NAN when none) */
+    double lo, hi;              /* their least and greatest */
+    double med_all;             /* the median over every start */
+} pl_dimer_fig11_point;
+
+/* The number of simulations of spec. */
+size_t pl_dimer_fig11_size(const pl_dimer_fig11_spec *s);
+
+/* The parameters of simulation i (frequency slowest, then Ar, then h0,
+ * then theta0). */
+void pl_dimer_fig11_params(const pl_dimer_fig11_spec *s, size_t i,
+                           pl_dimer_params *p);
+
+/* Summarizes the results of the pl_dimer_fig11_size(s) simulations into
+ * pts (n_freqs x n_ar, frequency slowest). */
+void pl_dimer_fig11_summarize(const pl_dimer_fig11_spec *s,
+                              const pl_dimer_result *res, const int *ok,
+                              pl_dimer_fig11_point *pts);
+
+/* The drift towards the bouncing end (the sphere that rises higher over
+ * the last ten cycles; the right one when they tie), the sign of figure 11
+ * and of section 5: the same motion mirrored, the left sphere bouncing,
+ * has the same forward drift. */
+double pl_dimer_drift_forward(const pl_dimer_result *r);
+
+/* The scaled drift <u> f / g 10^2 of figure 11. */
+double pl_dimer_scaled_drift(double drift, double f, double g);
+
+/* --- basin maps ---------------------------------------------------------- */
+
+typedef struct {
+    pl_dimer_params base;       /* everything but h0 and theta0 */
+    double h0_min, h0_max;      /* m */
+    double th_min, th_max;      /* rad */
+    size_t nh, nth;             /* grid points (ends included) */
+} pl_dimer_basin_spec;
+
+/* Start (ih, ith) of the grid into p. */
+void pl_dimer_basin_params(const pl_dimer_basin_spec *s, size_t ih, size_t ith,
+                           pl_dimer_params *p);
+
+typedef struct {
+    double share[PL_DIMER_NMODES];            /* of the ok starts, the share reaching
+                                   each pl_dimer_mode */
+    size_t failed;              /* starts the model refused */
+    /* the start nearest (h0_ref, th_ref) that reaches want, in the metric
+     * (dh0 / 1 mm)^2 + (dtheta / 1 deg)^2; dist NAN when none does */
+    double dist, h0_near, th_near;
+} pl_dimer_basin_stats;
+
+/* The statistics of a map of modes (nh x nth, h0 slowest; -1: failed). */
+void pl_dimer_basin_summarize(const pl_dimer_basin_spec *s, const int *modes,
+                              double h0_ref, double th_ref, pl_dimer_mode want,
+                              pl_dimer_basin_stats *st);
+
+#endif
