@@ -33,6 +33,7 @@ int pl_cmd_validate(int argc, char **argv);
 int pl_cmd_report(int argc, char **argv);
 int pl_cmd_sphere(int argc, char **argv);
 int pl_cmd_dimer(int argc, char **argv);
+int pl_cmd_dimer_report(int argc, char **argv);
 int pl_cmd_roughplane(int argc, char **argv);
 
 /* web/ */

@@ -35,6 +35,7 @@ static const struct command commands[] = {
     {"roughplane", pl_cmd_roughplane, "a particle or rigid body sliding on a rough plane (seed 003)"},
     {"sphere", pl_cmd_sphere, "rolling friction of a viscous sphere (seed 004)"},
     {"dimer", pl_cmd_dimer, "a dimer bouncing on a vibrating plate (seed 002)"},
+    {"dimer-report", pl_cmd_dimer_report, "seed 002's figures 11-20 and basin maps, checked"},
     {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
     {"serve", pl_cmd_serve, "the lab in a browser: runs, zoomable plots, reports, the live rig"},
 };

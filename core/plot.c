@@ -180,11 +180,77 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1,
     free(sym);
 }
 
+/* The cells of a category map, a run of equal cells of a row at a time,
+ * its legend and marks, in the viewport [0.12, right] x [0.12, 0.93]. */
+static void draw_map(const pl_plot_map *m, double right)
+{
+    double dx = m->nx > 1 ? (m->xmax - m->xmin) / (double)(m->nx - 1) : 1;
+    double dy = m->ny > 1 ? (m->ymax - m->ymin) / (double)(m->ny - 1) : 1;
+    double x0 = m->xmin - dx / 2, x1 = m->xmax + dx / 2;
+    double y0 = m->ymin - dy / 2, y1 = m->ymax + dy / 2;
+    plvpor(0.12, right, 0.12, 0.93);
+    plwind(x0, x1, y0, y1);
+    for (size_t iy = 0; iy < m->ny; iy++)
+        for (size_t ix = 0; ix < m->nx;) {
+            int c = m->cell[iy * m->nx + ix];
+            size_t e = ix + 1;
+            while (e < m->nx && m->cell[iy * m->nx + e] == c)
+                e++;
+            if (c >= 0) {
+                PLFLT px[4] = {x0 + (double)ix * dx, x0 + (double)e * dx,
+                               x0 + (double)e * dx, x0 + (double)ix * dx};
+                PLFLT py[4] = {y0 + (double)iy * dy, y0 + (double)iy * dy,
+                               y0 + (double)(iy + 1) * dy, y0 + (double)(iy + 1) * dy};
+                plcol0(2 + c % 10);
+                plfill(4, px, py);
+            }
+            ix = e;
+        }
+    plcol0(1);
+    plwidth(1.0);
+    plschr(0, 0.9);
+    plsxax(6, 0);
+    plsyax(8, 0);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    plmtex("b", 3.0, 0.5, 0.5, m->xlabel ? m->xlabel : "");
+    plmtex("l", 6.2, 0.5, 0.5, m->ylabel ? m->ylabel : "");
+    plmtex("t", 1.6, 0.5, 0.5, m->title ? m->title : "");
+    if (m->n_marks) {
+        plcol0(1);
+        plssym(0, 2.0);
+        plwidth(2.0);
+        plpoin((PLINT)m->n_marks, m->mark_x, m->mark_y, 5);
+    }
+    PLINT opt[10], col[10], zero[10] = {0}, pat[10] = {0};
+    PLFLT scale[10], lw[10];
+    const char *text[10];
+    PLINT n = 0;
+    for (size_t c = 0; c < m->n_names && c < 10; c++) {
+        if (!m->names[c])
+            continue;
+        opt[n] = PL_LEGEND_COLOR_BOX;
+        col[n] = 2 + (PLINT)c;
+        scale[n] = 0.8;
+        lw[n] = 1;
+        text[n] = m->names[c];
+        n++;
+    }
+    if (n) {
+        PLFLT w, h;
+        plschr(0, 0.7);
+        pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.06, 0, 1, 1,
+                 n, 1, n, opt, 1.0, 1.0, 2.0, 0.0, col, text, col, pat, scale, lw,
+                 zero, zero, lw, zero, scale, zero, NULL);
+    }
+}
+
 /* One figure through one PLplot device ("svg", "pdfcairo", "pngcairo")
- * into path, written whole or not at all. */
+ * into path, written whole or not at all: the panels, or the map when
+ * map is not NULL. */
 static pl_status plot_device(const char *device, const char *path, int width,
                              int height, const pl_plot_panel *panels,
-                             size_t n_panels, pl_err *err)
+                             size_t n_panels, const pl_plot_map *map, pl_err *err)
 {
     /* PLplot writes by name and says nothing when it cannot: the
      * temporary, made here, is known to be writable */
@@ -206,6 +272,12 @@ static pl_status plot_device(const char *device, const char *path, int width,
     plsfont(PL_FCI_SANS, -1, -1);
     plinit();
     pladv(0);
+    if (map) {
+        draw_map(map, 0.72);
+        plend1();
+        plsstrm(caller);
+        return pl_atomicfile_commit(af, err);
+    }
     /* every panel of a figure keeps the same frame, so that time axes
      * line up; the legend's room is on the right of all of them */
     int legend = 0;
@@ -229,7 +301,7 @@ pl_status pl_plot_svg(const char *path, int width, int height,
 {
     if (n_panels == 0)
         return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
-    return plot_device("svg", path, width, height, panels, n_panels, err);
+    return plot_device("svg", path, width, height, panels, n_panels, NULL, err);
 }
 
 pl_status pl_plot_files(const char *base, int width, int height,
@@ -244,8 +316,16 @@ pl_status pl_plot_files(const char *base, int width, int height,
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s.%s", base, devices[i][1]);
         if (plot_device(devices[i][0], path, width, height, panels, n_panels,
-                        err) != PL_OK)
+                        NULL, err) != PL_OK)
             return err->code;
     }
     return PL_OK;
+}
+
+pl_status pl_plot_map_png(const char *path, int width, int height,
+                          const pl_plot_map *m, pl_err *err)
+{
+    if (m->nx == 0 || m->ny == 0 || !m->cell)
+        return pl_err_set(err, PL_EINVAL, "%s: a map needs cells", path);
+    return plot_device("pngcairo", path, width, height, NULL, 0, m, err);
 }

@@ -57,4 +57,25 @@ pl_status pl_plot_files(const char *base, int width, int height,
                         const pl_plot_panel *panels, size_t n_panels,
                         pl_err *err);
 
+/* A map of categories over a grid (a basin map): cell[iy * nx + ix] is
+ * the category of the point (x_ix, y_iy), the grid spanning [xmin, xmax]
+ * x [ymin, ymax] with its ends; < 0 is no category (white).  Category c
+ * is drawn in the palette's colour c and named names[c] in the legend
+ * (names[c] NULL: not in the legend).  Marks are drawn as crosses. */
+typedef struct {
+    const char *title, *xlabel, *ylabel;
+    double xmin, xmax, ymin, ymax;
+    size_t nx, ny;
+    const int *cell;
+    const char *const *names;
+    size_t n_names;
+    const double *mark_x, *mark_y;
+    size_t n_marks;
+} pl_plot_map;
+
+/* Draws the map into a PNG file (PLplot's cairo driver: a raster, which
+ * for 40,000 cells is a small file where an SVG is megabytes). */
+pl_status pl_plot_map_png(const char *path, int width, int height,
+                          const pl_plot_map *m, pl_err *err);
+
 #endif

@@ -2,8 +2,12 @@
  * maps.  See dimer_maps.h. */
 #include "model/seeds/dimer_maps.h"
 
+#include "core/atomicfile.h"
+
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,6 +217,392 @@ void pl_dimer_fig11_summarize(const pl_dimer_fig11_spec *s,
     free(d);
 }
 
+const pl_dimer_fig11_point *pl_dimer_fig11_at(const pl_dimer_fig11_point *pts,
+                                              size_t n, double f, double Ar)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabs(pts[i].f - f) < 1e-9 && fabs(pts[i].Ar - Ar) < 1e-6)
+            return &pts[i];
+    return NULL;
+}
+
+/* The median scaled drift of the drift-mode starts at (f, Ar); NAN when
+ * none reached it or the point is not in the figure. */
+static double med_at(const pl_dimer_fig11_point *pts, size_t n, double f, double Ar)
+{
+    const pl_dimer_fig11_point *p = pl_dimer_fig11_at(pts, n, f, Ar);
+    return p ? p->med : NAN;
+}
+
+/* Whether the figure has frequency f (a smaller sweep may not: its
+ * statements are checked on the frequencies it has). */
+static int has_f(const pl_dimer_fig11_point *pts, size_t n, double f)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabs(pts[i].f - f) < 1e-9)
+            return 1;
+    return 0;
+}
+
+/* Appends to a statement's finding. */
+static void say(pl_dimer_statement *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void say(pl_dimer_statement *st, const char *fmt, ...)
+{
+    size_t len = strlen(st->finding);
+    if (len + 1 >= sizeof st->finding)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->finding + len, sizeof st->finding - len, fmt, ap);
+    va_end(ap);
+}
+
+void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
+                          const pl_dimer_fig11_point *pts,
+                          const pl_dimer_fig11_point *low, size_t n_low,
+                          pl_dimer_statement *out)
+{
+    size_t n = s->n_freqs * s->n_ar;
+    static const double fs[3] = {25, 50, 75};
+    memset(out, 0, PL_DIMER_FIG11_STATEMENTS * sizeof *out);
+    pl_dimer_statement *st = out;
+
+    /* 1: the forward drift falls with A_r on (3.1, 5) */
+    st->paper = "The positive drift speed decreases as A_r increases for A_r in (3.1, 5).";
+    st->criterion = "at each f, the median scaled drift of the drift-mode starts is "
+                    "positive at every A_r from 3.2 to 4.9 and falls from each A_r to "
+                    "the next at 90 % of the steps or more";
+    st->holds = 1;
+    for (int k = 0; k < 3; k++) {
+        if (!has_f(pts, n, fs[k]))
+            continue;
+        int steps = 0, falls = 0, pos = 1;
+        double prev = NAN;
+        for (int a = 32; a <= 49; a++) {
+            double m = med_at(pts, n, fs[k], a / 10.0);
+            pos &= m > 0;
+            if (!isnan(prev) && !isnan(m)) {
+                steps++;
+                falls += m < prev;
+            }
+            prev = m;
+        }
+        int ok = pos && steps > 0 && falls >= 0.9 * steps;
+        st->holds &= ok;
+        say(st, "%g Hz: %.2f at 3.2 to %.2f at 4.9, falling at %d of %d steps%s; ",
+            fs[k], med_at(pts, n, fs[k], 3.2), med_at(pts, n, fs[k], 4.9), falls, steps,
+            pos ? "" : ", not positive throughout");
+    }
+    st++;
+
+    /* 2: the inflexion at 3.1 at 25 Hz */
+    st->paper = "At 25 Hz an inflexion exists at A_r = 3.1: the scaled drift decreases "
+                "rapidly from A_r 3.1 to 2.9 and then increases as A_r diminishes further.";
+    st->criterion = "at 25 Hz the median at 2.9 is below that at 3.1 by 10 % or more, and "
+                    "the largest median on [2.1, 2.8] is above that at 2.9";
+    {
+        double m31 = med_at(pts, n, 25, 3.1), m29 = med_at(pts, n, 25, 2.9), hi = -INFINITY;
+        for (int a = 21; a <= 28; a++) {
+            double m = med_at(pts, n, 25, a / 10.0);
+            if (!isnan(m))
+                hi = fmax(hi, m);
+        }
+        st->holds = m29 < 0.9 * m31 && hi > m29;
+        say(st, "25 Hz: %.2f at 3.1, %.2f at 3.0, %.2f at 2.9, up to %.2f on [2.1, 2.8]: ",
+            m31, med_at(pts, n, 25, 3.0), m29, hi);
+        say(st, st->holds ? "a dip below 3.1" : "no dip: the drift keeps rising as A_r "
+            "falls below 3.1 (where the resting sphere starts to chatter)");
+    }
+    st++;
+
+    /* 3: 50 and 75 Hz flat on (2.5, 3.1), rising below */
+    st->paper = "At 50 and 75 Hz the scaled drift seems constant for A_r in (2.5, 3.1) and "
+                "then increases rapidly as A_r is reduced further.";
+    st->criterion = "at 50 and 75 Hz the medians on [2.6, 3.0] lie within 15 % of their "
+                    "mean, and the median at 2.3 is 5 % or more above that at 2.6";
+    st->holds = has_f(pts, n, 50) || has_f(pts, n, 75);
+    for (int k = 1; k < 3; k++) {
+        if (!has_f(pts, n, fs[k]))
+            continue;
+        double lo = INFINITY, hi = -INFINITY, sum = 0;
+        int cnt = 0;
+        for (int a = 26; a <= 30; a++) {
+            double m = med_at(pts, n, fs[k], a / 10.0);
+            if (isnan(m))
+                continue;
+            lo = fmin(lo, m);
+            hi = fmax(hi, m);
+            sum += m;
+            cnt++;
+        }
+        double mean = cnt ? sum / cnt : NAN, m23 = med_at(pts, n, fs[k], 2.3);
+        double m26 = med_at(pts, n, fs[k], 2.6);
+        int ok = cnt > 0 && hi - lo <= 0.15 * fabs(mean) && m23 >= 1.05 * m26;
+        st->holds &= ok;
+        say(st, "%g Hz: %.2f to %.2f on [2.6, 3.0] (%.0f %% of the mean), %.2f at 2.3 "
+            "against %.2f at 2.6; ", fs[k], lo, hi, 100 * (hi - lo) / fabs(mean), m23, m26);
+    }
+    st++;
+
+    /* 4: the sudden reversal near A_r 5 */
+    st->paper = "At A_r = 5 the forward drift suddenly turns into a reverse drift.";
+    st->criterion = "at each f the median changes sign between two neighbouring A_r in "
+                    "[4.5, 5.5], from positive to negative";
+    st->holds = 1;
+    for (int k = 0; k < 3; k++) {
+        if (!has_f(pts, n, fs[k]))
+            continue;
+        double at = NAN;
+        for (int a = 45; a < 55 && isnan(at); a++) {
+            double m0 = med_at(pts, n, fs[k], a / 10.0), m1 = med_at(pts, n, fs[k], (a + 1) / 10.0);
+            if (m0 > 0 && m1 < 0)
+                at = a / 10.0;
+        }
+        st->holds &= !isnan(at);
+        if (isnan(at))
+            say(st, "%g Hz: no change of sign in [4.5, 5.5]; ", fs[k]);
+        else
+            say(st, "%g Hz: %+.2f at %.1f, %+.2f at %.1f; ", fs[k], med_at(pts, n, fs[k], at),
+                at, med_at(pts, n, fs[k], at + 0.1), at + 0.1);
+    }
+    st++;
+
+    /* 5: at 25 Hz the reverse drift vanishes above 6.2 */
+    st->paper = "At 25 Hz the reverse drift decreases rapidly and vanishes when A_r > 6.2 "
+                "(the single pendulum mode).";
+    st->criterion = "at 25 Hz every median above A_r 6.2 is within 0.1 of zero";
+    {
+        int all = 1, cnt = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int a = 63; a <= 85; a++) {
+            double m = med_at(pts, n, 25, a / 10.0);
+            if (isnan(m))
+                continue;
+            cnt++;
+            all &= fabs(m) <= 0.1;
+            lo = fmin(lo, m);
+            hi = fmax(hi, m);
+        }
+        st->holds = all && cnt > 0;
+        say(st, "25 Hz: %+.2f at 6.1, %+.4f at 6.2; above 6.2 the medians run from %+.2f "
+            "to %+.2f", med_at(pts, n, 25, 6.1), med_at(pts, n, 25, 6.2), lo, hi);
+        if (!st->holds)
+            say(st, ": the drift is forward again, not zero");
+    }
+    st++;
+
+    /* 6: f changes the scaled forward drift little */
+    st->paper = "The frequency has little influence on the scaled (forward) drift.";
+    st->criterion = "on A_r 3.2 to 4.9 the three frequencies' medians differ by at most "
+                    "15 % of their mean at every A_r";
+    {
+        double worst = 0, where = NAN;
+        for (int a = 32; a <= 49; a++) {
+            double m[3], sum = 0;
+            int ok = 1;
+            for (int k = 0; k < 3; k++) {
+                m[k] = med_at(pts, n, fs[k], a / 10.0);
+                ok &= !isnan(m[k]);
+                sum += m[k];
+            }
+            if (!ok)
+                continue;
+            double spread = (fmax(m[0], fmax(m[1], m[2])) - fmin(m[0], fmin(m[1], m[2]))) /
+                            fabs(sum / 3);
+            if (spread > worst) {
+                worst = spread;
+                where = a / 10.0;
+            }
+        }
+        st->holds = worst <= 0.15;
+        say(st, "the largest spread is %.0f %% of the mean, at A_r %.1f; at 3.9: %.2f, "
+            "%.2f, %.2f at 25, 50, 75 Hz", 100 * worst, where, med_at(pts, n, 25, 3.9),
+            med_at(pts, n, 50, 3.9), med_at(pts, n, 75, 3.9));
+    }
+    st++;
+
+    /* 7: the reverse branch's ends at 50 and 75 Hz */
+    st->paper = "The reverse drift's magnitude falls as A_r grows and depends on f: its "
+                "zero is at A_r 6.2 (25 Hz), 8.2 (50 Hz) and 7.6 (75 Hz).";
+    st->criterion = "the reverse drift (negative medians from A_r 5 on) ends within 0.3 "
+                    "of the paper's A_r at each f";
+    {
+        static const double want[3] = {6.2, 8.2, 7.6};
+        st->holds = 1;
+        for (int k = 0; k < 3; k++) {
+            double end = NAN;
+            for (int a = 50; a <= 85; a++) {
+                double m = med_at(pts, n, fs[k], a / 10.0);
+                if (!(m < 0))
+                    break;
+                end = a / 10.0;
+            }
+            /* the zero lies between the last negative A_r and the next */
+            double zero = isnan(end) ? NAN : end + 0.1;
+            st->holds &= !isnan(zero) && fabs(zero - want[k]) <= 0.3 + 1e-9;
+            if (isnan(zero))
+                say(st, "%g Hz: no reverse drift from A_r 5; ", fs[k]);
+            else
+                say(st, "%g Hz: reverse from 5.0 to %.1f, forward or zero from %.1f "
+                    "(paper %.1f); ", fs[k], end, zero, want[k]);
+        }
+    }
+    st++;
+
+    /* 8: no drift below 2.1 at 2.5 Hz */
+    st->paper = "The drift mode cannot be excited for A_r < 2.1 at f = 2.5 Hz.";
+    st->criterion = "at 2.5 Hz no start at A_r 2.0 or 2.05 reaches the drift mode "
+                    "(and, for the contrast the paper implies, some at 2.1 to 2.3 do)";
+    {
+        size_t below = 0, below_drift = 0, above = 0, above_drift = 0;
+        for (size_t i = 0; i < n_low; i++) {
+            if (low[i].Ar < 2.1 - 1e-9) {
+                below += low[i].starts;
+                below_drift += low[i].drift_starts;
+            } else {
+                above += low[i].starts;
+                above_drift += low[i].drift_starts;
+            }
+        }
+        st->holds = below > 0 && below_drift == 0;
+        say(st, "2.5 Hz: %zu of %zu starts below A_r 2.1 reach the drift mode, and %zu of "
+            "%zu at 2.1 to 2.3", below_drift, below, above_drift, above);
+        if (st->holds && above_drift == 0)
+            say(st, ": it holds only in that nothing drifts at 2.5 Hz here (the dimer "
+                "comes to rest), so A_r 2.1 is no threshold");
+    }
+    st++;
+
+    /* 9 and 10: the sensitivity to the start, at small A_r and at low f */
+    double share[3][2];
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < 2; r++) {
+            size_t tot = 0, dr = 0;
+            for (int a = r ? 32 : 21; a <= (r ? 49 : 31); a++) {
+                const pl_dimer_fig11_point *p = pl_dimer_fig11_at(pts, n, fs[k], a / 10.0);
+                if (p) {
+                    tot += p->starts;
+                    dr += p->drift_starts;
+                }
+            }
+            share[k][r] = tot ? (double)dr / (double)tot : NAN;
+        }
+    st->paper = "With a small aspect ratio the excitation of the drift mode is more "
+                "sensitive to the initial conditions.";
+    st->criterion = "at each f the share of the 16 starts reaching the drift mode is "
+                    "lower on A_r 2.1-3.1 than on 3.2-4.9";
+    st->holds = 1;
+    for (int k = 0; k < 3; k++) {
+        st->holds &= share[k][0] < share[k][1];
+        say(st, "%g Hz: %.0f %% on 2.1-3.1, %.0f %% on 3.2-4.9; ", fs[k], 100 * share[k][0],
+            100 * share[k][1]);
+    }
+    st++;
+    st->paper = "With a low plate frequency the excitation of the drift mode is more "
+                "sensitive to the initial conditions.";
+    st->criterion = "the share of the starts reaching the drift mode over A_r 2.1-4.9 is "
+                    "lower at 25 Hz than at 50 and at 75 Hz";
+    {
+        double all[3];
+        for (int k = 0; k < 3; k++)
+            all[k] = (share[k][0] * 11 + share[k][1] * 18) / 29;
+        st->holds = all[0] < all[1] && all[0] < all[2];
+        say(st, "%.0f %% at 25 Hz, %.0f %% at 50 Hz, %.0f %% at 75 Hz", 100 * all[0],
+            100 * all[1], 100 * all[2]);
+        if (!st->holds)
+            say(st, ": here the higher frequencies are the more sensitive (more starts "
+                "come to rest lying on the plate)");
+    }
+}
+
+/* --- the paper's single runs ----------------------------------------------- */
+
+static const pl_dimer_case cases[] = {
+    {"fig12", "Figure 12", "A_r 6.5, released from h0 2.25 mm, theta0 12 deg: "
+     "the mean drift is zero while the right ball makes a small swing and hits "
+     "the plate once every cycle (the single pendulum mode)",
+     6.5, 25, 0.9, 0.65, 2.25e-3, 12, PL_DIMER_DRIFT, 1, 1},
+    {"fig13", "Figure 13", "f 50 Hz, from h0 10.25 mm, theta0 8 deg: a jump mode, "
+     "both tips hitting the plate once every cycle, with a horizontal "
+     "reciprocation (figure 14)",
+     3.9, 50, 0.9, 0.65, 10.25e-3, 8, PL_DIMER_JUMP, -1, 0},
+    {"fig15", "Figure 15", "Gamma 0.2, from h0 0.25 mm, theta0 12 deg: the dimer "
+     "quickly comes to rest on the plate",
+     3.9, 25, 0.2, 0.65, 0.25e-3, 12, PL_DIMER_REST, -1, 0},
+    {"fig16", "Figure 16", "Gamma 1.4, from h0 0.25 mm, theta0 10 deg: the left "
+     "ball moves with the plate while the right ball hits it with a big and a "
+     "small bounce in turn (an unstable mode)",
+     3.9, 25, 1.4, 0.65, 0.25e-3, 10, PL_DIMER_ALTERNATE, 1, 0},
+    {"fig17", "Figure 17", "Gamma 1.4, from h0 3.25 mm, theta0 10 deg: jump and "
+     "flutter combined, the left ball hitting once every cycle, the right ball "
+     "once every two cycles",
+     3.9, 25, 1.4, 0.65, 3.25e-3, 10, PL_DIMER_MIXED, 0, 0},
+    {"fig18", "Figures 18-19", "Gamma 1.4, from h0 0.25 mm, theta0 5 deg: a new "
+     "stable state in which the dimer does not rest on the plate but leaves it "
+     "by a small height during half of every cycle",
+     3.9, 25, 1.4, 0.65, 0.25e-3, 5, PL_DIMER_HOP, -1, 0},
+    {"fig20", "Figure 20", "f 50 Hz, e_s 0.8, from h0 4.9 mm, theta0 4 deg: a "
+     "flutter mode, both balls hitting the plate out of phase every other cycle",
+     3.9, 50, 0.9, 0.8, 4.9e-3, 4, PL_DIMER_FLUTTER, -1, 0},
+};
+
+const pl_dimer_case *pl_dimer_cases(size_t *n)
+{
+    *n = sizeof cases / sizeof cases[0];
+    return cases;
+}
+
+void pl_dimer_case_params(const pl_dimer_case *c, double cycles, pl_dimer_params *p)
+{
+    pl_dimer_params_default(p);
+    p->Ar = c->Ar;
+    p->f = c->f;
+    p->Gamma = c->Gamma;
+    p->es = c->es;
+    p->h0 = c->h0;
+    p->theta0 = c->theta0_deg * M_PI / 180;
+    p->duration = cycles / c->f;
+}
+
+int pl_dimer_case_holds(const pl_dimer_case *c, const pl_dimer_result *r)
+{
+    if (r->mode != c->mode)
+        return 0;
+    if (c->bouncer >= 0 && (c->mode == PL_DIMER_DRIFT || c->mode == PL_DIMER_ALTERNATE ||
+                            c->mode == PL_DIMER_MIXED)) {
+        /* the sphere that hits every cycle and rises higher (drift) or
+         * hits more often (mixed) */
+        int b = c->mode == PL_DIMER_MIXED ? r->hits[1] > r->hits[0]
+                                          : r->hmax[1] >= r->hmax[0];
+        if (b != c->bouncer)
+            return 0;
+    }
+    if (c->zero_drift && fabs(pl_dimer_scaled_drift(r->drift, c->f, 9.81)) > 0.05)
+        return 0;
+    return 1;
+}
+
+void pl_dimer_case_basin(const pl_dimer_case *c, size_t n, pl_dimer_basin_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    pl_dimer_case_params(c, 2.0 * c->f, &s->base);
+    s->h0_min = fmax(0, c->h0 - 4e-3);
+    s->h0_max = s->h0_min + 8e-3;
+    double t0 = fmax(0.5, c->theta0_deg - 4), t1 = t0 + 8;
+    if (c->Gamma > 1) {
+        /* figures 16-18: one map holds their three starts */
+        s->h0_min = 0;
+        s->h0_max = 8e-3;
+        t0 = 1;
+        t1 = 13;
+    }
+    s->th_min = t0 * M_PI / 180;
+    s->th_max = t1 * M_PI / 180;
+    s->nh = s->nth = n;
+}
+
 /* --- basin maps ---------------------------------------------------------- */
 
 void pl_dimer_basin_params(const pl_dimer_basin_spec *s, size_t ih, size_t ith,
@@ -255,4 +645,112 @@ void pl_dimer_basin_summarize(const pl_dimer_basin_spec *s, const int *modes,
         }
     for (int m = 0; m < PL_DIMER_NMODES; m++)
         st->share[m] = n ? (double)count[m] / (double)n : NAN;
+}
+
+pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
+                             int *modes, double *drift, double *energy,
+                             pl_dimer_progress progress, void *ctx, pl_err *err)
+{
+    size_t n = s->nh * s->nth;
+    pl_dimer_params *ps = malloc(n * sizeof *ps);
+    pl_dimer_result *res = malloc(n * sizeof *res);
+    int *ok = malloc(n * sizeof *ok);
+    pl_status st = PL_OK;
+    if (!ps || !res || !ok) {
+        st = pl_err_set(err, PL_ENOMEM, "basin map: out of memory for %zu starts", n);
+    } else {
+        for (size_t ih = 0; ih < s->nh; ih++)
+            for (size_t it = 0; it < s->nth; it++)
+                pl_dimer_basin_params(s, ih, it, &ps[ih * s->nth + it]);
+        /* a first check of the parameters, with the reason */
+        pl_dimer_geometry g;
+        st = n ? pl_dimer_geometry_of(&ps[0], &g, err) : PL_OK;
+        if (st == PL_OK)
+            st = pl_dimer_batch(ps, n, threads, res, ok, progress, ctx, err);
+        for (size_t i = 0; st == PL_OK && i < n; i++) {
+            modes[i] = ok[i] ? (int)res[i].mode : -1;
+            drift[i] = ok[i] ? pl_dimer_drift_forward(&res[i]) : NAN;
+            energy[i] = ok[i] ? res[i].energy : NAN;
+        }
+    }
+    free(ps);
+    free(res);
+    free(ok);
+    return st;
+}
+
+void pl_dimer_basin_key(const pl_dimer_basin_spec *s, const char *name,
+                        char *buf, size_t size)
+{
+    const pl_dimer_params *p = &s->base;
+    snprintf(buf, size, "# dimer basin %s: Ar %.17g f %.17g Gamma %.17g es %.17g "
+             "mu_s %.17g mu_c %.17g mu_i %.17g dist_exp %.17g v_rest %.17g "
+             "duration %.17g dt %.17g tol %.17g rod_d %.17g h0 %.17g..%.17g x %zu "
+             "theta0 %.17g..%.17g x %zu", name, p->Ar, p->f, p->Gamma, p->es,
+             p->mu_s, p->mu_c, p->mu_i, p->dist_exp, p->v_rest, p->duration, p->dt,
+             p->tol, p->rod_d, s->h0_min, s->h0_max, s->nh, s->th_min, s->th_max,
+             s->nth);
+}
+
+pl_status pl_dimer_basin_save(const char *path, const char *key,
+                              const pl_dimer_basin_spec *s, const int *modes,
+                              const double *drift, const double *energy,
+                              pl_err *err)
+{
+    pl_atomicfile *af;
+    if (pl_atomicfile_open(&af, path, err) != PL_OK)
+        return err->code;
+    FILE *f = pl_atomicfile_stream(af);
+    fprintf(f, "%s\nh0_mm,theta0_deg,mode,drift_mm_s,energy\n", key);
+    for (size_t ih = 0; ih < s->nh; ih++)
+        for (size_t it = 0; it < s->nth; it++) {
+            size_t i = ih * s->nth + it;
+            pl_dimer_params p;
+            pl_dimer_basin_params(s, ih, it, &p);
+            fprintf(f, "%.9g,%.9g,%s,%.9g,%.9g\n", p.h0 * 1e3, p.theta0 * 180 / M_PI,
+                    modes[i] < 0 ? "failed" : pl_dimer_mode_name((pl_dimer_mode)modes[i]),
+                    drift[i] * 1e3, energy[i]);
+        }
+    return pl_atomicfile_commit(af, err);
+}
+
+pl_status pl_dimer_basin_load(const char *path, const char *key,
+                              const pl_dimer_basin_spec *s, int *modes,
+                              double *drift, double *energy, pl_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return pl_err_set(err, PL_ENOTFOUND, "%s: no stored map", path);
+    char line[2048];
+    pl_status st = PL_OK;
+    if (!fgets(line, sizeof line, f) || strncmp(line, key, strlen(key)) != 0 ||
+        (line[strlen(key)] != '\n' && line[strlen(key)] != 0)) {
+        fclose(f);
+        return pl_err_set(err, PL_ENOTFOUND, "%s: a map of other parameters", path);
+    }
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return pl_err_set(err, PL_EFORMAT, "%s:2: no header", path);
+    }
+    size_t n = s->nh * s->nth;
+    for (size_t i = 0; i < n && st == PL_OK; i++) {
+        char name[32];
+        double h, t;
+        if (!fgets(line, sizeof line, f) ||
+            sscanf(line, "%lf,%lf,%31[a-z],%lf,%lf", &h, &t, name, &drift[i],
+                   &energy[i]) != 5) {
+            st = pl_err_set(err, PL_EFORMAT, "%s:%zu: expected h0,theta0,mode,drift,"
+                            "energy", path, i + 3);
+            break;
+        }
+        drift[i] *= 1e-3;
+        modes[i] = -1;
+        for (int m = 0; m < PL_DIMER_NMODES; m++)
+            if (strcmp(name, pl_dimer_mode_name((pl_dimer_mode)m)) == 0)
+                modes[i] = m;
+        if (modes[i] < 0 && strcmp(name, "failed") != 0)
+            st = pl_err_set(err, PL_EFORMAT, "%s:%zu: unknown mode '%s'", path, i + 3, name);
+    }
+    fclose(f);
+    return st;
 }

@@ -85,6 +85,56 @@ double pl_dimer_drift_forward(const pl_dimer_result *r);
 /* The scaled drift <u> f / g 10^2 of figure 11. */
 double pl_dimer_scaled_drift(double drift, double f, double g);
 
+/* A statement of the paper checked against prismlab's figure. */
+typedef struct {
+    const char *paper;          /* the paper's words */
+    const char *criterion;      /* what is measured, with its thresholds */
+    char finding[640];          /* what prismlab finds, in numbers */
+    int holds;                  /* 1 holds, 0 does not */
+} pl_dimer_statement;
+
+enum { PL_DIMER_FIG11_STATEMENTS = 10 };
+
+/* Checks figure 11's statements (section 5) on pts (of spec s: it must
+ * hold 25, 50 and 75 Hz and A_r 2.1 to 8.5 by 0.1) and low, the points
+ * at f 2.5 Hz (n_low of them, any A_r).  out receives
+ * PL_DIMER_FIG11_STATEMENTS statements. */
+void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
+                          const pl_dimer_fig11_point *pts,
+                          const pl_dimer_fig11_point *low, size_t n_low,
+                          pl_dimer_statement *out);
+
+/* The point of pts (n of them) at f and Ar, or NULL. */
+const pl_dimer_fig11_point *pl_dimer_fig11_at(const pl_dimer_fig11_point *pts,
+                                              size_t n, double f, double Ar);
+
+/* --- the paper's single runs ----------------------------------------------- */
+
+/* A run of the paper from its stated start: figures 12, 13, 15-18 and 20
+ * (figure 19 is figure 18 zoomed).  Every other parameter is section 5's
+ * (mu_s 0.24, mu_c 0.12, mu_i 0.08). */
+typedef struct {
+    const char *name;           /* "fig13" */
+    const char *figure;         /* "Figure 13" */
+    const char *statement;      /* what the paper says it shows */
+    double Ar, f, Gamma, es;
+    double h0, theta0_deg;      /* m, degrees */
+    pl_dimer_mode mode;         /* the paper's mode */
+    int bouncer;                /* drift-like modes: the sphere that bounces
+                                   (0 left, 1 right), -1 either */
+    int zero_drift;             /* the paper says its mean drift is zero */
+} pl_dimer_case;
+
+/* The paper's runs; *n receives their number. */
+const pl_dimer_case *pl_dimer_cases(size_t *n);
+
+/* The parameters of case c, simulated for cycles plate cycles. */
+void pl_dimer_case_params(const pl_dimer_case *c, double cycles, pl_dimer_params *p);
+
+/* Whether result r is the paper's mode of c (its mode, bouncing sphere and
+ * zero drift where the paper says so). */
+int pl_dimer_case_holds(const pl_dimer_case *c, const pl_dimer_result *r);
+
 /* --- basin maps ---------------------------------------------------------- */
 
 typedef struct {
@@ -93,6 +143,13 @@ typedef struct {
     double th_min, th_max;      /* rad */
     size_t nh, nth;             /* grid points (ends included) */
 } pl_dimer_basin_spec;
+
+/* The map of n x n starts around case c's: h0 over 8 mm from 4 mm below
+ * (0 at least), theta0 over 8 degrees from 4 below (0.5 at least); the
+ * Gamma 1.4 cases (figures 16-18) share one map, h0 0-8 mm, theta0 1-13
+ * deg.  2 s: 100 cycles at 50 Hz, 50 at 25 Hz (the modes settle within
+ * 40). */
+void pl_dimer_case_basin(const pl_dimer_case *c, size_t n, pl_dimer_basin_spec *s);
 
 /* Start (ih, ith) of the grid into p. */
 void pl_dimer_basin_params(const pl_dimer_basin_spec *s, size_t ih, size_t ith,
@@ -106,6 +163,32 @@ typedef struct {
      * (dh0 / 1 mm)^2 + (dtheta / 1 deg)^2; dist NAN when none does */
     double dist, h0_near, th_near;
 } pl_dimer_basin_stats;
+
+/* The run of every start of the map (h0 slowest): modes (-1 when the
+ * model refused the start), forward drifts (m/s) and energy measures. */
+pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
+                             int *modes, double *drift, double *energy,
+                             pl_dimer_progress progress, void *ctx, pl_err *err);
+
+/* The first line of a map's file: every parameter the map depends on, so
+ * that a stored map is reused only for the same map. */
+void pl_dimer_basin_key(const pl_dimer_basin_spec *s, const char *name,
+                        char *buf, size_t size);
+
+/* Writes the map to path (the key line, a header, a row a start: h0 in
+ * mm, theta0 in degrees, mode name, drift in mm/s, energy), whole or not
+ * at all. */
+pl_status pl_dimer_basin_save(const char *path, const char *key,
+                              const pl_dimer_basin_spec *s, const int *modes,
+                              const double *drift, const double *energy,
+                              pl_err *err);
+
+/* Reads a map written by pl_dimer_basin_save.  Returns PL_ENOTFOUND when
+ * there is no file or its key differs (the map is to be computed),
+ * PL_EFORMAT naming the line when it is damaged. */
+pl_status pl_dimer_basin_load(const char *path, const char *key,
+                              const pl_dimer_basin_spec *s, int *modes,
+                              double *drift, double *energy, pl_err *err);
 
 /* The statistics of a map of modes (nh x nth, h0 slowest; -1: failed). */
 void pl_dimer_basin_summarize(const pl_dimer_basin_spec *s, const int *modes,

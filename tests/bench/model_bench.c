@@ -6,12 +6,14 @@
  * `name: value unit` lines.  Best of several repetitions. */
 #include "model/seeds/body.h"
 #include "model/seeds/dimer.h"
+#include "model/seeds/dimer_maps.h"
 #include "model/prism/prism.h"
 
 #include <gsl/gsl_errno.h>
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define NS 70001
@@ -115,5 +117,35 @@ int main(void)
     }
     printf("dimer_section5_4s: %.1f ms\n", best * 1e3);
     printf("dimer_section5_drift: %.3f mm/s\n", dr.drift * 1e3);
+
+    /* figure 11's sweep: 3 f x 65 A_r x 16 starts, one thread a CPU */
+    pl_dimer_fig11_spec fs;
+    pl_dimer_fig11_default(&fs);
+    size_t nf = pl_dimer_fig11_size(&fs);
+    pl_dimer_params *fps = malloc(nf * sizeof *fps);
+    pl_dimer_result *fres = malloc(nf * sizeof *fres);
+    int *fok = malloc(nf * sizeof *fok);
+    if (!fps || !fres || !fok) {
+        fprintf(stderr, "dimer fig11: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < nf; i++)
+        pl_dimer_fig11_params(&fs, i, &fps[i]);
+    double t0 = now();
+    if (pl_dimer_batch(fps, nf, 0, fres, fok, NULL, NULL, &err) != PL_OK) {
+        fprintf(stderr, "dimer fig11: %s\n", err.msg);
+        return 1;
+    }
+    double sweep = now() - t0;
+    size_t drift_runs = 0;
+    for (size_t i = 0; i < nf; i++)
+        drift_runs += fok[i] && fres[i].mode == PL_DIMER_DRIFT;
+    printf("dimer_fig11_sweep: %.1f s\n", sweep);
+    printf("dimer_fig11_runs: %zu runs\n", nf);
+    printf("dimer_fig11_per_run: %.1f ms\n", sweep / (double)nf * 1e3);
+    printf("dimer_fig11_drift_mode: %zu runs\n", drift_runs);
+    free(fps);
+    free(fres);
+    free(fok);
     return rc;
 }

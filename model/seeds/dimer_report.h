@@ -1,0 +1,52 @@
+/* model/seeds/dimer_report.h - the dimer report: seed 002's maps checked
+ * statement by statement.
+ *
+ * pl_dimer_report_write() runs figure 11's sweep (dimer_maps.h), the
+ * paper's single runs (figures 12, 13, 15-20) and the basin maps around
+ * the starts that land in another mode than the paper's, and writes into
+ * a folder: index.html (every statement with holds / does not hold and
+ * its page), a page per figure (fig11.html, fig12.html, ...,
+ * basin-NAME.html), the figures (PLplot: SVG, the maps PNG) and the
+ * numbers as CSV.  The pages open from disk (no network).  Basin maps
+ * are stored as basin-NAME.csv with a first line naming every parameter:
+ * a later report with the same parameters reads them instead of
+ * computing them again.
+ */
+#ifndef PL_MODEL_DIMER_REPORT_H
+#define PL_MODEL_DIMER_REPORT_H
+
+#include "core/error.h"
+#include "model/seeds/dimer_maps.h"
+
+#include <stddef.h>
+
+/* Progress: stage names what runs ("figure 11", "basin fig13", ...). */
+typedef void (*pl_dimer_report_progress)(const char *stage, size_t done,
+                                         size_t total, void *ctx);
+
+typedef struct {
+    int threads;                        /* <= 0: the machine's CPUs */
+    const pl_dimer_fig11_spec *fig11;   /* NULL: the paper's (3120 runs) */
+    size_t basin_n;                     /* starts a side of a basin map
+                                           (201); 0: no maps */
+    size_t variant_n;                   /* a side of the maps of the open
+                                           choices (51: every 4th start of
+                                           a 201 map); 0: none */
+    pl_dimer_report_progress progress;
+    void *ctx;
+} pl_dimer_report_opts;
+
+typedef struct {
+    int statements;                     /* statements checked */
+    int holding;                        /* of which hold */
+    int pages;                          /* HTML pages written */
+    int maps;                           /* basin maps in the report */
+    double fig11_seconds;               /* wall time of figure 11's sweep */
+} pl_dimer_report_stats;
+
+/* Writes the report into dir (created if missing).  PL_EIO names a file
+ * that cannot be written. */
+pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
+                                pl_dimer_report_stats *stats, pl_err *err);
+
+#endif
