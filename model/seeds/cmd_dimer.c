@@ -28,7 +28,8 @@ static const pl_cli_command command = {
     "mu-i in impact (the paper's claim 5.1).  Defaults are the paper's section 5.\n"
     "See docs/dimer.md.\n",
     .footer =
-    "Last line: ... drift=<m/s> mode=<drift|jump|flutter|rest|other>: the left\n"
+    "Last line: ... drift=<m/s> mode=<rest|drift|jump|flutter|mixed|hop|\n"
+    "alternate|other> (docs/dimer.md, Modes): the left\n"
     "tip's mean horizontal speed over the last ten plate cycles and the mode\n"
     "persisting in them.\n"};
 
