@@ -42,7 +42,7 @@ static void progress(const char *stage, size_t done, size_t total, void *ctx)
 int pl_cmd_dimer_report(int argc, char **argv)
 {
     const char *dir = NULL;
-    long threads = 0, basin_n = 201, variant_n = 51;
+    long threads = 0, basin_n = -1, variant_n = 51;
     int quick = 0;
     pl_opt opts[] = {
         PL_OPT_STRING_F("output", 'o', &dir, PL_OPT_REQUIRED, "DIR",
@@ -50,11 +50,13 @@ int pl_cmd_dimer_report(int argc, char **argv)
         PL_OPT_INT("threads", &threads, 0, 256, "N",
                    "simulations at once (default 0: one a CPU)"),
         PL_OPT_INT("basin-n", &basin_n, 0, 2001, "N",
-                   "starts a side of a basin map (default 201; 0: no maps)"),
+                   "starts a side of a basin map (default 201, with\n"
+                   "--quick 0; 0: no maps)"),
         PL_OPT_INT("variant-n", &variant_n, 0, 2001, "N",
                    "a side of the open choices' maps (default 51: every\n"
                    "4th start of a 201 map; 0: none)"),
-        PL_OPT_FLAG("quick", &quick, "a small figure 11 and no basin maps"),
+        PL_OPT_FLAG("quick", &quick, "a small figure 11 (and no basin maps unless\n"
+                    "--basin-n is given)"),
         PL_OPT_END()};
     int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
@@ -70,8 +72,9 @@ int pl_cmd_dimer_report(int argc, char **argv)
         quick_spec.n_h0 = 2;
         quick_spec.n_theta0 = 2;
         quick_spec.cycles = 40;
-        basin_n = 0;
     }
+    if (basin_n < 0)
+        basin_n = quick ? 0 : 201;
     int last = -1;
     pl_dimer_report_opts o = {(int)threads, quick ? &quick_spec : NULL, (size_t)basin_n,
                               (size_t)variant_n, progress, &last};
