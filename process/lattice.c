@@ -6,7 +6,6 @@
 
 #include <fftw3.h>
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multimin.h>
 #include <float.h>
 #include <math.h>
@@ -254,23 +253,58 @@ typedef struct {
     size_t m;                /* samples fitted */
 } arcs;
 
-/* x = A^-1 b for A = L L' with L the lower triangle of l (5 x 5,
- * row-major, as GSL's Cholesky leaves it). */
-static void chol_solve(const double *l, const double *b, double *x)
+/* The small normal equations of the arcs, the ringing and the tops (3 to
+ * 6 unknowns, one system per impact and pass) are factored here rather
+ * than by GSL's Cholesky: GSL reports a matrix that is not positive
+ * definite through its error handler, one for the whole process, which
+ * the per-impact threads can neither rely on being off nor switch off and
+ * on; and at this size its general driver costs more than the sums. */
+enum { CHOL_MAX = 8 };
+
+/* The lower Cholesky factor of the n x n symmetric A (row-major, n <=
+ * CHOL_MAX; the lower triangle read) in place; -1 at a pivot that is not
+ * positive. */
+static int chol_factor(double *A, int n)
 {
-    double y[5];
-    for (int i = 0; i < 5; i++) {
+    for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++)
+            d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 0))
+            return -1;
+        d = sqrt(d);
+        A[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = A[i * n + j];
+            for (int k = 0; k < j; k++)
+                s -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = s / d;
+        }
+    }
+    return 0;
+}
+
+/* x = A^-1 b for A = L L' with L the lower triangle of l (n x n). */
+static void chol_solve_n(const double *l, int n, const double *b, double *x)
+{
+    double y[CHOL_MAX];
+    for (int i = 0; i < n; i++) {
         double s = b[i];
         for (int j = 0; j < i; j++)
-            s -= l[i * 5 + j] * y[j];
-        y[i] = s / l[i * 5 + i];
+            s -= l[i * n + j] * y[j];
+        y[i] = s / l[i * n + i];
     }
-    for (int i = 4; i >= 0; i--) {
+    for (int i = n - 1; i >= 0; i--) {
         double s = y[i];
-        for (int j = i + 1; j < 5; j++)
-            s -= l[j * 5 + i] * x[j];
-        x[i] = s / l[i * 5 + i];
+        for (int j = i + 1; j < n; j++)
+            s -= l[j * n + i] * x[j];
+        x[i] = s / l[i * n + i];
     }
+}
+
+static void chol_solve(const double *l, const double *b, double *x)
+{
+    chol_solve_n(l, 5, b, x);
 }
 
 /* Fits the arcs over [c-G-WL, c-G) and (c+G, c+G+WR] by least squares in
@@ -380,11 +414,10 @@ static int fit_joint2(const walk *wk, size_t c, size_t WL, size_t WR, moments *m
         0, 0, sx[1][1], sx[1][2], sx[1][3],
         sx[0][2], sx[0][3], sx[1][2], sx[1][3], sx[0][4] + sx[1][4]};
     double rhs[5] = {sy[0][0], sy[0][1], sy[1][0], sy[1][1], sy[0][2] + sy[1][2]};
-    /* GSL's Cholesky factor (in place, lower triangle), then the two
+    /* the Cholesky factor (in place, lower triangle), then the two
      * triangular solves: the inverse is needed only for the variances at
      * the end (arc_var(), from the factor kept in f->chol) */
-    gsl_matrix_view M = gsl_matrix_view_array(A, 5, 5);
-    if (gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS)
+    if (chol_factor(A, 5) != 0)
         return -1;
     memcpy(f->chol, A, sizeof f->chol);
     chol_solve(f->chol, rhs, f->p);
@@ -1173,16 +1206,10 @@ static double ring_joint(const walk *wk, const ringing *old, const slot *s, doub
     for (int p = 0; p < RJ; p++)
         for (int q = p + 1; q < RJ; q++)
             A[p * RJ + q] = A[q * RJ + p];
-    gsl_matrix_view M = gsl_matrix_view_array(A, RJ, RJ);
     double c[RJ];
-    gsl_vector_view rv = gsl_vector_view_array(r, RJ), cv = gsl_vector_view_array(c, RJ);
-    gsl_error_handler_t *h = gsl_set_error_handler_off();
-    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
-              gsl_linalg_cholesky_solve(&M.matrix, &rv.vector, &cv.vector) != GSL_SUCCESS;
-    if (bad) {
-        gsl_set_error_handler(h);
+    if (chol_factor(A, RJ) != 0)
         return INFINITY;
-    }
+    chol_solve_n(A, RJ, r, c);
     double bxy = 0;
     for (int p = 0; p < RJ; p++)
         bxy += c[p] * r[p];
@@ -1194,18 +1221,16 @@ static double ring_joint(const walk *wk, const ringing *old, const slot *s, doub
          * covariance neglected: the sine and cosine are nearly orthogonal
          * over several cycles) */
         double e[RJ] = {0}, z[RJ], var[2];
-        gsl_vector_view ev = gsl_vector_view_array(e, RJ), zv = gsl_vector_view_array(z, RJ);
         double s2 = rss / (double)(n > RJ ? n - RJ : 1), amp = hypot(c[4], c[5]);
         for (int q = 0; q < 2; q++) {
             memset(e, 0, sizeof e);
             e[4 + q] = 1;
-            gsl_linalg_cholesky_solve(&M.matrix, &ev.vector, &zv.vector);
+            chol_solve_n(A, RJ, e, z);
             var[q] = s2 * z[4 + q];
         }
         *se_amp = amp > 0 ? sqrt((c[4] * c[4] * var[0] + c[5] * c[5] * var[1])) / amp
                           : sqrt(0.5 * (var[0] + var[1]));
     }
-    gsl_set_error_handler(h);
     return rss;
 }
 
@@ -1295,14 +1320,9 @@ static int cubic_residual(const double *y, size_t n, double *r)
                 A[p * 4 + q] += bs[p] * bs[q];
         }
     }
-    gsl_matrix_view M = gsl_matrix_view_array(A, 4, 4);
-    gsl_vector_view bv = gsl_vector_view_array(b, 4), cv = gsl_vector_view_array(c, 4);
-    gsl_error_handler_t *h = gsl_set_error_handler_off();
-    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
-              gsl_linalg_cholesky_solve(&M.matrix, &bv.vector, &cv.vector) != GSL_SUCCESS;
-    gsl_set_error_handler(h);
-    if (bad)
+    if (chol_factor(A, 4) != 0)
         return -1;
+    chol_solve_n(A, 4, b, c);
     for (size_t j = 0; j < n; j++) {
         double x = (double)j / (double)n;
         r[j] = y[j] - (c[0] + x * (c[1] + x * (c[2] + x * c[3])));
@@ -1801,20 +1821,10 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *l
         yy += y * y;
     }
     double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
-    /* Positive definite by its leading minors (Sylvester) before GSL sees
-     * it: its error handler is one for the whole process, and this runs on
-     * several threads, so it is neither called on a singular matrix nor
-     * switched off and on here. */
-    double m2 = A[0] * A[4] - A[1] * A[1],
-           m3 = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
-                A[2] * (A[3] * A[7] - A[4] * A[6]);
-    if (!(A[0] > 0) || !(m2 > 1e-12 * A[0] * A[4]) || !(m3 > 1e-12 * A[0] * A[4] * A[8]))
+    if (chol_factor(A, 3) != 0)
         return NAN;
-    gsl_matrix_view M = gsl_matrix_view_array(A, 3, 3);
-    gsl_vector_view yv = gsl_vector_view_array(Y, 3), cv = gsl_vector_view_array(c, 3);
-    int bad = gsl_linalg_cholesky_decomp1(&M.matrix) != GSL_SUCCESS ||
-              gsl_linalg_cholesky_solve(&M.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS;
-    if (bad || !(c[2] > 0))
+    chol_solve_n(A, 3, Y, c);
+    if (!(c[2] > 0))
         return NAN;
     double top = tm - c[1] / (2 * c[2]);
     *low = c[0] - c[1] * c[1] / (4 * c[2]);
@@ -1822,10 +1832,9 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *l
     /* the minimum's variance: its gradient through (X'X)^-1, times the
      * residual variance of omega^2 */
     double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])}, z[3];
-    gsl_vector_view gv = gsl_vector_view_array(g, 3), zv = gsl_vector_view_array(z, 3);
     double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2]));
-    bad = gsl_linalg_cholesky_solve(&M.matrix, &gv.vector, &zv.vector) != GSL_SUCCESS;
-    *low_var = bad ? INFINITY : rss / (S[0] - 3) * (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
+    chol_solve_n(A, 3, g, z);
+    *low_var = rss / (S[0] - 3) * (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
 
