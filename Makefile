@@ -30,9 +30,10 @@ DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
 	libsndfile1-dev libfftw3-dev libcomedi-dev libcsv-dev libcmocka-dev \
 	libgsl-dev zlib1g-dev nettle-dev libinih-dev libplplot-dev \
 	plplot-driver-cairo fonts-dejavu-core qemu-system-x86 busybox-static \
-	cpio chromium clang libmicrohttpd-dev
+	cpio chromium clang libmicrohttpd-dev \
+	libopenmpi-dev openmpi-bin slurm-wlm munge
 
-PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot libmicrohttpd
+PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot libmicrohttpd ompi-c
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lpthread -lm
 

@@ -35,6 +35,7 @@ int pl_cmd_sphere(int argc, char **argv);
 int pl_cmd_dimer(int argc, char **argv);
 int pl_cmd_dimer_report(int argc, char **argv);
 int pl_cmd_roughplane(int argc, char **argv);
+int pl_cmd_sweep(int argc, char **argv);
 
 /* web/ */
 int pl_cmd_serve(int argc, char **argv);

@@ -38,6 +38,7 @@ static const struct command commands[] = {
     {"dimer-report", pl_cmd_dimer_report, "seed 002's figures 11-20 and basin maps, checked"},
     {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
     {"serve", pl_cmd_serve, "the lab in a browser: runs, zoomable plots, reports, the live rig"},
+    {"sweep", pl_cmd_sweep, "run a parameter sweep (one machine, MPI, Slurm); list, export"},
 };
 
 static void usage(FILE *out)

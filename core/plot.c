@@ -20,9 +20,28 @@ static const int palette[12][3] = {
 
 enum { MAX_POINTS = 900 };
 
-static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
+/* Edge k (0 .. n) of the cells centred on v[0 .. n-1]. */
+static double cell_edge(const double *v, size_t n, size_t k)
+{
+    if (n == 1)
+        return k == 0 ? v[0] - 0.5 : v[0] + 0.5;
+    if (k == 0)
+        return v[0] - 0.5 * (v[1] - v[0]);
+    if (k == n)
+        return v[n - 1] + 0.5 * (v[n - 1] - v[n - 2]);
+    return 0.5 * (v[k - 1] + v[k]);
+}
+
+static void range(const pl_plot_panel *p, const pl_plot_grid *grid, double *lo,
+                  double *hi, int ydir)
 {
     double a = INFINITY, b = -INFINITY;
+    if (grid) {   /* the cells' outer edges */
+        const double *v = ydir ? grid->y : grid->x;
+        size_t n = ydir ? grid->ny : grid->nx;
+        a = fmin(cell_edge(v, n, 0), cell_edge(v, n, n));
+        b = fmax(cell_edge(v, n, 0), cell_edge(v, n, n));
+    }
     for (size_t s = 0; s < p->n_series; s++) {
         const double *v = ydir ? p->series[s].y : p->series[s].x;
         size_t n = p->series[s].n * (ydir && p->series[s].style == PL_PLOT_BARS ? 2 : 1);
@@ -43,7 +62,7 @@ static void range(const pl_plot_panel *p, double *lo, double *hi, int ydir)
     int points = 0;
     for (size_t k = 0; k < p->n_series; k++)
         points |= p->series[k].style == PL_PLOT_POINTS;
-    if (ydir || points) {   /* air above and below; points off the frame's edge */
+    if (!grid && (ydir || points)) {   /* air above and below; points off the frame's edge */
         double m = 0.05 * (b - a);
         a -= m;
         b += m;
@@ -76,12 +95,35 @@ static PLINT line_style(int style)
 
 /* One panel in the viewport [0.12, right] x [y0, y1]; the legend, when
  * there is one, goes to the right of the frame, outside the data. */
-static void draw_panel(const pl_plot_panel *p, double y0, double y1,
-                       double right)
+/* The heat map's cells, each a filled rectangle of colour map 1. */
+static void draw_grid(const pl_plot_grid *g)
+{
+    /* a blue-to-yellow ramp (viridis' ends and middle) */
+    PLFLT pos[3] = {0, 0.5, 1}, r[3] = {0.27, 0.13, 0.99}, gr[3] = {0.00, 0.57, 0.91},
+          b[3] = {0.33, 0.55, 0.14};
+    plscmap1l(1, 3, pos, r, gr, b, NULL);
+    double span = g->zmax > g->zmin ? g->zmax - g->zmin : 1;
+    for (size_t i = 0; i < g->nx; i++)
+        for (size_t j = 0; j < g->ny; j++) {
+            double z = g->z[i * g->ny + j];
+            if (!isfinite(z))
+                continue;
+            double f = (z - g->zmin) / span;
+            plcol1(f < 0 ? 0 : f > 1 ? 1 : f);
+            PLFLT x0 = cell_edge(g->x, g->nx, i), x1 = cell_edge(g->x, g->nx, i + 1);
+            PLFLT y0 = cell_edge(g->y, g->ny, j), y1 = cell_edge(g->y, g->ny, j + 1);
+            PLFLT cx[4] = {x0, x1, x1, x0}, cy[4] = {y0, y0, y1, y1};
+            plfill(4, cx, cy);
+        }
+    plcol0(1);
+}
+
+static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double y0,
+                       double y1, double right)
 {
     double xlo, xhi, ylo, yhi;
-    range(p, &xlo, &xhi, 0);
-    range(p, &ylo, &yhi, 1);
+    range(p, grid, &xlo, &xhi, 0);
+    range(p, grid, &ylo, &yhi, 1);
     plvpor(0.12, right, y0, y1);
     plwind(xlo, xhi, ylo, yhi);
     plcol0(1);
@@ -91,7 +133,9 @@ static void draw_panel(const pl_plot_panel *p, double y0, double y1,
      * "x10^n" factor a reader can miss */
     plsxax(6, 0);
     plsyax(8, 0);
-    plbox("bcnstg", 0, 0, "bcnstvg", 0, 0);
+    if (grid)
+        draw_grid(grid);
+    plbox(grid ? "bcnst" : "bcnstg", 0, 0, grid ? "bcnstv" : "bcnstvg", 0, 0);
     /* the labels set off from the tick numbers by their widest (6
      * digits and a sign), which pllab's fixed offsets do not allow for */
     plmtex("b", 3.0, 0.5, 0.5, p->xlabel ? p->xlabel : "");
@@ -246,11 +290,12 @@ static void draw_map(const pl_plot_map *m, double right)
 }
 
 /* One figure through one PLplot device ("svg", "pdfcairo", "pngcairo")
- * into path, written whole or not at all: the panels, or the map when
- * map is not NULL. */
+ * into path, written whole or not at all: the panels (the first over grid
+ * when grid is not NULL), or the map when map is not NULL. */
 static pl_status plot_device(const char *device, const char *path, int width,
                              int height, const pl_plot_panel *panels,
-                             size_t n_panels, const pl_plot_map *map, pl_err *err)
+                             size_t n_panels, const pl_plot_map *map,
+                             const pl_plot_grid *grid, pl_err *err)
 {
     /* PLplot writes by name and says nothing when it cannot: the
      * temporary, made here, is known to be writable */
@@ -288,7 +333,7 @@ static pl_status plot_device(const char *device, const char *path, int width,
     double h = (top - bottom - gap * (double)(n_panels - 1)) / (double)n_panels;
     for (size_t i = 0; i < n_panels; i++) {
         double y1 = top - (double)i * (h + gap);
-        draw_panel(&panels[i], y1 - h, y1, right);
+        draw_panel(&panels[i], grid, y1 - h, y1, right);
     }
     plend1();
     plsstrm(caller);
@@ -301,7 +346,16 @@ pl_status pl_plot_svg(const char *path, int width, int height,
 {
     if (n_panels == 0)
         return pl_err_set(err, PL_EINVAL, "%s: a figure needs a panel", path);
-    return plot_device("svg", path, width, height, panels, n_panels, NULL, err);
+    return plot_device("svg", path, width, height, panels, n_panels, NULL, NULL, err);
+}
+
+pl_status pl_plot_grid_svg(const char *path, int width, int height,
+                           const pl_plot_panel *panel, const pl_plot_grid *grid,
+                           pl_err *err)
+{
+    if (!grid || !grid->nx || !grid->ny)
+        return pl_err_set(err, PL_EINVAL, "%s: a heat map needs cells", path);
+    return plot_device("svg", path, width, height, panel, 1, NULL, grid, err);
 }
 
 pl_status pl_plot_files(const char *base, int width, int height,
@@ -316,7 +370,7 @@ pl_status pl_plot_files(const char *base, int width, int height,
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s.%s", base, devices[i][1]);
         if (plot_device(devices[i][0], path, width, height, panels, n_panels,
-                        NULL, err) != PL_OK)
+                        NULL, NULL, err) != PL_OK)
             return err->code;
     }
     return PL_OK;
@@ -327,5 +381,5 @@ pl_status pl_plot_map_png(const char *path, int width, int height,
 {
     if (m->nx == 0 || m->ny == 0 || !m->cell)
         return pl_err_set(err, PL_EINVAL, "%s: a map needs cells", path);
-    return plot_device("pngcairo", path, width, height, NULL, 0, m, err);
+    return plot_device("pngcairo", path, width, height, NULL, 0, m, NULL, err);
 }

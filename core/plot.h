@@ -36,6 +36,15 @@ typedef struct {
     int style;               /* PL_PLOT_LINE, _POINTS, _DASHED */
 } pl_plot_series;
 
+/* A heat map under a panel's series: cell (i, j) centred on (x[i], y[j])
+ * (cell edges halfway to the neighbours), coloured by z[i * ny + j] on a
+ * blue-to-yellow scale from zmin to zmax; a NaN cell is left white. */
+typedef struct {
+    size_t nx, ny;
+    const double *x, *y, *z;
+    double zmin, zmax;
+} pl_plot_grid;
+
 typedef struct {
     const char *title, *xlabel, *ylabel;
     double xmin, xmax, ymin, ymax;   /* NaN: from the data */
@@ -77,5 +86,11 @@ typedef struct {
  * for 40,000 cells is a small file where an SVG is megabytes). */
 pl_status pl_plot_map_png(const char *path, int width, int height,
                           const pl_plot_map *m, pl_err *err);
+
+/* Draws one panel over a heat map (its series on top) into an SVG file,
+ * as pl_plot_svg(). */
+pl_status pl_plot_grid_svg(const char *path, int width, int height,
+                           const pl_plot_panel *panel, const pl_plot_grid *grid,
+                           pl_err *err);
 
 #endif

@@ -114,15 +114,10 @@ int pl_cmd_simulate(int argc, char **argv)
     pl_err err = {0};
     pl_model_params p;
     pl_model_params_default(&p);
-    pl_model_options mo;
-    pl_model_options_init(&mo);
-    double dur = NAN, mass = NAN;
+    pl_simulate_options so;
+    pl_simulate_options_init(&so);
     pl_opt opts[] = {
-        PL_OPT_MODEL_PARAMS(&mo),
-        PL_OPT_DOUBLE("duration", &dur, 1e-6, 1e5, "S", "simulated time, s"),
-        PL_OPT_DOUBLE("rate", &p.rate, 1, 1e7, "HZ", "output samples per second (default 10000)"),
-        PL_OPT_DOUBLE("mass", &mass, 1e-9, 1e6, "KG",
-                      "mass (default 0.2; the motion does not depend on it)"),
+        PL_OPT_SIMULATE(&so),
         PL_OPT_STRING("csv", &csv, "FILE", "columns t,omega,theta,Lp,x,vp1,vp2 (SI, header row)"),
         PL_OPT_STRING("impacts", &imp, "FILE",
                       "columns n,t,omega_minus,omega_plus,ratio,friction"),
@@ -131,24 +126,17 @@ int pl_cmd_simulate(int argc, char **argv)
     int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
         return rc;
-    if (pl_model_options_check(&mo, &err) != PL_OK)
+    if (pl_model_options_check(&so.mo, &err) != PL_OK)
         return pl_cli_usage_error(cmd, "%s", err.msg);
-    if (mo.prism && pl_model_params_lookup(&p, pl_cli_db_path(db), mo.prism,
-                                           mo.ramp, &err) != PL_OK)
+    if (so.mo.prism && pl_model_params_lookup(&p, pl_cli_db_path(db), so.mo.prism,
+                                              so.mo.ramp, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
-    if (isnan(dur))
-        return pl_cli_usage_error(cmd, "missing option --duration");
-    pl_model_options_apply(&mo, &p);
-    if (!isnan(mass))
-        p.mass = mass;
-    p.duration = dur;
-    if (mo.ramp && !(p.ramp_length > 0))
+    if (pl_simulate_options_params(&so, 1, &p, &err) != PL_OK)
+        return pl_cli_usage_error(cmd, "%s", err.msg);
+    if (so.mo.ramp && !(p.ramp_length > 0))
         fprintf(stderr, "prismlab simulate: warning: ramp '%s' has no length in "
                 "the catalogue: the prism rolls %g s on an endless ramp (give "
                 "the ramp one with 'prismlab ramp add NAME ... --length M')\n",
-                mo.ramp, p.duration);
-    if (p.duration * p.rate > 5e7)
-        return pl_cli_usage_error(cmd, "--duration times --rate = %g samples: at most 5e7",
-                                  p.duration * p.rate);
+                so.mo.ramp, p.duration);
     return simulate(&p, csv, imp, &err) == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
 }

@@ -50,3 +50,32 @@ void pl_model_options_apply(const pl_model_options *o, pl_model_params *p)
     if (!isnan(o->h2)) p->h2 = o->h2;
     p->law = (pl_law)o->law;
 }
+
+void pl_simulate_options_init(pl_simulate_options *o)
+{
+    pl_model_options_init(&o->mo);
+    o->duration = o->rate = o->mass = NAN;
+}
+
+pl_status pl_simulate_options_params(const pl_simulate_options *o,
+                                     int catalogue_done, pl_model_params *p,
+                                     pl_err *err)
+{
+    if (pl_model_options_check(&o->mo, err) != PL_OK)
+        return err->code;
+    if (o->mo.prism && !catalogue_done)
+        return pl_err_set(err, PL_EINVAL, "--prism and --ramp need the catalogue: "
+                          "give the numbers (--N, --a0, --beta-deg, --mu-s)");
+    if (isnan(o->duration))
+        return pl_err_set(err, PL_EINVAL, "missing option --duration");
+    pl_model_options_apply(&o->mo, p);
+    if (!isnan(o->mass))
+        p->mass = o->mass;
+    if (!isnan(o->rate))
+        p->rate = o->rate;
+    p->duration = o->duration;
+    if (p->duration * p->rate > 5e7)
+        return pl_err_set(err, PL_EINVAL, "--duration times --rate = %g samples: "
+                          "at most 5e7", p->duration * p->rate);
+    return pl_model_params_check(p, err);
+}

@@ -54,6 +54,34 @@ extern const pl_opt_choice pl_model_law_choices[];
                   "stop when the prism has rolled M downhill (status\n"    \
                   "left_ramp); default the ramp's length, else unlimited")
 
+/* What `prismlab simulate` takes beyond the model's parameters: the run's
+ * duration, sample rate and mass.  The sweep (model/sweep/) builds each
+ * point from the same rows, so a sweep file names parameters exactly as
+ * the command does. */
+typedef struct {
+    pl_model_options mo;
+    double duration, rate, mass;   /* NaN when not given */
+} pl_simulate_options;
+
+/* Nothing given (pl_model_options_init and NaNs). */
+void pl_simulate_options_init(pl_simulate_options *o);
+
+#define PL_OPT_SIMULATE(o)                                                   \
+    PL_OPT_MODEL_PARAMS(&(o)->mo),                                          \
+    PL_OPT_DOUBLE("duration", &(o)->duration, 1e-6, 1e5, "S", "simulated time, s"), \
+    PL_OPT_DOUBLE("rate", &(o)->rate, 1, 1e7, "HZ",                         \
+                  "output samples per second (default 10000)"),            \
+    PL_OPT_DOUBLE("mass", &(o)->mass, 1e-9, 1e6, "KG",                      \
+                  "mass (default 0.2; the motion does not depend on it)")
+
+/* Checks o without a catalogue (--prism refused: "catalogue names need the
+ * store"), applies it to p (which holds the defaults) and checks the
+ * result: --duration needed, duration times rate at most 5e7 samples,
+ * then pl_model_params_check().  PL_EINVAL names the option. */
+pl_status pl_simulate_options_params(const pl_simulate_options *o,
+                                     int catalogue_done, pl_model_params *p,
+                                     pl_err *err);
+
 /* PL_EINVAL when --prism comes without --ramp or the other way round
  * ("--prism and --ramp go together"), when, without them, a number is
  * missing ("missing option --N (or give --prism and --ramp)"), or when

@@ -90,30 +90,7 @@ int pl_cmd_dimer(int argc, char **argv)
     pl_dimer_params_default(&p);
     double th = p.theta0 * 180 / M_PI;
     pl_opt opts[] = {
-        PL_OPT_DOUBLE("Ar", &p.Ar, 2, 20, "A",
-                      "aspect ratio (default 3.9; sphere radius 4.75 mm,\n"
-                      "l = 2 (Ar - 1) r)"),
-        PL_OPT_DOUBLE("f", &p.f, 0.1, 1000, "HZ", "the plate's frequency (default 25)"),
-        PL_OPT_DOUBLE("Gamma", &p.Gamma, 0, 19.9, "G", "its acceleration in g (default 0.9)"),
-        PL_OPT_DOUBLE("es", &p.es, 0, 1, "E",
-                      "energetic coefficient of restitution (default 0.65)"),
-        PL_OPT_DOUBLE("mu-s", &p.mu_s, 0, 10, "MU", "static friction (default 0.24)"),
-        PL_OPT_DOUBLE("mu-c", &p.mu_c, 0, 10, "MU", "slip in contact (default 0.12)"),
-        PL_OPT_DOUBLE("mu-i", &p.mu_i, 0, 10, "MU", "slip in impact (default 0.08)"),
-        PL_OPT_DOUBLE("h0", &p.h0, 0, 0.9, "M",
-                      "the lower tip over the plate's mean (default 0.25 mm)"),
-        PL_OPT_DOUBLE("theta0-deg", &th, -89, 89, "T", "the start angle (default 5)"),
-        PL_OPT_DOUBLE("duration", &p.duration, 0.01, 3600, "S", "simulated time (default 4)"),
-        PL_OPT_DOUBLE("dt", &p.dt, 1e-7, 1e-2, "S", "the integrator's longest step (default 5e-4)"),
-        PL_OPT_DOUBLE("dist-exp", &p.dist_exp, 1e-3, 0.999, "X",
-                      "the distributing law's exponent on the energy ratio\n"
-                      "(3/5 for Hertz contacts)"),
-        PL_OPT_DOUBLE("v-rest", &p.v_rest, 0, 1, "M_S",
-                      "the approach speed below which a bounce ends\n"
-                      "(default 1 mm/s)"),
-        PL_OPT_DOUBLE("rod-d", &p.rod_d, 1e-5, 0.1, "M",
-                      "the rod's diameter (default: from mu_st(Ar 5, 0) = 0.24\n"
-                      "(3.5))"),
+        PL_OPT_DIMER_PARAMS(&p, &th),
         PL_OPT_STRING("csv", &csv, "FILE", "the motion, 20 samples a plate cycle"),
         PL_OPT_STRING("plot", &plot, "FILE.svg", "the tips' heights and the left tip's x"),
         PL_OPT_END()};

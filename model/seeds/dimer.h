@@ -21,6 +21,7 @@
 #ifndef PL_MODEL_DIMER_H
 #define PL_MODEL_DIMER_H
 
+#include "core/cli.h"
 #include "core/error.h"
 
 #include <stddef.h>
@@ -147,5 +148,34 @@ typedef struct {
  * duration go to samples when not NULL. */
 pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                        size_t n, pl_dimer_result *res, pl_err *err);
+
+/* The dimer's parameters as command-line options, for `prismlab dimer` and
+ * for sweeps of it (model/sweep/): th receives the start angle in degrees
+ * (the caller converts it into p->theta0). */
+#define PL_OPT_DIMER_PARAMS(p, th) \
+    PL_OPT_DOUBLE("Ar", &(p)->Ar, 2, 20, "A", \
+                  "aspect ratio (default 3.9; sphere radius 4.75 mm,\n" \
+                  "l = 2 (Ar - 1) r)"), \
+    PL_OPT_DOUBLE("f", &(p)->f, 0.1, 1000, "HZ", "the plate's frequency (default 25)"), \
+    PL_OPT_DOUBLE("Gamma", &(p)->Gamma, 0, 19.9, "G", "its acceleration in g (default 0.9)"), \
+    PL_OPT_DOUBLE("es", &(p)->es, 0, 1, "E", \
+                  "energetic coefficient of restitution (default 0.65)"), \
+    PL_OPT_DOUBLE("mu-s", &(p)->mu_s, 0, 10, "MU", "static friction (default 0.24)"), \
+    PL_OPT_DOUBLE("mu-c", &(p)->mu_c, 0, 10, "MU", "slip in contact (default 0.12)"), \
+    PL_OPT_DOUBLE("mu-i", &(p)->mu_i, 0, 10, "MU", "slip in impact (default 0.08)"), \
+    PL_OPT_DOUBLE("h0", &(p)->h0, 0, 0.9, "M", \
+                  "the lower tip over the plate's mean (default 0.25 mm)"), \
+    PL_OPT_DOUBLE("theta0-deg", (th), -89, 89, "T", "the start angle (default 5)"), \
+    PL_OPT_DOUBLE("duration", &(p)->duration, 0.01, 3600, "S", "simulated time (default 4)"), \
+    PL_OPT_DOUBLE("dt", &(p)->dt, 1e-7, 1e-2, "S", "the integrator's longest step (default 5e-4)"), \
+    PL_OPT_DOUBLE("dist-exp", &(p)->dist_exp, 1e-3, 0.999, "X", \
+                  "the distributing law's exponent on the energy ratio\n" \
+                  "(3/5 for Hertz contacts)"), \
+    PL_OPT_DOUBLE("v-rest", &(p)->v_rest, 0, 1, "M_S", \
+                  "the approach speed below which a bounce ends\n" \
+                  "(default 1 mm/s)"), \
+    PL_OPT_DOUBLE("rod-d", &(p)->rod_d, 1e-5, 0.1, "M", \
+                  "the rod's diameter (default: from mu_st(Ar 5, 0) = 0.24\n" \
+                  "(3.5))")
 
 #endif

@@ -56,6 +56,9 @@ expect_pass 'web/server.c: web/server.c web/trace.h model/validate/report.h acqu
 expect_fail 'web/server.c sees acquire/sim/simrun.h' 'web/server.c: web/server.c acquire/sim/simrun.h'
 expect_fail 'web/trace.c sees /usr/include/sqlite3.h (only db/ may see SQLite)' 'web/trace.c: web/trace.c /usr/include/sqlite3.h'
 expect_fail 'model/validate/report.c sees web/buf.h' 'model/validate/report.c: model/validate/report.c web/buf.h'
+expect_pass 'model/sweep/engine.c: model/sweep/engine.c model/sweep/spec.h model/prism/prism.h model/seeds/dimer.h db/sweep.h core/cli.h'
+expect_fail 'model/sweep/spec.c sees process/process.h' 'model/sweep/spec.c: model/sweep/spec.c process/process.h'
+expect_fail 'model/sweep/spec.c sees model/validate/setup.h' 'model/sweep/spec.c: model/sweep/spec.c model/validate/setup.h'
 # Commands may include anything but SQLite; db/ alone sees sqlite3.h.
 expect_pass 'acquire/cmd_import.c: acquire/cmd_import.c model/validate/report.h acquire/sim/simrun.h commands.h' \
             'prismlab.c: prismlab.c commands.h model/seeds/dimer.h' \

@@ -22,6 +22,7 @@
 #   model/validate/**               core, db, process, model/prism, model/validate
 #   web/**                          core, db, acquire, process, model/prism,
 #                                   model/validate, web (the browser's view of all)
+#   model/sweep/**                  core, db, model/prism, model/seeds, model/sweep
 #   cmd_*.c anywhere, prismlab.c, commands.h, tests/**: anything but sqlite3.h
 #     outside db/ (tests/** may use SQLite to look into a store)
 # A file in a folder with no rule (model/x.c) is itself a violation: a new
@@ -35,7 +36,7 @@ check() {
         sub(/^\.\//, "", p)
         if (p ~ /^\//) return (p ~ /\/sqlite3\.h$/) ? "sqlite3.h" : ""
         if (p ~ /^acquire\/sim\//) return "acquire/sim"
-        if (p ~ /^model\/(prism|seeds|validate)\//) {
+        if (p ~ /^model\/(prism|seeds|validate|sweep)\//) {
             split(p, part, "/"); return "model/" part[2]
         }
         if (p ~ /^(core|db|acquire|process|model|web|tests)\//) {
@@ -53,6 +54,7 @@ check() {
         if (r == "model/seeds") return "core model/seeds"
         if (r == "model/validate") return "core db process model/prism model/validate"
         if (r == "web") return "core db acquire process model/prism model/validate web"
+        if (r == "model/sweep") return "core db model/prism model/seeds model/sweep"
         return ""
     }
     function readable(list) {

@@ -1,0 +1,69 @@
+/* model/sweep/engine.h - running a sweep's points into the store, on one
+ * machine (one worker thread per CPU) or over the ranks of an MPI job
+ * (mpirun, srun); docs/sweep.md.
+ *
+ * One process writes: the calling process on one machine, rank 0 under
+ * MPI.  It opens the store, creates the sweep (or, with resume, checks the
+ * stored file's SHA-256 against this one and lists the points without a
+ * row), and hands the missing points out dynamically in chunks (guided
+ * self-scheduling: a chunk is a share of what is left, capped at about
+ * 0.2 s of work by the mean cost so far), because points differ 100x in
+ * cost.  Finished points are stored as they arrive, each in the
+ * transaction of its batch: a kill loses only the points in flight.  Rank
+ * 0 also computes, in a second thread; other ranks only compute.  Only
+ * rank 0's main thread calls MPI (MPI_THREAD_FUNNELED).
+ *
+ * The rows depend only on the sweep file and the build, never on the
+ * number of workers or ranks: each point's parameters come from its index.
+ */
+#ifndef PL_MODEL_SWEEP_ENGINE_H
+#define PL_MODEL_SWEEP_ENGINE_H
+
+#include "core/error.h"
+#include "model/sweep/spec.h"
+
+typedef struct {
+    int workers;            /* threads on one machine; 0: one per CPU */
+    int resume;             /* go on with a stored sweep of the same file */
+    /* called by the writer after each stored batch (may be NULL) */
+    void (*progress)(void *ctx, long long stored, long long total, double wall_s);
+    void *progress_ctx;
+} pl_sweep_opts;
+
+typedef struct {
+    char name[64];          /* the sweep's name */
+    long long total;        /* points of the sweep */
+    long long before;       /* stored before this run */
+    long long computed;     /* stored by this run */
+    long long failed;       /* of them, refused or failed by the model */
+    int workers;            /* threads, or ranks under MPI */
+    double wall_s;          /* from the first hand-out to the last point stored */
+    double compute_s;       /* sum of the points' model time */
+    double sched_s;         /* scheduling: the workers' time waiting for a
+                               chunk (lock, request and answer), summed */
+    double write_s;         /* the writer's time storing points */
+    double min_cost_s;      /* the cheapest point's model time */
+    long long chunks;       /* chunks handed out */
+} pl_sweep_stats;
+
+/* Runs the sweep's missing points on this machine into the store at
+ * db_path.  PL_EEXIST when the sweep is stored and resume is not set,
+ * PL_ESTATE when resume finds a different file under the name. */
+pl_status pl_sweep_run_local(const pl_sweep_spec *spec, const char *db_path,
+                             const pl_sweep_opts *opts, pl_sweep_stats *stats,
+                             pl_err *err);
+
+/* True when this process was started by an MPI launcher (mpirun, mpiexec,
+ * or srun with PMI/PMIx): the environment says so. */
+int pl_sweep_mpi_launched(void);
+
+/* Runs the sweep file at path over the MPI job this process is a rank of:
+ * MPI_Init, rank 0 reads the file and sends its text to every rank, rank
+ * 0 writes (as pl_sweep_run_local), MPI_Finalize.  *rank receives this
+ * process's rank (only rank 0 should print); stats are rank 0's.  Every
+ * rank returns the same status. */
+pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
+                           const pl_sweep_opts *opts, int *rank,
+                           pl_sweep_stats *stats, pl_err *err);
+
+#endif

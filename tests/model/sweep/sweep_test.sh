@@ -1,0 +1,133 @@
+#!/bin/sh
+# tests/model/sweep/sweep_test.sh - `prismlab sweep` with the real engines:
+#   - a sweep file's mistakes are refused naming file, line and what was
+#     expected; a stored sweep is not overwritten; --resume refuses a
+#     changed file;
+#   - one worker, two threads and `mpirun --oversubscribe -np 4` store the
+#     same rows (params, result, ok, series), byte for byte;
+#   - a rank killed by SIGKILL half-way takes the job down; --resume under
+#     mpirun computes exactly the points without a row, and the result is
+#     again the serial one; list, show and export see it.
+set -eu
+bin=${PRISMLAB_BIN:-bin/prismlab}
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+dir=$(mktemp -d)
+mpipid=
+cleanup() { [ -n "$mpipid" ] && kill -9 "$mpipid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT INT TERM
+fail() { echo "sweep_test: $*" >&2; exit 1; }
+mpirun_=mpirun
+[ "$(id -u)" = 0 ] && mpirun_="mpirun --allow-run-as-root"
+rows() { sqlite3 "$1" "SELECT idx, params, result, ok, hex(series) FROM sweep_point ORDER BY idx"; }
+count() { sqlite3 "$1" "SELECT count(*) FROM sweep_point" 2>/dev/null || echo 0; }
+
+# --- refusals ---------------------------------------------------------------
+cat > "$dir/bad1.ini" <<'INI'
+[sweep]
+name = bad
+model = simulate
+[fixed]
+a0 = 0.015
+[axis beta-frac]
+linear = 0.1, 0.9
+INI
+$bin sweep "$dir/bad1.ini" --db "$dir/x.db" 2>"$dir/err" && fail "a range of two numbers was taken"
+grep -q "bad1.ini:7: linear = FROM, TO, COUNT expected" "$dir/err" || fail "bad range: $(cat "$dir/err")"
+printf '[sweep]\nname = bad\nmodel = simulate\n[fixed]\nwidth = 3\n' > "$dir/bad2.ini"
+$bin sweep "$dir/bad2.ini" --db "$dir/x.db" 2>"$dir/err" && fail "an unknown parameter was taken"
+grep -q "bad2.ini:5: 'width' is not a parameter of prismlab simulate" "$dir/err" || fail "unknown: $(cat "$dir/err")"
+printf '[sweep]\nname = bad\nmodel = simulate\n[fixed]\nN = 6\na0 = 0.015\nbeta-deg = 1\nmu-s = 1\nlambda0-deg = 3\nh1 = 0.02\nh2 = 0.01\nduration = x7\n' > "$dir/bad3.ini"
+$bin sweep "$dir/bad3.ini" --db "$dir/x.db" 2>"$dir/err" && fail "duration x7 was taken"
+grep -q "bad3.ini: option '--duration'" "$dir/err" || fail "bad number: $(cat "$dir/err")"
+printf '[sweep]\nname = bad\nmodel = simulate\n[fixed]\nN = 6\na0 = 0.015\nbeta-deg = 1\nmu-s = 1\nlambda0-deg = 3\nh1 = 0.02\nh2 = 0.01\n' > "$dir/bad4.ini"
+$bin sweep "$dir/bad4.ini" --db "$dir/x.db" 2>"$dir/err" && fail "a sweep without duration was taken"
+grep -q "missing option --duration" "$dir/err" || fail "no duration: $(cat "$dir/err")"
+
+# --- the same rows whatever the workers ------------------------------------------
+cat > "$dir/s.ini" <<'INI'
+[sweep]
+name = map
+model = simulate
+series = omega, Lp
+series-rate = 20
+[fixed]
+a0 = 0.015
+mu-s = 10
+h1 = 0.0199
+h2 = 0.0112
+duration = 7
+[axis law]
+values = line, plastic
+[axis N]
+values = 4, 8, 16, 32, 64
+[axis beta-frac]
+linear = 0.02, 0.98, 25
+[axis lambda0-frac]
+linear = 0.02, 0.98, 8
+INI
+total=2000
+$bin sweep "$dir/s.ini" --db "$dir/serial.db" --workers 1 > "$dir/out" || fail "serial: $(cat "$dir/out")"
+grep -q "sweep map: 2000/2000 points stored (0 before, 2000 computed" "$dir/out" || fail "serial: $(cat "$dir/out")"
+rows "$dir/serial.db" > "$dir/serial.rows"
+[ "$(wc -l < "$dir/serial.rows")" -eq $total ] || fail "serial: $(wc -l < "$dir/serial.rows") rows"
+# not a map of one answer: every class occurs, and series are stored
+for s in end stopped; do
+    n=$(sqlite3 "$dir/serial.db" "SELECT count(*) FROM sweep_point WHERE json_extract(result, '$.status') = '$s'")
+    [ "$n" -gt 100 ] || fail "only $n points with status $s"
+done
+n=$(sqlite3 "$dir/serial.db" "SELECT count(*) FROM sweep_point WHERE length(series) > 8 * 2 * 100")
+[ "$n" -gt 100 ] || fail "series: only $n points store more than 100 samples"
+
+$bin sweep "$dir/s.ini" --db "$dir/serial.db" 2>"$dir/err" && fail "a stored sweep was run again"
+grep -q "sweep 'map' is already in .*2000 of 2000 points stored.*--resume" "$dir/err" || fail "rerun: $(cat "$dir/err")"
+
+$bin sweep "$dir/s.ini" --db "$dir/threads.db" --workers 2 > "$dir/out" || fail "threads: $(cat "$dir/out")"
+rows "$dir/threads.db" | cmp -s - "$dir/serial.rows" || fail "two threads stored other rows than one"
+
+$mpirun_ --oversubscribe -np 4 $bin sweep "$dir/s.ini" --db "$dir/mpi.db" > "$dir/out" 2>&1 \
+    || fail "mpirun: $(cat "$dir/out")"
+grep -q "2000/2000 points stored .* by 4 workers" "$dir/out" || fail "mpirun: $(cat "$dir/out")"
+rows "$dir/mpi.db" | cmp -s - "$dir/serial.rows" || fail "mpirun -np 4 stored other rows than one worker"
+[ "$(sqlite3 "$dir/mpi.db" "SELECT mode, workers FROM sweep_session")" = "mpi|4" ] || fail "session"
+
+# --- kill a rank, resume ----------------------------------------------------------
+$mpirun_ --oversubscribe -np 4 $bin sweep "$dir/s.ini" --db "$dir/kill.db" > "$dir/out" 2>&1 &
+mpipid=$!
+i=0
+while [ "$(count "$dir/kill.db")" -lt 300 ]; do
+    i=$((i + 1)); [ $i -lt 600 ] || fail "no points stored after 30 s"; sleep 0.05
+done
+rank=$(pgrep -P $mpipid -f "sweep" | sed -n 2p)
+[ -n "$rank" ] || fail "no rank of mpirun $mpipid found"
+kill -9 "$rank"
+wait $mpipid && fail "mpirun went on after a rank was killed"
+mpipid=
+before=$(count "$dir/kill.db")
+echo "sweep_test: killed rank pid $rank; $before of $total points stored"
+[ "$before" -lt $total ] || fail "the sweep had finished before the kill"
+sqlite3 "$dir/kill.db" "PRAGMA integrity_check" | grep -qx ok || fail "integrity after the kill"
+$mpirun_ --oversubscribe -np 4 $bin sweep "$dir/s.ini" --db "$dir/kill.db" --resume > "$dir/out" 2>&1 \
+    || fail "resume: $(cat "$dir/out")"
+grep -q "2000/2000 points stored ($before before, $((total - before)) computed" "$dir/out" \
+    || fail "resume did not compute exactly the missing points: $(cat "$dir/out")"
+rows "$dir/kill.db" | cmp -s - "$dir/serial.rows" || fail "killed and resumed rows differ from serial"
+[ "$(sqlite3 "$dir/kill.db" "SELECT group_concat(points_before || ':' || points_done) FROM sweep_session")" \
+  = "0:$before,$before:$((total - before))" ] || fail "sessions: $(sqlite3 "$dir/kill.db" "SELECT * FROM sweep_session")"
+
+# resume refuses another file under the same name
+sed 's/duration = 7/duration = 6/' "$dir/s.ini" > "$dir/s2.ini"
+$bin sweep "$dir/s2.ini" --db "$dir/kill.db" --resume 2>"$dir/err" && fail "resume took a changed file"
+grep -q "was made from another file" "$dir/err" || fail "changed file: $(cat "$dir/err")"
+
+# --- list, show, export -------------------------------------------------------------
+$bin sweep list --db "$dir/kill.db" | grep -q "^map  *simulate  *2000/2000  *0 failed" || fail "list: $($bin sweep list --db "$dir/kill.db")"
+$bin sweep show map --db "$dir/kill.db" | grep -q "^linear = 0.02, 0.98, 25" || fail "show lacks the file"
+$bin sweep export map --db "$dir/kill.db" -o "$dir/map.csv"
+[ "$(wc -l < "$dir/map.csv")" -eq $((total + 1)) ] || fail "export: $(wc -l < "$dir/map.csv") lines"
+head -1 "$dir/map.csv" | grep -qx "idx,ok,law,N,beta-frac,lambda0-frac,beta-deg,lambda0-deg,ratio,t_end,x_end,omega_end,Lp_end,impacts,status,omega_last,omega_settle,rolls,error" \
+    || fail "export header: $(head -1 "$dir/map.csv")"
+# the export's numbers are the stored doubles
+a=$(sed -n 1000p "$dir/map.csv" | cut -d, -f13)
+b=$(sqlite3 "$dir/kill.db" "SELECT json_extract(result, '$.Lp_end') = $a FROM sweep_point WHERE idx = 998")
+[ "$b" = 1 ] || fail "export Lp_end $a of point 998 is not the stored value"
+echo "sweep_test: 1 worker, 2 threads, 4 ranks and kill+resume: $total identical rows"
