@@ -1,6 +1,7 @@
 #!/bin/sh
 # docs/sweep-job.sh - the prism's phase map on a Slurm cluster (docs/sweep.md).
-# Submit with `sbatch docs/sweep-job.sh`.  Every task of the array resumes
+# Make the database once (`prismlab db init --db ~/phase.db`), then submit
+# with `sbatch docs/sweep-job.sh`.  Every task of the array resumes
 # the sweep: the first starts it, a task cut off by its time limit (or a
 # lost node) leaves its stored points, the next goes on, the ones after
 # the end store nothing.  Rank 0 is the only writer of the one database.

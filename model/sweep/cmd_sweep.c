@@ -148,10 +148,11 @@ static void list_one(void *ctx, const pl_sweep_info *s)
            s->n_stored, s->n_points, s->n_failed, s->created_utc, s->axes);
 }
 
-static int open_store(const char *cmd, const char *db, pl_store **store)
+/* Readers (list, show, export, report) open read-only; delete writes. */
+static int open_store(const char *cmd, const char *db, unsigned flags, pl_store **store)
 {
     pl_err err = {0};
-    if (pl_store_open(store, pl_cli_db_path(db), 0, &err) != PL_OK)
+    if (pl_store_open(store, pl_cli_db_path(db), flags, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     return PL_EXIT_OK;
 }
@@ -164,7 +165,7 @@ static int cmd_list(int argc, char **argv)
     if (rc != PL_CLI_CONTINUE)
         return rc;
     pl_store *store;
-    if ((rc = open_store(list_cmd.name, db, &store)) != PL_EXIT_OK)
+    if ((rc = open_store(list_cmd.name, db, PL_STORE_READONLY, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
     pl_status st = pl_sweep_list(store, list_one, NULL, &err);
@@ -188,7 +189,7 @@ static int cmd_show(int argc, char **argv)
     if (nargs != 1)
         return pl_cli_usage_error(show_cmd.name, "expected the sweep's name");
     pl_store *store;
-    if ((rc = open_store(show_cmd.name, db, &store)) != PL_EXIT_OK)
+    if ((rc = open_store(show_cmd.name, db, PL_STORE_READONLY, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
     pl_sweep_info s;
@@ -299,7 +300,7 @@ static int cmd_export(int argc, char **argv)
     if (nargs != 1)
         return pl_cli_usage_error(export_cmd.name, "expected the sweep's name");
     pl_store *store;
-    if ((rc = open_store(export_cmd.name, db, &store)) != PL_EXIT_OK)
+    if ((rc = open_store(export_cmd.name, db, PL_STORE_READONLY, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
     pl_sweep_info s;
@@ -361,7 +362,7 @@ static int cmd_delete(int argc, char **argv)
     if (nargs != 1)
         return pl_cli_usage_error(delete_cmd.name, "expected the sweep's name");
     pl_store *store;
-    if ((rc = open_store(delete_cmd.name, db, &store)) != PL_EXIT_OK)
+    if ((rc = open_store(delete_cmd.name, db, 0, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
     pl_status st = pl_sweep_delete(store, argv[1], &err);
@@ -394,7 +395,7 @@ static int cmd_report(int argc, char **argv)
     if (nargs != 1)
         return pl_cli_usage_error(report_cmd.name, "expected the sweep's name");
     pl_store *store;
-    if ((rc = open_store(report_cmd.name, db, &store)) != PL_EXIT_OK)
+    if ((rc = open_store(report_cmd.name, db, PL_STORE_READONLY, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
     pl_sweep_report_summary sum;

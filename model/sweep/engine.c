@@ -193,7 +193,7 @@ static pl_status writer_open(writer *w, shared *sh, const char *db_path,
     const pl_sweep_spec *spec = sh->spec;
     pl_sweep_info info;
     unsigned char *stored = NULL;
-    if (pl_store_open(&w->store, db_path, PL_STORE_CREATE, err) != PL_OK)
+    if (pl_store_open(&w->store, db_path, 0, err) != PL_OK)
         return err->code;
     pl_status st = pl_sweep_find(w->store, pl_sweep_spec_name(spec), &info, err);
     if (st == PL_OK) {

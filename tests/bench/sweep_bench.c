@@ -49,7 +49,8 @@ typedef struct {
 static int run(int k, const char *db, int resume, result *r)
 {
     char cmd[1024], line[1024];
-    snprintf(cmd, sizeof cmd, "mpirun %s -np %d bin/prismlab sweep %s --db %s%s 2>&1",
+    snprintf(cmd, sizeof cmd, "%s%s%smpirun %s -np %d bin/prismlab sweep %s --db %s%s 2>&1",
+             resume ? "" : "bin/prismlab db init --db ", resume ? "" : db, resume ? "" : " >/dev/null && ",
              getuid() == 0 ? "--allow-run-as-root" : "", k, ini, db, resume ? " --resume" : "");
     double t0 = now_s();
     FILE *p = popen(cmd, "r");
@@ -152,7 +153,8 @@ int main(void)
 
     /* kill a rank half-way, then resume */
     snprintf(db, sizeof db, "%s/kill.db", dir);
-    snprintf(cmd, sizeof cmd, "exec mpirun %s -np 2 bin/prismlab sweep %s --db %s >/dev/null 2>&1",
+    snprintf(cmd, sizeof cmd, "bin/prismlab db init --db %s >/dev/null && exec mpirun %s -np 2 "
+             "bin/prismlab sweep %s --db %s >/dev/null 2>&1", db,
              getuid() == 0 ? "--allow-run-as-root" : "", ini, db);
     pid_t mp = fork();
     if (mp == 0) {

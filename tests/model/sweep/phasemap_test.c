@@ -129,6 +129,9 @@ static void phase_map_agrees_with_closed_form(void **state)
     pl_sweep_spec *spec = NULL;
     assert_int_equal(pl_sweep_spec_parse(&spec, phase_ini, "phase.ini", &err), PL_OK);
     assert_int_equal(pl_sweep_spec_points(spec), 2 * NN * NB * NL);
+    pl_store *store;
+    assert_int_equal(pl_store_open(&store, db, PL_STORE_CREATE, &err), PL_OK);
+    pl_store_close(store);
     pl_sweep_opts o = {.workers = 2};
     pl_sweep_stats s;
     pl_status st = pl_sweep_run_local(spec, db, &o, &s, &err);
@@ -136,8 +139,7 @@ static void phase_map_agrees_with_closed_form(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(s.computed, 2 * NN * NB * NL);
 
-    pl_store *store;
-    assert_int_equal(pl_store_open(&store, db, 0, &err), PL_OK);
+    assert_int_equal(pl_store_open(&store, db, PL_STORE_READONLY, &err), PL_OK);
     pl_sweep_info info;
     assert_int_equal(pl_sweep_find(store, "phase", &info, &err), PL_OK);
     const char *names[] = {"law", "N", "beta-deg", "lambda0-deg", "ratio", "impacts",

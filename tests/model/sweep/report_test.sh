@@ -16,6 +16,7 @@ fail() { echo "sweep report_test: $*" >&2; exit 1; }
 db=$dir/p.db
 src=${PRISMLAB_SRC:-.}
 
+$bin db init --db "$db" > /dev/null || fail "db init"
 $bin sweep "$src/fixtures/sweeps/prism-phase.ini" --db "$db" > "$dir/out" || fail "sweep: $(cat "$dir/out")"
 grep -q "10000/10000 points stored" "$dir/out" || fail "sweep: $(cat "$dir/out")"
 out=$dir/report

@@ -103,6 +103,7 @@ log = 0.001, 0.9, 25
 linear = 0.05, 0.95, 10
 INI
 total=2000
+for d in serial srun kill array; do $bin db init --db "$dir/$d.db" > /dev/null || fail "db init"; done
 $bin sweep "$dir/s.ini" --db "$dir/serial.db" --workers 1 > /dev/null || fail "serial sweep"
 rows "$dir/serial.db" > "$dir/serial.rows"
 

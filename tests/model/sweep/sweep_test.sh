@@ -18,6 +18,7 @@ trap cleanup EXIT INT TERM
 fail() { echo "sweep_test: $*" >&2; exit 1; }
 mpirun_=mpirun
 [ "$(id -u)" = 0 ] && mpirun_="mpirun --allow-run-as-root"
+init() { $bin db init --db "$1" > /dev/null || fail "db init $1"; }
 rows() { sqlite3 "$1" "SELECT idx, params, result, ok, hex(series) FROM sweep_point ORDER BY idx"; }
 count() { sqlite3 "$1" "SELECT count(*) FROM sweep_point" 2>/dev/null || echo 0; }
 
@@ -31,6 +32,7 @@ a0 = 0.015
 [axis beta-frac]
 linear = 0.1, 0.9
 INI
+init "$dir/x.db"
 $bin sweep "$dir/bad1.ini" --db "$dir/x.db" 2>"$dir/err" && fail "a range of two numbers was taken"
 grep -q "bad1.ini:7: linear = FROM, TO, COUNT expected" "$dir/err" || fail "bad range: $(cat "$dir/err")"
 printf '[sweep]\nname = bad\nmodel = simulate\n[fixed]\nwidth = 3\n' > "$dir/bad2.ini"
@@ -66,6 +68,7 @@ linear = 0.02, 0.98, 25
 linear = 0.02, 0.98, 8
 INI
 total=2000
+for d in serial threads mpi kill; do init "$dir/$d.db"; done
 $bin sweep "$dir/s.ini" --db "$dir/serial.db" --workers 1 > "$dir/out" || fail "serial: $(cat "$dir/out")"
 grep -q "sweep map: 2000/2000 points stored (0 before, 2000 computed" "$dir/out" || fail "serial: $(cat "$dir/out")"
 rows "$dir/serial.db" > "$dir/serial.rows"
