@@ -50,6 +50,17 @@ static void progress(void *ctx, long long stored, long long total, double wall)
     pl_cli_progress(p->name, (unsigned long long)stored, (unsigned long long)total);
 }
 
+static void print_summary(const char *name, const pl_sweep_stats *s)
+{
+    double pp = s->computed ? 1e6 / (double)s->computed : 0;
+    printf("sweep %s: %lld/%lld points stored (%lld before, %lld computed, %lld refused "
+           "or failed by the model) in %.3f s by %d workers; compute %.3f s; "
+           "%lld chunks, scheduling %.3g us a point, storing %.3g us a point, cheapest "
+           "point %.3g us\n", name, s->before + s->computed, s->total, s->before,
+           s->computed, s->failed, s->wall_s, s->workers, s->compute_s, s->chunks,
+           s->sched_s * pp, s->write_s * pp, s->min_cost_s * 1e6);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *db = NULL;
@@ -78,59 +89,60 @@ static int cmd_run(int argc, char **argv)
     int rank = 0;
     pl_status st;
     char name[96];
+    if (pl_sweep_launch_check(&err) != PL_OK)
+        return pl_cli_fail("sweep", &err);
     if (pl_sweep_mpi_launched()) {
-        st = pl_sweep_run_mpi(path, dbp, &o, &rank, &s, &err);
+        int alone = 0;
+        st = pl_sweep_run_mpi(path, dbp, &o, &rank, &alone, &s, &err);
         snprintf(name, sizeof name, "%s", s.name);
-    } else {
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            pl_err_set(&err, PL_EIO, "cannot open sweep file '%s'", path);
-            return pl_cli_fail("sweep", &err);
-        }
-        char *text = NULL;
-        size_t cap = 0, len = 0, n;
-        do {
-            if (cap - len < 4096) {
-                char *nb = realloc(text, cap = cap * 2 + 8192);
-                if (!nb) {
-                    free(text);
-                    fclose(f);
-                    pl_err_set(&err, PL_ENOMEM, "out of memory reading '%s'", path);
-                    return pl_cli_fail("sweep", &err);
-                }
-                text = nb;
-            }
-            n = fread(text + len, 1, cap - len - 1, f);
-            len += n;
-        } while (n > 0);
-        int bad = ferror(f);
-        fclose(f);
-        text[len] = 0;
-        if (bad) {
-            free(text);
-            pl_err_set(&err, PL_EIO, "cannot read sweep file '%s'", path);
-            return pl_cli_fail("sweep", &err);
-        }
-        pl_sweep_spec *spec = NULL;
-        st = pl_sweep_spec_parse(&spec, text, path, &err);
-        free(text);
-        if (st == PL_OK) {
-            snprintf(name, sizeof name, "%s", pl_sweep_spec_name(spec));
-            st = pl_sweep_run_local(spec, dbp, &o, &s, &err);
-        }
-        pl_sweep_spec_destroy(spec);
+        rc = st == PL_OK ? PL_EXIT_OK : pl_cli_exit_code(st);
+        if (st != PL_OK && (rank == 0 || alone))   /* the others echo rank 0's */
+            rc = pl_cli_fail("sweep", &err);
+        else if (st == PL_OK && rank == 0)
+            print_summary(name, &s);
+        pl_sweep_mpi_end(alone);
+        return rc;
     }
-    if (rank != 0)
-        return st == PL_OK ? PL_EXIT_OK : PL_EXIT_DATA;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pl_err_set(&err, PL_EIO, "cannot open sweep file '%s'", path);
+        return pl_cli_fail("sweep", &err);
+    }
+    char *text = NULL;
+    size_t cap = 0, len = 0, n;
+    do {
+        if (cap - len < 4096) {
+            char *nb = realloc(text, cap = cap * 2 + 8192);
+            if (!nb) {
+                free(text);
+                fclose(f);
+                pl_err_set(&err, PL_ENOMEM, "out of memory reading '%s'", path);
+                return pl_cli_fail("sweep", &err);
+            }
+            text = nb;
+        }
+        n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+    } while (n > 0);
+    int bad = ferror(f);
+    fclose(f);
+    text[len] = 0;
+    if (bad) {
+        free(text);
+        pl_err_set(&err, PL_EIO, "cannot read sweep file '%s'", path);
+        return pl_cli_fail("sweep", &err);
+    }
+    pl_sweep_spec *spec = NULL;
+    st = pl_sweep_spec_parse(&spec, text, path, &err);
+    free(text);
+    if (st == PL_OK) {
+        snprintf(name, sizeof name, "%s", pl_sweep_spec_name(spec));
+        st = pl_sweep_run_local(spec, dbp, &o, &s, &err);
+    }
+    pl_sweep_spec_destroy(spec);
     if (st != PL_OK)
         return pl_cli_fail("sweep", &err);
-    double pp = s.computed ? 1e6 / (double)s.computed : 0;
-    printf("sweep %s: %lld/%lld points stored (%lld before, %lld computed, %lld refused "
-           "or failed by the model) in %.3f s by %d workers; compute %.3f s; "
-           "%lld chunks, scheduling %.3g us a point, storing %.3g us a point, cheapest "
-           "point %.3g us\n", name, s.before + s.computed, s.total, s.before, s.computed,
-           s.failed, s.wall_s, s.workers, s.compute_s, s.chunks, s.sched_s * pp,
-           s.write_s * pp, s.min_cost_s * 1e6);
+    print_summary(name, &s);
     return PL_EXIT_OK;
 }
 

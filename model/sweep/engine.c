@@ -450,6 +450,16 @@ int pl_sweep_mpi_launched(void)
            getenv("PMI_RANK") || getenv("PMI_SIZE");
 }
 
+pl_status pl_sweep_launch_check(pl_err *err)
+{
+    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+    if (!pl_sweep_mpi_launched() && ntasks && atoi(ntasks) > 1)
+        return pl_err_set(err, PL_ESTATE, "srun started %s tasks without MPI (--mpi=none?): "
+                          "each would run the whole sweep and write alone; run srun "
+                          "--mpi=pmix", ntasks);
+    return PL_OK;
+}
+
 /* A results message: [count u64][the rank's time waiting for chunks so
  * far, f64][wants a chunk u32][done u32], per point [idx i64][ok i32][cost f64]
  * [params len u32, bytes][result len u32, bytes][series n u64, f64s]; the
@@ -824,10 +834,11 @@ static pl_status agree(pl_status mine, int rank, pl_err *err)
 }
 
 pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
-                           const pl_sweep_opts *opts, int *rank_out,
+                           const pl_sweep_opts *opts, int *rank_out, int *alone,
                            pl_sweep_stats *stats, pl_err *err)
 {
     memset(stats, 0, sizeof *stats);
+    *alone = 0;
     int provided = 0, rank = 0, size = 1;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return pl_err_set(err, PL_EIO, "MPI_Init failed");
@@ -837,8 +848,8 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
     char *text = NULL;
     pl_sweep_spec *spec = NULL;
     pl_status st = PL_OK;
-    const char *ntasks = getenv("SLURM_NTASKS");
-    if (size == 1 && ntasks && atoi(ntasks) > 1 && getenv("SLURM_STEP_ID"))
+    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+    if (size == 1 && ntasks && atoi(ntasks) > 1)
         st = pl_err_set(err, PL_ESTATE, "srun started %s tasks but MPI sees one rank: each "
                         "would write alone; run srun --mpi=pmix", ntasks);
     if (provided < MPI_THREAD_FUNNELED && st == PL_OK)
@@ -854,10 +865,11 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
     if (st != PL_OK)
         goto out;
     MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (rank != 0 && !(text = malloc(len)))
+    if (rank != 0 && !(text = malloc(len))) {
         st = pl_err_set(err, PL_ENOMEM, "out of memory for the sweep file");
-    if (st != PL_OK)
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        *alone = 1;
+        goto out;
+    }
     MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
     st = pl_sweep_spec_parse(&spec, text, path, err);
     if (rank == 0) {
@@ -871,6 +883,7 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
         st = agree(st, 0, err);
         if (st == PL_OK) {
             st = rank_zero(&sh, &w, size, err);
+            *alone = st != PL_OK;
             stats->sched_s = sh.sched_s;
             stats->chunks = sh.chunks;
             stats->min_cost_s = sh.min_cost;
@@ -880,17 +893,27 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
             shared_destroy(&sh);
     } else {
         st = agree(st, rank, err);
-        if (st == PL_OK)
+        if (st == PL_OK) {
             st = rank_worker(spec, err);
+            *alone = st != PL_OK;
+        }
     }
 out:
     pl_sweep_spec_destroy(spec);
     free(text);
-    if (st != PL_OK && size > 1) {
-        /* a rank that cannot go on takes the job down: the others would
-         * wait for it for ever; stored points stay for --resume */
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    MPI_Finalize();
+    if (size == 1)
+        *alone = 0;
     return st;
+}
+
+void pl_sweep_mpi_end(int alone)
+{
+    int inited = 0, done = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&done);
+    if (!inited || done)
+        return;
+    if (alone)   /* the other ranks would wait for this one for ever */
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Finalize();
 }

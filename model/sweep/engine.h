@@ -57,13 +57,24 @@ pl_status pl_sweep_run_local(const pl_sweep_spec *spec, const char *db_path,
  * or srun with PMI/PMIx): the environment says so. */
 int pl_sweep_mpi_launched(void);
 
+/* PL_ESTATE when srun started several tasks of this step but no MPI
+ * (srun --mpi=none): each would write alone. */
+pl_status pl_sweep_launch_check(pl_err *err);
+
 /* Runs the sweep file at path over the MPI job this process is a rank of:
  * MPI_Init, rank 0 reads the file and sends its text to every rank, rank
- * 0 writes (as pl_sweep_run_local), MPI_Finalize.  *rank receives this
- * process's rank (only rank 0 should print); stats are rank 0's.  Every
- * rank returns the same status. */
+ * 0 writes (as pl_sweep_run_local).  *rank receives this process's rank
+ * (only rank 0 should print); stats are rank 0's.  A failure every rank
+ * agreed on (a bad file, a stored sweep without resume) is returned by
+ * all; one this rank met alone (mid-run) sets *alone.  The caller prints,
+ * then calls pl_sweep_mpi_end(). */
 pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
-                           const pl_sweep_opts *opts, int *rank,
+                           const pl_sweep_opts *opts, int *rank, int *alone,
                            pl_sweep_stats *stats, pl_err *err);
+
+/* Ends MPI after pl_sweep_run_mpi(): MPI_Finalize, or with alone set
+ * MPI_Abort, which takes every rank of the job down (stored points stay
+ * for --resume).  A no-op when MPI was not started. */
+void pl_sweep_mpi_end(int alone);
 
 #endif

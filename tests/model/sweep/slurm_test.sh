@@ -3,7 +3,8 @@
 # Slurm: munged, slurmctld and slurmd from Debian's packages, configured
 # for this host in a temporary folder (their own ports, state, spool, munge
 # key and socket; nothing of the machine's /etc is used or changed).
-#   - `srun -n 2` (PMIx) stores the same rows as one worker;
+#   - `srun -n 2` (PMIx) stores the same rows as one worker; `srun -n 2
+#     --mpi=none` (two tasks that would each write alone) is refused;
 #   - a rank killed by SIGKILL half-way ends the step (--kill-on-bad-exit);
 #     `srun -n 2 ... --resume` computes exactly the missing points;
 #   - docs/sweep-job.sh, the batch script for a real cluster, submitted as
@@ -112,6 +113,12 @@ srun -n 2 --kill-on-bad-exit=1 $bin sweep "$dir/s.ini" --db "$dir/srun.db" > "$d
     || fail "srun -n 2: $(cat "$dir/out")"
 grep -q "2000/2000 points stored .* by 2 workers" "$dir/out" || fail "srun: $(cat "$dir/out")"
 rows "$dir/srun.db" | cmp -s - "$dir/serial.rows" || fail "srun -n 2 stored other rows than one worker"
+
+# srun without MPI would start two sweeps writing alone: refused, nothing stored
+srun -n 2 --mpi=none $bin sweep "$dir/s.ini" --db "$dir/kill.db" > "$dir/out" 2>&1 \
+    && fail "srun --mpi=none ran"
+[ "$(grep -c "srun started 2 tasks without MPI" "$dir/out")" -eq 2 ] || fail "srun --mpi=none: $(cat "$dir/out")"
+[ "$(count "$dir/kill.db")" -eq 0 ] || fail "srun --mpi=none stored points"
 
 # kill a rank of an srun step, resume under srun
 killrank() {   # $1 database, $2 points to wait for: kills one rank of the running step

@@ -3,6 +3,7 @@
 #   - a sweep file's mistakes are refused naming file, line and what was
 #     expected; a stored sweep is not overwritten; --resume refuses a
 #     changed file;
+#     (on one machine and, said by rank 0, under mpirun);
 #   - one worker, two threads and `mpirun --oversubscribe -np 4` store the
 #     same rows (params, result, ok, series), byte for byte;
 #   - a rank killed by SIGKILL half-way takes the job down; --resume under
@@ -83,6 +84,10 @@ n=$(sqlite3 "$dir/serial.db" "SELECT count(*) FROM sweep_point WHERE length(seri
 
 $bin sweep "$dir/s.ini" --db "$dir/serial.db" 2>"$dir/err" && fail "a stored sweep was run again"
 grep -q "sweep 'map' is already in .*2000 of 2000 points stored.*--resume" "$dir/err" || fail "rerun: $(cat "$dir/err")"
+# under mpirun too: rank 0 says why, and every rank stops
+$mpirun_ --oversubscribe -np 2 $bin sweep "$dir/s.ini" --db "$dir/serial.db" > "$dir/err" 2>&1 \
+    && fail "mpirun ran a stored sweep again"
+grep -q "prismlab sweep: sweep 'map' is already in" "$dir/err" || fail "mpirun rerun: $(cat "$dir/err")"
 
 $bin sweep "$dir/s.ini" --db "$dir/threads.db" --workers 2 > "$dir/out" || fail "threads: $(cat "$dir/out")"
 rows "$dir/threads.db" | cmp -s - "$dir/serial.rows" || fail "two threads stored other rows than one"
