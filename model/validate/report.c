@@ -656,8 +656,15 @@ static void html_result_row(FILE *f, const run_data *r)
     html_cell(f, "%.2f", 2, (const double[]){l ? l->lp_end_meas : NAN, l ? l->lp_end_sim : NAN});
     html_cell(f, "%.3f", 2, (const double[]){l ? l->omega_last_meas : NAN,
                                              l ? l->omega_last_sim : NAN});
-    html_cell(f, "%.4f", 3, (const double[]){r->processed ? r->proc.ratio_mean : NAN,
-                                             l ? l->ratio_pred : NAN, pf ? pf->ratio_pred : NAN});
+    /* the measured mean with its standard error, to the digits that
+     * tell it from the line law's (they differ by 1e-6 on the fixtures) */
+    html_cell(f, "%.6f", 1, (const double[]){r->processed ? r->proc.ratio_mean : NAN});
+    if (r->processed && isfinite(r->proc.ratio_mean_se))
+        fprintf(f, " &plusmn; %.1e", r->proc.ratio_mean_se);
+    fputs(" / ", f);
+    num(f, "%.6f", l ? l->ratio_pred : NAN);
+    fputs(" / ", f);
+    num(f, "%.6f", pf ? pf->ratio_pred : NAN);
     fprintf(f, "</td><td>%lld / %lld</td><td class=\"l\">%s</td><td>",
             l ? l->n_impacts_meas : 0, l ? l->n_impacts_sim : 0,
             l ? (strcmp(l->status, "slip") && strcmp(l->status, "detached") ? "yes" : l->status) : "&ndash;");
@@ -681,7 +688,7 @@ static void html_results(FILE *f, const run_set *s)
           "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
-          "<th>omega+/omega- meas. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
+          "<th>omega+/omega- meas. &plusmn; s.e. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
           "<th>paper's max rel. err.</th></tr>\n", PL_FIT_BLOCKS, PL_FIT_BLOCKS - 1,
             pl_fit_interval_factor());
     for (size_t i = 0; i < s->n; i++)
