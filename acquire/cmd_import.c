@@ -50,10 +50,9 @@ static pl_status parse_channels(const pl_opt *opt, const char *value, pl_err *er
         if (n >= PL_SOURCE_MAX_CHANNELS)
             return pl_err_set(err, PL_EINVAL, "option '--channels': at most %d",
                               PL_SOURCE_MAX_CHANNELS);
-        /* counted from 1, as every message counts channels and columns */
-        if (pl_parse_long("channels", t, 1, 64, &v, err) != PL_OK)
+        if (pl_parse_long("channels", t, 0, 63, &v, err) != PL_OK)
             return err->code;
-        w->channels[n++] = (int)v - 1;
+        w->channels[n++] = (int)v;
     }
     w->n_channels = n;
     return PL_OK;
@@ -93,11 +92,10 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
                       "the release angle the operator set"),
         PL_OPT_FLAG("synthetic", &o->synthetic, "mark the run as simulated"),
         PL_OPT_CALLBACK("channels", &o->wav, parse_channels, "I,J",
-                        "WAV: the file channels that hold LDV 1, LDV 2\n"
-                        "(counted from 1, like every channel and column)"),
+                        "WAV: the file channels that hold LDV 1, LDV 2 (from 0)"),
         PL_OPT_FLAG("force", &o->force, "import a file whose SHA-256 is already in the store"),
         PL_OPT_TEXT("columns", o->csv.columns, "A,B",
-                    "CSV: the LDV columns, by header name or number from 1\n"
+                    "CSV: the LDV columns, by header name or index from 0\n"
                     "(default: every column named <name>_V but trig*;\n"
                     "other columns are passed over)"),
         PL_OPT_TEXT("time-column", o->csv.time_column, "NAME",

@@ -174,9 +174,8 @@ static const char *unit_of_name(const char *name)
     return NULL;
 }
 
-/* A column by header name, else by its number counted from 1 (as the
- * error messages count); the index from 0; -1 when neither, -2 when the
- * number is out of range. */
+/* A column by header name, else by index from 0; -1 when neither, -2 when
+ * an index is out of range. */
 static int find_column(const csv_line *l, const char *want)
 {
     int n = l->n < MAX_FIELDS ? l->n : MAX_FIELDS;
@@ -187,7 +186,7 @@ static int find_column(const csv_line *l, const char *want)
     long v = strtol(want, &end, 10);
     if (!*want || *end)
         return -1;
-    return v >= 1 && v <= n ? (int)v - 1 : -2;
+    return v >= 0 && v < n ? (int)v : -2;
 }
 
 /* The time column and its unit.  Stated: by name or index ("none": no

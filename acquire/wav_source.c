@@ -85,8 +85,8 @@ static pl_status channel_map(wav_source *s, const pl_wav_options *o,
         for (int i = 0; i < o->n_channels; i++) {
             if (o->channels[i] < 0 || o->channels[i] >= file_channels)
                 return pl_err_set(err, PL_EINVAL, "%s: --channels names file "
-                                  "channel %d; the file has 1..%d", s->path,
-                                  o->channels[i] + 1, file_channels);
+                                  "channel %d; the file has 0..%d", s->path,
+                                  o->channels[i], file_channels - 1);
             s->map[i] = o->channels[i];
         }
         s->channels = o->n_channels;

@@ -111,8 +111,7 @@ static void test_foreign_unaided(void **state)
     assert_int_equal(info.format, PL_FMT_F64);
 }
 
-/* The same with every option stated gives the same; columns by number
- * (counted from 1) too. */
+/* The same with every option stated gives the same; index columns too. */
 static void test_foreign_stated(void **state)
 {
     fixture *f = *state;
@@ -121,8 +120,8 @@ static void test_foreign_stated(void **state)
     pl_csv_options_init(&o);
     o.delimiter = ';';
     o.decimal = ',';
-    snprintf(o.columns, sizeof o.columns, "ldv_oben_V,3");
-    snprintf(o.time_column, sizeof o.time_column, "1");
+    snprintf(o.columns, sizeof o.columns, "ldv_oben_V,2");
+    snprintf(o.time_column, sizeof o.time_column, "0");
     snprintf(o.time_unit, sizeof o.time_unit, "ms");
     o.rate_hz = 10000;
     pl_source_info info;
@@ -135,7 +134,7 @@ static void test_foreign_stated(void **state)
     pl_csv_options_init(&o);
     o.delimiter = ';';
     o.decimal = ',';
-    snprintf(o.columns, sizeof o.columns, "2,3");
+    snprintf(o.columns, sizeof o.columns, "1,2");
     snprintf(o.time_column, sizeof o.time_column, "none");
     o.rate_hz = 10000;
     assert_int_equal(load(f, &o, &info, v, 500, &err), 500);

@@ -79,7 +79,7 @@ printf '# a foreign logger\ntime;a;LDV1 (m/s);LDV2 (m/s)\n' >"$dir/f.csv"
 awk 'BEGIN { for (k = 0; k < 3000; k++) { t = k / 10000; om = t < 0.05 ? 0 : 30 * (t - 0.05);
     printf "%.4f;7;%.6f;%.6f\n", t, om * 0.0199, -om * 0.0116 } }' | tr . , >>"$dir/f.csv"
 $bin import "$dir/f.csv" --delimiter ';' --decimal , --time-column time \
-    --columns 'LDV1 (m/s),4' --units mps --h1 0.0199 --h2 0.0116 --sign1 1 \
+    --columns 'LDV1 (m/s),3' --units mps --h1 0.0199 --h2 0.0116 --sign1 1 \
     --sign2 -1 --ldv-scale 0.025 --db "$db" >"$dir/out" || fail "foreign CSV: $(cat "$dir/out")"
 fid=$(sed -n 's/^run=\([0-9]*\) frames=3000 .*/\1/p' "$dir/out")
 [ -n "$fid" ] || fail "foreign CSV: $(cat "$dir/out")"

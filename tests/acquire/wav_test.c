@@ -197,7 +197,7 @@ static void test_refusals(void **state)
     o.wav.channels[1] = 0;
     o.wav.n_channels = 2;
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EINVAL);
-    assert_non_null(strstr(err.msg, "file channel 6; the file has 1..3"));
+    assert_non_null(strstr(err.msg, "file channel 5; the file has 0..2"));
     /* three channels where two LDVs are expected */
     o.wav.n_channels = 0;
     assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
