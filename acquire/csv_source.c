@@ -348,8 +348,8 @@ static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
     double v;
     if (lay->tcol >= 0) {
         if (!number(lay, l->field[lay->tcol], l->cut[lay->tcol], &v))
-            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d: expected a "
-                              "number, got '%s'", lay->path, line, lay->tcol + 1,
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d (from 0, as --columns "
+                              "counts): expected a number, got '%s'", lay->path, line, lay->tcol,
                               l->field[lay->tcol]);
         if ((st = tick(clock, lay, v, line, err)) != PL_OK)
             return st;
@@ -358,8 +358,8 @@ static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
     for (int c = 0; c < lay->nch; c++) {
         int i = lay->col[c];
         if (i >= MAX_FIELDS || !number(lay, l->field[i], l->cut[i], &frame[c]))
-            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d: expected a "
-                              "number, got '%s'", lay->path, line, i + 1,
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d (from 0, as --columns "
+                              "counts): expected a number, got '%s'", lay->path, line, i,
                               i < MAX_FIELDS ? l->field[i] : "");
     }
     s->frames++;

@@ -194,7 +194,7 @@ static void test_refusals(void **state)
     expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n1;1;2\n", &o,
                  "4: t_ms = 1 does not follow 1: the time column must increase");
     expect_error(f, "t_s;a_V;b_V\n0,0;1,5;2\n0,1;1.5;2\n", &o,
-                 "3: column 2: expected a number, got '1.5'");
+                 "3: column 1 (from 0, as --columns counts): expected a number, got '1.5'");
     expect_error(f, "t_s,a_V,b_V\n0,1,2\n0.1,1,5,2\n", &o,
                  "3: expected 3 fields as in the header, got 4");
     expect_error(f, "when,a_mV,b_mV\n0,1,2\n", &o,

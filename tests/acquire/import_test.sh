@@ -38,7 +38,7 @@ check_bad() {
     grep -q "$msg" "$dir/err" || fail "$file: expected '$msg', got: $(cat "$dir/err")"
 }
 check_bad truncated.wav 'truncated: the header promises 349848 bytes'
-check_bad garbage-line.csv "garbage-line.csv:1234: column 2: expected a number, got '0.01O3'"
+check_bad garbage-line.csv "garbage-line.csv:1234: column 1 (from 0, as --columns counts): expected a number, got '0.01O3'"
 check_bad one-channel.csv '1 channel, expected 2'
 check_bad three-channels.csv '3 channels, expected 2'
 after=$(sqlite3 "$db" 'SELECT count(*) FROM run; SELECT count(*) FROM chunk;' 2>/dev/null || true)
