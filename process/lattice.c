@@ -564,14 +564,6 @@ static size_t arc_window(const walk *wk, double interval)
     return W;
 }
 
-/* The same for a slot at c: fit_arcs_at() cuts each side where the data
- * end. */
-static size_t arc_window_at(const walk *wk, double interval, double c)
-{
-    (void)c;
-    return arc_window(wk, interval);
-}
-
 /* Locates the step near sample c: re-centred on each estimate until the
  * estimate stops moving (a fifth of a sample) while lying within a tenth
  * of the gap (at least a sample) of the centre: the arcs' windows then lie
@@ -579,19 +571,14 @@ static size_t arc_window_at(const walk *wk, double interval, double c)
  * instant itself (its first half-cycle carries most of its area). */
 static int locate(const walk *wk, double c, double interval, step_fit *f)
 {
-    size_t W = arc_window_at(wk, interval, c);
+    size_t W = arc_window(wk, interval);   /* fit_arcs_at() cuts it at the data's ends */
     double tol = fmax(1.0, 0.1 * (double)wk->G), still = fmax(0.2, 0.05 * (double)wk->G),
            prev = NAN;
     moments mo = {.valid = 0};
     for (int it = 0; it < 12; it++) {
         if (!(c > 0))
             return -1;
-        /* Near either end of the data a move of a sample can take the
-         * window out of it: it shrinks with the room, never grows back
-         * (a window that breathes with the centre can keep the estimate
-         * hopping between two centres for ever). */
-        size_t ci = (size_t)llround(c), Wc = arc_window_at(wk, interval, c);
-        W = Wc < W ? Wc : W;
+        size_t ci = (size_t)llround(c);
         if (fit_arcs(wk, ci, W, &mo, f) != 0)
             return -1;
         int near = fabs(f->tc - (double)ci) <= tol;
@@ -603,8 +590,7 @@ static int locate(const walk *wk, double c, double interval, step_fit *f)
          * middle of the two is the answer */
         if (near && !isnan(prev) && fabs(f->tc - prev) <= still) {
             double mid = 0.5 * (f->tc + c);
-            size_t Wm = arc_window_at(wk, interval, mid);
-            return fit_arcs(wk, (size_t)llround(mid), Wm < W ? Wm : W, &mo, f);
+            return fit_arcs(wk, (size_t)llround(mid), W, &mo, f);
         }
         prev = c;
         c = f->tc;
@@ -676,7 +662,7 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
      * to settle on: one fit at the prediction then says whether a step is
      * there (the passes after the ringing locate it again). */
     if (!found && !has_d)
-        found = fit_arcs(wk, (size_t)llround(tp), arc_window_at(wk, interval, tp), NULL, &f) == 0;
+        found = fit_arcs(wk, (size_t)llround(tp), arc_window(wk, interval), NULL, &f) == 0;
     if (!found || fabs(f.tc - tp) > half + (double)wk->G)
         return;
     if (!has_d) {
@@ -1022,7 +1008,7 @@ static int evaluate(const walk *wk, const slot *s, double th, double var_th,
     }
     step_fit f;
     arcs J;
-    size_t W = arc_window_at(wk, interval, tc), c = (size_t)llround(tc);
+    size_t W = arc_window(wk, interval), c = (size_t)llround(tc);
     if (fit_arcs_at(wk, c, W, NULL, &J) != 0)
         return -1;
     arcs_eval(&J, wk->G, tc - (double)c, &f);
@@ -1863,16 +1849,15 @@ typedef struct {
     double w2;      /* mean omega^2 at the tops */
 } energy;
 
-static int energy_fit(const double *top, const double *low, const double *curv, size_t m,
+static int energy_fit(const double *top, const double *low, size_t m, double K,
                       double delta, double scale, energy *e)
 {
-    double n = 0, mx = 0, my = 0, kc = 0;
+    double n = 0, mx = 0, my = 0;
     for (size_t i = 1; i < m; i++)
         if (!isnan(top[i - 1]) && !isnan(top[i])) {
             n += 1;
             mx += low[i - 1];
             my += low[i];
-            kc += curv[i - 1] + curv[i];
         }
     if (n < 8)
         return -1;
@@ -1894,7 +1879,7 @@ static int energy_fit(const double *top, const double *low, const double *curv, 
         }
     double s2 = rss / (n - 2), v_sl = s2 / sxx, v_ic = s2 * (1 / n + mx * mx / sxx),
            c_si = -mx * s2 / sxx;
-    double K = kc / n, a = delta / 2, c = ic / (scale * scale), b = 0, f = 0, fb = 1;
+    double a = delta / 2, c = ic / (scale * scale), b = 0, f = 0, fb = 1;
     if (!(K > 0) || !(sl > 0))
         return -1;
     for (int it = 0; it < 8; it++) {   /* Newton from a level ramp */
@@ -1974,16 +1959,15 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
     /* theta is measured in the calibration's units: a scale off by a per
      * cent stretches the lattice and beta alike, and the tops' spacing
      * (2 pi / N in truth) says by how much */
-    double span = 0, turns = 0, K = 0, nk = 0;
+    double span = 0, K = 0, pairs = 0;
     for (size_t i = 1; i < m; i++)
         if (!isnan(top[i - 1]) && !isnan(top[i])) {
             span += top[i] - top[i - 1];
-            turns += 1;
             K += tp->curv[i - 1] + tp->curv[i];
-            nk += 1;
+            pairs += 1;
         }
-    double scale = turns > 0 && span > 0 ? span / (turns * wk->delta) : 1.0;
-    K = nk > 0 ? K / nk : NAN;   /* omega^2 = ... + K x^2 / 2 in either unit */
+    double scale = pairs > 0 && span > 0 ? span / (pairs * wk->delta) : 1.0;
+    K = pairs > 0 ? K / pairs : NAN;   /* omega^2 = ... + K x^2 / 2 in either unit */
     /* Choice: the ramp's slope from the run itself, whenever the line
      * fixes the ratio's loss to a tenth (its slope's error below
      * 0.1 (1 - r)); else the ramp's.  With the run's own beta the impacts'
@@ -1995,7 +1979,7 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
      * of 3-5 %, the run's own none.  A run near its terminal speed, whose
      * tops barely change, keeps the ramp's. */
     energy e;
-    if (energy_fit(top, tp->low, tp->curv, m, wk->delta, scale, &e) == 0) {
+    if (energy_fit(top, tp->low, m, K, wk->delta, scale, &e) == 0) {
         st->beta_data_rad = e.beta;
         st->beta_data_se_rad = e.beta_se;
         st->energy_ratio = e.r;
