@@ -130,24 +130,41 @@ static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
         return -1;
     *offset = a[0];
     *amp1 = hypot(a[1], a[2]);
-    /* Sinusoids by rotation, recomputed exactly every 1024 samples so
-     * that rounding cannot build up over a long run. */
-    for (size_t i0 = 0; i0 < n; i0 += 1024) {
-        size_t i1 = i0 + 1024 < n ? i0 + 1024 : n;
-        for (size_t i = i0; i < i1; i++)
+    /* The fundamental by rotation, its harmonics from it by the angle-sum
+     * rule (as in the fit), recomputed exactly every 1024 samples so that
+     * rounding cannot build up over a long run.  Four rotations, each
+     * over every fourth sample, run side by side: one rotation over all
+     * samples made each wait on the one before (a pass per harmonic
+     * through a ten-minute run was a tenth of its processing). */
+    enum { LANES = 4, BLOCK = 1024 };
+    while (K > 0 && a[2 * K - 1] == 0 && a[2 * K] == 0)
+        K--;   /* up to the highest harmonic that stood out */
+    if (K == 0) {
+        for (size_t i = 0; i < n; i++)
             v[i] -= a[0];
-        for (int k = 1; k <= K; k++) {
-            if (a[2 * k - 1] == 0 && a[2 * k] == 0)
-                continue;
-            double w = 2 * M_PI * f * k / rate, ph = w * (double)i0;
-            double cr = cos(w), sr = sin(w), co = cos(ph), si = sin(ph);
-            for (size_t i = i0; i < i1; i++) {
-                v[i] -= a[2 * k - 1] * co + a[2 * k] * si;
-                double nc = co * cr - si * sr;
-                si = si * cr + co * sr;
-                co = nc;
-            }
+        return 0;
+    }
+    double w = 2 * M_PI * f / rate, c4 = cos(LANES * w), s4 = sin(LANES * w);
+    for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
+        size_t i1 = i0 + BLOCK < n ? i0 + BLOCK : n;
+        double co[LANES], si[LANES];
+        for (int l = 0; l < LANES; l++) {
+            co[l] = cos(w * (double)(i0 + (size_t)l));
+            si[l] = sin(w * (double)(i0 + (size_t)l));
         }
+        for (size_t i = i0; i < i1; i += LANES)
+            for (int l = 0; l < LANES && i + (size_t)l < i1; l++) {
+                double c1 = co[l], s1 = si[l], ck = c1, sk = s1, hum = a[0];
+                for (int k = 1; k <= K; k++) {
+                    hum += a[2 * k - 1] * ck + a[2 * k] * sk;
+                    double nc = ck * c1 - sk * s1;
+                    sk = sk * c1 + ck * s1;
+                    ck = nc;
+                }
+                v[i + (size_t)l] -= hum;
+                co[l] = c1 * c4 - s1 * s4;
+                si[l] = s1 * c4 + c1 * s4;
+            }
     }
     return 0;
 }

@@ -31,6 +31,10 @@ enum { D_GAP_US = 1000, D_FIT_US = 5000 };
 
 enum { PMAX = 7 };
 
+/* Powers of the ringing fit's cubic whose sums ring_joint() takes from a
+ * table: x^0 .. x^6. */
+enum { RJ_POW = 7 };
+
 /* The run's ringing: a decaying sinusoid after each impact, its shape
  * the same for every impact (from the stack, in units of the step), its
  * size each impact's own. */
@@ -50,6 +54,7 @@ typedef struct {
     ringing ring;
     double *scratch;                /* 4 W + 64 doubles for the ringing's loops */
     int threads;                    /* for the per-impact passes; 0: one per CPU */
+    const double *powsum;           /* [n * RJ_POW + p]: sum_{j<n} (j/n)^p, n <= W */
 } walk;
 
 /* A per-impact pass over slots [a, b) on a copy of the walk with its own
@@ -307,9 +312,21 @@ static void chol_solve(const double *l, const double *b, double *x)
     chol_solve_n(l, 5, b, x);
 }
 
-/* Fits the arcs over [c-G-WL, c-G) and (c+G, c+G+WR] by least squares in
- * omega^2: the normal equations from the moments of x on each side,
- * solved by GSL's Cholesky on the stack. */
+/* x' A^-1 x for A = L L' (n x n): |L^-1 x|^2, the forward half of a
+ * solve (a variance of a fitted value, asked for on every slot). */
+static double chol_quad(const double *l, int n, const double *x)
+{
+    double y[CHOL_MAX], q = 0;
+    for (int i = 0; i < n; i++) {
+        double s = x[i];
+        for (int j = 0; j < i; j++)
+            s -= l[i * n + j] * y[j];
+        y[i] = s / l[i * n + i];
+        q += y[i] * y[i];
+    }
+    return q;
+}
+
 /* The sums the arcs' normal equations need, per side: x^0..x^4 and
  * omega^2 x^0..x^2, x = theta - ref; with omega^4 and omega over both.
  * Kept between the re-centrings of one instant (locate()): the windows
@@ -323,20 +340,40 @@ typedef struct {
     int valid;
 } moments;
 
-static void moments_add(const walk *wk, moments *mo, int side, size_t k, double sign)
+/* Adds sign x the sums over samples [a, b) to side's.  The sums are kept
+ * in locals: through mo the compiler must store each one back per sample
+ * (mo might alias the signal), which made this loop a tenth of a long
+ * run's time. */
+static void moments_add(const walk *wk, moments *mo, int side, size_t a, size_t b, double sign)
 {
-    double x = wk->theta[k] - mo->ref, v = wk->om[k] * wk->om[k], x2 = x * x;
+    if (a >= b)
+        return;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, t0 = 0, t1 = 0, t2 = 0, yy = 0, lv = 0;
+    const double *th = wk->theta, *om = wk->om, ref = mo->ref;
+    for (size_t k = a; k < b; k++) {
+        double x = th[k] - ref, o = om[k], v = o * o, x2 = x * x;
+        s1 += x;
+        s2 += x2;
+        s3 += x2 * x;
+        s4 += x2 * x2;
+        t0 += v;
+        t1 += v * x;
+        t2 += v * x2;
+        yy += v * v;
+        lv += o;
+    }
+    s0 = (double)(b - a);
     double *sx = mo->s[side], *sy = mo->t[side];
-    sx[0] += sign;
-    sx[1] += sign * x;
-    sx[2] += sign * x2;
-    sx[3] += sign * x2 * x;
-    sx[4] += sign * x2 * x2;
-    sy[0] += sign * v;
-    sy[1] += sign * v * x;
-    sy[2] += sign * v * x2;
-    mo->yy += sign * v * v;
-    mo->lv += sign * wk->om[k];
+    sx[0] += sign * s0;
+    sx[1] += sign * s1;
+    sx[2] += sign * s2;
+    sx[3] += sign * s3;
+    sx[4] += sign * s4;
+    sy[0] += sign * t0;
+    sy[1] += sign * t1;
+    sy[2] += sign * t2;
+    mo->yy += sign * yy;
+    mo->lv += sign * lv;
 }
 
 /* The sums over the windows [aL, bL) and [aR, bR): moved from those kept
@@ -355,8 +392,7 @@ static void moments_at(const walk *wk, moments *mo, size_t aL, size_t bL, size_t
         memset(mo, 0, sizeof *mo);
         mo->ref = ref;
         for (int side = 0; side < 2; side++) {
-            for (size_t k = a[side]; k < b[side]; k++)
-                moments_add(wk, mo, side, k, 1);
+            moments_add(wk, mo, side, a[side], b[side], 1);
             mo->a[side] = a[side];
             mo->b[side] = b[side];
         }
@@ -364,14 +400,10 @@ static void moments_at(const walk *wk, moments *mo, size_t aL, size_t bL, size_t
         return;
     }
     for (int side = 0; side < 2; side++) {
-        for (size_t k = mo->a[side]; k < a[side]; k++)
-            moments_add(wk, mo, side, k, -1);
-        for (size_t k = a[side]; k < mo->a[side]; k++)
-            moments_add(wk, mo, side, k, 1);
-        for (size_t k = b[side]; k < mo->b[side]; k++)
-            moments_add(wk, mo, side, k, -1);
-        for (size_t k = mo->b[side]; k < b[side]; k++)
-            moments_add(wk, mo, side, k, 1);
+        moments_add(wk, mo, side, mo->a[side], a[side], -1);
+        moments_add(wk, mo, side, a[side], mo->a[side], 1);
+        moments_add(wk, mo, side, b[side], mo->b[side], -1);
+        moments_add(wk, mo, side, mo->b[side], b[side], 1);
         mo->a[side] = a[side];
         mo->b[side] = b[side];
     }
@@ -380,7 +412,7 @@ static void moments_at(const walk *wk, moments *mo, size_t aL, size_t bL, size_t
 /* Fits the arcs over [c-G-WL, c-G) and (c+G, c+G+WR] by least squares in
  * omega^2: the normal equations from the moments of x = theta - theta(c)
  * on each side (kept in *mo, or summed here when mo is NULL), solved by
- * GSL's Cholesky on the stack. */
+ * chol_factor() on the stack. */
 static int fit_joint2(const walk *wk, size_t c, size_t WL, size_t WR, moments *mo, arcs *f)
 {
     size_t G = wk->G;
@@ -445,16 +477,13 @@ static double arc_val(const arcs *f, int side, double u)
 
 static double arc_var(const arcs *f, int side, double u)
 {
-    double t = theta_at(f->wk, (double)f->c + u) - f->th_c, x[5], z[5], v = 0;
+    double t = theta_at(f->wk, (double)f->c + u) - f->th_c, x[5];
     x[0] = side ? 0 : 1;
     x[1] = side ? 0 : t;
     x[2] = side ? 1 : 0;
     x[3] = side ? t : 0;
     x[4] = t * t;
-    chol_solve(f->chol, x, z);   /* z = (X'X)^-1 x */
-    for (int r = 0; r < 5; r++)
-        v += x[r] * z[r];
-    return v;
+    return chol_quad(f->chol, 5, x);   /* x' (X'X)^-1 x */
 }
 
 /* The arcs either side of an instant near sample c, the instant by equal
@@ -765,17 +794,24 @@ static int cmp_peak(const void *a, const void *b)
 }
 
 /* Ranks the blocks' peaks into sd (sd->n 0 when the window is too short
- * to hold a step); -1 when out of memory. */
+ * to hold a step); -1 when out of memory.  At most SEED_BLOCKS blocks,
+ * evenly spread, are searched: a seed needs only a clear step, and only
+ * the first few peaks are ever tried (seeds_next()), so a long run need
+ * not have D formed over all of it (a sixth of a ten-minute run's time,
+ * on one thread); a run up to 64 blocks (105 s at 10 kHz) is searched
+ * whole. */
+enum { SEED_BLOCK = 16384, SEED_BLOCKS = 64 };
+
 static int seeds_rank(const walk *wk, seeds *sd)
 {
-    enum { BLOCK = 16384 };
     size_t ext = wk->g + wk->w, lo = wk->release + 2 * ext + wk->G + wk->W,
            hi = wk->end > 2 * ext + wk->G + wk->W ? wk->end - 2 * ext - wk->G - wk->W : 0;
     *sd = (seeds){NULL, 0, 0};
     if (hi <= lo)
         return 0;
-    size_t nb = (hi - lo + BLOCK - 1) / BLOCK;
-    double *d = malloc(BLOCK * sizeof *d);
+    size_t all = (hi - lo + SEED_BLOCK - 1) / SEED_BLOCK;
+    size_t nb = all < SEED_BLOCKS ? all : SEED_BLOCKS;
+    double *d = malloc(SEED_BLOCK * sizeof *d);
     peak *pk = malloc(nb * sizeof *pk);
     if (!d || !pk) {
         free(d);
@@ -783,7 +819,7 @@ static int seeds_rank(const walk *wk, seeds *sd)
         return -1;
     }
     for (size_t i = 0; i < nb; i++) {
-        size_t a = lo + i * BLOCK, b = a + BLOCK < hi ? a + BLOCK : hi;
+        size_t a = lo + i * all / nb * SEED_BLOCK, b = a + SEED_BLOCK < hi ? a + SEED_BLOCK : hi;
         step_statistic(wk->om, wk->g, wk->w, a, b, d, NULL);
         pk[i] = (peak){-INFINITY, a};
         for (size_t k = a; k < b; k++)
@@ -1072,28 +1108,6 @@ static void ring_fill(const ringing *rg, double amp, double t, size_t k0, size_t
     }
 }
 
-/* The decaying sine and cosine from t (samples) at samples k0 .. k0+n-1
- * into bs, bc (zero before t), by the same rotation as ring_fill(). */
-static void ring_basis_fill(double w, double tau, double t, size_t k0, size_t n, double *bs,
-                            double *bc)
-{
-    size_t j = 0;
-    for (; j < n && (double)(k0 + j) < t; j++)
-        bs[j] = bc[j] = 0;
-    if (j == n)
-        return;
-    double s0 = (double)(k0 + j) - t, e = exp(-s0 / tau);
-    double re = e * cos(w * s0), im = e * sin(w * s0);
-    double q = exp(-1.0 / tau), cr = q * cos(w), ci = q * sin(w);
-    for (; j < n; j++) {
-        bs[j] = im;
-        bc[j] = re;
-        double nr = re * cr - im * ci;
-        im = re * ci + im * cr;
-        re = nr;
-    }
-}
-
 /* Adds sign x the ringing recorded in each slot to the signal. */
 static void ring_apply(walk *wk, const slot *v, size_t m, double sign)
 {
@@ -1169,29 +1183,57 @@ static int ring_window(const walk *wk, const slot *v, size_t m, size_t i, size_t
  * frequency by up to 1 % and the onsets by tens of microseconds.  ab[]
  * receives the sine's and cosine's coefficients, *se_amp (when not NULL)
  * the standard error of their amplitude.  Returns the residual sum of
- * squares, INFINITY when the fit fails. */
+ * squares, INFINITY when the fit fails.  The cubic's own block of the
+ * normal equations depends on n alone (wk->powsum): it runs on every
+ * impact, up to a tenth of a long run's time, and summing only the
+ * columns that involve the data and the sinusoid halves it. */
 enum { RJ = 6 };
 
 static double ring_joint(const walk *wk, const ringing *old, const slot *s, double w,
                          double tau, size_t k0, size_t n, double ab[2], double *se_amp)
 {
-    double *taken = wk->scratch, *bs = taken + n, *bc = bs + n;
-    double A[RJ * RJ] = {0}, r[RJ] = {0}, yy = 0;
+    double *taken = wk->scratch;
+    double A[RJ * RJ], r[RJ] = {0}, yy = 0;
+    double ps[4] = {0}, pc[4] = {0}, ss = 0, sc = 0, cc = 0;
     ring_taken_fill(old, s, k0, n, taken);
-    ring_basis_fill(w, tau, (double)k0, k0, n, bs, bc);
+    /* the decaying sine and cosine from k0, by rotation as in ring_fill() */
+    double im = 0, re = 1, q = exp(-1.0 / tau), cr = q * cos(w), ci = q * sin(w);
+    double inv_n = 1.0 / (double)n;
     for (size_t j = 0; j < n; j++) {
-        double x = (double)j / (double)n, y = wk->om[k0 + j] + taken[j];
-        double b[RJ] = {1, x, x * x, x * x * x, bs[j], bc[j]};
-        for (int p = 0; p < RJ; p++) {
-            r[p] += b[p] * y;
-            for (int q = 0; q <= p; q++)
-                A[p * RJ + q] += b[p] * b[q];
-        }
+        double x = (double)j * inv_n, x2 = x * x, x3 = x2 * x;
+        double y = wk->om[k0 + j] + taken[j], bs = im, bc = re;
+        r[0] += y;
+        r[1] += x * y;
+        r[2] += x2 * y;
+        r[3] += x3 * y;
+        r[4] += bs * y;
+        r[5] += bc * y;
+        ps[0] += bs;
+        ps[1] += x * bs;
+        ps[2] += x2 * bs;
+        ps[3] += x3 * bs;
+        pc[0] += bc;
+        pc[1] += x * bc;
+        pc[2] += x2 * bc;
+        pc[3] += x3 * bc;
+        ss += bs * bs;
+        sc += bs * bc;
+        cc += bc * bc;
         yy += y * y;
+        double nr = re * cr - im * ci;
+        im = re * ci + im * cr;
+        re = nr;
     }
-    for (int p = 0; p < RJ; p++)
-        for (int q = p + 1; q < RJ; q++)
-            A[p * RJ + q] = A[q * RJ + p];
+    const double *P = wk->powsum + n * RJ_POW;
+    for (int p = 0; p < 4; p++) {
+        for (int k = 0; k < 4; k++)
+            A[p * RJ + k] = P[p + k];
+        A[p * RJ + 4] = A[4 * RJ + p] = ps[p];
+        A[p * RJ + 5] = A[5 * RJ + p] = pc[p];
+    }
+    A[4 * RJ + 4] = ss;
+    A[4 * RJ + 5] = A[5 * RJ + 4] = sc;
+    A[5 * RJ + 5] = cc;
     double c[RJ];
     if (chol_factor(A, RJ) != 0)
         return INFINITY;
@@ -1206,14 +1248,12 @@ static double ring_joint(const walk *wk, const ringing *old, const slot *s, doub
         /* the amplitude's variance from the two coefficients' (their
          * covariance neglected: the sine and cosine are nearly orthogonal
          * over several cycles) */
-        double e[RJ] = {0}, z[RJ], var[2];
         double s2 = rss / (double)(n > RJ ? n - RJ : 1), amp = hypot(c[4], c[5]);
-        for (int q = 0; q < 2; q++) {
-            memset(e, 0, sizeof e);
-            e[4 + q] = 1;
-            chol_solve_n(A, RJ, e, z);
-            var[q] = s2 * z[4 + q];
-        }
+        /* the last two diagonal elements of A^-1 = L^-T L^-1 from the
+         * factor's corner: L^-1's last two rows are short */
+        double l44 = A[4 * RJ + 4], l54 = A[5 * RJ + 4], l55 = A[5 * RJ + 5];
+        double u = l54 / (l44 * l55);
+        double var[2] = {s2 * (1 / (l44 * l44) + u * u), s2 / (l55 * l55)};
         *se_amp = amp > 0 ? sqrt((c[4] * c[4] * var[0] + c[5] * c[5] * var[1])) / amp
                           : sqrt(0.5 * (var[0] + var[1]));
     }
@@ -1817,10 +1857,9 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *low, double *l
     *curv = c[2];
     /* the minimum's variance: its gradient through (X'X)^-1, times the
      * residual variance of omega^2 */
-    double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])}, z[3];
+    double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])};
     double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2]));
-    chol_solve_n(A, 3, g, z);
-    *low_var = rss / (S[0] - 3) * (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
+    *low_var = rss / (S[0] - 3) * chol_quad(A, 3, g);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
 
@@ -2059,10 +2098,25 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads, NULL};
     wk.scratch = malloc((4 * wk.W + 64) * sizeof *wk.scratch);
-    if (!wk.scratch)
+    double *powsum = malloc((wk.W + 1) * RJ_POW * sizeof *powsum);
+    if (!wk.scratch || !powsum) {
+        free(wk.scratch);
+        free(powsum);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
+    }
+    for (size_t len = 0; len <= wk.W; len++) {
+        double *P = powsum + len * RJ_POW;
+        for (int p = 0; p < RJ_POW; p++)
+            P[p] = 0;
+        for (size_t j = 0; j < len; j++) {
+            double x = (double)j / (double)len, xp = 1;
+            for (int p = 0; p < RJ_POW; p++, xp *= x)
+                P[p] += xp;
+        }
+    }
+    wk.powsum = powsum;
     wk.noise_om = white_noise(om, release, wk.end);
     wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
     if (!(wk.noise_d > 0))
@@ -2102,6 +2156,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     free(ranked.pk);
     if (ok && !tried) {
         free(wk.scratch);
+        free(powsum);
         return pl_err_set(err, PL_ENUMERIC, "no line impact stands %g noise "
                           "standard deviations (%.3g rad/s) above the noise between "
                           "the release at %.3f s and the end at %.3f s",
@@ -2116,6 +2171,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
         free(vars);
         free(imp);
         free(wk.scratch);
+        free(powsum);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
     settle(&wk, sl.v, m);
@@ -2137,5 +2193,6 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     free(ths);
     free(vars);
     free(wk.scratch);
+    free(powsum);
     return PL_OK;
 }

@@ -184,8 +184,9 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
         return st;
     r->front.offset_mps[0] += o1;
     r->front.offset_mps[1] += o2;
+    double inv_dh = 1.0 / (h1 - h2);   /* a multiply a sample, not a divide */
     for (size_t i = 0; i < n; i++)
-        r->omega[i] = (r->vp1[i] - r->vp2[i]) / (h1 - h2);
+        r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
     pl_window_end(r->omega, n, rate, &w);
     if (!isnan(r->front.lost_t_s)) {
         size_t lost = (size_t)(r->front.lost_t_s * rate);
