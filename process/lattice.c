@@ -2061,9 +2061,28 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
          * slots' steps, which at the start of a run (slow, small steps in
          * the noise) are few and extrapolated from one side: there it
          * was 0.006 rad off (2.6 ms) where the tops, each from a whole
-         * contact phase, were within 0.002. */
+         * contact phase, were within 0.002.  A top's variance from its
+         * fit's residuals holds for white noise only; 1/f noise bends the
+         * arc as a whole, so the variances are first scaled to the
+         * scatter of the two angles about each other (the median of the
+         * squared differences over their summed variances, which is
+         * 0.455 for a consistent pair). */
+        size_t nr = 0;
         for (size_t i = 1; i < m; i++) {
             double vt = 0.25 * (tp->top_var[i - 1] + tp->top_var[i]);
+            if (isnan(top[i - 1]) || isnan(top[i]) || !(vt > 0) || !isfinite(vt) ||
+                !(vars[i] > 0) || !isfinite(vars[i]))
+                continue;
+            double d = 0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i];
+            lag[nr++] = d * d / (vt + vars[i]);
+        }
+        double inflate = 1;
+        if (nr >= 8) {
+            qsort(lag, nr, sizeof *lag, cmp_double);
+            inflate = fmax(1, lag[nr / 2] / 0.455);
+        }
+        for (size_t i = 1; i < m; i++) {
+            double vt = 0.25 * inflate * (tp->top_var[i - 1] + tp->top_var[i]);
             if (isnan(top[i - 1]) || isnan(top[i]) || !(vt > 0) || !isfinite(vt))
                 continue;
             double tt = 0.5 * (top[i - 1] + top[i]) + scale * beta;
