@@ -243,14 +243,12 @@ static void corpus_reaches_issue_16s_numbers(void **state)
                 print_row(&cs[i]);
     }
     free(cs);
-    /* Issue 16 asks every chain to meet its numbers; today 197 of 200
-     * do: none misses on the loss bias since the ratios come from the
-     * tops; one chain whose lattice slips with 1/f noise and drop-outs,
-     * two that lose the impact 3-6 ms before the prism leaves the ramp
-     * (docs/process.md, "Measured").  Until they all do this is a ratchet
-     * at today's level: no chain refused, recall and precision over all
-     * >= 99.5 %, and no more failing chains than now. */
-    size_t allowed = count == 1 ? 1 : count >= 200 ? 3 : count >= 20 ? 1 : count;
+    /* Issue 16 asks every chain to meet its numbers; today 199 of 200
+     * do: the one short is a lattice that slips with 1/f noise and
+     * drop-outs (docs/process.md, "Measured").  Until it does this is a
+     * ratchet at today's level: no chain refused, recall and precision
+     * over all >= 99.5 %, and no more failing chains than now. */
+    size_t allowed = count == 1 ? 1 : count >= 200 ? 1 : count >= 20 ? 1 : count;
     if (bad)
         print_message("%zu of %zu chains miss issue 16's numbers (table above); %zu allowed "
                       "for now\n", bad, count, allowed);
