@@ -6,7 +6,9 @@
 #include "model/prism/options.h"
 #include "model/prism/prism.h"
 #include "model/seeds/dimer.h"
+#include "model/seeds/slide.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <ini.h>
@@ -23,20 +25,83 @@
 #define MAX_PERTURB 8
 #define MAX_SERIES 8
 #define NAME_LEN 32
-#define VALUE_LEN 64
+#define VALUE_LEN 64        /* a number or a word */
+#define TEXT_LEN 4096       /* a value: a compound one holds up to 64 tuples */
+#define MAX_COMP 4          /* fields of a compound value (M,X,Y) */
+#define MAX_ITEMS 64        /* tuples of a repeated option (--particle) */
 #define MAX_AXIS_VALUES 1000000
 #define SWEEP_NAME_CAP 64   /* as the store's names (db/store.h PL_NAME_MAX + 1) */
 
+/* A parameter's name as the file gives it: an option of the command
+ * (v0, particle, hack), or a component of a compound one (v0.vx,
+ * particle.2.x).  The components are the option's value names in its
+ * --help ("VX,VY", "M,X,Y"), in lower case. */
 typedef struct {
-    char name[NAME_LEN];
-    char value[VALUE_LEN];
-} kv;
+    char base[NAME_LEN];    /* the option */
+    int kind;               /* its pl_opt_kind */
+    int ncomp;              /* compound: its fields; 0: a simple value */
+    int repeated;           /* given once per tuple (--particle) */
+    int comp;               /* the component named, -1: the whole value */
+    int item;               /* repeated: the tuple named, from 1; 0: none */
+    char comps[MAX_COMP][NAME_LEN];
+    char argh[NAME_LEN];    /* the value's name in the --help: "M,X,Y" */
+} pname;
 
 typedef struct {
     char name[NAME_LEN];
-    size_t n;
-    char (*vals)[VALUE_LEN];
+    char *value;            /* owned; a compound value canonical: "a,b/c,d" */
+    pname pn;
+    int line;
+} kv;
+
+/* Texts one after another. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    size_t *off;
+    size_t n, ncap;
+} strlist;
+
+typedef struct {
+    char name[NAME_LEN];
+    pname pn;
+    int line;               /* of its section's first key */
+    strlist vals;
 } axis;
+
+static int sl_push(strlist *l, const char *t)
+{
+    size_t k = strlen(t) + 1;
+    if (l->len + k > l->cap) {
+        size_t want = (l->cap ? l->cap * 2 : 256) + k;
+        char *nb = realloc(l->buf, want);
+        if (!nb)
+            return 0;
+        l->buf = nb;
+        l->cap = want;
+    }
+    if (l->n == l->ncap) {
+        size_t want = l->ncap ? l->ncap * 2 : 16;
+        size_t *no = realloc(l->off, want * sizeof *no);
+        if (!no)
+            return 0;
+        l->off = no;
+        l->ncap = want;
+    }
+    memcpy(l->buf + l->len, t, k);
+    l->off[l->n++] = l->len;
+    l->len += k;
+    return 1;
+}
+
+static const char *sl_at(const strlist *l, size_t i) { return l->buf + l->off[i]; }
+
+static void sl_free(strlist *l)
+{
+    free(l->buf);
+    free(l->off);
+    memset(l, 0, sizeof *l);
+}
 
 /* --- growing text for the JSON objects ---------------------------------- */
 
@@ -119,9 +184,8 @@ static void jb_int(jbuf *j, const char *key, long long v)
     jb_add(j, "%lld", v);
 }
 
-static void jb_str(jbuf *j, const char *key, const char *s)
+static void jb_quoted(jbuf *j, const char *s)
 {
-    jb_key(j, key);
     jb_add(j, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -133,6 +197,12 @@ static void jb_str(jbuf *j, const char *key, const char *s)
             jb_add(j, "%c", c);
     }
     jb_add(j, "\"");
+}
+
+static void jb_str(jbuf *j, const char *key, const char *s)
+{
+    jb_key(j, key);
+    jb_quoted(j, s);
 }
 
 /* A value as given: a JSON number when it reads whole as one. */
@@ -147,6 +217,24 @@ static void jb_value(jbuf *j, const char *key, const char *text)
         jb_str(j, key, text);
 }
 
+
+/* An array's element: a number when the text reads whole as one. */
+static void jb_elem(jbuf *j, int first, const char *text)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!first)
+        jb_add(j, ",");
+    if (end != text && !*end && !errno && isfinite(v)) {
+        char t[32];
+        fmt_double(t, v);
+        jb_add(j, "%s", t);
+    } else {
+        jb_quoted(j, text);
+    }
+}
+
 /* --- the models ---------------------------------------------------------- */
 
 typedef struct model model;
@@ -157,7 +245,9 @@ struct model {
     const char *name;
     const char *columns;                  /* the result's names */
     const char *series;                   /* the series it can store */
-    int (*has_option)(const char *name);
+    /* the command's option row of that name (its kind and value names) */
+    int (*option)(const char *name, pl_opt *row);
+    const char *repeated;                 /* options given once per tuple */
     /* the option parse and the checks every point shares (not the ranges
      * of one point's numbers, which the run reports as its result) */
     pl_status (*check)(int argc, char **argv, pl_err *err);
@@ -184,8 +274,11 @@ struct pl_sweep_spec {
     long long npoints;
     char sha256[65];
     char axes_csv[1024], series_csv[256];
-    /* parse state */
+    /* parse state: the section, the line being read (the reader counts) */
     enum { SEC_NONE, SEC_SWEEP, SEC_FIXED, SEC_AXIS, SEC_REPEAT } sec;
+    const char *next;
+    int line, long_line;
+    char raw[256];
     char msg[256];
     char series_text[256];
 };
@@ -206,11 +299,14 @@ static int find_name(const char *list, const char *name)
     return -1;
 }
 
-static int opt_table_has(const pl_opt *o, const char *name)
+/* Copies the row of the option called name out of a table. */
+static int opt_find(const pl_opt *o, const char *name, pl_opt *row)
 {
     for (; o->kind != PL_OPTK_END; o++)
-        if (o->name && !strcmp(o->name, name))
+        if (o->name && !strcmp(o->name, name)) {
+            *row = *o;
             return 1;
+        }
     return 0;
 }
 
@@ -221,19 +317,71 @@ static void set_error(pl_sweep_out *out, jbuf *res, const char *msg)
     jb_str(res, "error", msg);
 }
 
+/* The series of a model that samples n instants at equal steps of its
+ * duration: n = duration x series-rate + 1, rounded.  0 when none is
+ * asked; (size_t)-1, with the point's error set, when they would not fit. */
+static size_t series_samples(const pl_sweep_spec *s, double duration,
+                             pl_sweep_out *out, jbuf *res)
+{
+    if (!s->nseries)
+        return 0;
+    double n = floor(duration * s->series_rate + 0.5) + 1;
+    if (!(n <= 1e6)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "series: %.6g samples a series (duration x series-rate) "
+                 "exceed 1e6", n);
+        set_error(out, res, msg);
+        return (size_t)-1;
+    }
+    return (size_t)n;
+}
+
+/* Room for total doubles of series in out; 0 (the point's error set) when
+ * there is none. */
+static int series_room(pl_sweep_out *out, jbuf *res, size_t total)
+{
+    if (total > out->series_cap) {
+        double *nb = realloc(out->series, total * sizeof *nb);
+        if (!nb) {
+            set_error(out, res, "out of memory for the series");
+            return 0;
+        }
+        out->series = nb;
+        out->series_cap = total;
+    }
+    out->series_n = total;
+    return 1;
+}
+
+/* Series i of the file, of n samples of size `size` bytes from base,
+ * field off[k] for the model's series k, into out (room made). */
+static void series_fill(const pl_sweep_spec *s, pl_sweep_out *out, const void *base,
+                        size_t size, size_t n, const size_t *off)
+{
+    for (size_t i = 0; i < s->nseries; i++)
+        for (size_t k = 0; k < n; k++) {
+            double v;
+            memcpy(&v, (const char *)base + k * size + off[s->series[i]], sizeof v);
+            out->series[i * n + k] = v;
+        }
+}
+
 /* simulate ------------------------------------------------------------------ */
 
 static const char sim_series[] = "t,omega,theta,Lp,x,vp1,vp2";
 
-static int sim_has_option(const char *name)
+static int sim_option(const char *name, pl_opt *row)
 {
     pl_simulate_options so;
     pl_simulate_options_init(&so);
     pl_opt opts[] = {PL_OPT_SIMULATE(&so), PL_OPT_END()};
-    return opt_table_has(opts, name) || !strcmp(name, "beta-frac") ||
-           !strcmp(name, "lambda0-frac");
+    if (opt_find(opts, name, row))
+        return 1;
+    if (strcmp(name, "beta-frac") && strcmp(name, "lambda0-frac"))
+        return 0;
+    *row = (pl_opt){.kind = PL_OPTK_DOUBLE, .name = name, .argh = "F"};
+    return 1;
 }
-
 /* The run of the endless-ramp verdict from the run's own last impacts
  * (docs/sweep.md, the phase map): the settled pre-impact speed from
  * omega-_{k+1}^2 = r^2 omega-_k^2 + Delta, and whether its post-impact
@@ -355,14 +503,23 @@ done:
     free(buf);
 }
 
+
 /* dimer --------------------------------------------------------------------- */
 
-static int dimer_has_option(const char *name)
+/* Its CSV's columns (prismlab dimer --csv) without the units. */
+static const char dimer_series[] = "t,x1,y1,x2,y2,yp,vx1,theta";
+static const size_t dimer_off[] = {
+    offsetof(pl_dimer_sample, t), offsetof(pl_dimer_sample, x1),
+    offsetof(pl_dimer_sample, y1), offsetof(pl_dimer_sample, x2),
+    offsetof(pl_dimer_sample, y2), offsetof(pl_dimer_sample, yp),
+    offsetof(pl_dimer_sample, vx1), offsetof(pl_dimer_sample, theta)};
+
+static int dimer_option(const char *name, pl_opt *row)
 {
     pl_dimer_params p;
     double th = 0;
     pl_opt opts[] = {PL_OPT_DIMER_PARAMS(&p, &th), PL_OPT_END()};
-    return opt_table_has(opts, name);
+    return opt_find(opts, name, row);
 }
 
 static pl_status dimer_check(int argc, char **argv, pl_err *err)
@@ -378,7 +535,6 @@ static pl_status dimer_check(int argc, char **argv, pl_err *err)
 static void dimer_run(const pl_sweep_spec *s, int argc, char **argv,
                       pl_sweep_out *out, jbuf *res, pl_err *err)
 {
-    (void)s;
     pl_dimer_params p;
     pl_dimer_params_default(&p);
     double th = p.theta0 * 180 / M_PI;
@@ -390,10 +546,26 @@ static void dimer_run(const pl_sweep_spec *s, int argc, char **argv,
         return;
     }
     p.theta0 = th * M_PI / 180;
-    if (pl_dimer_run(&p, NULL, 0, &r, err) != PL_OK) {
-        set_error(out, res, err->msg);
+    /* the samples are taken from the steps, not stepped to: the run with
+     * series is the run without (model/seeds/dimer.c) */
+    size_t n = series_samples(s, p.duration, out, res);
+    if (n == (size_t)-1)
+        return;
+    pl_dimer_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
+    if (n && !sm) {
+        set_error(out, res, "out of memory for the series");
         return;
     }
+    if (pl_dimer_run(&p, sm, n, &r, err) != PL_OK) {
+        set_error(out, res, err->msg);
+        free(sm);
+        return;
+    }
+    if (n && series_room(out, res, n * s->nseries))
+        series_fill(s, out, sm, sizeof *sm, n, dimer_off);
+    free(sm);
+    if (!out->ok)
+        return;
     jb_int(res, "impacts", (long long)r.impacts);
     jb_int(res, "doubles", (long long)r.doubles);
     jb_int(res, "sticks", (long long)r.stick_events);
@@ -407,11 +579,91 @@ static void dimer_run(const pl_sweep_spec *s, int argc, char **argv,
     jb_num(res, "x1_end", r.x1_end);
 }
 
+/* roughplane ---------------------------------------------------------------- */
+
+/* Its CSV's columns (prismlab roughplane --csv) without the units. */
+static const char slide_series[] = "t,x,y,theta,vx,vy,omega";
+
+/* One sample: the instant and the state, as the series' order. */
+typedef struct {
+    double t;
+    pl_body_state st;
+} slide_sample;
+
+static const size_t slide_off[] = {
+    offsetof(slide_sample, t), offsetof(slide_sample, st.x),
+    offsetof(slide_sample, st.w), offsetof(slide_sample, st.theta),
+    offsetof(slide_sample, st.vx), offsetof(slide_sample, st.vw),
+    offsetof(slide_sample, st.omega)};
+
+static int slide_option(const char *name, pl_opt *row)
+{
+    pl_slide sl;
+    pl_slide_init(&sl);
+    pl_opt opts[] = {PL_OPT_ROUGHPLANE_PARAMS(&sl), PL_OPT_END()};
+    return opt_find(opts, name, row);
+}
+
+static pl_status slide_parse(pl_slide *sl, int argc, char **argv, pl_err *err)
+{
+    pl_slide_init(sl);
+    pl_opt opts[] = {PL_OPT_ROUGHPLANE_PARAMS(sl), PL_OPT_END()};
+    int nargs = 0, help = 0;
+    if (pl_opt_parse(opts, argc, argv, &nargs, &help, err) != PL_OK)
+        return err->code;
+    return pl_slide_check(sl, err);
+}
+
+static pl_status slide_check(int argc, char **argv, pl_err *err)
+{
+    pl_slide sl;
+    return slide_parse(&sl, argc, argv, err);
+}
+
+static void slide_run(const pl_sweep_spec *s, int argc, char **argv,
+                      pl_sweep_out *out, jbuf *res, pl_err *err)
+{
+    pl_slide sl;
+    if (slide_parse(&sl, argc, argv, err) != PL_OK) {
+        set_error(out, res, err->msg);
+        return;
+    }
+    size_t n = series_samples(s, sl.dur, out, res);
+    if (n == (size_t)-1)
+        return;
+    double *t = n ? malloc(n * sizeof *t) : NULL;
+    pl_body_state *path = n ? malloc(n * sizeof *path) : NULL;
+    slide_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
+    pl_body_end e;
+    if (n && (!t || !path || !sm))
+        set_error(out, res, "out of memory for the series");
+    else if (pl_slide_run(&sl, n, t, path, &e, err) != PL_OK)
+        set_error(out, res, err->msg);
+    else if (n && series_room(out, res, n * s->nseries)) {
+        for (size_t k = 0; k < n; k++)
+            sm[k] = (slide_sample){t[k], path[k]};
+        series_fill(s, out, sm, sizeof *sm, n, slide_off);
+    }
+    free(t);
+    free(path);
+    free(sm);
+    if (!out->ok)
+        return;
+    /* the command's last line: t_stop=<s or inf> x y theta (inf: null) */
+    jb_num(res, "t_stop", e.t_stop);
+    jb_num(res, "x", e.end.x);
+    jb_num(res, "y", e.end.w);
+    jb_num(res, "theta", e.end.theta);
+}
+
 static const model models[] = {
     {"simulate", "law,ratio,t_end,x_end,omega_end,Lp_end,impacts,status,"
-                 "omega_last,omega_settle,rolls", sim_series, sim_has_option, sim_check, sim_run},
+                 "omega_last,omega_settle,rolls", sim_series, sim_option, "",
+                 sim_check, sim_run},
     {"dimer", "impacts,doubles,sticks,hits1,hits2,hmax1_m,hmax2_m,energy,drift,"
-              "mode,x1_end", "", dimer_has_option, dimer_check, dimer_run},
+              "mode,x1_end", dimer_series, dimer_option, "", dimer_check, dimer_run},
+    {"roughplane", "t_stop,x,y,theta", slide_series, slide_option, "particle",
+                   slide_check, slide_run},
 };
 
 /* --- parsing ------------------------------------------------------------ */
@@ -448,42 +700,43 @@ static int copy_name(pl_sweep_spec *s, char dst[NAME_LEN], const char *src)
     return 1;
 }
 
-/* "a, b, c" into a list of at most max items; returns the count or -1. */
-static long split_list(pl_sweep_spec *s, const char *value, char (**out)[VALUE_LEN])
+/* "a, b, c" (split at sep) into l, each item trimmed and checked by
+ * item(); returns the count, or -1 after fail(). */
+typedef int (*item_fn)(pl_sweep_spec *s, const pname *pn, const char *text, char *canon);
+
+static long split_list(pl_sweep_spec *s, const char *value, char sep, const pname *pn,
+                       item_fn item, strlist *l)
 {
-    char *copy = strdup(value);
-    long n = 0, cap = 8;
-    char (*v)[VALUE_LEN] = malloc((size_t)cap * VALUE_LEN);
-    if (!copy || !v) {
+    char *copy = strdup(value), *canon = malloc(TEXT_LEN);
+    long n = 0;
+    if (!copy || !canon) {
         free(copy);
-        free(v);
+        free(canon);
         fail(s, "out of memory");
         return -1;
     }
-    char *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char seps[2] = {sep, 0}, *save = NULL;
+    for (char *t = strtok_r(copy, seps, &save); t; t = strtok_r(NULL, seps, &save)) {
         t = trim(t);
-        if (!*t || strlen(t) >= VALUE_LEN) {
-            fail(s, "list items of 1 to %d characters, got '%s'", VALUE_LEN - 1, t);
-            free(copy);
-            free(v);
-            return -1;
+        if (!*t || strlen(t) >= (pn && pn->ncomp && pn->comp < 0 ? TEXT_LEN : VALUE_LEN)) {
+            n = -1;
+            fail(s, "list items of 1 to %d characters, got '%s'",
+                 (pn && pn->ncomp && pn->comp < 0 ? TEXT_LEN : VALUE_LEN) - 1, t);
+            break;
         }
-        if (n == cap) {
-            cap *= 2;
-            char (*nv)[VALUE_LEN] = realloc(v, (size_t)cap * VALUE_LEN);
-            if (!nv) {
-                fail(s, "out of memory");
-                free(copy);
-                free(v);
-                return -1;
-            }
-            v = nv;
+        if (item && !item(s, pn, t, canon)) {
+            n = -1;
+            break;
         }
-        memcpy(v[n++], t, strlen(t) + 1);
+        if (!sl_push(l, item ? canon : t)) {
+            n = -1;
+            fail(s, "out of memory");
+            break;
+        }
+        n++;
     }
     free(copy);
-    *out = v;
+    free(canon);
     return n;
 }
 
@@ -500,14 +753,16 @@ static int parse_num(pl_sweep_spec *s, const char *key, const char *t, double *v
 /* linear/log = FROM, TO, COUNT */
 static int parse_range(pl_sweep_spec *s, axis *a, const char *key, const char *value)
 {
-    char (*it)[VALUE_LEN] = NULL;
-    long n = split_list(s, value, &it);
-    if (n < 0)
+    strlist it = {0};
+    long n = split_list(s, value, ',', NULL, NULL, &it);
+    if (n < 0) {
+        sl_free(&it);
         return 0;
+    }
     double from, to, cnt;
-    int ok = n == 3 && parse_num(s, key, it[0], &from) && parse_num(s, key, it[1], &to) &&
-             parse_num(s, key, it[2], &cnt);
-    free(it);
+    int ok = n == 3 && parse_num(s, key, sl_at(&it, 0), &from) &&
+             parse_num(s, key, sl_at(&it, 1), &to) && parse_num(s, key, sl_at(&it, 2), &cnt);
+    sl_free(&it);
     if (!ok)
         return fail(s, "%s = FROM, TO, COUNT expected, got '%s'", key, value);
     int lg = !strcmp(key, "log");
@@ -519,9 +774,6 @@ static int parse_range(pl_sweep_spec *s, axis *a, const char *key, const char *v
     if (cnt == 1 && from != to)
         return fail(s, "%s: COUNT 1 needs FROM = TO, got '%s'", key, value);
     size_t k = (size_t)cnt;
-    a->vals = malloc(k * VALUE_LEN);
-    if (!a->vals)
-        return fail(s, "out of memory");
     for (size_t i = 0; i < k; i++) {
         double f = k > 1 ? (double)i / (double)(k - 1) : 0, v;
         if (i == 0)
@@ -530,18 +782,142 @@ static int parse_range(pl_sweep_spec *s, axis *a, const char *key, const char *v
             v = to;
         else
             v = lg ? exp(log(from) + (log(to) - log(from)) * f) : from + (to - from) * f;
-        fmt_double(a->vals[i], v);
+        char t[32];
+        fmt_double(t, v);
+        if (!sl_push(&a->vals, t))
+            return fail(s, "out of memory");
     }
-    a->n = k;
     return 1;
 }
 
-static int known_name(pl_sweep_spec *s, const char *name)
+/* The components' names for messages: "vx, vy". */
+static void comp_list(const pname *pn, char *out, size_t cap)
 {
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < pn->ncomp && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s.%s%s", i ? ", " : "",
+                                pn->base, pn->repeated ? "K." : "", pn->comps[i]);
+}
+
+/* Reads a parameter's name: an option of the model, or a component of a
+ * compound one (v0.vx, particle.2.x). */
+static int parse_name(pl_sweep_spec *s, const char *name, pname *pn)
+{
+    memset(pn, 0, sizeof *pn);
+    pn->comp = -1;
     if (!s->m)
         return fail(s, "[sweep] model must come before the parameters");
-    if (!s->m->has_option(name))
-        return fail(s, "'%s' is not a parameter of prismlab %s", name, s->m->name);
+    char buf[NAME_LEN];
+    if (!copy_name(s, buf, name))
+        return 0;
+    char *dot = strchr(buf, '.');
+    if (dot)
+        *dot = 0;
+    pl_opt row;
+    if (!s->m->option(buf, &row))
+        return fail(s, "'%s' is not a parameter of prismlab %s", buf, s->m->name);
+    memcpy(pn->base, buf, strlen(buf) + 1);
+    pn->kind = (int)row.kind;
+    if (row.kind == PL_OPTK_PAIR || (row.kind == PL_OPTK_CALLBACK && row.argh &&
+                                     strchr(row.argh, ','))) {
+        const char *a = row.argh;
+        while (*a && pn->ncomp < MAX_COMP) {
+            size_t l = strcspn(a, ",");
+            char *c = pn->comps[pn->ncomp++];
+            for (size_t i = 0; i < l && i < NAME_LEN - 1; i++)
+                c[i] = (char)tolower((unsigned char)a[i]);
+            c[l < NAME_LEN - 1 ? l : NAME_LEN - 1] = 0;
+            a += l + (a[l] == ',');
+        }
+        pn->repeated = find_name(s->m->repeated, buf) >= 0;
+        snprintf(pn->argh, sizeof pn->argh, "%s", row.argh);
+    }
+    if (!dot)
+        return 1;
+    char comps[256];
+    comp_list(pn, comps, sizeof comps);
+    if (!pn->ncomp)
+        return fail(s, "'%s': %s takes one value, no components", name, pn->base);
+    char *rest = dot + 1;
+    if (pn->repeated) {
+        char *end;
+        long k = strtol(rest, &end, 10);
+        char again[16];
+        snprintf(again, sizeof again, "%ld", k);
+        if (*end != '.' || k < 1 || k > MAX_ITEMS || strncmp(rest, again, strlen(again)) ||
+            (size_t)(end - rest) != strlen(again))
+            return fail(s, "'%s': a component of %s is %s, K from 1 to %d", name,
+                        pn->base, comps, MAX_ITEMS);
+        pn->item = (int)k;
+        rest = end + 1;
+    }
+    for (int i = 0; i < pn->ncomp; i++)
+        if (!strcmp(rest, pn->comps[i]))
+            pn->comp = i;
+    if (pn->comp < 0)
+        return fail(s, "'%s': the components of %s are %s", name, pn->base, comps);
+    return 1;
+}
+
+/* One value of a parameter, checked and made canonical into canon: a
+ * flag takes yes or no; a compound value is tuples of its fields,
+ * "M,X,Y / M,X,Y", written back without blanks. */
+static int check_value(pl_sweep_spec *s, const pname *pn, const char *text, char *canon)
+{
+    if (pn->kind == PL_OPTK_FLAG) {
+        if (strcmp(text, "yes") && strcmp(text, "no"))
+            return fail(s, "%s: a flag, yes or no; got '%s'", pn->base, text);
+    } else if (pn->ncomp && pn->comp < 0) {
+        size_t len = 0;
+        int tuples = 0, fields = 0;
+        canon[0] = 0;
+        for (const char *p = text;; p++) {
+            if (*p == ' ' || *p == '\t')
+                continue;
+            if (*p == ',' || *p == '/' || !*p) {
+                if (len == 0 || canon[len - 1] == ',' || canon[len - 1] == '/')
+                    break;           /* an empty field: refused below */
+                fields++;
+                if (*p != ',') {
+                    if (fields != pn->ncomp)
+                        break;
+                    tuples++;
+                    fields = 0;
+                }
+                if (!*p) {
+                    if (pn->repeated ? tuples <= MAX_ITEMS : tuples == 1)
+                        return 1;
+                    break;
+                }
+            }
+            if (len + 2 >= TEXT_LEN)
+                break;
+            canon[len++] = *p;
+            canon[len] = 0;
+        }
+        if (pn->repeated)
+            return fail(s, "%s: 1 to %d tuples %s separated by '/' expected, got '%s'",
+                        pn->base, MAX_ITEMS, pn->argh, text);
+        return fail(s, "%s: %s expected, got '%s'", pn->base, pn->argh, text);
+    }
+    snprintf(canon, TEXT_LEN, "%s", text);
+    return 1;
+}
+
+/* The number of tuples of a canonical compound value. */
+static int tuples_of(const char *v)
+{
+    int n = 1;
+    for (; *v; v++)
+        n += *v == '/';
+    return n;
+}
+
+static int known_name(pl_sweep_spec *s, const char *name, pname *pn)
+{
+    if (!parse_name(s, name, pn))
+        return 0;
     if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
         return fail(s, "'%s': catalogue names are not taken in a sweep; give the "
                     "numbers", name);
@@ -554,13 +930,29 @@ static int known_name(pl_sweep_spec *s, const char *name)
     return 1;
 }
 
+/* A compound value's raw line must not hold ';': INI takes " ;" for a
+ * comment and would cut the tuples off there without a word. */
+static int no_semicolon(pl_sweep_spec *s, const pname *pn)
+{
+    const char *eq = strchr(s->raw, '=');
+    if (pn->ncomp && pn->comp < 0 && eq && strchr(eq, ';'))
+        return fail(s, "%s: ';' starts a comment here; separate tuples by '/'%s",
+                    pn->base, s->sec == SEC_AXIS ? " and values by '|'" : "");
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
                    const char *value)
 {
     pl_sweep_spec *s = user;
     if (s->msg[0])
         return 0;
+    if (s->long_line == s->line)
+        return fail(s, "a line longer than the INI reader's %d characters: give a "
+                    "repeated option on several lines, axis values on several "
+                    "'values =' lines", INI_MAX_LINE - 2);
     if (!strcmp(section, "sweep")) {
+        s->sec = SEC_SWEEP;
         if (!strcmp(name, "name")) {
             if (!*value || strlen(value) > SWEEP_NAME_CAP - 1)
                 return fail(s, "name: 1 to %d characters, got '%s'", SWEEP_NAME_CAP - 1, value);
@@ -570,7 +962,8 @@ static int handler(void *user, const char *section, const char *name,
                 if (!strcmp(models[i].name, value))
                     s->m = &models[i];
             if (!s->m)
-                return fail(s, "model: expected simulate or dimer, got '%s'", value);
+                return fail(s, "model: expected simulate, dimer or roughplane, got '%s'",
+                            value);
         } else if (!strcmp(name, "series")) {
             if (strlen(value) >= sizeof s->series_text)
                 return fail(s, "series: too long");
@@ -584,20 +977,45 @@ static int handler(void *user, const char *section, const char *name,
         return 1;
     }
     if (!strcmp(section, "fixed")) {
+        s->sec = SEC_FIXED;
+        pname pn;
+        if (!parse_name(s, name, &pn) || !no_semicolon(s, &pn))
+            return 0;
+        char canon[TEXT_LEN];
+        if (!*value || strlen(value) >= (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN))
+            return fail(s, "%s: a value of 1 to %d characters", name,
+                        (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN) - 1);
+        if (!check_value(s, &pn, value, canon))
+            return 0;
+        /* a repeated option's lines add tuples, as the command's options */
+        kv *f = s->nfixed ? &s->fixed[s->nfixed - 1] : NULL;
+        if (pn.repeated && pn.comp < 0 && f && !strcmp(f->name, name)) {
+            size_t a = strlen(f->value), b = strlen(canon);
+            if (tuples_of(f->value) + tuples_of(canon) > MAX_ITEMS || a + b + 2 > TEXT_LEN)
+                return fail(s, "%s: at most %d", name, MAX_ITEMS);
+            char *nv = realloc(f->value, a + b + 2);
+            if (!nv)
+                return fail(s, "out of memory");
+            nv[a] = '/';
+            memcpy(nv + a + 1, canon, b + 1);
+            f->value = nv;
+            return 1;
+        }
         if (s->nfixed == MAX_FIXED)
             return fail(s, "more than %d fixed parameters", MAX_FIXED);
-        if (!known_name(s, name))
+        if (!known_name(s, name, &pn))
             return 0;
-        if (!*value || strlen(value) >= VALUE_LEN)
-            return fail(s, "%s: a value of 1 to %d characters", name, VALUE_LEN - 1);
-        kv *f = &s->fixed[s->nfixed];
-        if (!copy_name(s, f->name, name))
-            return 0;
-        memcpy(f->value, value, strlen(value) + 1);
+        f = &s->fixed[s->nfixed];
+        memcpy(f->name, name, strlen(name) + 1);
+        f->pn = pn;
+        f->line = s->line;
+        if (!(f->value = strdup(canon)))
+            return fail(s, "out of memory");
         s->nfixed++;
         return 1;
     }
     if (!strncmp(section, "axis ", 5)) {
+        s->sec = SEC_AXIS;
         char buf[NAME_LEN + 8];
         snprintf(buf, sizeof buf, "%s", section + 5);
         const char *an = trim(buf);
@@ -605,28 +1023,40 @@ static int handler(void *user, const char *section, const char *name,
         if (!a || strcmp(a->name, an)) {   /* the section's first key */
             if (s->naxes == MAX_AXES)
                 return fail(s, "more than %d axes", MAX_AXES);
-            if (!known_name(s, an))
+            pname pn;
+            if (!known_name(s, an, &pn))
                 return 0;
             a = &s->axes[s->naxes];
             memset(a, 0, sizeof *a);
-            if (!copy_name(s, a->name, an))
-                return 0;
+            memcpy(a->name, an, strlen(an) + 1);
+            a->pn = pn;
+            a->line = s->line;
             s->naxes++;
-        } else if (a->n) {
+        } else if (a->vals.n && !(a->vals.n && !strcmp(name, "values") && a->pn.ncomp &&
+                                  a->pn.comp < 0)) {
             return fail(s, "[axis %s] takes one of values, linear, log", an);
         }
+        int whole = a->pn.ncomp && a->pn.comp < 0;
         if (!strcmp(name, "values")) {
-            long n = split_list(s, value, &a->vals);
+            /* compound values hold ',': they are separated by '|', and
+             * may go on on the next lines */
+            if (!no_semicolon(s, &a->pn))
+                return 0;
+            long n = split_list(s, value, whole ? '|' : ',', &a->pn, check_value, &a->vals);
             if (n <= 0)
-                return fail(s, "values: a comma-separated list");
-            a->n = (size_t)n;
+                return fail(s, "values: a list separated by '%c'", whole ? '|' : ',');
             return 1;
         }
-        if (!strcmp(name, "linear") || !strcmp(name, "log"))
+        if (!strcmp(name, "linear") || !strcmp(name, "log")) {
+            if (whole || a->pn.kind == PL_OPTK_FLAG)
+                return fail(s, "[axis %s] takes values = %s, not %s", an,
+                            whole ? "A,B | C,D ..." : "yes, no", name);
             return parse_range(s, a, name, value);
+        }
         return fail(s, "[axis %s] takes values, linear or log; got '%s'", an, name);
     }
     if (!strcmp(section, "repeat")) {
+        s->sec = SEC_REPEAT;
         double v;
         if (!strcmp(name, "count")) {
             if (!parse_num(s, name, value, &v) || v != floor(v) || v < 1 || v > 1e6)
@@ -637,26 +1067,34 @@ static int handler(void *user, const char *section, const char *name,
                 return fail(s, "seed: a whole number in 0..4e9, got '%s'", value);
             s->seed = (unsigned long)v;
         } else if (!strcmp(name, "perturb")) {
-            char (*it)[VALUE_LEN] = NULL;
-            long n = split_list(s, value, &it);
+            strlist it = {0};
+            long n = split_list(s, value, ',', NULL, NULL, &it);
             for (long i = 0; i < n; i++) {
                 char pn[VALUE_LEN], pw[VALUE_LEN];
+                pname nm;
                 if (s->nperturb == MAX_PERTURB ||
-                    sscanf(it[i], "%63s %63s", pn, pw) != 2 ||
+                    sscanf(sl_at(&it, (size_t)i), "%63s %63s", pn, pw) != 2 ||
                     !copy_name(s, s->perturb[s->nperturb].name, pn) ||
                     !parse_num(s, "perturb", pw, &s->perturb_w[s->nperturb]) ||
                     !(s->perturb_w[s->nperturb] > 0)) {
-                    free(it);
+                    sl_free(&it);
                     return fail(s, "perturb: NAME WIDTH, ... (at most %d, widths > 0), "
                                 "got '%s'", MAX_PERTURB, value);
                 }
-                if (!s->m || !s->m->has_option(pn)) {
-                    free(it);
+                if (!parse_name(s, pn, &nm)) {
+                    sl_free(&it);
+                    s->msg[0] = 0;
                     return fail(s, "perturb: '%s' is not a parameter of the model", pn);
+                }
+                if (nm.kind == PL_OPTK_FLAG || nm.kind == PL_OPTK_CHOICE ||
+                    (nm.ncomp && nm.comp < 0)) {
+                    sl_free(&it);
+                    return fail(s, "perturb: '%s' is no number%s", pn, nm.ncomp ?
+                                ": perturb a component" : "");
                 }
                 s->nperturb++;
             }
-            free(it);
+            sl_free(&it);
             if (n <= 0)
                 return 0;
         } else {
@@ -665,6 +1103,33 @@ static int handler(void *user, const char *section, const char *name,
         return 1;
     }
     return fail(s, "unknown section [%s] (sweep, fixed, axis NAME, repeat)", section);
+}
+
+/* inih's reader over the text, counting lines for the messages that come
+ * after the parse, and marking a line longer than inih's buffer (which it
+ * would cut into two lines without a word). */
+static char *read_line(char *str, int num, void *user)
+{
+    pl_sweep_spec *s = user;
+    if (!*s->next)
+        return NULL;
+    size_t want = strcspn(s->next, "\n"), k = want;
+    int whole = 1;
+    if (k + 1 >= (size_t)num) {
+        k = (size_t)num - 2;
+        whole = 0;
+    }
+    memcpy(str, s->next, k);
+    str[k] = '\n';
+    str[k + 1] = 0;
+    snprintf(s->raw, sizeof s->raw, "%.*s", (int)k, s->next);
+    s->next += k + (whole && s->next[k] == '\n');
+    if (!whole)
+        s->next += want - k + (s->next[want - k] == '\n');   /* the rest of it */
+    s->line++;
+    if (!whole)
+        s->long_line = s->line;
+    return str;
 }
 
 static void sha256_hex(const char *text, char hex[65])
@@ -678,16 +1143,83 @@ static void sha256_hex(const char *text, char hex[65])
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
-/* The point's parameters as "--name value" pairs (argv[0] the model) and
- * its params JSON; vals holds the texts made here. */
+/* A component names a tuple every value of its option has, and an option
+ * given by components only (no v0, only v0.vx and v0.vy) gets them all:
+ * checked once for the whole file, naming the component's line. */
+static pl_status check_components(const pl_sweep_spec *s, pl_err *err)
+{
+    size_t n = s->nfixed + s->naxes;
+    for (size_t i = 0; i < n; i++) {
+        const pname *pn = i < s->nfixed ? &s->fixed[i].pn : &s->axes[i - s->nfixed].pn;
+        const char *name = i < s->nfixed ? s->fixed[i].name : s->axes[i - s->nfixed].name;
+        int line = i < s->nfixed ? s->fixed[i].line : s->axes[i - s->nfixed].line;
+        if (pn->comp < 0)
+            continue;
+        int wholes = 0, have = 0, fewest = MAX_ITEMS + 1;
+        for (size_t j = 0; j < n; j++) {
+            const pname *q = j < s->nfixed ? &s->fixed[j].pn : &s->axes[j - s->nfixed].pn;
+            if (strcmp(q->base, pn->base))
+                continue;
+            if (q->comp >= 0) {
+                have |= 1 << q->comp;
+                continue;
+            }
+            wholes++;
+            if (j < s->nfixed) {
+                int t = tuples_of(s->fixed[j].value);
+                fewest = t < fewest ? t : fewest;
+            } else {
+                const axis *a = &s->axes[j - s->nfixed];
+                for (size_t k = 0; k < a->vals.n; k++) {
+                    int t = tuples_of(sl_at(&a->vals, k));
+                    fewest = t < fewest ? t : fewest;
+                }
+            }
+        }
+        char comps[256];
+        comp_list(pn, comps, sizeof comps);
+        if (pn->repeated && !wholes)
+            return pl_err_set(err, PL_EINVAL, "%s:%d: '%s': give %s too (%s = %s / ...)",
+                              s->path, line, name, pn->base, pn->base, "M,X,Y");
+        if (pn->repeated && pn->item > fewest)
+            return pl_err_set(err, PL_EINVAL, "%s:%d: '%s': %s has %d tuples, not %d",
+                              s->path, line, name, pn->base, fewest, pn->item);
+        if (!wholes && have != (1 << pn->ncomp) - 1)
+            return pl_err_set(err, PL_EINVAL, "%s:%d: '%s': give %s too, or every "
+                              "component (%s)", s->path, line, name, pn->base, comps);
+    }
+    return PL_OK;
+}
+
+/* The point's parameters as the command's arguments (argv[0] the model),
+ * their texts in an arena. */
 typedef struct {
     int argc;
-    char *argv[2 * (MAX_FIXED + MAX_AXES) + 8];
-    char vals[MAX_FIXED + MAX_AXES + 4][VALUE_LEN];
-    char names[MAX_FIXED + MAX_AXES + 4][NAME_LEN + 2];
+    char *argv[2 * (MAX_FIXED + MAX_AXES + MAX_ITEMS) + 8];
+    char arena[16384];
+    size_t used;
 } point_args;
 
-static const char *find_value(const kv *list, size_t n, const char *name)
+static char *arena_put(point_args *pa, const char *prefix, const char *text)
+{
+    size_t a = strlen(prefix), b = strlen(text);
+    if (pa->used + a + b + 1 > sizeof pa->arena)
+        return NULL;
+    char *p = pa->arena + pa->used;
+    memcpy(p, prefix, a);
+    memcpy(p + a, text, b + 1);
+    pa->used += a + b + 1;
+    return p;
+}
+
+/* One of the point's parameters: its name and value as the file gives
+ * them (a perturbed one as drawn). */
+typedef struct {
+    const char *name, *value;
+    const pname *pn;
+} pv;
+
+static const char *find_value(const pv *list, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(list[i].name, name))
@@ -695,13 +1227,88 @@ static const char *find_value(const kv *list, size_t n, const char *name)
     return NULL;
 }
 
+/* A compound option's tuples for the point: its whole value (or empty
+ * fields) with the point's components put in. */
+typedef struct {
+    int n;
+    const char *f[MAX_ITEMS][MAX_COMP];
+    char buf[TEXT_LEN];
+} tuples;
+
+static void compose(const pv *all, size_t n, const char *base, const pname *pn, tuples *t)
+{
+    const char *whole = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].pn->comp < 0 && !strcmp(all[i].pn->base, base))
+            whole = all[i].value;
+    snprintf(t->buf, sizeof t->buf, "%s", whole ? whole : "");
+    t->n = whole ? 0 : 1;
+    for (int c = 0; c < MAX_COMP; c++)
+        t->f[0][c] = "";
+    char *save = NULL;
+    for (char *tu = whole ? strtok_r(t->buf, "/", &save) : NULL; tu && t->n < MAX_ITEMS;
+         tu = strtok_r(NULL, "/", &save)) {
+        char *s2 = NULL;
+        int c = 0;
+        for (char *f = strtok_r(tu, ",", &s2); f && c < MAX_COMP; f = strtok_r(NULL, ",", &s2))
+            t->f[t->n][c++] = f;
+        t->n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pname *q = all[i].pn;
+        if (q->comp >= 0 && !strcmp(q->base, base)) {
+            int k = pn->repeated ? q->item - 1 : 0;
+            if (k < t->n)
+                t->f[k][q->comp] = all[i].value;
+        }
+    }
+}
+
+/* The tuple k as the command's value "a,b,c". */
+static void tuple_text(const tuples *t, int k, int ncomp, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int c = 0; c < ncomp && len < cap; c++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", c ? "," : "", t->f[k][c]);
+}
+
+/* Puts a compound option into argv (once a tuple when repeated) and into
+ * the params as an array (of arrays when repeated). */
+static int put_compound(point_args *pa, jbuf *pj, const pv *all, size_t n, const pname *pn)
+{
+    tuples t;
+    compose(all, n, pn->base, pn, &t);
+    char opt[NAME_LEN + 2], text[TEXT_LEN];
+    snprintf(opt, sizeof opt, "--%s", pn->base);
+    jb_key(pj, pn->base);
+    jb_add(pj, "[");
+    for (int k = 0; k < t.n; k++) {
+        tuple_text(&t, k, pn->ncomp, text, sizeof text);
+        if ((size_t)pa->argc + 3 > sizeof pa->argv / sizeof pa->argv[0] ||
+            !(pa->argv[pa->argc] = arena_put(pa, opt, "")) ||
+            !(pa->argv[pa->argc + 1] = arena_put(pa, "", text)))
+            return 0;
+        pa->argc += 2;
+        if (pn->repeated)
+            jb_add(pj, "%s[", k ? "," : "");
+        for (int c = 0; c < pn->ncomp; c++)
+            jb_elem(pj, c == 0, t.f[k][c]);
+        if (pn->repeated)
+            jb_add(pj, "]");
+    }
+    jb_add(pj, "]");
+    return 1;
+}
+
 static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *pa,
                              jbuf *pj, pl_err *err)
 {
-    kv all[MAX_FIXED + MAX_AXES + 2];
+    pv all[MAX_FIXED + MAX_AXES];
+    char drawn[MAX_PERTURB][32];
     size_t n = 0;
     for (size_t i = 0; i < s->nfixed; i++)
-        all[n++] = s->fixed[i];
+        all[n++] = (pv){s->fixed[i].name, s->fixed[i].value, &s->fixed[i].pn};
     long long rest = idx, rep = 0;
     if (s->repeats) {
         rep = rest % s->repeats;
@@ -709,14 +1316,11 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
     }
     size_t pos[MAX_AXES];
     for (size_t i = s->naxes; i-- > 0;) {
-        pos[i] = (size_t)(rest % (long long)s->axes[i].n);
-        rest /= (long long)s->axes[i].n;
+        pos[i] = (size_t)(rest % (long long)s->axes[i].vals.n);
+        rest /= (long long)s->axes[i].vals.n;
     }
-    for (size_t i = 0; i < s->naxes; i++) {
-        snprintf(all[n].name, NAME_LEN, "%s", s->axes[i].name);
-        snprintf(all[n].value, VALUE_LEN, "%s", s->axes[i].vals[pos[i]]);
-        n++;
-    }
+    for (size_t i = 0; i < s->naxes; i++)
+        all[n++] = (pv){s->axes[i].name, sl_at(&s->axes[i].vals, pos[i]), &s->axes[i].pn};
     /* repeats: each point its own stream, seed + idx, so any rank draws
      * the same numbers for it */
     unsigned long seed = s->seed + (unsigned long)idx;
@@ -742,25 +1346,44 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
                 return pl_err_set(err, PL_EINVAL, "%s: perturb '%s': '%s' is no number",
                                   s->path, all[j].name, all[j].value);
             }
-            fmt_double(all[j].value, v + u * s->perturb_w[k]);
+            fmt_double(drawn[k], v + u * s->perturb_w[k]);
+            all[j].value = drawn[k];
         }
         gsl_rng_free(g);
     }
-    (void)rep;
     pa->argc = 0;
+    pa->used = 0;
     pa->argv[pa->argc++] = (char *)s->m->name;
-    size_t nv = 0;
+    /* params: the file's names and values (fractions as given, a compound
+     * option as the tuples it ran with), then what the fractions gave and
+     * the options given by components only, the repeat and its seed */
     for (size_t i = 0; i < n; i++) {
         const char *name = all[i].name, *value = all[i].value;
+        const pname *pn = all[i].pn;
+        char opt[NAME_LEN + 2], deg[32];
+        snprintf(opt, sizeof opt, "--%s", pn->base);
+        if (pn->ncomp) {
+            if (pn->comp >= 0)
+                jb_value(pj, name, value);
+            else if (!put_compound(pa, pj, all, n, pn))
+                goto full;
+            continue;
+        }
+        jb_value(pj, name, value);
+        if (pn->kind == PL_OPTK_FLAG) {   /* yes: --hack; no: nothing */
+            if (!strcmp(value, "yes") && !(pa->argv[pa->argc++] = arena_put(pa, opt, "")))
+                goto full;
+            continue;
+        }
         /* the fractions of the simulate model become degrees for its N */
         int bf = !strcmp(name, "beta-frac"), lf = !strcmp(name, "lambda0-frac");
         if (bf || lf) {
             const char *nt = find_value(all, n, "N");
-            double N = nt ? strtod(nt, NULL) : NAN, f = strtod(value, NULL), deg;
+            double N = nt ? strtod(nt, NULL) : NAN, f = strtod(value, NULL), d;
             if (!(N >= 3))
                 return pl_err_set(err, PL_EINVAL, "%s: %s needs N", s->path, name);
             if (bf) {
-                deg = f * 180 / N;
+                d = f * 180 / N;
             } else {
                 const char *bt = find_value(all, n, "beta-deg");
                 const char *bft = find_value(all, n, "beta-frac");
@@ -768,35 +1391,48 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
                 if (isnan(b))
                     return pl_err_set(err, PL_EINVAL, "%s: lambda0-frac needs beta-deg "
                                       "or beta-frac", s->path);
-                deg = f * (180 / N + b);
+                d = f * (180 / N + b);
             }
-            fmt_double(pa->vals[nv], deg);
-            snprintf(pa->names[nv], sizeof pa->names[nv], "--%s", bf ? "beta-deg" : "lambda0-deg");
-        } else {
-            snprintf(pa->vals[nv], VALUE_LEN, "%s", value);
-            snprintf(pa->names[nv], sizeof pa->names[nv], "--%.31s", name);
+            fmt_double(deg, d);
+            snprintf(opt, sizeof opt, "--%s", bf ? "beta-deg" : "lambda0-deg");
+            value = deg;
         }
-        pa->argv[pa->argc++] = pa->names[nv];
-        pa->argv[pa->argc++] = pa->vals[nv];
-        nv++;
+        if (!(pa->argv[pa->argc] = arena_put(pa, opt, "")) ||
+            !(pa->argv[pa->argc + 1] = arena_put(pa, "", value)))
+            goto full;
+        pa->argc += 2;
+    }
+    for (int i = 1; i + 1 < pa->argc; i++) {   /* what the fractions gave */
+        const char *nm = pa->argv[i] + 2;
+        if (strncmp(pa->argv[i], "--", 2))
+            continue;
+        if ((!strcmp(nm, "beta-deg") || !strcmp(nm, "lambda0-deg")) &&
+            !find_value(all, n, nm))
+            jb_value(pj, nm, pa->argv[i + 1]);
+    }
+    for (size_t i = 0; i < n; i++) {   /* options given by components only */
+        const pname *pn = all[i].pn;
+        int first = 1, whole = 0;
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(all[j].pn->base, pn->base)) {
+                whole |= all[j].pn->comp < 0;
+                first &= j >= i;
+            }
+        if (pn->comp >= 0 && first && !whole && !put_compound(pa, pj, all, n, pn))
+            goto full;
     }
     pa->argv[pa->argc] = NULL;
-    /* params: the file's names and values (fractions as given), then what
-     * the fractions gave, the repeat and its seed */
-    for (size_t i = 0; i < n; i++)
-        jb_value(pj, all[i].name, all[i].value);
-    for (size_t i = 0; i < nv; i++) {
-        const char *nm = pa->names[i] + 2;
-        if (!find_value(all, n, nm))
-            jb_value(pj, nm, pa->vals[i]);
-    }
     if (s->repeats) {
         jb_int(pj, "repeat", rep);
         jb_int(pj, "seed", (long long)seed);
     }
     jb_add(pj, "}");
     return PL_OK;
+full:
+    return pl_err_set(err, PL_EINVAL, "%s: point %lld: its parameters exceed %zu "
+                      "characters", s->path, idx, sizeof pa->arena);
 }
+
 
 pl_status pl_sweep_compute(const pl_sweep_spec *s, long long idx,
                            pl_sweep_out *out, pl_err *err)
@@ -844,7 +1480,8 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
     }
     snprintf(s->path, sizeof s->path, "%s", path);
     s->series_rate = 100;
-    int line = ini_parse_string(text, handler, s);
+    s->next = s->text;
+    int line = ini_parse_stream(read_line, s, handler, s);
     pl_status st = PL_OK;
     if (line != 0) {
         st = pl_err_set(err, s->msg[0] ? PL_EINVAL : PL_EFORMAT, "%s:%d: %s", path, line,
@@ -859,16 +1496,16 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
     size_t len = 0;
     s->axes_csv[0] = 0;
     for (size_t i = 0; i < s->naxes; i++) {
-        if (!s->axes[i].n) {
+        if (!s->axes[i].vals.n) {
             st = pl_err_set(err, PL_EINVAL, "%s: [axis %s] has no values", path,
                             s->axes[i].name);
             goto out;
         }
-        if ((double)s->npoints * (double)s->axes[i].n > 1e9) {
+        if ((double)s->npoints * (double)s->axes[i].vals.n > 1e9) {
             st = pl_err_set(err, PL_EINVAL, "%s: more than 1e9 points", path);
             goto out;
         }
-        s->npoints *= (long long)s->axes[i].n;
+        s->npoints *= (long long)s->axes[i].vals.n;
         len += (size_t)snprintf(s->axes_csv + len, sizeof s->axes_csv - len, "%s%s",
                                 i ? "," : "", s->axes[i].name);
     }
@@ -896,18 +1533,22 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
                                 len ? "," : "", t);
     }
     sha256_hex(text, s->sha256);
+    if ((st = check_components(s, err)) != PL_OK)
+        goto out;
     /* point 0 through the command's own option table: a misspelt value
      * is the file's error, not a thousand failed points */
     {
-        point_args pa;
+        point_args *pa = malloc(sizeof *pa);
         char *pbuf = NULL;
         size_t pcap = 0;
         jbuf pj;
         jb_start(&pj, &pbuf, &pcap);
-        st = build_point(s, 0, &pa, &pj, err);
+        st = pa ? build_point(s, 0, pa, &pj, err)
+                : pl_err_set(err, PL_ENOMEM, "out of memory for a sweep file");
         free(pbuf);
-        if (st == PL_OK && s->m->check(pa.argc, pa.argv, err) != PL_OK)
+        if (st == PL_OK && s->m->check(pa->argc, pa->argv, err) != PL_OK)
             st = pl_err_prefix(err, "%s: ", path);
+        free(pa);
         if (st != PL_OK)
             goto out;
     }
@@ -925,7 +1566,9 @@ void pl_sweep_spec_destroy(pl_sweep_spec *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->naxes; i++)
-        free(s->axes[i].vals);
+        sl_free(&s->axes[i].vals);
+    for (size_t i = 0; i < s->nfixed; i++)
+        free(s->fixed[i].value);
     free(s->text);
     free(s);
 }
@@ -938,3 +1581,4 @@ long long pl_sweep_spec_points(const pl_sweep_spec *s) { return s->npoints; }
 const char *pl_sweep_spec_axes(const pl_sweep_spec *s) { return s->axes_csv; }
 const char *pl_sweep_spec_columns(const pl_sweep_spec *s) { return s->m->columns; }
 const char *pl_sweep_spec_series(const pl_sweep_spec *s) { return s->series_csv; }
+

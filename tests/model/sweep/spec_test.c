@@ -167,7 +167,7 @@ static void dimer_points(void **state)
 static void mistakes_by_line(void **state)
 {
     (void)state;
-    parse_fails("[sweep]\nname = x\nmodel = pendulum\n", "t.ini:3: model: expected simulate or dimer");
+    parse_fails("[sweep]\nname = x\nmodel = pendulum\n", "t.ini:3: model: expected simulate, dimer or roughplane");
     parse_fails("[sweep]\nname = x\n", "t.ini: [sweep] needs name and model");
     parse_fails("[sweep]\nname = x\nmodel = simulate\n[axes]\nN = 3\n", "t.ini:5: unknown section [axes]");
     parse_fails(HEAD "[axis N]\nvalues = 6\n[axis a0]\nvalues = 1\n", "t.ini:13: 'a0' is given twice");
