@@ -7,9 +7,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "model/seeds/dimer.h"
+#include "model/seeds/slide.h"
 #include "model/sweep/spec.h"
 #include "tests/util/testutil.h"
 
+#include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +167,182 @@ static void dimer_points(void **state)
     pl_sweep_spec_destroy(s);
 }
 
+/* The number after "key": in a JSON object. */
+static double json_num(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(json, pat);
+    if (!p)
+        fail_msg("'%s' has no %s", json, key);
+    return strtod(p + strlen(pat), NULL);
+}
+
+#define RP "[sweep]\nname = r\nmodel = roughplane\n"
+
+/* A roughplane point is the library's run of the body the file names:
+ * the tuples, a component on an axis, the flag. */
+static void roughplane_points(void **state)
+{
+    (void)state;
+    pl_sweep_spec *s = parse_ok(RP "[fixed]\nbody = particles\nparticle = 0.1, 0, 0\n"
+                                "particle = 0.2,0.05,0 / 0.1,0.02,0.03\nmu = 0.3\n"
+                                "v0 = 1, 0.5\nduration = 2\n"
+                                "[axis particle.2.x]\nlinear = 0.02, 0.1, 3\n"
+                                "[axis omega0]\nvalues = 0, 5\n[axis hack]\nvalues = no, yes\n");
+    assert_int_equal(pl_sweep_spec_points(s), 12);
+    assert_string_equal(pl_sweep_spec_columns(s), "t_stop,x,y,theta");
+    assert_string_equal(pl_sweep_spec_axes(s), "particle.2.x,omega0,hack");
+    pl_sweep_out o = {0};
+    pl_err err = {0};
+    /* idx 2*4 + 1*2 + 1: x2 = 0.1, omega0 5, the decoupled model */
+    assert_int_equal(pl_sweep_compute(s, 11, &o, &err), PL_OK);
+    assert_true(o.ok);
+    assert_string_equal(o.params, "{\"body\":\"particles\",\"particle\":[[0.1,0,0],"
+                        "[0.2,0.1,0],[0.1,0.02,0.03]],\"mu\":0.3,\"v0\":[1,0.5],"
+                        "\"duration\":2,\"particle.2.x\":0.1,\"omega0\":5,\"hack\":\"yes\"}");
+    pl_slide sl;
+    pl_slide_init(&sl);
+    sl.body = PL_BODY_PARTICLES;
+    sl.b.n = 3;
+    double m[] = {0.1, 0.2, 0.1}, x[] = {0, 0.1, 0.02}, y[] = {0, 0, 0.03};
+    for (int i = 0; i < 3; i++) {
+        sl.b.m[i] = m[i];
+        sl.b.px[i] = x[i];
+        sl.b.py[i] = y[i];
+    }
+    sl.plane.mu = 0.3;
+    sl.vx = 1;
+    sl.vy = 0.5;
+    sl.dur = 2;
+    sl.w0 = 5;
+    sl.hack = 1;
+    assert_int_equal(pl_slide_check(&sl, &err), PL_OK);
+    pl_body_end e;
+    assert_int_equal(pl_slide_run(&sl, 0, NULL, NULL, &e, &err), PL_OK);
+    assert_true(isfinite(e.t_stop) && e.end.theta > 0.1);
+    assert_true(json_num(o.result, "t_stop") == e.t_stop);
+    assert_true(json_num(o.result, "x") == e.end.x);
+    assert_true(json_num(o.result, "y") == e.end.w);
+    assert_true(json_num(o.result, "theta") == e.end.theta);
+    /* the full equations (hack no) give another spin-down */
+    assert_int_equal(pl_sweep_compute(s, 10, &o, &err), PL_OK);
+    assert_true(json_num(o.result, "theta") != e.end.theta);
+    pl_sweep_spec_destroy(s);
+
+    /* a pair from its components, an axis over whole values, a slide
+     * that never stops (null) */
+    s = parse_ok(RP "[fixed]\nbody = pair\nmasses.m1 = 1\nmasses.m2 = 2\nlength = 0.3\n"
+                 "friction = viscous\nmu = 0.5\neps = 0\nduration = 1\n"
+                 "[axis v0]\nvalues = 1,0 | 0, 2\n");
+    assert_int_equal(pl_sweep_compute(s, 1, &o, &err), PL_OK);
+    assert_true(o.ok);
+    assert_non_null(strstr(o.params, "\"v0\":[0,2],\"masses\":[1,2]}"));
+    assert_non_null(strstr(o.result, "\"t_stop\":null"));
+    tu_assert_close(json_num(o.result, "y"), 2 * (1 - exp(-0.5)) / 0.5, 1e-9);
+    pl_sweep_spec_destroy(s);
+
+    /* a value the command refuses at a later point is that point's row */
+    s = parse_ok(RP "[fixed]\nv0 = 1,0\n[axis mu]\nvalues = 0.3, -1\n");
+    assert_int_equal(pl_sweep_compute(s, 1, &o, &err), PL_OK);
+    assert_false(o.ok);
+    assert_non_null(strstr(o.result, "option '--mu'"));
+    pl_sweep_out_free(&o);
+    pl_sweep_spec_destroy(s);
+}
+
+/* The dimer's and the roughplane's series: n = duration x rate + 1
+ * samples at equal steps, the library's own samples, and the dimer's
+ * summary the same with series as without. */
+static void series_of_the_seeds(void **state)
+{
+    (void)state;
+    pl_sweep_spec *s = parse_ok("[sweep]\nname = d\nmodel = dimer\nseries = t, y1, theta\n"
+                                "series-rate = 200\n[fixed]\nduration = 0.5\n");
+    pl_sweep_spec *s0 = parse_ok("[sweep]\nname = d\nmodel = dimer\n[fixed]\nduration = 0.5\n");
+    pl_sweep_out o = {0}, o0 = {0};
+    pl_err err = {0};
+    assert_int_equal(pl_sweep_compute(s, 0, &o, &err), PL_OK);
+    assert_int_equal(pl_sweep_compute(s0, 0, &o0, &err), PL_OK);
+    assert_string_equal(o.result, o0.result);
+    assert_int_equal(o0.series_n, 0);
+    assert_int_equal(o.series_n, 3 * 101);
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    p.duration = 0.5;
+    pl_dimer_sample sm[101];
+    pl_dimer_result r;
+    assert_int_equal(pl_dimer_run(&p, sm, 101, &r, &err), PL_OK);
+    for (int k = 0; k < 101; k++) {
+        assert_true(o.series[k] == sm[k].t);
+        assert_true(o.series[101 + k] == sm[k].y1);
+        assert_true(o.series[202 + k] == sm[k].theta);
+    }
+    tu_assert_close(o.series[100], 0.5, 1e-12);
+    assert_true(sm[50].y1 != sm[0].y1);   /* it moves */
+    pl_sweep_spec_destroy(s);
+    pl_sweep_spec_destroy(s0);
+
+    s = parse_ok(RP "series = t, x, vx, omega\nseries-rate = 10\n[fixed]\nbody = rod\n"
+                 "mass = 1\nlength = 0.5\nmu = 0.3\nv0 = 1, 0.5\nomega0 = 3\nduration = 1.5\n");
+    assert_int_equal(pl_sweep_compute(s, 0, &o, &err), PL_OK);
+    assert_true(o.ok);
+    assert_int_equal(o.series_n, 4 * 16);
+    tu_assert_close(o.series[1], 0.1, 1e-12);
+    tu_assert_close(o.series[15], 1.5, 1e-12);
+    assert_true(o.series[16] == 0 && o.series[17] > 0.05);    /* x moves off */
+    assert_true(o.series[32] == 1 && o.series[47] == 0);      /* vx: 1, then at rest */
+    assert_true(o.series[48] == 3 && o.series[63] == 0);      /* the spin likewise */
+    /* the last sample is the summary's end */
+    tu_assert_close(o.series[31], json_num(o.result, "x"), 1e-15);
+    pl_sweep_out_free(&o);
+    pl_sweep_out_free(&o0);
+    pl_sweep_spec_destroy(s);
+}
+
+static void roughplane_mistakes_by_line(void **state)
+{
+    (void)state;
+    const char *fx = RP "[fixed]\nbody = particles\nmu = 0.3\nv0 = 1,0\n"
+                     "particle = 0.1,0,0 / 0.2,0,0\n";   /* 8 lines */
+    char t[1024];
+    snprintf(t, sizeof t, "%sparticle = 0.1,0,0 ; 0.2,0,0\n", fx);
+    parse_fails(t, "t.ini:9: particle: ';' starts a comment here; separate tuples by '/'");
+    snprintf(t, sizeof t, "%s[axis particle.3.x]\nvalues = 1\n", fx);
+    parse_fails(t, "t.ini:10: 'particle.3.x': particle has 2 tuples, not 3");
+    snprintf(t, sizeof t, "%shack = 1\n", fx);
+    parse_fails(t, "t.ini:9: hack: a flag, yes or no; got '1'");
+    snprintf(t, sizeof t, "%sv0.vz = 3\n", fx);
+    parse_fails(t, "t.ini:9: 'v0.vz': the components of v0 are v0.vx, v0.vy");
+    snprintf(t, sizeof t, "%sparticle.01.x = 3\n", fx);
+    parse_fails(t, "t.ini:9: 'particle.01.x': a component of particle is particle.K.m, "
+                "particle.K.x, particle.K.y, K from 1 to 64");
+    snprintf(t, sizeof t, "%smu.x = 3\n", fx);
+    parse_fails(t, "t.ini:9: 'mu.x': mu takes one value, no components");
+    snprintf(t, sizeof t, "%s[axis v0]\nvalues = 1,0, 2,0\n", fx);
+    parse_fails(t, "'v0' is given twice");
+    parse_fails(RP "[fixed]\nmu = 1\n[axis v0]\nvalues = 1,0, 2,0\n",
+                "t.ini:7: v0: VX,VY expected, got '1,0, 2,0'");
+    parse_fails(RP "[fixed]\nmu = 1\nmasses.m2 = 1\n", "t.ini:6: 'masses.m2': give masses "
+                "too, or every component (masses.m1, masses.m2)");
+    parse_fails(RP "[fixed]\nmu = 1\nparticle.1.m = 1\n", "t.ini:6: 'particle.1.m': give "
+                "particle too");
+    parse_fails(RP "[fixed]\nmu = 1\nv0 = 1,0\n[axis hack]\nlinear = 0, 1, 2\n",
+                "t.ini:8: [axis hack] takes values = yes, no, not linear");
+    /* and what the command refuses, by its words */
+    parse_fails(RP "[fixed]\nmu = 1\n", "t.ini: give --mu MU and --v0 VX,VY");
+    parse_fails(RP "[fixed]\nmu = 1\nv0 = 1,0\nomega0 = 2\n",
+                "t.ini: a particle has no spin: --omega0 and --hack are for the other bodies");
+    parse_fails(RP "[fixed]\nmu = 1\nv0 = 1,0\nbody = sphere\n", "t.ini: option '--body': "
+                "expected particle, pair, particles, rod, board or box, got 'sphere'");
+    /* inih reads 200 bytes a line and would cut a longer one in two */
+    size_t len = (size_t)snprintf(t, sizeof t, "%sparticle = 0.1,0,0", fx);
+    for (int i = 0; i < 20; i++)
+        len += (size_t)snprintf(t + len, sizeof t - len, " / 0.1,0.001,0.002");
+    snprintf(t + len, sizeof t - len, "\n");
+    parse_fails(t, "t.ini:9: a line longer than the INI reader's 198 characters");
+}
+
 static void mistakes_by_line(void **state)
 {
     (void)state;
@@ -188,6 +367,7 @@ static void mistakes_by_line(void **state)
 
 int main(void)
 {
+    gsl_set_error_handler_off();   /* as prismlab's main: the library checks GSL's codes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(points_in_mixed_radix),
         cmocka_unit_test(fractions_become_degrees),
@@ -196,6 +376,9 @@ int main(void)
         cmocka_unit_test(series_are_decimated),
         cmocka_unit_test(dimer_points),
         cmocka_unit_test(mistakes_by_line),
+        cmocka_unit_test(roughplane_points),
+        cmocka_unit_test(series_of_the_seeds),
+        cmocka_unit_test(roughplane_mistakes_by_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
