@@ -59,6 +59,8 @@ pl_status pl_slide_check(pl_slide *s, pl_err *err)
     s->b.kind = (pl_body_kind)s->body;
     if (s->b.kind == PL_BODY_PAIR) {
         s->b.n = 2;
+        s->b.m[0] = s->masses[0];
+        s->b.m[1] = s->masses[1];
         if (s->b.m[0] == 0 && s->b.m[1] == 0)
             return pl_err_set(err, PL_EINVAL, "pair: give --masses M1,M2 and --length M");
     }

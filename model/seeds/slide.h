@@ -22,6 +22,8 @@ typedef struct {
     int hack;
     pl_body b;
     pl_plane plane;
+    double masses[2];         /* --masses: the pair's, kept apart from
+                                 --particle's until the body is known */
     double vx, vy, w0, th0, phi, dur, eps;
 } pl_slide;
 
@@ -50,7 +52,7 @@ pl_status pl_slide_parse_particle(const pl_opt *opt, const char *text, pl_err *e
     PL_OPT_DOUBLE("theta0-deg", &(s)->th0, -1e6, 1e6, "T", "the orientation at the start"), \
     PL_OPT_FLAG("hack", &(s)->hack, "the decoupled model"),                 \
     PL_OPT_DOUBLE("mass", &(s)->b.mass, -1e9, 1e9, "KG", "rod, board, box: the mass"), \
-    PL_OPT_PAIR("masses", &(s)->b.m[0], &(s)->b.m[1], "M1,M2", "pair: the two masses"), \
+    PL_OPT_PAIR("masses", &(s)->masses[0], &(s)->masses[1], "M1,M2", "pair: the two masses"), \
     PL_OPT_CALLBACK("particle", &(s)->b, pl_slide_parse_particle, "M,X,Y",  \
                     "particles: one of them (kg, m, m)"),                  \
     PL_OPT_DOUBLE("length", &(s)->b.length, -1e9, 1e9, "M", "pair, rod, board, box"), \

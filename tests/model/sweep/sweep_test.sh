@@ -98,6 +98,86 @@ grep -q "2000/2000 points stored .* by 4 workers" "$dir/out" || fail "mpirun: $(
 rows "$dir/mpi.db" | cmp -s - "$dir/serial.rows" || fail "mpirun -np 4 stored other rows than one worker"
 [ "$(sqlite3 "$dir/mpi.db" "SELECT mode, workers FROM sweep_session")" = "mpi|4" ] || fail "session"
 
+# --- the roughplane and the dimer, with series: the same rows -----------------------
+# (compound options as tuples, an axis over a component, a flag; points the
+# command refuses stored as rows with ok = 0)
+cat > "$dir/slide.ini" <<'INI'
+[sweep]
+name = slide
+model = roughplane
+series = t, x, y, theta, omega
+series-rate = 20
+[fixed]
+mu = 0.3
+v0 = 1, 0.5
+duration = 2
+particle = 0.1,0,0 / 0.2,0.05,0
+particle = 0.1,0.02,0.03
+mass = 0.5
+length = 0.2
+width = 0.1
+masses = 1, 2
+[axis body]
+values = particle, pair, particles, rod, board
+[axis hack]
+values = no, yes
+[axis omega0]
+values = 0, 4
+[axis phi-deg]
+values = 0, 10, 20
+[axis v0.vy]
+values = 0, 1
+INI
+cat > "$dir/dimer.ini" <<'INI'
+[sweep]
+name = dimer
+model = dimer
+series = t, y1, y2, x1, theta
+series-rate = 200
+[fixed]
+duration = 0.5
+[axis Gamma]
+values = 0.5, 0.9, 2.5
+[axis es]
+linear = 0.3, 0.9, 4
+INI
+for m in slide dimer; do
+    for d in serial threads mpi; do init "$dir/$m-$d.db"; done
+    $bin sweep "$dir/$m.ini" --db "$dir/$m-serial.db" --workers 1 > "$dir/out" || fail "$m serial: $(cat "$dir/out")"
+    rows "$dir/$m-serial.db" > "$dir/$m.rows"
+    $bin sweep "$dir/$m.ini" --db "$dir/$m-threads.db" --workers 2 > "$dir/out" || fail "$m threads: $(cat "$dir/out")"
+    rows "$dir/$m-threads.db" | cmp -s - "$dir/$m.rows" || fail "$m: two threads stored other rows than one"
+    $mpirun_ --oversubscribe -np 4 $bin sweep "$dir/$m.ini" --db "$dir/$m-mpi.db" > "$dir/out" 2>&1 \
+        || fail "$m mpirun: $(cat "$dir/out")"
+    rows "$dir/$m-mpi.db" | cmp -s - "$dir/$m.rows" || fail "$m: mpirun -np 4 stored other rows than one worker"
+done
+q() { sqlite3 "$dir/slide-serial.db" "$1"; }
+[ "$(q "SELECT count(*), sum(ok) FROM sweep_point")" = "120|102" ] \
+    || fail "slide: $(q "SELECT count(*), sum(ok) FROM sweep_point") points, ok"
+# the particle refuses a spin or the decoupled model, in the command's words
+[ "$(q "SELECT DISTINCT json_extract(result, '$.error') FROM sweep_point WHERE ok = 0")" \
+  = "a particle has no spin: --omega0 and --hack are for the other bodies" ] || fail "slide: refusals"
+# every stored point has its 5 series of 2 s x 20 + 1 samples; the failed none
+[ "$(q "SELECT count(*) FROM sweep_point WHERE ok = 1 AND length(series) = 5 * 41 * 8")" = 102 ] \
+    || fail "slide: series"
+[ "$(q "SELECT count(*) FROM sweep_point WHERE ok = 0 AND series IS NOT NULL")" = 0 ] || fail "slide: failed with series"
+# one point against the command itself: its last line is the row
+line=$($bin roughplane --body particles --particle 0.1,0,0 --particle 0.2,0.05,0 \
+    --particle 0.1,0.02,0.03 --mu 0.3 --v0 1,1 --duration 2 --omega0 4 --phi-deg 10)
+want=$(echo "$line" | sed 's/t_stop=\([^ ]*\) x=\([^ ]*\) y=\([^ ]*\) theta=\([^ ]*\)/\1 \2 \3 \4/')
+got=$(q "SELECT printf('%.9g %.9g %.9g %.9g', json_extract(result, '$.t_stop'), json_extract(result, '$.x'),
+    json_extract(result, '$.y'), json_extract(result, '$.theta')) FROM sweep_point
+    WHERE json_extract(params, '$.body') = 'particles' AND json_extract(params, '$.hack') = 'no'
+    AND json_extract(params, '$.omega0') = 4 AND json_extract(params, '$.phi-deg') = 10
+    AND json_extract(params, '$.\"v0.vy\"') = 1")
+[ -n "$got" ] || fail "slide: the point was not found"
+# the series' samples are integration stops for a body (as --csv): the last
+# digits may differ from the command's run without; 9 digits agree
+[ "$got" = "$want" ] || fail "slide: the sweep's point '$got' is not the command's '$want'"
+[ "$(sqlite3 "$dir/dimer-serial.db" "SELECT count(*) FROM sweep_point WHERE ok = 1 AND length(series) = 5 * 101 * 8")" = 12 ] \
+    || fail "dimer: series"
+echo "sweep_test: roughplane (120 points) and dimer (12) with series: 1 worker, 2 threads, 4 ranks identical"
+
 # --- kill a rank, resume ----------------------------------------------------------
 $mpirun_ --oversubscribe -np 4 $bin sweep "$dir/s.ini" --db "$dir/kill.db" > "$dir/out" 2>&1 &
 mpipid=$!
