@@ -178,6 +178,31 @@ got=$(q "SELECT printf('%.9g %.9g %.9g %.9g', json_extract(result, '$.t_stop'), 
     || fail "dimer: series"
 echo "sweep_test: roughplane (120 points) and dimer (12) with series: 1 worker, 2 threads, 4 ranks identical"
 
+# --- the MPI path under ASan+UBSan ----------------------------------------------------
+# make check builds build/asan/bin/prismlab; under mpirun its leak checker
+# is given Open MPI's own leftovers to ignore (lsan-openmpi.supp)
+src=${PRISMLAB_SRC:-$(cd "$(dirname "$0")/../../.." && pwd)}
+asan=${PRISMLAB_ASAN_BIN:-$src/build/asan/bin/prismlab}
+if [ -x "$asan" ]; then
+    for m in slide dimer; do
+        init "$dir/$m-asan.db"
+        LSAN_OPTIONS="suppressions=$src/tests/model/sweep/lsan-openmpi.supp:print_suppressions=0:fast_unwind_on_malloc=0" \
+        ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+        OMPI_MCA_mca_base_component_disable_dlclose=1 \
+            $mpirun_ --oversubscribe -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x OMPI_MCA_mca_base_component_disable_dlclose "$asan" sweep "$dir/$m.ini" \
+            --db "$dir/$m-asan.db" > "$dir/out" 2>&1 || fail "$m under ASan+UBSan and mpirun: $(cat "$dir/out")"
+        ! grep -q "Sanitizer\|runtime error" "$dir/out" || fail "$m: sanitizer report: $(cat "$dir/out")"
+        rows "$dir/$m-asan.db" | cmp -s - "$dir/$m.rows" || fail "$m: the ASan build under mpirun stored other rows"
+    done
+    echo "sweep_test: roughplane and dimer under ASan+UBSan by mpirun -np 2: clean, the same rows"
+elif [ -n "${PRISMLAB_SRC:-}" ]; then
+    fail "no ASan build at $asan (make check builds it)"
+else
+    echo "sweep_test: no ASan build at $asan: the MPI path under the sanitizers not run"
+fi
+
 # --- kill a rank, resume ----------------------------------------------------------
 $mpirun_ --oversubscribe -np 4 $bin sweep "$dir/s.ini" --db "$dir/kill.db" > "$dir/out" 2>&1 &
 mpipid=$!
