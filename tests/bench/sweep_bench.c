@@ -17,9 +17,21 @@
  *     4000 points are stored: points stored, and points handed out but not
  *     stored at the last store (work lost to the kill);
  *   sweep_resume_computed: the points --resume computed (= 10000 - stored,
- *     else the bench fails).
+ *     else the bench fails);
+ * and first, in this process, the cost of one roughplane point (a 2 s
+ * slide, mu 0.3, v0 (1, 0.5), spin 4 rad/s but for the particle), the
+ * median model time of 21 (pl_sweep_compute, as a worker runs it):
+ *   sweep_roughplane_point_BODY: particle, pair, particles (3), rod and
+ *     board (GSL quadrature over the base at every step), the full
+ *     equations, us;
+ *   sweep_roughplane_point_board_hack: the board's decoupled model, us;
+ *   sweep_roughplane_point_board_series100: the board with its 7 series
+ *     at 100 Hz (201 integration stops), us.
  */
 #include "db/store.h"
+#include "model/sweep/spec.h"
+
+#include <gsl/gsl_errno.h>
 
 #include <dirent.h>
 #include <math.h>
@@ -113,8 +125,65 @@ static pid_t rank_of(pid_t parent)
     return found;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median model time of a roughplane point, us; -1 on failure. */
+static double roughplane_point(const char *body, const char *extra)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "[sweep]\nname = rp\nmodel = roughplane\n%s[fixed]\n"
+             "body = %s\nmu = 0.3\nv0 = 1, 0.5\nomega0 = %s\nduration = 2\n"
+             "particle = 0.1,0,0 / 0.2,0.05,0 / 0.1,0.02,0.03\nmass = 0.5\nlength = 0.2\n"
+             "width = 0.1\nmasses = 1, 2\n[repeat]\ncount = 21\n", extra, body,
+             strcmp(body, "particle") ? "4" : "0");
+    if (strstr(extra, "hack"))   /* the flag goes to [fixed] */
+        snprintf(text, sizeof text, "[sweep]\nname = rp\nmodel = roughplane\n[fixed]\n"
+                 "hack = yes\nbody = %s\nmu = 0.3\nv0 = 1, 0.5\nomega0 = 4\nduration = 2\n"
+                 "mass = 0.5\nlength = 0.2\nwidth = 0.1\n[repeat]\ncount = 21\n", body);
+    pl_sweep_spec *s;
+    pl_sweep_out o = {0};
+    pl_err err = {0};
+    double cost[21];
+    if (pl_sweep_spec_parse(&s, text, "bench.ini", &err) != PL_OK) {
+        fprintf(stderr, "sweep_bench: %s\n", err.msg);
+        return -1;
+    }
+    int ok = 1;
+    for (int i = 0; i < 21 && ok; i++) {
+        ok = pl_sweep_compute(s, i, &o, &err) == PL_OK && o.ok;
+        cost[i] = o.cost_s;
+    }
+    if (!ok)
+        fprintf(stderr, "sweep_bench: roughplane %s: %s %s\n", body, err.msg,
+                o.result ? o.result : "");
+    pl_sweep_out_free(&o);
+    pl_sweep_spec_destroy(s);
+    qsort(cost, 21, sizeof cost[0], cmp_double);
+    return ok ? 1e6 * cost[10] : -1;
+}
+
 int main(void)
 {
+    gsl_set_error_handler_off();   /* as prismlab's main */
+    static const char *bodies[] = {"particle", "pair", "particles", "rod", "board"};
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        double us = roughplane_point(bodies[i], "");
+        if (us < 0)
+            return 1;
+        printf("sweep_roughplane_point_%s: %.1f us\n", bodies[i], us);
+    }
+    double hack = roughplane_point("board", "hack"), series =
+        roughplane_point("board", "series = t,x,y,theta,vx,vy,omega\nseries-rate = 100\n");
+    if (hack < 0 || series < 0)
+        return 1;
+    printf("sweep_roughplane_point_board_hack: %.1f us\n", hack);
+    printf("sweep_roughplane_point_board_series100: %.1f us\n", series);
+    fflush(stdout);
+
     char tmpl[] = "/tmp/prismlab-sweep-bench.XXXXXX";
     char *dir = mkdtemp(tmpl);
     if (!dir) {
