@@ -258,7 +258,7 @@ static int name_ok(const char *s)
         return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
             return 0;
     return 1;
 }
@@ -280,7 +280,7 @@ pl_status pl_sweep_points(pl_store *store, long long sweep_id,
     for (size_t i = 0; i < nnames; i++) {
         if (strlen(names[i]) > 60 || !name_ok(names[i])) {
             s = pl_err_set(err, PL_EINVAL, "'%s' is not a sweep value name "
-                           "(letters, digits, '_' and '-')", names[i]);
+                           "(letters, digits, '_', '-' and '.')", names[i]);
             goto out;
         }
         len += (size_t)snprintf(sql + len, cap - len,

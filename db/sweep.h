@@ -94,7 +94,7 @@ typedef struct {
 
 /* Calls fn for every stored point in index order with the values of the
  * given names (looked up in the point's params, then its result), plus the
- * raw row.  names are letters, digits, '_' and '-' (PL_EINVAL otherwise).
+ * raw row.  names are letters, digits, '_', '-' and '.' (v0.vx) (PL_EINVAL otherwise).
  * fn returns nonzero to stop early. */
 typedef int (*pl_sweep_point_fn)(void *ctx, const pl_sweep_point *p,
                                  const pl_sweep_cell *cells, size_t ncells);

@@ -281,6 +281,7 @@ struct pl_sweep_spec {
     char raw[256];
     char msg[256];
     char series_text[256];
+    int series_line;
 };
 
 static int find_name(const char *list, const char *name)
@@ -968,6 +969,7 @@ static int handler(void *user, const char *section, const char *name,
             if (strlen(value) >= sizeof s->series_text)
                 return fail(s, "series: too long");
             memcpy(s->series_text, value, strlen(value) + 1);
+            s->series_line = s->line;
         } else if (!strcmp(name, "series-rate")) {
             if (!parse_num(s, name, value, &s->series_rate) || !(s->series_rate > 0))
                 return fail(s, "series-rate: expected a rate > 0 Hz, got '%s'", value);
@@ -1524,8 +1526,8 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
         t = trim(t);
         int k = find_name(s->m->series, t);
         if (k < 0 || s->nseries == MAX_SERIES) {
-            st = pl_err_set(err, PL_EINVAL, "%s: series '%s': the %s model stores %s", path,
-                            t, s->m->name, s->m->series[0] ? s->m->series : "no series");
+            st = pl_err_set(err, PL_EINVAL, "%s:%d: series '%s': the %s model stores %s",
+                            path, s->series_line, t, s->m->name, s->m->series);
             goto out;
         }
         s->series[s->nseries++] = k;

@@ -358,7 +358,11 @@ static void mistakes_by_line(void **state)
     parse_fails(HEAD "N = 6\nbeta-deg = 1\nlambda0-deg = 3\n[repeat]\nperturb = N 1\n",
                 "perturb needs count");
     parse_fails("[sweep]\nname = x\nmodel = simulate\nseries = speed\n" FIXED,
-                "series 'speed': the simulate model stores t,omega,theta,Lp,x,vp1,vp2");
+                "t.ini:4: series 'speed': the simulate model stores t,omega,theta,Lp,x,vp1,vp2");
+    parse_fails("[sweep]\nname = x\nmodel = dimer\nseries-rate = 50\nseries = t, y1, omega\n",
+                "t.ini:5: series 'omega': the dimer model stores t,x1,y1,x2,y2,yp,vx1,theta");
+    parse_fails(RP "series = t, Lp\n[fixed]\nmu = 1\nv0 = 1,0\n",
+                "t.ini:4: series 'Lp': the roughplane model stores t,x,y,theta,vx,vy,omega");
     parse_fails(HEAD "N = 6\nbeta-deg = 1\nlambda0-deg = 3\nlaw = elastic\n",
                 "t.ini: option '--law'");
     parse_fails("[sweep]\nname = x\nmodel = simulate\nthis is no ini line\n",

@@ -174,6 +174,13 @@ got=$(q "SELECT printf('%.9g %.9g %.9g %.9g', json_extract(result, '$.t_stop'), 
 # the series' samples are integration stops for a body (as --csv): the last
 # digits may differ from the command's run without; 9 digits agree
 [ "$got" = "$want" ] || fail "slide: the sweep's point '$got' is not the command's '$want'"
+# the export names components as the file does, and gives a tuple as JSON
+$bin sweep export slide --db "$dir/slide-serial.db" -o "$dir/slide.csv" || fail "slide: export"
+head -1 "$dir/slide.csv" | grep -qx "idx,ok,body,hack,omega0,phi-deg,v0.vy,t_stop,x,y,theta,error" \
+    || fail "slide: export header $(head -1 "$dir/slide.csv")"
+$bin sweep export slide --db "$dir/slide-serial.db" --columns v0,particle | sed -n 3p \
+    | grep -qx '1,1,"\[1,1\]","\[\[0.1,0,0\],\[0.2,0.05,0\],\[0.1,0.02,0.03\]\]"' \
+    || fail "slide: export of tuples: $($bin sweep export slide --db "$dir/slide-serial.db" --columns v0,particle | sed -n 3p)"
 [ "$(sqlite3 "$dir/dimer-serial.db" "SELECT count(*) FROM sweep_point WHERE ok = 1 AND length(series) = 5 * 101 * 8")" = 12 ] \
     || fail "dimer: series"
 echo "sweep_test: roughplane (120 points) and dimer (12) with series: 1 worker, 2 threads, 4 ranks identical"
