@@ -858,49 +858,95 @@ static int seeds_next(const walk *wk, seeds *sd, slot *seed)
 
 /* --- the phase fit -------------------------------------------------------- */
 
-/* For slot i, a weighted line through (k_j, theta_j - k_j delta) of the
- * measured slots within smooth_slots of it: its value at k_i, that
- * value's variance, and the mean of the slots' own variances it rests on
- * (own may be NULL).  skip excludes slot i itself (for the outlier test).
- * Returns -1 when fewer than two slots are at hand. */
-static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
-                     int skip, double *phi, double *var, double *own)
+/* For slot i, a line through (k_j, theta_j - k_j delta) of the measured
+ * slots within smooth_slots of it: its value at k_i, that value's
+ * variance, and the mean of the slots' own variances it rests on.  Equal
+ * weights: an angle's variance, sigma^2 (2G+2) omega^2 / d^2 with
+ * d = (1 - r) omega, does not depend on the speed, and a weight from the
+ * slot's own measured step would favour the slots whose noise happened to
+ * lengthen it (and delay them).
+ *
+ * The sums of every slot's window come from one sliding pass
+ * (phase_sums()): summing each window afresh, for every half-width tried
+ * and every outlier pass, cost a tenth of a long run's time, on one
+ * thread.  They are kept about the window's own centre k_i (so the
+ * numbers stay small) and summed afresh every PHASE_RESYNC slots so that
+ * rounding cannot build up. */
+typedef struct {
+    double sw, sk, sp, skk, skp, svar;
+} psum;
+
+enum { PHASE_RESYNC = 128 };
+
+static int phase_used(const slot *s)
 {
-    double sw = 0, sk = 0, sp = 0, skk = 0, skp = 0, svar = 0;
-    size_t used = 0;
-    size_t lo = i > (size_t)M ? i - (size_t)M : 0;
-    size_t hi = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
-    for (size_t j = lo; j < hi; j++) {
-        if (!v[j].measured || (skip && j == i) || !(v[j].var_theta > 0) ||
-            !isfinite(v[j].var_theta))
-            continue;
-        /* equal weights: an angle's variance, sigma^2 (2G+2) omega^2 / d^2
-         * with d = (1 - r) omega, does not depend on the speed, and a
-         * weight from the slot's own measured step would favour the
-         * slots whose noise happened to lengthen it (and delay them) */
-        double w = 1.0, k = (double)(v[j].k - v[i].k);
-        double p = v[j].theta - (double)v[j].k * delta;
-        sw += w;
-        sk += w * k;
-        sp += w * p;
-        skk += w * k * k;
-        skp += w * k * p;
-        svar += v[j].var_theta;
-        used++;
+    return s->measured && s->var_theta > 0 && isfinite(s->var_theta);
+}
+
+static void psum_add(psum *q, const slot *s, long kc, double delta, double sign)
+{
+    if (!phase_used(s))
+        return;
+    double k = (double)(s->k - kc), p = s->theta - (double)s->k * delta;
+    q->sw += sign;
+    q->sk += sign * k;
+    q->sp += sign * p;
+    q->skk += sign * k * k;
+    q->skp += sign * k * p;
+    q->svar += sign * s->var_theta;
+}
+
+/* out[i]: the sums over slots [i - M, i + M] about k_i. */
+static void phase_sums(const slot *v, size_t n, int M, double delta, psum *out)
+{
+    psum q = {0};
+    size_t lo = 0, hi = 0;   /* the window [lo, hi) in q */
+    for (size_t i = 0; i < n; i++) {
+        size_t l = i > (size_t)M ? i - (size_t)M : 0;
+        size_t h = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
+        if (i % PHASE_RESYNC == 0) {
+            q = (psum){0};
+            for (size_t j = l; j < h; j++)
+                psum_add(&q, &v[j], v[i].k, delta, 1);
+        } else {
+            /* move the origin from k_(i-1) to k_i, then the window */
+            double d = (double)(v[i].k - v[i - 1].k);
+            q.skk += -2 * d * q.sk + d * d * q.sw;
+            q.sk -= d * q.sw;
+            q.skp -= d * q.sp;
+            for (size_t j = lo; j < l; j++)
+                psum_add(&q, &v[j], v[i].k, delta, -1);
+            for (size_t j = hi; j < h; j++)
+                psum_add(&q, &v[j], v[i].k, delta, 1);
+        }
+        lo = l;
+        hi = h;
+        out[i] = q;
     }
-    if (used < 2)
+}
+
+/* The line at slot i from its window's sums; skip leaves slot i itself
+ * out (for the outlier test).  -1 when fewer than two slots are at
+ * hand. */
+static int phase_fit(const psum *ps, const slot *v, size_t i, double delta, int skip,
+                     double *phi, double *var, double *own)
+{
+    psum q = ps[i];
+    if (skip)
+        psum_add(&q, &v[i], v[i].k, delta, -1);
+    if (q.sw < 1.5)
         return -1;
-    double s2 = svar / (double)used;   /* one angle's variance, typically */
+    double s2 = q.svar / q.sw;   /* one angle's variance, typically */
     if (own)
         *own = s2;
-    double det = sw * skk - sk * sk;
-    if (!(det > 1e-12 * sw * skk)) {
-        *phi = sp / sw;
-        *var = s2 / sw;
+    double det = q.sw * q.skk - q.sk * q.sk;
+    if (!(det > 1e-12 * q.sw * q.skk)) {
+        *phi = q.sp / q.sw;
+        *var = s2 / q.sw;
         return 0;
     }
-    *phi = (skk * sp - sk * skp) / det;   /* the line's value at k = 0 */
-    *var = s2 * skk / det;
+    *phi = (q.skk * q.sp - q.sk * q.skp) / det;   /* the line's value at k_i */
+    *var = s2 * q.skk / det;
     return 0;
 }
 
@@ -911,13 +957,15 @@ static int phase_fit(const slot *v, size_t n, size_t i, int M, double delta,
  * estimates leave out what the model misses, so the scatter is measured. */
 /* The robust spread of the slots' leave-one-out disagreements with
  * their neighbours' line of half-width M (into r[i], NaN where none). */
-static double loo_spread(const slot *v, size_t n, int M, double delta, double *r, double *tmp)
+static double loo_spread(const slot *v, size_t n, int M, double delta, double *r, double *tmp,
+                         psum *ps)
 {
     size_t cnt = 0;
+    phase_sums(v, n, M, delta, ps);
     for (size_t i = 0; i < n; i++) {
         double phi, var;
         r[i] = NAN;
-        if (v[i].measured && phase_fit(v, n, i, M, delta, 1, &phi, &var, NULL) == 0)
+        if (v[i].measured && phase_fit(ps, v, i, delta, 1, &phi, &var, NULL) == 0)
             tmp[cnt++] = r[i] = v[i].theta - (double)v[i].k * delta - phi;
     }
     return pl_robust_sd(tmp, cnt);
@@ -927,6 +975,7 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
                          double *theta_s, double *var_s)
 {
     double *r = malloc((n ? n : 1) * sizeof *r), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    psum *ps = malloc((n ? n : 1) * sizeof *ps);
     double s2 = NAN;
     /* How far to smooth: the neighbours' line must follow theta's drift
      * (1/f noise bends it within a second) yet average the slots' own
@@ -935,20 +984,20 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
     int best_m = M;
     double best_sd = INFINITY;
     static const int tries[] = {2, 4, 8};
-    for (size_t t = 0; r && tmp && t <= sizeof tries / sizeof *tries; t++) {
+    for (size_t t = 0; r && tmp && ps && t <= sizeof tries / sizeof *tries; t++) {
         int mm = t < sizeof tries / sizeof *tries ? tries[t] : M;
         if (mm > M)
             continue;
-        double sd = loo_spread(v, n, mm, delta, r, tmp);
+        double sd = loo_spread(v, n, mm, delta, r, tmp, ps);
         if (sd < best_sd) {
             best_sd = sd;
             best_m = mm;
         }
     }
     M = best_m;
-    for (int pass = 0; r && tmp && pass < 3; pass++) {
+    for (int pass = 0; r && tmp && ps && pass < 3; pass++) {
         size_t dropped = 0;
-        double sd = loo_spread(v, n, M, delta, r, tmp);
+        double sd = loo_spread(v, n, M, delta, r, tmp, ps);
         if (!(sd > 0))
             break;
         s2 = sd * sd;
@@ -962,9 +1011,11 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
     }
     free(r);
     free(tmp);
+    if (ps)
+        phase_sums(v, n, M, delta, ps);
     for (size_t i = 0; i < n; i++) {
         double phi, var, own;
-        if (phase_fit(v, n, i, M, delta, 0, &phi, &var, &own) == 0) {
+        if (ps && phase_fit(ps, v, i, delta, 0, &phi, &var, &own) == 0) {
             theta_s[i] = phi + (double)v[i].k * delta;
             /* the line's variance from the measured scatter when known */
             var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
@@ -973,6 +1024,7 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
             var_s[i] = v[i].measured ? v[i].var_theta : INFINITY;
         }
     }
+    free(ps);
 }
 
 /* --- putting it together ------------------------------------------------- */
@@ -1869,12 +1921,6 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *top_var, doubl
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The ramp's slope and the run's ratio from the tops alone, without any
  * instant.  Over a contact phase omega^2 = w^2 + K (1 - cos psi), psi the
  * angle from the top (2.1); an impact at psi = pi/N + beta multiplies
@@ -2050,8 +2096,7 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
             lag[n++] = (0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i]) / rate;
     }
     if (n >= 8) {
-        qsort(lag, n, sizeof *lag, cmp_double);
-        shift = n % 2 ? lag[n / 2] : 0.5 * (lag[n / 2 - 1] + lag[n / 2]);
+        shift = pl_median(lag, n);
         for (size_t i = 0; i < m; i++) {
             size_t c = (size_t)llround(v[i].tc);
             if (c < wk->G || c + wk->G >= wk->n)
@@ -2079,10 +2124,8 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
             lag[nr++] = d * d / (vt + vars[i]);
         }
         double inflate = 1;
-        if (nr >= 8) {
-            qsort(lag, nr, sizeof *lag, cmp_double);
-            inflate = fmax(1, lag[nr / 2] / 0.455);
-        }
+        if (nr >= 8)
+            inflate = fmax(1, pl_median(lag, nr) / 0.455);
         for (size_t i = 1; i < m; i++) {
             double vt = 0.25 * inflate * (tp->top_var[i - 1] + tp->top_var[i]);
             if (isnan(top[i - 1]) || isnan(top[i]) || !(vt > 0) || !isfinite(vt))
@@ -2251,10 +2294,8 @@ static size_t extend_end(walk *wk, slots *sl, size_t m)
             nk++;
         }
     if (nk >= 8) {
-        qsort(tmp, nk, sizeof *tmp, cmp_double);
-        qsort(tmp + m, nk, sizeof *tmp, cmp_double);
-        kappa = tmp[nk / 2];
-        lag = tmp[m + nk / 2];
+        kappa = pl_median(tmp, nk);
+        lag = pl_median(tmp + m, nk);
     }
     free(tmp);
     slot s;
@@ -2265,6 +2306,28 @@ static size_t extend_end(walk *wk, slots *sl, size_t m)
     else if (push(sl, s) != 0)
         return m;
     return m + 1;
+}
+
+/* D's noise measured on D itself over the lead-in, where the prism is
+ * at rest and only the LDV chain speaks: 1.4826 x its median absolute
+ * deviation (0 when the lead-in is too short).  The white noise from
+ * first differences (white_noise()) does not see 1/f noise, which moves
+ * the two lines D compares as a whole: on a chain with 14 um/s of white
+ * and 195 um/s of 1/f noise every bend of the 1/f noise stood 100-300
+ * such noise units high and was taken for a step, up to 10 ms from the
+ * impact it stood in for. */
+static double lead_in_d_noise(const walk *wk)
+{
+    size_t ext = wk->g + wk->w, from = ext + 1, to = wk->release > ext + 1 ? wk->release - ext - 1 : 0;
+    if (to <= from + 64)
+        return 0;
+    double *d = malloc((to - from) * sizeof *d);
+    if (!d)
+        return 0;
+    step_statistic(wk->om, wk->g, wk->w, from, to, d, NULL);
+    double sd = pl_robust_sd(d, to - from);
+    free(d);
+    return sd > 0 ? sd : 0;
 }
 
 pl_status pl_lattice_find(double *om, const double *theta, size_t n,
@@ -2298,7 +2361,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     }
     wk.powsum = powsum;
     wk.noise_om = white_noise(om, release, wk.end);
-    wk.noise_d = wk.noise_om * d_noise_gain(wk.g, wk.w);
+    wk.noise_d = fmax(wk.noise_om * d_noise_gain(wk.g, wk.w), lead_in_d_noise(&wk));
     if (!(wk.noise_d > 0))
         wk.noise_d = 1e-12;   /* a noise-free signal: every step stands out */
     st->noise_omega = wk.noise_om;

@@ -38,6 +38,20 @@ static double select_kth(double *v, size_t m, size_t k)
     return v[k];
 }
 
+double pl_median(double *v, size_t m)
+{
+    if (m == 0)
+        return NAN;
+    double hi = select_kth(v, m, m / 2);
+    if (m % 2)
+        return hi;
+    /* the selection leaves the smaller half before m / 2 */
+    double lo = v[0];
+    for (size_t i = 1; i < m / 2; i++)
+        lo = v[i] > lo ? v[i] : lo;
+    return 0.5 * (lo + hi);
+}
+
 double pl_robust_sd(double *v, size_t m)
 {
     if (m < 8)

@@ -10,6 +10,10 @@
  * reordered: the standard deviation for Gaussian data.  NaN for m < 8. */
 double pl_robust_sd(double *v, size_t m);
 
+/* The median of v[0..m-1] (the mean of the two middle values when m is
+ * even), v reordered, in linear time; NaN for m = 0. */
+double pl_median(double *v, size_t m);
+
 /* pl_robust_sd of f(k) = x[k+1] - x[k] (diff = 1, then divided by sqrt 2:
  * white noise per sample) or f(k) = x[k] / hx - y[k] / hy (diff = 0), for
  * at most 100 000 k evenly spread over [a, b - 1).  NaN when too few or
