@@ -950,11 +950,6 @@ static int phase_fit(const psum *ps, const slot *v, size_t i, double delta, int 
     return 0;
 }
 
-/* Smooths every slot's angle through its neighbours' and drops the
- * measurements that disagree with theirs by more than 5 robust standard
- * deviations of all the slots' disagreements (a step located on a spike,
- * a ringing's onset a period off), three times over: the slots' own error
- * estimates leave out what the model misses, so the scatter is measured. */
 /* The robust spread of the slots' leave-one-out disagreements with
  * their neighbours' line of half-width M (into r[i], NaN where none). */
 static double loo_spread(const slot *v, size_t n, int M, double delta, double *r, double *tmp,
@@ -971,6 +966,11 @@ static double loo_spread(const slot *v, size_t n, int M, double delta, double *r
     return pl_robust_sd(tmp, cnt);
 }
 
+/* Smooths every slot's angle through its neighbours' and drops the
+ * measurements that disagree with theirs by more than 5 robust standard
+ * deviations of all the slots' disagreements (a step located on a spike,
+ * a ringing's onset a period off), three times over: the slots' own error
+ * estimates leave out what the model misses, so the scatter is measured. */
 static void smooth_phase(slot *v, size_t n, int M, double delta,
                          double *theta_s, double *var_s)
 {
