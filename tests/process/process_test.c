@@ -79,6 +79,43 @@ static size_t in_window(const double *truth, size_t nt, double end_t)
     return k;
 }
 
+/* Five seconds of a rolling prism: omega, room for both beams, the
+ * truth's impacts. */
+enum { ROLL_S = 5, ROLL_CAP = 200 };
+
+typedef struct {
+    size_t n, nt;
+    double *om, *v1, *v2, truth[ROLL_CAP], th_end;
+} rolled;
+
+static void rolled_make(rolled *x, const rolling *p)
+{
+    x->n = ROLL_S * RATE;
+    x->om = malloc(x->n * sizeof *x->om);
+    x->v1 = malloc(x->n * sizeof *x->v1);
+    x->v2 = malloc(x->n * sizeof *x->v2);
+    assert_non_null(x->om);
+    assert_non_null(x->v1);
+    assert_non_null(x->v2);
+    x->nt = roll(p, x->n, x->om, x->truth, ROLL_CAP, &x->th_end);
+    assert_true(x->nt > 50 && x->nt < ROLL_CAP);
+}
+
+static void rolled_free(rolled *x)
+{
+    free(x->om);
+    free(x->v1);
+    free(x->v2);
+}
+
+/* A fixed pseudo-random sequence, uniform in [0, 1): the tests are the
+ * same every run. */
+static double uniform(unsigned long *s)
+{
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
 static pl_process_config quiet_config(void)
 {
     pl_process_config c;
@@ -96,19 +133,17 @@ static pl_process_config quiet_config(void)
 static void test_lattice_on_clean_arcs(void **state)
 {
     (void)state;
-    size_t n = 5 * RATE, cap = 200;
-    double *om = malloc(n * sizeof *om), *v1 = malloc(n * sizeof *v1),
-           *v2 = malloc(n * sizeof *v2), truth[200], th_end;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
-    size_t nt = roll(&p, n, om, truth, cap, &th_end);
-    assert_true(nt > 50 && nt < cap);
-    beams(om, n, v1, v2);
+    rolled x;
+    rolled_make(&x, &p);
+    const double *truth = x.truth;
+    beams(x.om, x.n, x.v1, x.v2);
     pl_process_config c = quiet_config();
     pl_process_result r;
     pl_err err = {0};
-    assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
     tu_assert_close(r.release_t, 0.5, 2e-3);
-    nt = in_window(truth, nt, r.end_t);
+    size_t nt = in_window(truth, x.nt, r.end_t);
     assert_int_equal(r.n_impacts, nt);
     assert_int_equal(r.n_expected, nt);
     assert_int_equal(r.n_confirmed, nt);
@@ -123,11 +158,9 @@ static void test_lattice_on_clean_arcs(void **state)
     }
     /* the half-sample errors fall either way: the mean loss is right */
     tu_assert_close(bias / nt, 0, 0.02);
-    tu_assert_close(r.lp_end, 22 * th_end / (2 * M_PI), 0.02);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.02);
     pl_process_result_free(&r);
-    free(om);
-    free(v1);
-    free(v2);
+    rolled_free(&x);
 }
 
 /* A recording that stops 4.5 ms after a landing still shows it: the step
@@ -138,27 +171,23 @@ static void test_lattice_on_clean_arcs(void **state)
 static void test_last_impact_near_the_end(void **state)
 {
     (void)state;
-    size_t n = 5 * RATE, cap = 200;
-    double *om = malloc(n * sizeof *om), *v1 = malloc(n * sizeof *v1),
-           *v2 = malloc(n * sizeof *v2), truth[200], th_end;
     rolling p = {30, 0.37 * M_PI / 180, 5.3 * M_PI / 180, 0.9933, 0.5};
-    size_t nt = roll(&p, n, om, truth, cap, &th_end);
-    assert_true(nt > 50 && nt < cap);
+    rolled x;
+    rolled_make(&x, &p);
     /* cut 4.5 ms after an impact well inside the run */
-    size_t last = nt - 5, cut = (size_t)(truth[last] * RATE) + 45;
-    beams(om, cut, v1, v2);
+    size_t last = x.nt - 5, cut = (size_t)(x.truth[last] * RATE) + 45;
+    beams(x.om, cut, x.v1, x.v2);
     pl_process_config c = quiet_config();
     c.lattice.beta_rad = p.beta;
     pl_process_result r;
     pl_err err = {0};
-    assert_int_equal(pl_process_signals(v1, v2, cut, RATE, H1, H2, p.N, &c, &r, &err), PL_OK);
+    assert_int_equal(pl_process_signals(x.v1, x.v2, cut, RATE, H1, H2, p.N, &c, &r, &err),
+                     PL_OK);
     assert_int_equal(r.n_impacts, last + 1);
-    tu_assert_close(r.impacts[last].t_s, truth[last] - 1.0 / RATE, 0.6 / RATE);
+    tu_assert_close(r.impacts[last].t_s, x.truth[last] - 1.0 / RATE, 0.6 / RATE);
     tu_assert_close(1 - r.impacts[last].ratio, 1 - p.r, 0.25 * (1 - p.r));
     pl_process_result_free(&r);
-    free(om);
-    free(v1);
-    free(v2);
+    rolled_free(&x);
 }
 
 /* The slot past the last is tested on its own (end_slot()): an impact
@@ -170,45 +199,35 @@ static void test_last_impact_near_the_end(void **state)
 static void test_no_impact_in_flight(void **state)
 {
     (void)state;
-    size_t n = 5 * RATE, cap = 200;
-    double *om = malloc(n * sizeof *om), *v1 = malloc(n * sizeof *v1),
-           *v2 = malloc(n * sizeof *v2), truth[200], th_end;
     rolling p = {30, 0.37 * M_PI / 180, 5.3 * M_PI / 180, 0.9933, 0.5};
-    size_t nt = roll(&p, n, om, truth, cap, &th_end);
-    assert_true(nt > 50 && nt < cap);
-    size_t last = nt - 5, lift = (size_t)(truth[last] * RATE) + 30;
-    double gap = 2 * M_PI / p.N, turned = 0;
-    size_t cut = lift;
-    while (cut < n && turned < gap * 1.0) {   /* on in the air past the next slot */
-        om[cut] = om[lift - 1];
-        turned += om[cut] / RATE;
-        cut++;
+    rolled x;
+    rolled_make(&x, &p);
+    size_t last = x.nt - 5, lift = (size_t)(x.truth[last] * RATE) + 30, cut = lift;
+    double gap = 2 * M_PI / p.N, turned = 0, w = x.om[lift - 1];
+    for (; cut < x.n && turned < gap; cut++) {   /* on in the air past the next slot */
+        x.om[cut] = w;
+        turned += w / RATE;
     }
+    for (size_t i = cut; i < x.n && i < cut + (size_t)(0.02 * RATE); i++)
+        x.om[i] = w;
     cut += (size_t)(0.02 * RATE);
-    for (size_t i = lift; i < cut; i++)
-        om[i] = om[lift - 1];
-    beams(om, cut, v1, v2);
+    beams(x.om, cut, x.v1, x.v2);
     unsigned long rnd = 777;
     for (size_t i = 0; i < cut; i++) {
-        rnd = rnd * 6364136223846793005UL + 1442695040888963407UL;
-        double u1 = (double)(rnd >> 11) / 9007199254740992.0;
-        rnd = rnd * 6364136223846793005UL + 1442695040888963407UL;
-        double u2 = (double)(rnd >> 11) / 9007199254740992.0;
-        v1[i] += 5e-5 * (u1 - 0.5) * 3.46;
-        v2[i] += 5e-5 * (u2 - 0.5) * 3.46;
+        x.v1[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
     }
     pl_process_config c = quiet_config();
     c.lattice.beta_rad = p.beta;
     pl_process_result r;
     pl_err err = {0};
-    assert_int_equal(pl_process_signals(v1, v2, cut, RATE, H1, H2, p.N, &c, &r, &err), PL_OK);
-    assert_true(r.end_t > truth[last] + 0.9 * gap / om[lift - 1]);   /* the slot lies inside */
+    assert_int_equal(pl_process_signals(x.v1, x.v2, cut, RATE, H1, H2, p.N, &c, &r, &err),
+                     PL_OK);
+    assert_true(r.end_t > x.truth[last] + 0.9 * gap / w);   /* the slot lies inside */
     assert_int_equal(r.n_impacts, last + 1);
-    tu_assert_close(r.impacts[last].t_s, truth[last] - 1.0 / RATE, 3.0 / RATE);
+    tu_assert_close(r.impacts[last].t_s, x.truth[last] - 1.0 / RATE, 3.0 / RATE);
     pl_process_result_free(&r);
-    free(om);
-    free(v1);
-    free(v2);
+    rolled_free(&x);
 }
 
 /* What a real LDV chain adds - DC offsets, 50 Hz hum, drop-outs to 0 V
@@ -217,20 +236,16 @@ static void test_no_impact_in_flight(void **state)
 static void test_front_end_undoes_the_chain(void **state)
 {
     (void)state;
-    size_t n = 5 * RATE, cap = 200;
-    double *om = malloc(n * sizeof *om), *v1 = malloc(n * sizeof *v1),
-           *v2 = malloc(n * sizeof *v2), truth[200], th_end;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
-    size_t nt = roll(&p, n, om, truth, cap, &th_end);
-    beams(om, n, v1, v2);
+    rolled x;
+    rolled_make(&x, &p);
+    size_t n = x.n, nt = x.nt;
+    double *v1 = x.v1, *v2 = x.v2;
+    const double *truth = x.truth;
+    beams(x.om, n, v1, v2);
     unsigned long rnd = 12345;
     for (size_t i = 0; i < n; i++) {
-        double t = (double)i / RATE;
-        /* a fixed pseudo-random sequence: the test is the same every run */
-        rnd = rnd * 6364136223846793005UL + 1442695040888963407UL;
-        double u1 = (double)(rnd >> 11) / 9007199254740992.0;
-        rnd = rnd * 6364136223846793005UL + 1442695040888963407UL;
-        double u2 = (double)(rnd >> 11) / 9007199254740992.0;
+        double t = (double)i / RATE, u1 = uniform(&rnd), u2 = uniform(&rnd);
         v1[i] += 1.2e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u1 - 0.5) * 3.46;
         v2[i] += -0.9e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u2 - 0.5) * 3.46;
     }
@@ -266,9 +281,7 @@ static void test_front_end_undoes_the_chain(void **state)
     assert_non_null(strstr(r.warnings, "drop-outs"));
     assert_non_null(strstr(r.warnings, "hum at 50"));
     pl_process_result_free(&r);
-    free(om);
-    free(v1);
-    free(v2);
+    rolled_free(&x);
 }
 
 /* Welch PSD of a pure tone: the peak at its frequency, the integral its
