@@ -133,7 +133,9 @@ static int cmd_run(int argc, char **argv)
         return pl_cli_fail("sweep", &err);
     }
     pl_sweep_spec *spec = NULL;
-    st = pl_sweep_spec_parse(&spec, text, path, &err);
+    st = pl_sweep_text_resolve(&text, path, dbp, &err);
+    if (st == PL_OK)
+        st = pl_sweep_spec_parse(&spec, text, path, &err);
     free(text);
     if (st == PL_OK) {
         snprintf(name, sizeof name, "%s", pl_sweep_spec_name(spec));

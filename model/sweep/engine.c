@@ -2,6 +2,7 @@
  * machine, ranks under MPI.  See engine.h and docs/sweep.md. */
 #include "model/sweep/engine.h"
 
+#include "db/catalog.h"
 #include "db/store.h"
 #include "db/sweep.h"
 
@@ -193,6 +194,10 @@ static pl_status writer_open(writer *w, shared *sh, const char *db_path,
     const pl_sweep_spec *spec = sh->spec;
     pl_sweep_info info;
     unsigned char *stored = NULL;
+    const char *pn = "";
+    if (pl_sweep_spec_unresolved(spec, NULL, NULL))
+        return pl_err_set(err, PL_ESTATE, "sweep '%s': its prism and ramp have no numbers "
+                          "yet (pl_sweep_text_resolve)", pl_sweep_spec_name(spec));
     if (pl_store_open(&w->store, db_path, 0, err) != PL_OK)
         return err->code;
     pl_status st = pl_sweep_find(w->store, pl_sweep_spec_name(spec), &info, err);
@@ -205,8 +210,11 @@ static pl_status writer_open(writer *w, shared *sh, const char *db_path,
             info.n_points != pl_sweep_spec_points(spec))
             return pl_err_set(err, PL_ESTATE, "sweep '%s' in %s was made from another "
                               "file (SHA-256 %.12s..., this one %.12s...): resume takes "
-                              "the same file", info.name, db_path, info.spec_sha256,
-                              pl_sweep_spec_sha256(spec));
+                              "the same file%s", info.name, db_path, info.spec_sha256,
+                              pl_sweep_spec_sha256(spec),
+                              pl_sweep_spec_unresolved(spec, &pn, NULL) || !*pn ? "" :
+                              ", and the same catalogue numbers for its prism and ramp "
+                              "('sweep show' has those it started with)");
     } else if (st == PL_ENOTFOUND) {
         memset(&info, 0, sizeof info);
         snprintf(info.name, sizeof info.name, "%s", pl_sweep_spec_name(spec));
@@ -824,6 +832,73 @@ static pl_status read_file(const char *path, char **text, pl_err *err)
 }
 
 /* Rank 0's status reaches every rank: all stop together. */
+pl_status pl_sweep_text_resolve(char **text, const char *path, const char *db_path,
+                                pl_err *err)
+{
+    pl_sweep_spec *spec;
+    const char *pn, *rn;
+    if (pl_sweep_spec_parse(&spec, *text, path, err) != PL_OK)
+        return err->code;
+    if (!pl_sweep_spec_unresolved(spec, &pn, &rn)) {
+        pl_sweep_spec_destroy(spec);
+        return PL_OK;
+    }
+    pl_store *store = NULL;
+    pl_prism pr;
+    pl_ramp rp;
+    pl_status st = pl_store_open(&store, db_path, PL_STORE_READONLY, err);
+    if (st == PL_OK)
+        st = pl_prism_get(store, pn, &pr, err);
+    if (st == PL_OK)
+        st = pl_ramp_get(store, rn, &rp, err);
+    pl_store_close(store);
+    if (st != PL_OK) {
+        pl_sweep_spec_destroy(spec);
+        return pl_err_prefix(err, "%s: ", path);
+    }
+    /* as pl_model_params_from_catalog() (model/validate/setup.c) fills a
+     * run of `prismlab simulate --prism --ramp`, in the options' words:
+     * the mass and the ramp's length when the catalogue knows them, the
+     * slip coefficient unless it is unknown (then mu-s) */
+    char block[1024], v[7][32];
+    double mass = pl_prism_mass(&pr);
+    pl_sweep_number_text(v[0], pr.a0_m);
+    pl_sweep_number_text(v[1], mass);
+    pl_sweep_number_text(v[2], rp.beta_rad * 180 / M_PI);
+    pl_sweep_number_text(v[3], rp.mu_s);
+    pl_sweep_number_text(v[4], rp.mu);
+    pl_sweep_number_text(v[5], rp.length_m);
+    size_t len = (size_t)snprintf(block, sizeof block, "%s\n[catalogue]\n; prism '%s' "
+                                  "and ramp '%s' as the store had them when the sweep "
+                                  "started\nN = %d\na0 = %s\n",
+                                  (*text)[0] && (*text)[strlen(*text) - 1] != '\n' ? "\n" : "",
+                                  pn, rn, pr.n_edges, v[0]);
+    if (isfinite(mass) && mass > 0)
+        len += (size_t)snprintf(block + len, sizeof block - len, "mass = %s\n", v[1]);
+    len += (size_t)snprintf(block + len, sizeof block - len, "beta-deg = %s\nmu-s = %s\n",
+                            v[2], v[3]);
+    if (isfinite(rp.mu))
+        len += (size_t)snprintf(block + len, sizeof block - len, "mu = %s\n", v[4]);
+    if (isfinite(rp.length_m) && rp.length_m > 0)
+        snprintf(block + len, sizeof block - len, "ramp-length = %s\n", v[5]);
+    pl_sweep_spec_destroy(spec);
+    size_t a = strlen(*text), b = strlen(block);
+    char *nt = malloc(a + b + 1);
+    if (!nt)
+        return pl_err_set(err, PL_ENOMEM, "out of memory for the sweep file");
+    memcpy(nt, *text, a);
+    memcpy(nt + a, block, b + 1);
+    /* the numbers go through the parser and point 0's check as the file's */
+    if (pl_sweep_spec_parse(&spec, nt, path, err) != PL_OK) {
+        free(nt);
+        return err->code;
+    }
+    pl_sweep_spec_destroy(spec);
+    free(*text);
+    *text = nt;
+    return PL_OK;
+}
+
 static pl_status agree(pl_status mine, int rank, pl_err *err)
 {
     int code = mine;
@@ -857,7 +932,8 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
                         "(MPI_THREAD_FUNNELED)");
     /* rank 0 reads the file; every rank parses the same text */
     unsigned long long len = 0;
-    if (rank == 0 && st == PL_OK && read_file(path, &text, err) == PL_OK)
+    if (rank == 0 && st == PL_OK && read_file(path, &text, err) == PL_OK &&
+        pl_sweep_text_resolve(&text, path, db_path, err) == PL_OK)
         len = strlen(text) + 1;
     else if (rank == 0 && st == PL_OK)
         st = err->code;

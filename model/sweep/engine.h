@@ -46,6 +46,19 @@ typedef struct {
     long long chunks;       /* chunks handed out */
 } pl_sweep_stats;
 
+/* The sweep file's text as it runs: when its [fixed] names a prism and a
+ * ramp of the catalogue (prism = steel-22), their numbers are looked up
+ * in the store at db_path (read only) and appended to *text as a
+ * [catalogue] section (N, a0, mass, beta-deg, mu-s, mu, ramp-length, as
+ * `prismlab simulate --prism --ramp` takes them); the file's own numbers
+ * override them.  The text with the section is what every rank parses
+ * and what the store keeps (its SHA-256 too), so no other rank needs the
+ * store, and a resume after the catalogue changed is refused.  *text
+ * unchanged when there is nothing to look up; a file the parser refuses
+ * is refused here by the same words.  PL_ENOTFOUND names a missing entry. */
+pl_status pl_sweep_text_resolve(char **text, const char *path, const char *db_path,
+                                pl_err *err);
+
 /* Runs the sweep's missing points on this machine into the store at
  * db_path.  PL_EEXIST when the sweep is stored and resume is not set,
  * PL_ESTATE when resume finds a different file under the name. */

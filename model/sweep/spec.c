@@ -275,13 +275,18 @@ struct pl_sweep_spec {
     char sha256[65];
     char axes_csv[1024], series_csv[256];
     /* parse state: the section, the line being read (the reader counts) */
-    enum { SEC_NONE, SEC_SWEEP, SEC_FIXED, SEC_AXIS, SEC_REPEAT } sec;
+    enum { SEC_NONE, SEC_SWEEP, SEC_FIXED, SEC_AXIS, SEC_REPEAT, SEC_CATALOGUE } sec;
     const char *next;
     int line, long_line;
     char raw[256];
     char msg[256];
     char series_text[256];
     int series_line;
+    /* the catalogue: the names in [fixed], the numbers they gave */
+    char prism[VALUE_LEN], ramp[VALUE_LEN];
+    kv cat[MAX_FIXED];
+    size_t ncat;
+    int cat_section;
 };
 
 static int find_name(const char *list, const char *name)
@@ -919,9 +924,11 @@ static int known_name(pl_sweep_spec *s, const char *name, pname *pn)
 {
     if (!parse_name(s, name, pn))
         return 0;
-    if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
-        return fail(s, "'%s': catalogue names are not taken in a sweep; give the "
-                    "numbers", name);
+    if ((!strcmp(name, "prism") || !strcmp(name, "ramp")) && s->sec != SEC_FIXED)
+        return fail(s, "'%s': a catalogue name goes in [fixed] (it is looked up once, "
+                    "when the sweep starts); an axis or [catalogue] takes numbers", name);
+    if (s->sec == SEC_CATALOGUE)   /* the file's own numbers override these */
+        return 1;
     for (size_t i = 0; i < s->nfixed; i++)
         if (!strcmp(s->fixed[i].name, name))
             return fail(s, "'%s' is given twice", name);
@@ -1007,6 +1014,8 @@ static int handler(void *user, const char *section, const char *name,
             return fail(s, "more than %d fixed parameters", MAX_FIXED);
         if (!known_name(s, name, &pn))
             return 0;
+        if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
+            snprintf(!strcmp(name, "prism") ? s->prism : s->ramp, VALUE_LEN, "%s", canon);
         f = &s->fixed[s->nfixed];
         memcpy(f->name, name, strlen(name) + 1);
         f->pn = pn;
@@ -1057,6 +1066,30 @@ static int handler(void *user, const char *section, const char *name,
         }
         return fail(s, "[axis %s] takes values, linear or log; got '%s'", an, name);
     }
+    if (!strcmp(section, "catalogue")) {
+        /* the numbers of [fixed]'s prism and ramp, as prismlab sweep looked
+         * them up when the sweep started (it writes this section) */
+        s->sec = SEC_CATALOGUE;
+        s->cat_section = 1;
+        pname pn;
+        char canon[TEXT_LEN];
+        if (!parse_name(s, name, &pn) || !known_name(s, name, &pn))
+            return 0;
+        for (size_t i = 0; i < s->ncat; i++)
+            if (!strcmp(s->cat[i].name, name))
+                return fail(s, "'%s' is given twice", name);
+        if (s->ncat == MAX_FIXED || pn.ncomp || !*value || strlen(value) >= VALUE_LEN ||
+            !check_value(s, &pn, value, canon))
+            return fail(s, "[catalogue] takes numbers, got %s = '%s'", name, value);
+        kv *c = &s->cat[s->ncat];
+        memcpy(c->name, name, strlen(name) + 1);
+        c->pn = pn;
+        c->line = s->line;
+        if (!(c->value = strdup(canon)))
+            return fail(s, "out of memory");
+        s->ncat++;
+        return 1;
+    }
     if (!strcmp(section, "repeat")) {
         s->sec = SEC_REPEAT;
         double v;
@@ -1104,7 +1137,8 @@ static int handler(void *user, const char *section, const char *name,
         }
         return 1;
     }
-    return fail(s, "unknown section [%s] (sweep, fixed, axis NAME, repeat)", section);
+    return fail(s, "unknown section [%s] (sweep, fixed, axis NAME, repeat, catalogue)",
+                section);
 }
 
 /* inih's reader over the text, counting lines for the messages that come
@@ -1303,14 +1337,32 @@ static int put_compound(point_args *pa, jbuf *pj, const pv *all, size_t n, const
     return 1;
 }
 
+/* Whether the file's [fixed] or an axis gives the parameter (a fraction
+ * gives its degrees), so that [catalogue]'s number for it is not used. */
+static int file_gives(const pl_sweep_spec *s, const char *name)
+{
+    const char *frac = !strcmp(name, "beta-deg") ? "beta-frac"
+                     : !strcmp(name, "lambda0-deg") ? "lambda0-frac" : name;
+    for (size_t i = 0; i < s->nfixed; i++)
+        if (!strcmp(s->fixed[i].name, name) || !strcmp(s->fixed[i].name, frac))
+            return 1;
+    for (size_t i = 0; i < s->naxes; i++)
+        if (!strcmp(s->axes[i].name, name) || !strcmp(s->axes[i].name, frac))
+            return 1;
+    return 0;
+}
+
 static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *pa,
                              jbuf *pj, pl_err *err)
 {
-    pv all[MAX_FIXED + MAX_AXES];
+    pv all[2 * MAX_FIXED + MAX_AXES];
     char drawn[MAX_PERTURB][32];
     size_t n = 0;
     for (size_t i = 0; i < s->nfixed; i++)
         all[n++] = (pv){s->fixed[i].name, s->fixed[i].value, &s->fixed[i].pn};
+    for (size_t i = 0; i < s->ncat; i++)
+        if (!file_gives(s, s->cat[i].name))
+            all[n++] = (pv){s->cat[i].name, s->cat[i].value, &s->cat[i].pn};
     long long rest = idx, rep = 0;
     if (s->repeats) {
         rep = rest % s->repeats;
@@ -1372,6 +1424,8 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
             continue;
         }
         jb_value(pj, name, value);
+        if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
+            continue;   /* recorded; the numbers they gave are the options */
         if (pn->kind == PL_OPTK_FLAG) {   /* yes: --hack; no: nothing */
             if (!strcmp(value, "yes") && !(pa->argv[pa->argc++] = arena_put(pa, opt, "")))
                 goto full;
@@ -1442,6 +1496,9 @@ pl_status pl_sweep_compute(const pl_sweep_spec *s, long long idx,
     if (idx < 0 || idx >= s->npoints)
         return pl_err_set(err, PL_EINVAL, "sweep '%s': point %lld is outside 0..%lld",
                           s->name, idx, s->npoints - 1);
+    if (pl_sweep_spec_unresolved(s, NULL, NULL))
+        return pl_err_set(err, PL_ESTATE, "sweep '%s': its prism and ramp have no "
+                          "numbers yet (pl_sweep_text_resolve)", s->name);
     point_args pa;
     jbuf pj, res;
     jb_start(&pj, &out->params, &out->params_cap);
@@ -1537,6 +1594,17 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
     sha256_hex(text, s->sha256);
     if ((st = check_components(s, err)) != PL_OK)
         goto out;
+    if (!s->prism[0] != !s->ramp[0]) {
+        st = pl_err_set(err, PL_EINVAL, "%s: --prism and --ramp go together", path);
+        goto out;
+    }
+    if (s->cat_section && !s->prism[0]) {
+        st = pl_err_set(err, PL_EINVAL, "%s: [catalogue] holds the numbers of the prism "
+                        "and ramp that [fixed] names; this file names none", path);
+        goto out;
+    }
+    if (pl_sweep_spec_unresolved(s, NULL, NULL))
+        goto out;   /* checked when its numbers are in */
     /* point 0 through the command's own option table: a misspelt value
      * is the file's error, not a thousand failed points */
     {
@@ -1571,6 +1639,8 @@ void pl_sweep_spec_destroy(pl_sweep_spec *s)
         sl_free(&s->axes[i].vals);
     for (size_t i = 0; i < s->nfixed; i++)
         free(s->fixed[i].value);
+    for (size_t i = 0; i < s->ncat; i++)
+        free(s->cat[i].value);
     free(s->text);
     free(s);
 }
@@ -1584,3 +1654,14 @@ const char *pl_sweep_spec_axes(const pl_sweep_spec *s) { return s->axes_csv; }
 const char *pl_sweep_spec_columns(const pl_sweep_spec *s) { return s->m->columns; }
 const char *pl_sweep_spec_series(const pl_sweep_spec *s) { return s->series_csv; }
 
+
+int pl_sweep_spec_unresolved(const pl_sweep_spec *s, const char **prism, const char **ramp)
+{
+    if (prism)
+        *prism = s->prism;
+    if (ramp)
+        *ramp = s->ramp;
+    return s->prism[0] && !s->cat_section;
+}
+
+void pl_sweep_number_text(char out[32], double v) { fmt_double(out, v); }

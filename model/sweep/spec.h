@@ -16,6 +16,8 @@
  *     linear = 0.05, 0.95, 19     ; from, to, count (both ends included)
  *     [axis mu-s]
  *     log = 0.01, 1, 5            ; from, to, count, equal ratios
+ *     [catalogue]                 ; the numbers of a prism = and ramp = in
+ *     N = 22                      ; [fixed], written by prismlab sweep
  *     [repeat]                    ; optional, the fastest axis
  *     count = 10
  *     seed = 1
@@ -54,6 +56,17 @@ const char *pl_sweep_spec_name(const pl_sweep_spec *s);
 const char *pl_sweep_spec_model(const pl_sweep_spec *s);
 const char *pl_sweep_spec_sha256(const pl_sweep_spec *s);
 const char *pl_sweep_spec_text(const pl_sweep_spec *s);
+
+/* 1 when [fixed] names a prism and a ramp of the catalogue (simulate) and
+ * the text has no [catalogue] section with their numbers yet: such a spec
+ * computes nothing until pl_sweep_text_resolve() (engine.h) has added it.
+ * prism and ramp (may be NULL) receive the names. */
+int pl_sweep_spec_unresolved(const pl_sweep_spec *s, const char **prism,
+                             const char **ramp);
+
+/* The shortest text that reads back as the same double, as every number
+ * of a point is written ("null" for NaN and infinities). */
+void pl_sweep_number_text(char out[32], double v);
 
 /* Number of points (the product of the axes' lengths and the repeats). */
 long long pl_sweep_spec_points(const pl_sweep_spec *s);

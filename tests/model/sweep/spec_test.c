@@ -343,6 +343,48 @@ static void roughplane_mistakes_by_line(void **state)
     parse_fails(t, "t.ini:9: a line longer than the INI reader's 198 characters");
 }
 
+/* A prism and a ramp of the catalogue: the spec waits for their numbers;
+ * with them ([catalogue], as prismlab sweep appends it) the file's own
+ * numbers override them, a fraction its degrees too. */
+static void catalogue_numbers(void **state)
+{
+    (void)state;
+    const char *head = "[sweep]\nname = t\nmodel = simulate\n[fixed]\nprism = steel-22\n"
+                       "ramp = glass\nh1 = 0.0199\nh2 = 0.0112\nduration = 0.5\nmu-s = 10\n"
+                       "[axis lambda0-frac]\nvalues = 0.5\n";
+    pl_sweep_spec *s = parse_ok(head);
+    const char *pn, *rn;
+    assert_true(pl_sweep_spec_unresolved(s, &pn, &rn));
+    assert_string_equal(pn, "steel-22");
+    assert_string_equal(rn, "glass");
+    pl_sweep_out o = {0};
+    pl_err err = {0};
+    assert_int_equal(pl_sweep_compute(s, 0, &o, &err), PL_ESTATE);
+    pl_sweep_spec_destroy(s);
+
+    char text[1024];
+    snprintf(text, sizeof text, "%s[catalogue]\nN = 10\na0 = 0.015\nbeta-deg = 1\nmu-s = 0.6\n"
+             "mu = 0.4\n", head);
+    s = parse_ok(text);
+    assert_false(pl_sweep_spec_unresolved(s, NULL, NULL));
+    assert_int_equal(pl_sweep_compute(s, 0, &o, &err), PL_OK);
+    assert_true(o.ok);
+    /* mu-s = 10 is the file's; lambda0 = (18 + 1) / 2 from the catalogue's beta */
+    assert_string_equal(o.params, "{\"prism\":\"steel-22\",\"ramp\":\"glass\",\"h1\":0.0199,"
+                        "\"h2\":0.0112,\"duration\":0.5,\"mu-s\":10,\"N\":10,\"a0\":0.015,"
+                        "\"beta-deg\":1,\"mu\":0.4,\"lambda0-frac\":0.5,\"lambda0-deg\":9.5}");
+    pl_sweep_spec_destroy(s);
+    /* a beta-frac axis gives beta: the catalogue's beta-deg is not used */
+    snprintf(text, sizeof text, "%s[axis beta-frac]\nvalues = 0.25\n[catalogue]\nN = 10\n"
+             "a0 = 0.015\nbeta-deg = 1\nmu-s = 0.6\n", head);
+    s = parse_ok(text);
+    assert_int_equal(pl_sweep_compute(s, 0, &o, &err), PL_OK);
+    assert_non_null(strstr(o.params, "\"mu-s\":10,\"N\":10,\"a0\":0.015,\"lambda0-frac\":0.5,"
+                           "\"beta-frac\":0.25,\"lambda0-deg\":11.25,\"beta-deg\":4.5}"));
+    pl_sweep_out_free(&o);
+    pl_sweep_spec_destroy(s);
+}
+
 static void mistakes_by_line(void **state)
 {
     (void)state;
@@ -354,7 +396,13 @@ static void mistakes_by_line(void **state)
     parse_fails(HEAD "[axis N]\nlog = 0, 10, 4\n", "log: FROM and TO must be > 0");
     parse_fails(HEAD "[axis N]\nlinear = 3, 10, 2.5\n", "COUNT must be a whole number");
     parse_fails(HEAD "[axis N]\nvalues = 6\nlinear = 1, 2, 3\n", "[axis N] takes one of values");
-    parse_fails(HEAD "prism = steel-22\n", "catalogue names are not taken");
+    parse_fails(HEAD "prism = steel-22\n", "t.ini: --prism and --ramp go together");
+    parse_fails(HEAD "prism = steel-22\nramp = glass\n[axis N]\nvalues = 6\n[axis ramp]\n"
+                "values = glass\n", "t.ini:15: 'ramp': a catalogue name goes in [fixed]");
+    parse_fails(HEAD "N = 6\n[catalogue]\nbeta-deg = 1\n", "t.ini: [catalogue] holds the "
+                "numbers of the prism and ramp that [fixed] names; this file names none");
+    parse_fails(HEAD "prism = p\nramp = r\n[catalogue]\nN = 6\nN = 7\n",
+                "t.ini:14: 'N' is given twice");
     parse_fails(HEAD "N = 6\nbeta-deg = 1\nlambda0-deg = 3\n[repeat]\nperturb = N 1\n",
                 "perturb needs count");
     parse_fails("[sweep]\nname = x\nmodel = simulate\nseries = speed\n" FIXED,
@@ -380,6 +428,7 @@ int main(void)
         cmocka_unit_test(series_are_decimated),
         cmocka_unit_test(dimer_points),
         cmocka_unit_test(mistakes_by_line),
+        cmocka_unit_test(catalogue_numbers),
         cmocka_unit_test(roughplane_points),
         cmocka_unit_test(series_of_the_seeds),
         cmocka_unit_test(roughplane_mistakes_by_line),

@@ -5,7 +5,11 @@
 #     changed file;
 #     (on one machine and, said by rank 0, under mpirun);
 #   - one worker, two threads and `mpirun --oversubscribe -np 4` store the
-#     same rows (params, result, ok, series), byte for byte;
+#     same rows (params, result, ok, series), byte for byte: the simulate
+#     model, the roughplane (tuples, components, flags) and the dimer with
+#     series; catalogue names resolved once (1 worker and 3 ranks), a
+#     resume after the catalogue changed refused;
+#   - the roughplane and dimer sweeps under mpirun with the ASan+UBSan build;
 #   - a rank killed by SIGKILL half-way takes the job down; --resume under
 #     mpirun computes exactly the points without a row, and the result is
 #     again the serial one; list, show and export see it.
@@ -184,6 +188,55 @@ $bin sweep export slide --db "$dir/slide-serial.db" --columns v0,particle | sed 
 [ "$(sqlite3 "$dir/dimer-serial.db" "SELECT count(*) FROM sweep_point WHERE ok = 1 AND length(series) = 5 * 101 * 8")" = 12 ] \
     || fail "dimer: series"
 echo "sweep_test: roughplane (120 points) and dimer (12) with series: 1 worker, 2 threads, 4 ranks identical"
+
+# --- catalogue names: looked up once by the writer, the same rows ------------------
+cat > "$dir/cat.ini" <<'INI'
+[sweep]
+name = cat
+model = simulate
+[fixed]
+prism = steel-22
+ramp = glass
+h1 = 0.0199
+h2 = 0.0112
+duration = 3
+[axis law]
+values = line, plastic
+[axis lambda0-frac]
+linear = 0.2, 0.8, 4
+INI
+for d in serial mpi; do
+    init "$dir/cat-$d.db"
+    $bin prism add steel-22 --N 22 --a0 0.015 --length 0.05 --material steel --mass 0.2 \
+        --db "$dir/cat-$d.db" > /dev/null || fail "prism add"
+    $bin ramp add glass --beta-deg 0.4 --mu-s 0.6 --mu 0.4 --length 1.2 --material glass \
+        --db "$dir/cat-$d.db" > /dev/null || fail "ramp add"
+done
+$bin sweep "$dir/cat.ini" --db "$dir/cat-serial.db" --workers 1 > "$dir/out" || fail "cat: $(cat "$dir/out")"
+rows "$dir/cat-serial.db" > "$dir/cat.rows"
+$mpirun_ --oversubscribe -np 3 $bin sweep "$dir/cat.ini" --db "$dir/cat-mpi.db" > "$dir/out" 2>&1 \
+    || fail "cat mpirun: $(cat "$dir/out")"
+rows "$dir/cat-mpi.db" | cmp -s - "$dir/cat.rows" || fail "cat: mpirun -np 3 stored other rows than one worker"
+# the numbers are in every row and in the stored file
+sqlite3 "$dir/cat-serial.db" "SELECT params FROM sweep_point WHERE idx = 5" | grep -q \
+    '"prism":"steel-22","ramp":"glass",.*"N":22,"a0":0.015,"mass":0.2,"beta-deg":0.4,"mu-s":0.6,"mu":0.4,"ramp-length":1.2,' \
+    || fail "cat: params $(sqlite3 "$dir/cat-serial.db" "SELECT params FROM sweep_point WHERE idx = 5")"
+$bin sweep show cat --db "$dir/cat-serial.db" | grep -qx "beta-deg = 0.4" || fail "cat: show lacks [catalogue]"
+# a point is the command's run of the catalogued prism
+l0=$(sqlite3 "$dir/cat-serial.db" "SELECT json_extract(params, '$.lambda0-deg') FROM sweep_point WHERE idx = 5")
+want=$($bin simulate --prism steel-22 --ramp glass --db "$dir/cat-serial.db" --h1 0.0199 --h2 0.0112 \
+    --duration 3 --law plastic --lambda0-deg "$l0" | tail -1 | sed 's/.*Lp_end=\([^ ]*\) impacts=\([^ ]*\) status=\([^ ]*\).*/\1 \2 \3/')
+got=$(sqlite3 "$dir/cat-serial.db" "SELECT printf('%.6f %d %s', json_extract(result, '$.Lp_end'),
+    json_extract(result, '$.impacts'), json_extract(result, '$.status')) FROM sweep_point WHERE idx = 5")
+[ "$got" = "$want" ] || fail "cat: point 5 '$got' is not the command's '$want'"
+# a resume after the catalogue changed would mix two ramps: refused
+sqlite3 "$dir/cat-serial.db" "UPDATE ramp SET mu_s = 0.7 WHERE name = 'glass'"
+$bin sweep "$dir/cat.ini" --db "$dir/cat-serial.db" --resume 2>"$dir/err" && fail "cat: resume took other numbers"
+grep -q "the same catalogue numbers for its prism and ramp" "$dir/err" || fail "cat: $(cat "$dir/err")"
+sed 's/ramp = glass/ramp = slate/' "$dir/cat.ini" > "$dir/cat2.ini"
+$bin sweep "$dir/cat2.ini" --db "$dir/cat-mpi.db" 2>"$dir/err" && fail "cat: an unknown ramp was taken"
+grep -q "cat2.ini: no ramp named 'slate'" "$dir/err" || fail "cat: $(cat "$dir/err")"
+echo "sweep_test: catalogue names (8 points): 1 worker and 3 ranks identical, the command's run, resume checks the numbers"
 
 # --- the MPI path under ASan+UBSan ----------------------------------------------------
 # make check builds build/asan/bin/prismlab; under mpirun its leak checker
