@@ -4,7 +4,9 @@
  * The measured L_p(t) (seed 000 eq. 4.2, from the processing stage) is
  * compared with the model's L_p on the same clock: the simulation starts
  * from rest at lambda0 at the release instant t0.  Optionally lambda0, t0
- * and beta are fitted to the measured curve by least squares with GSL's
+ * and beta, with a constant error c of the measured curve's level (the
+ * plain integral before the first impact: see match.c), are fitted to the
+ * measured curve by least squares with GSL's
  * trust-region solver (gsl_multifit_nlinear, Levenberg-Marquardt steps,
  * Jacobian by finite differences): L_p(t) is continuous and smooth in the
  * parameters, and a least-squares solver needs a tenth of the model runs a
@@ -54,7 +56,11 @@ typedef struct {
     double t0;                    /* release instant used, run clock, s */
     double lambda0_sd, t0_sd, beta_sd;   /* standard errors (block jackknife
                                             + AR(1) formal); NaN when not fitted */
-    double fit_rms;               /* rms of L_p(sim) - L_p(meas) over the fit grid */
+    double lp_offset, lp_offset_sd;      /* the measured L_p's level error c
+                                            (impacts), fitted with any fit, and
+                                            its standard error; 0 and NaN
+                                            without a fit */
+    double fit_rms;               /* rms of L_p(sim) + c - L_p(meas) over the fit grid */
     int iterations;
     /* the comparison, over the window [t0, end_t] */
     double max_rel_err;           /* max |L_sim - L_exp| / L_exp where L_exp >= 1 */

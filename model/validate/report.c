@@ -679,7 +679,9 @@ static void html_results(FILE *f, const run_set *s)
 {
     fprintf(f, "<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
           "in %%; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
-          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p; "
+          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p, "
+          "with a constant error of the measured L_p's level (the integral before the first impact), which the "
+          "figures here leave in; "
           "&plusmn; is the 95 %% interval: the standard error of a delete-a-block jackknife over %d contiguous "
           "blocks of the window and of the least-squares error inflated for AR(1)-correlated residuals, in "
           "quadrature (the L_p residuals are correlated along the curve: the plain least-squares error is far "

@@ -95,9 +95,10 @@ static void validation_of(pl_validation *v, long long run_id, pl_law law,
     v->n_impacts_sim = r->n_impacts_sim;
     snprintf(v->params, sizeof v->params,
              "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
-             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n",
+             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
+             "lp_offset=%.6g\nlp_offset_sd=%.6g\n",
              spec->lambda0, spec->t0, spec->beta, spec->beta_sd, r->iterations,
-             r->t_max_rel_err, r->beta_sd);
+             r->t_max_rel_err, r->beta_sd, r->lp_offset, r->lp_offset_sd);
     v->max_rel_err_lp = r->max_rel_err;
     v->rms_err_lp = r->rms_err;
     v->lp_end_meas = r->lp_end_meas;

@@ -4,14 +4,19 @@
 #   - over the 17 fixture runs (the rig simulator's, truth known), the
 #     true lambda0 against the stated 95 % interval (metrics.csv's
 #     lambda0_lo95_deg..lambda0_hi95_deg, line law) with lambda0, t0 and
-#     beta fitted, the fit whose intervals say something; the table and
-#     the count are printed.  NOT MET: issue 17 asks for at least 90 %;
-#     this gives 15 of 17 (88 %) since the lattice changes of 663d342
-#     (16 of 17 before them).  The gate below is 15 of 17, a guard against
-#     getting worse, not the issue's number (docs/validation.md,
-#     "Coverage, measured").  validate's default fit (lambda0, t0; beta
-#     at the catalogue's) is printed too: 17 of 17, but with intervals up
-#     to +-100 deg that say the data do not fix lambda0 there;
+#     beta fitted, the fit whose intervals say something; the table, the
+#     count and the intervals' mean width are printed, and the issue's
+#     number is the gate: at least 90 % (16 of 17; 17 of 17 measured,
+#     docs/validation.md, "Coverage, measured").  validate's default fit
+#     (lambda0, t0; beta at the catalogue's) is printed too: 17 of 17,
+#     but with intervals up to +-100 deg that say the data do not fix
+#     lambda0 there;
+#   - the same over 20 further recordings the choices were not made on:
+#     the fixtures' chain, prisms, ramps and beam heights drawn with
+#     seeds 3000-3019, lambda0 at 80-95 % of alpha + beta, beta off the
+#     catalogue by up to 0.004 deg, lambda0 recorded up to 0.035 deg off;
+#     at least 90 % (18 of 20; 19 of 20 measured: r3005 is one whose
+#     release the processing put 0.8 s early, docs/validation.md);
 #   - the verdict is "line" for every fixture experiment and run (the
 #     line law made them), and "plastic" for recordings the simulator made
 #     with the plastic law (experiment and runs), from the report's
@@ -50,7 +55,8 @@ files = open(sys.argv[1]).read().split()
 rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("run,") or True)
         if r.get("law") == "line" and r.get("fit") == "fitted"]
 inside = 0
-print("%-24s %10s %10s %22s %s" % ("run", "truth", "fitted", "95 % interval", ""))
+width = 0.0
+print("%-24s %10s %10s %22s %9s %s" % ("run", "truth", "fitted", "95 % interval", "width", ""))
 for r in rows:
     f = files[int(r["run"]) - 1]
     truth = None
@@ -60,18 +66,75 @@ for r in rows:
     lo, hi = float(r["lambda0_lo95_deg"]), float(r["lambda0_hi95_deg"])
     ok = lo <= truth <= hi
     inside += ok
-    print("%-24s %10.5f %10.5f   [%.5f, %.5f] %s" % (f, truth, float(r["lambda0_deg"]), lo, hi,
-          "in" if ok else "OUT"))
+    width += hi - lo
+    print("%-24s %10.5f %10.5f   [%.5f, %.5f] %9.5f %s" % (f, truth, float(r["lambda0_deg"]), lo, hi,
+          hi - lo, "in" if ok else "OUT"))
 n = len(rows)
-print("coverage: %d of %d (%.0f %%) inside the 95 %% interval" % (inside, n, 100.0 * inside / n))
-if sys.argv[2] == "gate" and (n != 17 or inside < 15):
+print("coverage: %d of %d (%.0f %%) inside the 95 %% interval; mean width %.5f deg" %
+      (inside, n, 100.0 * inside / n, width / n))
+if sys.argv[2] == "gate" and (n != 17 or inside < 16):
     sys.exit(1)
 ' "$dir/files" "$2"
 }
 echo "lambda0 and t0 fitted (validate's default; reported, not asserted):"
 coverage "" report
 echo "lambda0, t0 and beta fitted:"
-coverage beta- gate || fail "coverage below 15 of 17 (or not 17 runs)"
+coverage beta- gate || fail "coverage below 16 of 17 (or not 17 runs)"
+
+# 20 recordings drawn like the fixtures but from other seeds (Python's
+# Mersenne Twister: the same draws on every machine)
+mkdir "$dir/more"
+python3 - "$dir/more" <<'PY' > "$dir/more/plan"
+import random, sys
+prisms = [("steel-22", 22), ("steel-24", 24), ("steel-30", 30), ("steel-32", 32),
+          ("steel-36", 36), ("steel-38", 38), ("aluminium-24", 24), ("aluminium-30", 30)]
+ramps = [("glass-0.3702", 0.3702), ("glass-0.4079", 0.4079), ("steel-0.3792", 0.3792)]
+beams = [(0.0199, 0.0116), (0.0223, 0.0119)]
+for seed in range(3000, 3020):
+    r = random.Random(seed)
+    (prism, n), (ramp, beta_nom), (h1, h2) = r.choice(prisms), r.choice(ramps), r.choice(beams)
+    beta = beta_nom + r.uniform(-0.004, 0.004)
+    lam = r.uniform(0.80, 0.95) * (180.0 / n + beta)
+    print("%d %s %s %.4f %.4f %.4f %.4f %s %s" % (seed, prism, ramp, beta, beta_nom, lam,
+          lam + r.uniform(-0.035, 0.035), h1, h2))
+PY
+echo "file,format,experiment,prism,ramp,h1_m,h2_m,ldv_scale_mps_per_v,sign1,sign2,full_scale_v,lambda0_deg,synthetic" \
+    > "$dir/more/manifest.csv"
+while read -r seed prism ramp beta beta_nom lam lam_rec h1 h2; do
+    $bin sim --prism "$prism" --ramp "$ramp" --beta-deg "$beta" --nominal-beta-deg "$beta_nom" \
+        --lambda0-deg "$lam" --nominal-lambda0-deg "$lam_rec" --h1 "$h1" --h2 "$h2" --seed "$seed" \
+        --wav "$dir/more/r$seed.wav" --truth "$dir/more/r$seed.truth.csv" --db "$db" >/dev/null
+    echo "r$seed.wav,wav,more,$prism,$ramp,$h1,$h2,0.025,1,-1,10,$lam_rec,1" >> "$dir/more/manifest.csv"
+done < "$dir/more/plan"
+more=$dir/more.db
+$bin db init --db "$more" >/dev/null
+$bin prism import fixtures/catalog/prisms.csv --db "$more" >/dev/null
+$bin ramp import fixtures/catalog/ramps.csv --db "$more" >/dev/null
+$bin import --manifest "$dir/more/manifest.csv" --db "$more" >/dev/null
+$bin process --all --db "$more" >/dev/null 2>&1
+$bin validate --all --law line --fit lambda0,t0,beta --db "$more" >/dev/null
+$bin report --experiment more -o "$dir/more-report" --db "$more" >/dev/null
+echo "lambda0, t0 and beta fitted, 20 further recordings:"
+cat "$dir/more-report/metrics.csv" | python3 -c '
+import csv, sys
+plan = [l.split() for l in open(sys.argv[1])]
+rows = [r for r in csv.DictReader(sys.stdin) if r["law"] == "line" and r["fit"] == "fitted"]
+inside, width = 0, 0.0
+for r in rows:
+    seed = plan[int(r["run"]) - 1][0]
+    for line in open(sys.argv[2] + "/r" + seed + ".truth.csv"):
+        if line.startswith("# lambda0_deg="):
+            truth = float(line.split("=")[1])
+    lo, hi = float(r["lambda0_lo95_deg"]), float(r["lambda0_hi95_deg"])
+    inside += lo <= truth <= hi
+    width += hi - lo
+    if not lo <= truth <= hi:
+        print("  r%s: truth %.5f outside [%.5f, %.5f]" % (seed, truth, lo, hi))
+n = len(rows)
+print("coverage: %d of %d (%.0f %%) inside the 95 %% interval; mean width %.5f deg" %
+      (inside, n, 100.0 * inside / n, width / n))
+sys.exit(0 if n == 20 and inside >= 18 else 1)
+' "$dir/more/plan" "$dir/more" || fail "coverage of the further recordings below 18 of 20 (or not 20 runs)"
 
 # the verdicts
 for e in fig6 fig7 fig8 fig9; do

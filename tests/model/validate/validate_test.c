@@ -164,8 +164,10 @@ static const char *params_text(char *buf, size_t size, const pl_fit_spec *spec,
                                const pl_match_result *r)
 {
     snprintf(buf, size, "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
-             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n", spec->lambda0,
-             spec->t0, spec->beta, spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd);
+             "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
+             "lp_offset=%.6g\nlp_offset_sd=%.6g\n", spec->lambda0, spec->t0, spec->beta,
+             spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd, r->lp_offset,
+             r->lp_offset_sd);
     return buf;
 }
 
@@ -288,7 +290,7 @@ static void fitted_finds_the_truth(void **state)
     assert_true(fit.t0_sd > 0 && fit.t0_sd < 0.01);
     assert_true(fabs(fit.t0 - RELEASE_S) <= pl_fit_interval_factor() * fit.t0_sd);
     assert_true(isnan(fit.beta_sd));
-    assert_true(fit.iterations > 0 && fit.iterations <= 20);
+    assert_true(fit.iterations > 0 && fit.iterations < 50);   /* converged: not at the cap */
     assert_true(fit.max_rel_err < rec.max_rel_err);
     assert_true(fit.max_rel_err < 0.005);
     /* the ramp's beta_sd_deg (0.011) is the spec's when it gives none */
