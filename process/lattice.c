@@ -2430,7 +2430,35 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     st->energy_ratio_se = NAN;
     st->beta_from_data = 0;
     tops tp;
-    st->top_shift_s = top_shift(&wk, sl.v, m, ths, vars, cfg->beta_rad, &tp, st) / rate;
+    /* The tops' intervals are cut at the slots' instants; once the tops
+     * have moved the instants (top_shift()), they are fitted again on the
+     * intervals cut there, from the lattice's own angles (the first
+     * pass's tops are not counted twice).  On 200 further corpus chains a
+     * second pass brought a chain with 1/f noise from 0.212 to 0.193 ms
+     * of median time error; a third changed no figure. */
+    enum { TOP_PASSES = 2 };
+    double *ths0 = malloc((m + 1) * sizeof *ths0), *vars0 = malloc((m + 1) * sizeof *vars0);
+    int passes = ths0 && vars0 ? TOP_PASSES : 1;
+    if (passes > 1) {
+        memcpy(ths0, ths, m * sizeof *ths);
+        memcpy(vars0, vars, m * sizeof *vars);
+    }
+    for (int pass = 0; pass < passes; pass++) {
+        if (pass > 0) {
+            for (size_t i = 0; i < m; i++) {
+                double t = time_of_theta(&wk, ths[i], i > 0 ? (size_t)sl.v[i - 1].tc : wk.release,
+                                         1);
+                if (!isnan(t))
+                    sl.v[i].tc = t;
+            }
+            memcpy(ths, ths0, m * sizeof *ths);
+            memcpy(vars, vars0, m * sizeof *vars);
+            tops_free(&tp);
+        }
+        st->top_shift_s = top_shift(&wk, sl.v, m, ths, vars, cfg->beta_rad, &tp, st) / rate;
+    }
+    free(ths0);
+    free(vars0);
     *n_out = collect(&wk, sl.v, m, ths, vars, &seed, &tp, imp, st);
     tops_free(&tp);
     *out = imp;
