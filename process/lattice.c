@@ -1885,8 +1885,9 @@ static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
  * whole interval between two gaps.  NAN when it cannot be fitted or has
  * no minimum inside. */
 static double arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
-                      double *low_var, double *curv)
+                      double *low_var, double *curv, double *raw)
 {
+    *raw = NAN;
     if (b <= a + 8 || b > wk->end)
         return NAN;
     double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3], yy = 0;
@@ -1906,6 +1907,11 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *top_var, doubl
     if (chol_factor(A, 3) != 0)
         return NAN;
     chol_solve_n(A, 3, Y, c);
+    /* *raw: the vertex whichever way the parabola opens, its sign in
+     * *curv (top_between() reads a peak as the landing it straddles) */
+    *curv = c[2];
+    if (c[2] != 0)
+        *raw = tm - c[1] / (2 * c[2]);
     if (!(c[2] > 0))
         return NAN;
     double top = tm - c[1] / (2 * c[2]);
@@ -2012,20 +2018,57 @@ typedef struct {
     tops *tp;
 } tops_ctx;
 
+/* The top of the contact phase between slots i and i + 1.  The interval
+ * between their gaps holds it when the slots are in place.  Where they are
+ * not - an unconfirmed stretch placed by theta, whose 1/f noise drifted
+ * up to half a slot over a slow start - the interval holds a landing: the
+ * top lies off its middle, or omega^2 peaks there instead (the landing
+ * between two phases).  Then the window moves to centre on the top (from
+ * a peak, half a slot back when the peak lies in the interval's second
+ * half, which makes it slot i + 1's landing, half a slot on otherwise),
+ * 0.4 of a slot either side (a phase reaches 0.5 - beta/delta of a slot
+ * before its landing), until the top stops moving.  The speed's minimum
+ * over a whole phase is the steadiest mark a slow run has. */
+enum { TOP_RECENTRE = 4 };
+
+static double top_between(const walk *wk, const slot *v, size_t m, size_t i, double *top_var,
+                          double *low, double *low_var, double *curv)
+{
+    double lo = ceil(v[i].tc) + (double)wk->G + 1,
+           hi = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0, raw = NAN;
+    if (!(i + 1 < m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo))
+        return NAN;
+    double top = arc_top(wk, (size_t)lo, (size_t)hi, top_var, low, low_var, curv, &raw);
+    double mid = 0.5 * (wk->theta[(size_t)lo] + wk->theta[(size_t)hi - 1]), d = wk->delta;
+    if (!isnan(top) && fabs(top - mid) <= 0.15 * d)
+        return top;
+    if (isfinite(raw) && *curv < 0)
+        raw += raw > mid ? -0.5 * d : 0.5 * d;   /* from the landing to its phase's top */
+    for (int it = 0; it < TOP_RECENTRE && isfinite(raw) && fabs(raw - mid) < 0.5 * d; it++) {
+        double a = time_of_theta(wk, raw - 0.4 * d, (size_t)lo > wk->W ? (size_t)lo - wk->W
+                                                                       : wk->release, 1);
+        double b = a > 0 ? time_of_theta(wk, raw + 0.4 * d, (size_t)a, 1) : NAN;
+        if (isnan(a) || isnan(b))
+            return NAN;
+        double prev = raw;
+        top = arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, top_var, low, low_var, curv,
+                      &raw);
+        if (isnan(top))
+            return NAN;
+        if (fabs(top - prev) < 0.01 * d)
+            return fabs(top - mid) < 0.5 * d ? top : NAN;
+    }
+    return NAN;
+}
+
 /* The tops of the intervals after slots [a, b). */
 static void tops_range(walk *wk, size_t a, size_t b, void *p)
 {
     const tops_ctx *x = p;
-    const slot *v = x->v;
     tops *tp = x->tp;
-    for (size_t i = a; i < b; i++) {
-        double lo = ceil(v[i].tc) + (double)wk->G + 1,
-               hi = i + 1 < x->m ? floor(v[i + 1].tc) - (double)wk->G : 0;
-        tp->top[i] = i + 1 < x->m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo
-                         ? arc_top(wk, (size_t)lo, (size_t)hi, &tp->top_var[i], &tp->low[i],
-                                   &tp->low_var[i], &tp->curv[i])
-                         : NAN;
-    }
+    for (size_t i = a; i < b; i++)
+        tp->top[i] = top_between(wk, x->v, x->m, i, &tp->top_var[i], &tp->low[i],
+                                 &tp->low_var[i], &tp->curv[i]);
 }
 
 static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
