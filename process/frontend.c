@@ -15,7 +15,8 @@ enum { HARMONICS = 7 };
 
 /* Residual sum of squares of a constant plus one sinusoid at f over the
  * lead-in: the frequency search's score. */
-static double rss_at(const double *v, size_t L, double rate, double f)
+static double rss_at(const double *v, const unsigned char *use, size_t L, double rate,
+                     double f)
 {
     double sc = 0, ss = 0, scc = 0, sss = 0, scs = 0, s1 = 0, sy = 0, yc = 0, ys = 0;
     double w = 2 * M_PI * f / rate, cr = cos(w), sr = sin(w), c = 1, s = 0;
@@ -25,12 +26,15 @@ static double rss_at(const double *v, size_t L, double rate, double f)
             s = sin(w * (double)i);
         }
         double y = v[i];
-        s1 += 1;
-        sc += c;
-        ss += s;
-        scc += c * c;
-        sss += s * s;
-        scs += c * s;
+        if (!use[i])
+            y = 0;
+        double u = use[i];
+        s1 += u;
+        sc += u * c;
+        ss += u * s;
+        scc += u * c * c;
+        sss += u * s * s;
+        scs += u * c * s;
         sy += y;
         yc += y * c;
         ys += y * s;
@@ -52,12 +56,13 @@ static double rss_at(const double *v, size_t L, double rate, double f)
  * channel: 50 and 60 Hz, then refined within +-0.5 Hz (the grid), so
  * that a mains a little off nominal is not subtracted with a phase that
  * walks away over the run. */
-static double mains_frequency(double *v[2], size_t L, double rate)
+static double mains_frequency(double *v[2], unsigned char *use[2], size_t L, double rate)
 {
     double best = INFINITY, f_best = 0;
     for (double f0 = 50; f0 <= 60; f0 += 10)
         for (int k = -10; k <= 10; k++) {
-            double f = f0 + 0.05 * k, r = rss_at(v[0], L, rate, f) + rss_at(v[1], L, rate, f);
+            double f = f0 + 0.05 * k,
+                   r = rss_at(v[0], use[0], L, rate, f) + rss_at(v[1], use[1], L, rate, f);
             if (r < best) {
                 best = r;
                 f_best = f;
@@ -70,8 +75,8 @@ static double mains_frequency(double *v[2], size_t L, double rate)
  * the constant and every harmonic whose amplitude stands 5 standard
  * errors above zero from the whole channel.  *amp1 receives the
  * fundamental's amplitude when removed (else 0). */
-static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
-                      double *offset, double *amp1)
+static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, double rate,
+                      double f, double *offset, double *amp1)
 {
     int K = HARMONICS;
     while (K > 0 && K * f >= 0.45 * rate)
@@ -83,7 +88,11 @@ static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
     gsl_matrix *A = gsl_matrix_calloc(P, P);
     double xty[2 * HARMONICS + 1] = {0}, yy = 0, x[2 * HARMONICS + 1];
     int ok = A != NULL;
+    size_t used = 0;
     for (size_t i = 0; ok && i < L; i++) {
+        if (!use[i])
+            continue;
+        used++;
         /* the harmonics from the fundamental by the angle-sum rule */
         double ph = 2 * M_PI * f * (double)i / rate, c1 = cos(ph), s1 = sin(ph);
         double ck = c1, sk = s1;
@@ -114,7 +123,7 @@ static int remove_hum(double *v, size_t n, size_t L, double rate, double f,
         bxy += c[r] * xty[r];
     }
     if (ok) {
-        double s2 = fmax(0, yy - bxy) / (double)(L - P);   /* residual variance */
+        double s2 = fmax(0, yy - bxy) / (double)(used > P ? used - P : 1);   /* residual variance */
         a[0] = c[0];
         for (int k = 1; k <= K; k++) {
             double var = s2 * 0.5 * (gsl_matrix_get(A, 2 * k - 1, 2 * k - 1) +
@@ -263,9 +272,42 @@ static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
     }
 }
 
+/* Which of the lead-in's L samples the offset and hum fits use: all but
+ * those more than 8 robust standard deviations from the median, and two
+ * samples either side of them.  A speckle spike (a few samples of -4.9 V
+ * on one fixture) would otherwise move the least-squares offset by
+ * 5e-5 m/s and pull the mains frequency off 50 Hz; the hum itself stays
+ * within 1.5 robust deviations of the median.  NULL when out of memory;
+ * *level receives the median. */
+static unsigned char *lead_mask(const double *v, size_t L, double *level)
+{
+    unsigned char *use = malloc(L ? L : 1);
+    double *t = malloc((L ? L : 1) * sizeof *t);
+    if (!use || !t) {
+        free(use);
+        free(t);
+        return NULL;
+    }
+    memcpy(t, v, L * sizeof *t);
+    double med = pl_median(t, L);
+    memcpy(t, v, L * sizeof *t);
+    double sd = pl_robust_sd(t, L);
+    free(t);
+    *level = med;
+    memset(use, 1, L);
+    if (!(sd > 0))
+        return use;
+    for (size_t i = 0; i < L; i++)
+        if (fabs(v[i] - med) > 8 * sd)
+            for (size_t j = i > 2 ? i - 2 : 0; j < L && j <= i + 2; j++)
+                use[j] = 0;
+    return use;
+}
+
 /* One channel's hum, for the channels' own threads. */
 typedef struct {
     double *v;
+    const unsigned char *use;
     size_t n, L;
     double rate, f, offset, amp1;
     int rc;
@@ -274,7 +316,7 @@ typedef struct {
 static void *hum_run(void *p)
 {
     hum_job *j = p;
-    j->rc = remove_hum(j->v, j->n, j->L, j->rate, j->f, &j->offset, &j->amp1);
+    j->rc = remove_hum(j->v, j->use, j->n, j->L, j->rate, j->f, &j->offset, &j->amp1);
     return NULL;
 }
 
@@ -286,15 +328,23 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     rep->lost_t_s = NAN;
     if (lead > n)
         lead = n;
+    unsigned char *use[2] = {NULL, NULL};
+    double level[2] = {0, 0};
+    for (int c = 0; lead > 0 && c < 2; c++)
+        if (!(use[c] = lead_mask(v[c], lead, &level[c]))) {
+            free(use[0]);
+            return pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples",
+                              lead);
+        }
     /* The hum fit needs a few mains periods; a shorter lead-in gives the
-     * offsets only. */
+     * offsets only (the medians). */
     if (lead >= (size_t)(0.1 * rate)) {
-        rep->hum_hz = mains_frequency(v, lead, rate);
+        rep->hum_hz = mains_frequency(v, use, lead, rate);
         /* the channels are independent: the second on a thread of its own
          * (the whole run is swept once per harmonic) */
         hum_job job[2];
         for (int c = 0; c < 2; c++)
-            job[c] = (hum_job){v[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
+            job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
         pthread_t tid;
         int par = threads != 1 && pthread_create(&tid, NULL, hum_run, &job[1]) == 0;
         hum_run(&job[0]);
@@ -302,6 +352,8 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
             pthread_join(tid, NULL);
         else
             hum_run(&job[1]);
+        free(use[0]);
+        free(use[1]);
         for (int c = 0; c < 2; c++) {
             if (job[c].rc != 0)
                 return pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu "
@@ -312,11 +364,10 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
             rep->hum_hz = 0;
     } else if (lead > 0) {
+        free(use[0]);
+        free(use[1]);
         for (int c = 0; c < 2; c++) {
-            double s = 0;
-            for (size_t i = 0; i < lead; i++)
-                s += v[c][i];
-            rep->offset_mps[c] = s / (double)lead;
+            rep->offset_mps[c] = level[c];
             for (size_t i = 0; i < n; i++)
                 v[c][i] -= rep->offset_mps[c];
         }

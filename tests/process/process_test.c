@@ -231,8 +231,11 @@ static void test_no_impact_in_flight(void **state)
 }
 
 /* What a real LDV chain adds - DC offsets, 50 Hz hum, drop-outs to 0 V
- * on one beam at a time, white noise - is measured and undone: the
- * front end reports each, and the impacts stay where they are. */
+ * on one beam at a time, white noise, a speckle spike in the lead-in - is
+ * measured and undone: the front end reports each, and the impacts stay
+ * where they are.  (The spike, 5 samples of -4.9 V on a 0.05 m/s/V
+ * decoder, moved a mean offset by 6e-4 m/s and the release to the end of
+ * the lead-in, 0.3 s early.) */
 static void test_front_end_undoes_the_chain(void **state)
 {
     (void)state;
@@ -249,6 +252,8 @@ static void test_front_end_undoes_the_chain(void **state)
         v1[i] += 1.2e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u1 - 0.5) * 3.46;
         v2[i] += -0.9e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u2 - 0.5) * 3.46;
     }
+    for (size_t i = 245; i < 250; i++)
+        v1[i] = -4.9 * 0.05;
     /* drop-outs: the decoder at 0 V (the offset and hum remain) */
     size_t drops[] = {11000, 17400, 23050, 31333, 40010};
     for (size_t d = 0; d < 5; d++)
@@ -264,6 +269,7 @@ static void test_front_end_undoes_the_chain(void **state)
     pl_process_result r;
     pl_err err = {0};
     assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    tu_assert_close(r.release_t, 0.5, 2e-3);
     tu_assert_close(r.front.offset_mps[0], 1.2e-3, 2e-5);
     tu_assert_close(r.front.offset_mps[1], -0.9e-3, 2e-5);
     tu_assert_close(r.front.hum_hz, 50, 0.1);
