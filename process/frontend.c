@@ -144,7 +144,7 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
      * rounding cannot build up over a long run.  Four rotations, each
      * over every fourth sample, run side by side: one rotation over all
      * samples made each wait on the one before (a pass per harmonic
-     * through a ten-minute run was a tenth of its processing). */
+     * through a ten-minute run was a twentieth of its processing). */
     enum { LANES = 4, BLOCK = 1024 };
     while (K > 0 && a[2 * K - 1] == 0 && a[2 * K] == 0)
         K--;   /* up to the highest harmonic that stood out */
