@@ -25,10 +25,7 @@ static double rss_at(const double *v, const unsigned char *use, size_t L, double
             c = cos(w * (double)i);
             s = sin(w * (double)i);
         }
-        double y = v[i];
-        if (!use[i])
-            y = 0;
-        double u = use[i];
+        double u = use[i] ? 1 : 0, y = use[i] ? v[i] : 0;
         s1 += u;
         sc += u * c;
         ss += u * s;

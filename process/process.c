@@ -73,7 +73,8 @@ static double mean_of(const double *v, size_t a, size_t b)
 /* The median of v[0..q) (NaN when out of memory): the lead-in's level,
  * which a speckle spike of a few samples cannot move (a mean moved by
  * one 5-sample spike of -4.9 V biased omega by 0.06 rad/s over the whole
- * run, and the release was found at the end of the lead-in). */
+ * run, and the release was found where the quiet_s window ends: 0.2 s
+ * into a recording released at 1 s). */
 static double lead_level(const double *v, size_t q)
 {
     double *t = malloc((q ? q : 1) * sizeof *t);

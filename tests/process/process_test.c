@@ -124,6 +124,17 @@ static pl_process_config quiet_config(void)
     return c;
 }
 
+/* The first n samples of x's beams through the processing with
+ * quiet_config() and the ramp's slope beta (NAN: not given), which must
+ * succeed. */
+static void process_quiet(const rolled *x, size_t n, int N, double beta, pl_process_result *r)
+{
+    pl_process_config c = quiet_config();
+    c.lattice.beta_rad = beta;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x->v1, x->v2, n, RATE, H1, H2, N, &c, r, &err), PL_OK);
+}
+
 /* Noise-free arcs and instantaneous impacts: every impact of the
  * lattice, each within the half sample the sampling leaves of its
  * instant (the step shows between two samples), the ratio within the
@@ -138,10 +149,8 @@ static void test_lattice_on_clean_arcs(void **state)
     rolled_make(&x, &p);
     const double *truth = x.truth;
     beams(x.om, x.n, x.v1, x.v2);
-    pl_process_config c = quiet_config();
     pl_process_result r;
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_quiet(&x, x.n, p.N, NAN, &r);
     tu_assert_close(r.release_t, 0.5, 2e-3);
     size_t nt = in_window(truth, x.nt, r.end_t);
     assert_int_equal(r.n_impacts, nt);
@@ -177,12 +186,8 @@ static void test_last_impact_near_the_end(void **state)
     /* cut 4.5 ms after an impact well inside the run */
     size_t last = x.nt - 5, cut = (size_t)(x.truth[last] * RATE) + 45;
     beams(x.om, cut, x.v1, x.v2);
-    pl_process_config c = quiet_config();
-    c.lattice.beta_rad = p.beta;
     pl_process_result r;
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, cut, RATE, H1, H2, p.N, &c, &r, &err),
-                     PL_OK);
+    process_quiet(&x, cut, p.N, p.beta, &r);
     assert_int_equal(r.n_impacts, last + 1);
     tu_assert_close(r.impacts[last].t_s, x.truth[last] - 1.0 / RATE, 0.6 / RATE);
     tu_assert_close(1 - r.impacts[last].ratio, 1 - p.r, 0.25 * (1 - p.r));
@@ -217,12 +222,8 @@ static void test_no_impact_in_flight(void **state)
         x.v1[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
         x.v2[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
     }
-    pl_process_config c = quiet_config();
-    c.lattice.beta_rad = p.beta;
     pl_process_result r;
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, cut, RATE, H1, H2, p.N, &c, &r, &err),
-                     PL_OK);
+    process_quiet(&x, cut, p.N, p.beta, &r);
     assert_true(r.end_t > x.truth[last] + 0.9 * gap / w);   /* the slot lies inside */
     assert_int_equal(r.n_impacts, last + 1);
     tu_assert_close(r.impacts[last].t_s, x.truth[last] - 1.0 / RATE, 3.0 / RATE);
@@ -234,8 +235,8 @@ static void test_no_impact_in_flight(void **state)
  * on one beam at a time, white noise, a speckle spike in the lead-in - is
  * measured and undone: the front end reports each, and the impacts stay
  * where they are.  (The spike, 5 samples of -4.9 V on a 0.05 m/s/V
- * decoder, moved a mean offset by 6e-4 m/s and the release to the end of
- * the lead-in, 0.3 s early.) */
+ * decoder, moved a mean offset by 6e-4 m/s and the release to the start
+ * of the recording, 0.5 s early.) */
 static void test_front_end_undoes_the_chain(void **state)
 {
     (void)state;
