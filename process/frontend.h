@@ -13,8 +13,9 @@
  *              is a drop-out of the channel that left the common level
  *              (a decoder at 0 V, or a speckle spike at any level); up to
  *              20 ms of it is bridged with the other channel's velocity
- *              scaled by h_i / h_j, so no impact is invented or hidden:
- *              the other beam saw it.  Longer disagreement is a beam
+ *              scaled by h_i / h_j and joined to the channel's own at
+ *              both edges, so no impact is invented or hidden: the other
+ *              beam saw it.  Longer disagreement is a beam
  *              that lost the prism, left alone and reported.
  *   omega_c    the minimum-variance estimate of omega from both beams
  *              under the same kinematics, sum w_i v_i / h_i / sum w_i
