@@ -2254,8 +2254,11 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
          * leaves the steps (a few milliseconds wide) alone.  Their
          * disagreement measures it, so the combined variance is scaled by
          * it (the Birge ratio: the median of d^2 over the summed variances,
-         * against 0.455 for a consistent pair).  Without it the stated
-         * time errors were 1.2-4.4 times too small on 1/f noise. */
+         * against 0.455 for a consistent pair).  On corpus chains with
+         * 1/f noise the stated time errors were 1.2-4.4 times too small
+         * without it and are 1.2-3.0 with it: the slowest noise moves both
+         * angles alike, which no disagreement shows (docs/process.md,
+         * step 7). */
         size_t nb = 0;
         for (size_t i = 1; tt && vt && i < m; i++)
             if (isfinite(tt[i]) && vars[i] > 0 && isfinite(vars[i])) {
