@@ -3,10 +3,11 @@
  *
  *   offsets    each decoder's DC offset, the mean over the quiet lead-in
  *              (whole mains periods), is removed;
- *   hum        mains hum (50 or 60 Hz, whichever the lead-in shows, and
- *              its harmonics up to the 7th) is fitted in the lead-in by
- *              least squares, kept only where it stands above the noise,
- *              and subtracted from the whole channel;
+ *   hum        mains hum (50 or 60 Hz, whichever the lead-in shows, its
+ *              frequency refined from the beams' difference over the first
+ *              20 s, and its harmonics up to the 7th) is fitted in the
+ *              lead-in by least squares, kept only where it stands above
+ *              the noise, and subtracted from the whole channel;
  *   drop-outs  in pure rotation about an edge on the ramp both beams see
  *              v_i = omega h_i (4.3), so v1/h1 = v2/h2 but for noise.  A
  *              stretch where they disagree by more than the motion allows

@@ -126,6 +126,7 @@ typedef struct {
     double ring_amp, ring_t; /* ringing subtracted: size, start (samples) */
     double next_amp, next_t; /* the same, found for the next pass */
     double step;             /* the step measured, rad/s */
+    int dropped;             /* measured, then dropped by smooth_phase() */
 } slot;
 
 /* --- the step statistic D ------------------------------------------------ */
@@ -980,6 +981,29 @@ static double loo_spread(const slot *v, size_t n, int M, double delta, double *r
     return pl_robust_sd(tmp, cnt);
 }
 
+/* The line at slot i, a slot smooth_phase() dropped, when its window of
+ * half-width M holds fewer than two measured slots: the window widened
+ * (2M, 4M, ...) until it holds two.  Without it the slot kept the angle
+ * just dropped (on the 50 kHz foreign run the first impact, a ringing's
+ * onset placed two periods late, 0.65 ms, beside three dropped
+ * neighbours).  A slot never measured keeps the walk's angle instead: on
+ * a slow stretch under 1/f noise the integral of omega it follows is
+ * closer than a line from measured slots far off (three corpus chains
+ * lost an impact to the line). */
+static int phase_fit_wide(const slot *v, size_t n, size_t i, int M, double delta,
+                          double *phi, double *var, double *own)
+{
+    for (size_t w = 2 * (size_t)(M > 0 ? M : 1); w < 2 * n; w *= 2) {
+        psum q = {0};
+        size_t lo = i > w ? i - w : 0, hi = i + w + 1 < n ? i + w + 1 : n;
+        for (size_t j = lo; j < hi; j++)
+            psum_add(&q, &v[j], v[i].k, delta, 1);
+        if (q.sw >= 1.5)
+            return phase_fit(&q, v, 0, delta, 0, phi, var, own);
+    }
+    return -1;
+}
+
 /* Smooths every slot's angle through its neighbours' and drops the
  * measurements that disagree with theirs by more than 5 robust standard
  * deviations of all the slots' disagreements (a step located on a spike,
@@ -1018,6 +1042,7 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
         for (size_t i = 0; i < n; i++)
             if (!isnan(r[i]) && fabs(r[i]) > 5 * sd) {
                 v[i].measured = 0;
+                v[i].dropped = 1;
                 dropped++;
             }
         if (!dropped)
@@ -1032,6 +1057,9 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
         if (ps && phase_fit(ps, v, i, delta, 0, &phi, &var, &own) == 0) {
             theta_s[i] = phi + (double)v[i].k * delta;
             /* the line's variance from the measured scatter when known */
+            var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
+        } else if (v[i].dropped && phase_fit_wide(v, n, i, M, delta, &phi, &var, &own) == 0) {
+            theta_s[i] = phi + (double)v[i].k * delta;
             var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
         } else {
             theta_s[i] = v[i].theta;
@@ -1873,7 +1901,7 @@ static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
     double T = 2 * M_PI / wk->ring.w;
     size_t moved = 0;
     for (size_t i = 0; i < m; i++) {
-        if (!v[i].measured)
+        if (!v[i].measured && !v[i].dropped)
             continue;
         double from = v[i].tc - 4 * T;
         double t = time_of_theta(wk, ths[i], from > 0 ? (size_t)from : 0, 1);
@@ -1884,6 +1912,13 @@ static size_t snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
             v[i].tc += k * T;
             v[i].theta = theta_at(wk, v[i].tc);
             moved++;
+            /* a slot dropped for lying whole periods off is measured
+             * again once snapped; the smoothing that follows drops it
+             * once more if it still disagrees */
+            if (v[i].dropped) {
+                v[i].measured = 1;
+                v[i].dropped = 0;
+            }
         }
     }
     return moved;
