@@ -949,6 +949,22 @@ static int no_semicolon(pl_sweep_spec *s, const pname *pn)
     return 1;
 }
 
+/* Appends name = canon (read on the current line) to the n entries of
+ * list, which the caller has checked have room.  1, or 0 with the spec's
+ * error when out of memory. */
+static int kv_add(pl_sweep_spec *s, kv *list, size_t *n, const char *name, const pname *pn,
+                  const char *canon)
+{
+    kv *e = &list[*n];
+    memcpy(e->name, name, strlen(name) + 1);
+    e->pn = *pn;
+    e->line = s->line;
+    if (!(e->value = strdup(canon)))
+        return fail(s, "out of memory");
+    (*n)++;
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
                    const char *value)
 {
@@ -1016,14 +1032,7 @@ static int handler(void *user, const char *section, const char *name,
             return 0;
         if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
             snprintf(!strcmp(name, "prism") ? s->prism : s->ramp, VALUE_LEN, "%s", canon);
-        f = &s->fixed[s->nfixed];
-        memcpy(f->name, name, strlen(name) + 1);
-        f->pn = pn;
-        f->line = s->line;
-        if (!(f->value = strdup(canon)))
-            return fail(s, "out of memory");
-        s->nfixed++;
-        return 1;
+        return kv_add(s, s->fixed, &s->nfixed, name, &pn, canon);
     }
     if (!strncmp(section, "axis ", 5)) {
         s->sec = SEC_AXIS;
@@ -1081,14 +1090,7 @@ static int handler(void *user, const char *section, const char *name,
         if (s->ncat == MAX_FIXED || pn.ncomp || !*value || strlen(value) >= VALUE_LEN ||
             !check_value(s, &pn, value, canon))
             return fail(s, "[catalogue] takes numbers, got %s = '%s'", name, value);
-        kv *c = &s->cat[s->ncat];
-        memcpy(c->name, name, strlen(name) + 1);
-        c->pn = pn;
-        c->line = s->line;
-        if (!(c->value = strdup(canon)))
-            return fail(s, "out of memory");
-        s->ncat++;
-        return 1;
+        return kv_add(s, s->cat, &s->ncat, name, &pn, canon);
     }
     if (!strcmp(section, "repeat")) {
         s->sec = SEC_REPEAT;
