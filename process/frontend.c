@@ -114,10 +114,8 @@ static double mains_refine(double *v[2], const double h[2], size_t n, double rat
         step++;
     for (size_t i = 0; i < S; i += step)
         t[ns++] = e[i];
-    double med = pl_median(t, ns);
-    for (size_t i = 0, j = 0; i < S; i += step)
-        t[j++] = e[i];
-    double sd = pl_robust_sd(t, ns), w = 2 * M_PI * f / rate;
+    /* (pl_median() only reorders t: the spread needs no fresh copy) */
+    double med = pl_median(t, ns), sd = pl_robust_sd(t, ns), w = 2 * M_PI * f / rate;
     free(t);
     size_t kept = 0;
     for (size_t b = 0; b < nb; b++) {
@@ -437,9 +435,8 @@ static unsigned char *lead_mask(const double *v, size_t L, double *level)
         return NULL;
     }
     memcpy(t, v, L * sizeof *t);
-    double med = pl_median(t, L);
-    memcpy(t, v, L * sizeof *t);
-    double sd = pl_robust_sd(t, L);
+    /* (pl_median() only reorders t: the spread needs no fresh copy) */
+    double med = pl_median(t, L), sd = pl_robust_sd(t, L);
     free(t);
     *level = med;
     memset(use, 1, L);

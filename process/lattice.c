@@ -1032,8 +1032,8 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
     /* How far to smooth: the neighbours' line must follow theta's drift
      * (1/f noise bends it within a second) yet average the slots' own
      * errors.  Of half-widths 2, 4, 8 and M the one whose line predicts
-     * the slots it leaves out best is used; its disagreements are kept
-     * for the first outlier pass (rb), which would compute them again. */
+     * the slots it leaves out best is used; its disagreements stay in rb
+     * for the first outlier pass, which would compute them again. */
     int best_m = M, last = 0;
     double best_sd = INFINITY;
     static const int tries[] = {2, 4, 8};
@@ -1044,22 +1044,25 @@ static void smooth_phase(slot *v, size_t n, int M, double delta,
         last = mm;
         double sd = loo_spread(v, n, mm, delta, r, tmp, ps);
         if (sd < best_sd) {
+            double *x = rb;
+            rb = r;
+            r = x;
             best_sd = sd;
             best_m = mm;
-            memcpy(rb, r, n * sizeof *rb);
         }
     }
     M = best_m;
+    /* pass 0 starts from the best trial's disagreements, in rb */
+    double sd = isfinite(best_sd) ? best_sd : NAN;
     for (int pass = 0; r && tmp && rb && ps && pass < 3; pass++) {
         size_t dropped = 0;
-        double sd = pass == 0 && isfinite(best_sd) ? best_sd : loo_spread(v, n, M, delta, r, tmp, ps);
-        if (pass == 0 && isfinite(best_sd))
-            memcpy(r, rb, n * sizeof *r);
+        if (pass > 0)
+            sd = loo_spread(v, n, M, delta, rb, tmp, ps);
         if (!(sd > 0))
             break;
         s2 = sd * sd;
         for (size_t i = 0; i < n; i++)
-            if (!isnan(r[i]) && fabs(r[i]) > 5 * sd) {
+            if (!isnan(rb[i]) && fabs(rb[i]) > 5 * sd) {
                 v[i].measured = 0;
                 v[i].dropped = 1;
                 dropped++;
@@ -2185,6 +2188,16 @@ static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
     free(tv);
 }
 
+/* How much wider two estimates of the same angle scatter about each
+ * other than their variances say: r2[0..n-1] holds d^2 / (var_a + var_b)
+ * for each pair (reordered here), whose median is 0.455 (that of chi^2
+ * with one degree of freedom) when the variances are right.  The median
+ * over 0.455, at least 1; 1 for fewer than 8 pairs. */
+static double excess_scatter(double *r2, size_t n)
+{
+    return n >= 8 ? fmax(1, pl_median(r2, n) / 0.455) : 1;
+}
+
 static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
                         double beta, tops *tp, pl_lattice_stats *st)
 {
@@ -2280,9 +2293,7 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
             double d = 0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i];
             lag[nr++] = d * d / (vt + vars[i]);
         }
-        double inflate = 1;
-        if (nr >= 8)
-            inflate = fmax(1, pl_median(lag, nr) / 0.455);
+        double inflate = excess_scatter(lag, nr);
         /* the tops smoothed along their lattice (smooth_tops()), in lag[]
          * and a second array */
         double *sv = malloc(sz), *st = lag, *tt = malloc(sz), *vt = malloc(sz);
@@ -2304,7 +2315,7 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
                  * 0.0039 rad (2.3 ms) early, where its top said 0.0005-0.001
                  * early; joined, 1.9 ms.  From the smoothed tops only: a
                  * lone top is no better than the line. */
-                if (right && sr && !(i > 0 && left)) {
+                if (right && sr) {
                     tt[i] = st[i] - scale * (half - beta);
                     vt[i] = sv[i];
                 } else if (left && sl) {
@@ -2344,7 +2355,7 @@ static double top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
                 double d = tt[i] - ths[i];
                 lag[nb++] = d * d / (vt[i] + vars[i]);   /* st[] is done with */
             }
-        double birge = nb >= 8 ? fmax(1, pl_median(lag, nb) / 0.455) : 1;
+        double birge = excess_scatter(lag, nb);
         for (size_t i = 0; tt && vt && i < m; i++) {
             if (isnan(tt[i]))
                 continue;
