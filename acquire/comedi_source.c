@@ -29,6 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Seconds of data the driver's buffer holds when the rig names no size:
+ * a reader starved this long by the rest of the machine loses nothing. */
+#define DEFAULT_BUFFER_S 4.0
+
 typedef struct {
     comedi_t *dev;
     char path[256];
@@ -192,12 +196,27 @@ static pl_status prepare_command(comedi_source *s, const pl_comedi_options *o,
         return pl_err_set(err, PL_EDAQ, "%s: the driver rejects the command "
                           "(comedi_command_test returned %d): check rate, "
                           "range and reference", s->path, rc);
-    if (o->buffer_bytes > 0 &&
-        comedi_set_buffer_size(s->dev, s->subdevice, (unsigned)o->buffer_bytes) < 0)
-        return pl_err_set(err, PL_EDAQ, "%s: cannot set the buffer to %ld bytes "
-                          "(the limit is %d; as root raise it in "
-                          "/sys/class/comedi)", s->path, o->buffer_bytes,
-                          comedi_get_max_buffer_size(s->dev, s->subdevice));
+    if (o->buffer_bytes > 0) {
+        if (comedi_set_buffer_size(s->dev, s->subdevice, (unsigned)o->buffer_bytes) < 0)
+            return pl_err_set(err, PL_EDAQ, "%s: cannot set the buffer to %ld bytes "
+                              "(the limit is %d; as root raise it in "
+                              "/sys/class/comedi)", s->path, o->buffer_bytes,
+                              comedi_get_max_buffer_size(s->dev, s->subdevice));
+        return PL_OK;
+    }
+    /* A subdevice keeps the buffer size its last user set, so "the
+     * driver's default" may be someone's 4 KiB: 0.1 s at 10 kHz, less than
+     * a loaded machine can stall a reader.  Unless the rig says otherwise,
+     * ask for DEFAULT_BUFFER_S of data, as much as the limit allows, and
+     * never shrink a buffer that is larger already. */
+    double want = DEFAULT_BUFFER_S * rate * (double)s->n_channels * sizeof(lsampl_t);
+    int have = comedi_get_buffer_size(s->dev, s->subdevice);
+    int limit = comedi_get_max_buffer_size(s->dev, s->subdevice);
+    if (have >= 0 && limit > 0 && (double)have < want) {
+        double bytes = fmin(want, (double)limit);
+        if (bytes > have)   /* best effort: a smaller buffer still records */
+            comedi_set_buffer_size(s->dev, s->subdevice, (unsigned)bytes);
+    }
     return PL_OK;
 }
 

@@ -16,13 +16,14 @@ typedef struct {
     int n_channels;              /* 0: channels 0 and 1 */
     int range, aref;             /* comedi range index, AREF_* */
     double rate_hz;              /* per channel; 0: 10 kHz */
-    long buffer_bytes;           /* 0: the driver's default */
+    long buffer_bytes;           /* 0: 4 s of data, within the
+                                    driver's limit (never shrunk) */
 } pl_comedi_options;
 
 extern const pl_source_type pl_source_comedi;
 
 /* Defaults: /dev/comedi0, the first streaming AI subdevice, channels 0 and
- * 1, range 0, ground reference, 10 kHz, the driver's buffer. */
+ * 1, range 0, ground reference, 10 kHz, a buffer of 4 s. */
 void pl_comedi_options_init(pl_comedi_options *o);
 
 /* The card as a source spec: pl_source_comedi with o and cfg (o is

@@ -76,6 +76,11 @@ typedef struct {
     client cl[MAX_CLIENTS];
     int n_streams;               /* clients streaming */
     long long src_frames;        /* frames read since the source opened */
+    struct {                     /* the stream's unfinished group */
+        long long first;         /* its first frame */
+        size_t n;                /* frames in it so far */
+        double mn[2], mx[2];
+    } sg;
     double last_status;          /* when the streams last got an S line */
 } daemon_t;
 
@@ -183,10 +188,15 @@ static void stream_status(daemon_t *d)
     d->last_status = mono_s();
 }
 
-/* One "D" line for a block just read: when it was read (Unix ms, for the
- * viewer's latency), its first frame since the source opened, the rate,
- * the decimation k, then for each k frames the min and max of v_p1 and
- * v_p2 (m/s, the daemon's calibrated downhill velocity). */
+/* One "D" line for the whole groups of k frames that a block just read
+ * completes: when it was read (Unix ms, for the viewer's latency), the
+ * first frame of its first group since the source opened, the rate, the
+ * decimation k, then for each group the min and max of v_p1 and v_p2
+ * (m/s, the daemon's calibrated downhill velocity).  A source returns
+ * whatever the card holds, rarely a multiple of k, so the frames of an
+ * unfinished group wait in d->sg for the next block: every line then
+ * covers exactly groups * k frames and starts where the one before
+ * ended, which is what a viewer needs to place it on its time axis. */
 static void stream_block(daemon_t *d, const unsigned char *buf, size_t got)
 {
     struct timespec now;
@@ -194,31 +204,43 @@ static void stream_block(daemon_t *d, const unsigned char *buf, size_t got)
     int k = (int)(d->info.sample_rate_hz / 1000);
     if (k < 1)
         k = 1;
-    size_t groups = (got + (size_t)k - 1) / (size_t)k;
+    if (d->sg.n == 0)
+        d->sg.first = d->src_frames;
+    long long first = d->sg.first;
+    size_t groups = (d->sg.n + got) / (size_t)k;
     /* 4 numbers of at most 12 bytes a group, and the head */
     size_t cap = 96 + groups * 52;
     char *line = malloc(cap);
-    if (!line)
+    if (!line) {
+        d->sg.n = 0;   /* the viewer sees a jump in frames, never a wrong one */
         return;
+    }
     size_t n = (size_t)snprintf(line, cap, "D %.1f %lld %g %d %zu",
                                 (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6,
-                                d->src_frames, d->info.sample_rate_hz, k, groups);
+                                first, d->info.sample_rate_hz, k, groups);
     int nch = d->info.n_channels < 2 ? d->info.n_channels : 2;
-    for (size_t g = 0; g < groups; g++) {
-        double mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY};
-        size_t a = g * (size_t)k, b = a + (size_t)k < got ? a + (size_t)k : got;
-        for (size_t i = a; i < b; i++)
-            for (int c = 0; c < nch; c++) {
-                double v = velocity(d, buf + i * d->frame_bytes, c);
-                if (v < mn[c]) mn[c] = v;
-                if (v > mx[c]) mx[c] = v;
+    for (size_t i = 0; i < got; i++) {
+        if (d->sg.n == 0)
+            for (int c = 0; c < 2; c++) {
+                d->sg.mn[c] = INFINITY;
+                d->sg.mx[c] = -INFINITY;
             }
+        for (int c = 0; c < nch; c++) {
+            double v = velocity(d, buf + i * d->frame_bytes, c);
+            d->sg.mn[c] = fmin(d->sg.mn[c], v);
+            d->sg.mx[c] = fmax(d->sg.mx[c], v);
+        }
+        if (++d->sg.n < (size_t)k)
+            continue;
         for (int c = 0; c < 2; c++)
-            n += (size_t)snprintf(line + n, cap - n, " %.5g %.5g", c < nch ? mn[c] : 0.0,
-                                  c < nch ? mx[c] : 0.0);
+            n += (size_t)snprintf(line + n, cap - n, " %.5g %.5g", c < nch ? d->sg.mn[c] : 0.0,
+                                  c < nch ? d->sg.mx[c] : 0.0);
+        d->sg.n = 0;
+        d->sg.first = d->src_frames + (long long)i + 1;
     }
     line[n++] = '\n';
-    stream_line(d, line, n);
+    if (groups > 0)
+        stream_line(d, line, n);
     free(line);
 }
 
@@ -249,6 +271,7 @@ static pl_status open_source(daemon_t *d, pl_err *err)
     d->pre = malloc(d->pre_cap * d->frame_bytes);
     d->pre_len = d->pre_head = 0;
     d->src_frames = 0;
+    d->sg.n = 0;
     d->have_base = 0;
     d->above = d->still = 0;
     d->moved = 0;
@@ -348,6 +371,8 @@ static pl_status step(daemon_t *d, pl_err *err)
     }
     if (d->n_streams > 0)
         stream_block(d, d->buf, got);
+    else
+        d->sg.n = 0;   /* no viewer: a later one starts at a fresh group */
     d->src_frames += (long long)got;
     size_t hold = (size_t)(d->opt->still_s * d->info.sample_rate_hz);
     for (size_t i = 0; i < got; i++) {

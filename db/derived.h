@@ -34,6 +34,19 @@ typedef struct {
     long long n_expected;     /* impacts the lattice of L_p expects; -1: unknown */
     long long n_confirmed;    /* of them, with a step above the noise */
     char warnings[2048];      /* one per line; "" when none */
+    /* The data-quality record (docs/process.md, "Faults"): one word,
+     * "good" (nothing went wrong), "degraded" (measured through a fault)
+     * or "refused", and one fault a line, each "<kind> key=value ...":
+     *   beam_lost channel=C from_s=A to_s=B
+     *   clipped channel=C samples=K spans=S from_s=A to_s=B
+     *   common_motion level_mps=X freqs_hz=F1,F2,...
+     *   hum freq_hz=F drift_hz=D amp1_mps=X amp2_mps=Y
+     *   dropouts channel=C count=K total_s=X
+     *   tail_cut at_s=A
+     *   refused reason="..."
+     * Kinds and keys only grow; readers skip what they do not know. */
+    char quality[16];
+    char faults[2048];
 } pl_processing;
 
 typedef struct {

@@ -681,6 +681,8 @@ static void make_record(long long run_id, const pl_process_config *cfg,
     rec->n_expected = (long long)r->n_expected;
     rec->n_confirmed = (long long)r->n_confirmed;
     snprintf(rec->warnings, sizeof rec->warnings, "%s", r->warnings);
+    snprintf(rec->quality, sizeof rec->quality, "%s", r->quality[0] ? r->quality : "good");
+    snprintf(rec->faults, sizeof rec->faults, "%s", r->faults);
 }
 
 /* Writes r back as run_id's derived data: the record, the series at
