@@ -24,9 +24,15 @@ export PRISMLAB_SRC="$top"
 # Never let a developer's database leak into a test.
 unset PRISMLAB_DB
 
+# Seconds since the epoch with milliseconds, and the time since $1: each
+# test's line says what it took, so that a slow suite shows where.
+now() { date +%s.%N | cut -c1-14; }
+took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+
 run_cmocka() {   # $1 program, $2 prismlab binary for the CLI tests
     name=$(echo "$1" | sed 's|^build/||; s|/|_|g')
     log=$logs/$name.log
+    t0=$(now)
     PRISMLAB_BIN="$top/$2" "$top/$1" > "$log" 2>&1
     rc=$?
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
@@ -36,9 +42,9 @@ run_cmocka() {   # $1 program, $2 prismlab binary for the CLI tests
     passed=$((passed + p)); failed=$((failed + f))
     if [ "$f" -ne 0 ]; then
         failed_names="$failed_names $1"
-        echo "FAIL $1 ($p passed, $f failed)"; cat "$log"
+        echo "FAIL $1 ($p passed, $f failed, $(took "$t0"))"; cat "$log"
     else
-        echo "ok   $1 ($p passed)"
+        echo "ok   $1 ($p passed, $(took "$t0"))"
     fi
 }
 
@@ -47,11 +53,12 @@ for t in $asan_tests; do run_cmocka "$t" build/asan/bin/prismlab; done
 for s in $scripts; do
     name=$(echo "$s" | sed 's|/|_|g')
     log=$logs/$name.log
+    t0=$(now)
     if PRISMLAB_BIN="$top/bin/prismlab" sh "$s" > "$log" 2>&1; then
-        passed=$((passed + 1)); echo "ok   $s"
+        passed=$((passed + 1)); echo "ok   $s ($(took "$t0"))"
     else
         failed=$((failed + 1)); failed_names="$failed_names $s"
-        echo "FAIL $s"; cat "$log"
+        echo "FAIL $s ($(took "$t0"))"; cat "$log"
     fi
 done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
