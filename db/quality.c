@@ -269,6 +269,18 @@ static const char *other_beam(const pl_fault *f)
                                                                  : "the other beam";
 }
 
+/* "23.0,9.0" as "23.0, 9.0" for a reader. */
+static void spaced_list(const char *list, char *out, size_t n)
+{
+    size_t at = 0;
+    for (const char *c = list; *c && at + 3 < n; c++) {
+        out[at++] = *c;
+        if (*c == ',')
+            out[at++] = ' ';
+    }
+    out[at] = '\0';
+}
+
 void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
 {
     const char *k = f->kind;
@@ -281,17 +293,20 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  "in %s spans between %s s and %s s", val(f, "channel"),
                  val(f, "samples"), val(f, "spans"), val(f, "from_s"),
                  val(f, "to_s"));
-    else if (strcmp(k, "common_motion") == 0)
+    else if (strcmp(k, "common_motion") == 0) {
+        char freqs[PL_FAULT_TEXT_MAX * 2];
+        spaced_list(val(f, "freqs_hz"), freqs, sizeof freqs);
         snprintf(buf, n, "both beams saw a common motion of %s m/s at %s Hz "
-                 "(not the prism's rotation)", val(f, "level_mps"),
-                 val(f, "freqs_hz"));
+                 "(not the prism's rotation)", val(f, "level_mps"), freqs);
+    }
     else if (strcmp(k, "hum") == 0)
         snprintf(buf, n, "mains hum at %s Hz (drifting by %s Hz): %s m/s on "
                  "beam 1, %s m/s on beam 2", val(f, "freq_hz"),
                  val(f, "drift_hz"), val(f, "amp1_mps"), val(f, "amp2_mps"));
     else if (strcmp(k, "dropouts") == 0)
-        snprintf(buf, n, "beam %s dropped out %s times, %s s in all",
-                 val(f, "channel"), val(f, "count"), val(f, "total_s"));
+        snprintf(buf, n, "beam %s dropped out %s time%s, %s s in all",
+                 val(f, "channel"), val(f, "count"),
+                 strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "total_s"));
     else if (strcmp(k, "tail_cut") == 0)
         snprintf(buf, n, "the run was cut at %s s: the data after it were "
                  "not used", val(f, "at_s"));
@@ -335,6 +350,6 @@ const char *pl_quality_words(const char *quality)
     if (strcmp(quality, "degraded") == 0)
         return "degraded (measured through a fault)";
     if (strcmp(quality, "refused") == 0)
-        return "refused (processing could not measure the run)";
+        return "refused";
     return quality;
 }

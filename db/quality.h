@@ -80,9 +80,8 @@ int pl_faults_each(const char *faults,
                    void *ctx);
 
 /* The record's word for a person: "good", "degraded (measured through a
- * fault)", "refused (processing could not measure the run)", and for ""
- * (processed before schema 5) "not assessed (processed before prismlab
- * recorded data quality)". */
+ * fault)", "refused", and for "" (processed before schema 5) "not
+ * assessed (processed before prismlab recorded data quality)". */
 const char *pl_quality_words(const char *quality);
 
 #endif
