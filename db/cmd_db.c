@@ -485,7 +485,8 @@ static const pl_cli_command run_command = {
     .about =
     "list prints one line per run, newest first, under a header row; show\n"
     "prints everything stored about one run, its channels and calibration,\n"
-    "its processing and the history of its corrections.  Simulated runs are\n"
+    "its processing, its data quality (good, degraded or refused, with each\n"
+    "fault in words) and the history of its corrections.  Simulated runs are\n"
     "marked SYNTHETIC.  --json prints the same as JSON.\n"
     "\n"
     "set corrects what was written down about a run (a wrong prism, swapped\n"
