@@ -5,6 +5,7 @@
 #include "core/cli.h"
 #include "db/catalog.h"
 #include "db/derived.h"
+#include "db/quality.h"
 #include "db/run.h"
 #include "db/store.h"
 
@@ -46,6 +47,22 @@ static void json_number(FILE *out, double v)
 {
     if (isfinite(v))
         fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+/* A JSON number in the shortest form that reads back as v ("2.345", not
+ * "2.3450000000000002"): a fault's values are read as people wrote them. */
+static void json_number_short(FILE *out, double v)
+{
+    char buf[32];
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (isfinite(v))
+        fputs(buf, out);
     else
         fputs("null", out);
 }
@@ -468,7 +485,8 @@ static const pl_cli_command run_command = {
     .about =
     "list prints one line per run, newest first, under a header row; show\n"
     "prints everything stored about one run, its channels and calibration,\n"
-    "its processing and the history of its corrections.  Simulated runs are\n"
+    "its processing, its data quality (good, degraded or refused, with each\n"
+    "fault in words) and the history of its corrections.  Simulated runs are\n"
     "marked SYNTHETIC.  --json prints the same as JSON.\n"
     "\n"
     "set corrects what was written down about a run (a wrong prism, swapped\n"
@@ -507,25 +525,46 @@ static void json_run(FILE *out, const pl_run_info *r)
 }
 
 typedef struct {
+    pl_store *store;
     int json, n;
 } list_ctx;
+
+/* The quality column of `run list`: the record's word, "unknown" for a
+ * run processed before prismlab recorded it, "" (shown "-", JSON null)
+ * for one neither processed nor refused. */
+static const char *list_quality(pl_store *store, long long id)
+{
+    pl_quality q;
+    pl_err err = {0};
+    if (pl_quality_get(store, id, &q, &err) != PL_OK)
+        return "";
+    if (!q.quality[0])
+        return "unknown";
+    /* the column's CHECK allows these three */
+    return strcmp(q.quality, "good") == 0       ? "good"
+           : strcmp(q.quality, "degraded") == 0 ? "degraded"
+                                                : "refused";
+}
 
 static int print_run_line(void *ctx, const pl_run_info *r)
 {
     list_ctx *c = ctx;
+    const char *quality = list_quality(c->store, r->id);
     if (c->json) {
         fputs(c->n++ ? ",\n " : "[", stdout);
         json_run(stdout, r);
+        json_field_text(stdout, ", ", "quality", quality);
         fputs("}", stdout);
         return 0;
     }
     if (!c->n++)
-        printf("%5s  %-20s %-10s %-9s %-11s %11s  %-12s %-12s %s\n", "id",
-               "started_utc", "source", "state", "experiment", "duration",
-               "prism", "ramp", "file or device");
-    printf("%5lld  %-20s %-10s %-9s %-11s %9.3f s  %-12s %-12s %s%s\n", r->id,
+        printf("%5s  %-20s %-10s %-9s %-8s %-11s %11s  %-12s %-12s %s\n", "id",
+               "started_utc", "source", "state", "quality", "experiment",
+               "duration", "prism", "ramp", "file or device");
+    printf("%5lld  %-20s %-10s %-9s %-8s %-11s %9.3f s  %-12s %-12s %s%s\n", r->id,
            r->started_utc, r->source_kind, r->state == PL_RUN_IMPORTED ? "imported"
-           : pl_run_state_name(r->state), r->experiment[0] ? r->experiment : "-",
+           : pl_run_state_name(r->state), quality[0] ? quality : "-",
+           r->experiment[0] ? r->experiment : "-",
            r->n_frames / r->sample_rate_hz, r->prism[0] ? r->prism : "-",
            r->ramp[0] ? r->ramp : "-", r->synthetic ? "SYNTHETIC " : "",
            r->source_detail);
@@ -596,10 +635,14 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
 static void print_processing(pl_store *store, long long id, int json)
 {
     pl_processing p;
+    pl_quality q;
     pl_err err = {0};
     if (pl_derived_get(store, id, &p, &err) != PL_OK) {
         if (json)
             fputs(", \"processing\": null", stdout);
+        else if (pl_quality_get(store, id, &q, &err) == PL_OK &&
+                 strcmp(q.quality, "refused") == 0)
+            printf("processing:     none: refused (quality below)\n");
         else
             printf("processing:     none (prismlab process %lld)\n", id);
         return;
@@ -640,6 +683,84 @@ static void print_processing(pl_store *store, long long id, int json)
     }
 }
 
+/* One fault as a JSON object: "kind" and its fields, numbers as numbers;
+ * a line that does not parse as {"kind": null, "line": "..."}. */
+static int json_fault(void *ctx, const pl_fault *f, const char *line, size_t len)
+{
+    int *n = ctx;
+    char text[2048];
+    fputs((*n)++ ? ", " : "", stdout);
+    if (!f) {
+        snprintf(text, sizeof text, "%.*s", (int)len, line);
+        fputs("{\"kind\": null, \"line\": ", stdout);
+        json_string(stdout, text);
+        fputs("}", stdout);
+        return 0;
+    }
+    fputs("{\"kind\": ", stdout);
+    json_string(stdout, f->kind);
+    for (int i = 0; i < f->n; i++) {
+        const pl_fault_field *fld = &f->field[i];
+        double v[PL_FAULT_TEXT_MAX / 2];
+        size_t nv = pl_fault_numbers(fld, v, sizeof v / sizeof *v);
+        printf(", \"%s\": ", fld->key);   /* a key is [a-z0-9_] */
+        if (fld->type == PL_FAULT_STRING)
+            json_string(stdout, fld->text);
+        else if (fld->type == PL_FAULT_NUMBER)
+            json_number_short(stdout, fld->number);
+        else {
+            fputs("[", stdout);
+            for (size_t k = 0; k < nv; k++) {
+                fputs(k ? ", " : "", stdout);
+                json_number_short(stdout, v[k]);
+            }
+            fputs("]", stdout);
+        }
+    }
+    fputs("}", stdout);
+    return 0;
+}
+
+/* One fault a line, in words, under the quality line. */
+static int print_fault(void *ctx, const pl_fault *f, const char *line, size_t len)
+{
+    char words[2048];
+    (void)ctx;
+    if (f)
+        pl_fault_describe(f, words, sizeof words);
+    else
+        snprintf(words, sizeof words, "%.*s", (int)len, line);
+    printf("                %s\n", words);
+    return 0;
+}
+
+/* The data-quality record: its word and its faults (docs/data-model.md,
+ * "Data quality"); JSON "quality": null for a run neither processed nor
+ * refused, or processed before prismlab recorded it. */
+static void print_quality(pl_store *store, long long id, int json)
+{
+    pl_quality q;
+    pl_err err = {0};
+    int n = 0;
+    if (pl_quality_get(store, id, &q, &err) != PL_OK) {
+        if (json)
+            fputs(", \"quality\": null, \"faults\": []", stdout);
+        return;
+    }
+    if (json) {
+        json_field_text(stdout, ", ", "quality", q.quality);
+        fputs(", \"faults\": [", stdout);
+        pl_faults_each(q.faults, json_fault, &n);
+        fputs("]", stdout);
+        return;
+    }
+    printf("quality:        %s", pl_quality_words(q.quality));
+    if (strcmp(q.quality, "refused") == 0)
+        printf(" by prismlab %s at %s", q.version, q.recorded_utc);
+    printf("\n");
+    pl_faults_each(q.faults, print_fault, NULL);
+}
+
 static int print_change(void *ctx, const pl_run_change *c)
 {
     int *n = ctx;
@@ -673,10 +794,12 @@ static int run_show(pl_store *store, long long id, int json)
         json_run(stdout, &info);
         json_channels(&info, ch);
         print_processing(store, id, 1);
+        print_quality(store, id, 1);
         fputs(", \"corrections\": [", stdout);
     } else {
         print_run(&info, ch);
         print_processing(store, id, 0);
+        print_quality(store, id, 0);
     }
     if (pl_run_history(store, id, print_change, &n, &err) != PL_OK)
         return pl_cli_fail("run", &err);
@@ -809,10 +932,11 @@ int pl_cmd_run(int argc, char **argv)
                                   "set, delete)");
     verb = argv[1];
     if (!strcmp(verb, "list") && nargs == 1) {
-        list_ctx c = {a.json, 0};
+        list_ctx c = {NULL, a.json, 0};
         if ((rc = check_verb_options(verb, opts, list_opts)) ||
             (rc = open_store("run", a.db, PL_STORE_READONLY, &store)))
             return rc;
+        c.store = store;
         rc = pl_run_list(store, a.experiment, print_run_line, &c, &err)
                  ? pl_cli_fail("run", &err) : PL_EXIT_OK;
         if (rc == PL_EXIT_OK && a.json)

@@ -1,6 +1,8 @@
 /* db/derived.c - processing record, series and impacts.  See derived.h. */
 #include "db/derived.h"
 
+#include "core/version.h"
+#include "db/quality.h"
 #include "db/run.h"
 #include "db/sqlite_private.h"
 
@@ -62,12 +64,48 @@ static pl_status save_series(pl_store *store, long long run, const pl_series *s,
     return PL_OK;
 }
 
+/* Replaces run_id's quality record; quality "" leaves it without one
+ * (not assessed).  Inside the caller's transaction. */
+static pl_status save_quality(pl_store *store, long long run_id,
+                              const char *quality, const char *faults,
+                              const char *when, const char *version,
+                              pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[96];
+    snprintf(sql, sizeof sql, "DELETE FROM run_quality WHERE run_id = %lld",
+             run_id);
+    if (pl_store_exec(store, sql, err) != PL_OK)
+        return err->code;
+    if (!quality[0])
+        return PL_OK;
+    if (pl_store_prepare(store, "INSERT INTO run_quality (run_id, quality, "
+                         "faults, recorded_utc, version) VALUES (?,?,?,?,?)",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, quality, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, faults, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, version, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "saving the quality record", err);
+    return PL_OK;
+}
+
 pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
                           const pl_series *series, size_t n_series,
                           const pl_impact *impacts, size_t n_impacts,
                           pl_err *err)
 {
     sqlite3_stmt *st = NULL;
+    if (rec->quality[0] && strcmp(rec->quality, "good") != 0 &&
+        strcmp(rec->quality, "degraded") != 0)
+        return pl_err_set(err, PL_EINVAL, "run %lld: quality '%s': expected "
+                          "good or degraded (a refusal has no processing "
+                          "record)", rec->run_id, rec->quality);
     if (pl_store_begin(store, err) != PL_OK)
         return err->code;
     char sql[96];
@@ -110,6 +148,9 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
     }
     sqlite3_finalize(st);
     st = NULL;
+    if (save_quality(store, rec->run_id, rec->quality, rec->faults,
+                     rec->processed_utc, rec->version, err) != PL_OK)
+        goto fail;
     for (size_t i = 0; i < n_series; i++)
         if (save_series(store, rec->run_id, &series[i], err) != PL_OK)
             goto fail;
@@ -158,7 +199,9 @@ pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
                          "release_frame, end_frame, release_t_s, end_t_s, "
                          "n_impacts, lp_end, omega_last_mean, ratio_mean, "
                          "ratio_sd, warnings, ratio_mean_se, n_expected, "
-                         "n_confirmed FROM processing WHERE run_id = ?",
+                         "n_confirmed, q.quality, q.faults FROM processing "
+                         "LEFT JOIN run_quality q USING (run_id) "
+                         "WHERE run_id = ?",
                          &st, err) != PL_OK)
         return err->code;
     sqlite3_bind_int64(st, 1, run_id);
@@ -190,6 +233,83 @@ pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
                                                                  : sqlite3_column_int64(st, 14);
     rec->n_confirmed = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1
                                                                   : sqlite3_column_int64(st, 15);
+    /* NULL (no row: processed before schema 5) reads as "" */
+    pl_store_column_text(st, 16, rec->quality, sizeof rec->quality);
+    pl_store_column_text(st, 17, rec->faults, sizeof rec->faults);
+    sqlite3_finalize(st);
+    return PL_OK;
+}
+
+/* What an earlier processing of run_id derived: processing (series and
+ * impacts go with it by cascade) and the simulations and validations
+ * matched to it.  Inside the caller's transaction. */
+static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
+{
+    static const char *const table[] = {"validation", "simulation", "processing"};
+    char sql[96];
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld",
+                 table[i], run_id);
+        if (pl_store_exec(store, sql, err) != PL_OK)
+            return err->code;
+    }
+    return PL_OK;
+}
+
+pl_status pl_quality_refuse(pl_store *store, long long run_id,
+                            const char *reason, pl_err *err)
+{
+    pl_fault f;
+    char faults[sizeof ((pl_quality *)0)->faults], when[32];
+    pl_run_info info;
+
+    pl_fault_init(&f, "refused");
+    pl_fault_add_text(&f, "reason", reason);
+    if (pl_fault_format(&f, faults, sizeof faults, err) != PL_OK)
+        return err->code;
+    pl_store_utc_now(when);
+    if (pl_store_begin(store, err) != PL_OK)
+        return err->code;
+    /* under the write lock: the run may have been deleted meanwhile */
+    if (pl_run_get(store, run_id, &info, err) != PL_OK ||
+        drop_derived(store, run_id, err) != PL_OK ||
+        save_quality(store, run_id, "refused", faults, when, pl_version(),
+                     err) != PL_OK ||
+        pl_store_commit(store, err) != PL_OK) {
+        pl_store_rollback(store);
+        return pl_err_prefix(err, "recording the refusal of run %lld: ", run_id);
+    }
+    return PL_OK;
+}
+
+pl_status pl_quality_get(pl_store *store, long long run_id, pl_quality *q,
+                         pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    /* the record, else (processed before schema 5) the processing's date */
+    if (pl_store_prepare(store, "SELECT quality, faults, recorded_utc, version "
+                         "FROM run_quality WHERE run_id = ?1 UNION ALL "
+                         "SELECT '', '', processed_utc, prismlab_version "
+                         "FROM processing WHERE run_id = ?1 AND NOT EXISTS "
+                         "(SELECT 1 FROM run_quality WHERE run_id = ?1)",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE)
+            return pl_err_set(err, PL_ENOTFOUND, "run %lld has no quality "
+                              "record: it is not processed (run: prismlab "
+                              "process %lld)", run_id, run_id);
+        return pl_store_fail(store, "reading the quality record", err);
+    }
+    memset(q, 0, sizeof *q);
+    q->run_id = run_id;
+    pl_store_column_text(st, 0, q->quality, sizeof q->quality);
+    pl_store_column_text(st, 1, q->faults, sizeof q->faults);
+    pl_store_column_text(st, 2, q->recorded_utc, sizeof q->recorded_utc);
+    pl_store_column_text(st, 3, q->version, sizeof q->version);
     sqlite3_finalize(st);
     return PL_OK;
 }

@@ -7,6 +7,12 @@
  * writes the new one inside one transaction, so a reader sees either the
  * old result or the new one, never a mixture.
  *
+ * The run's data-quality record (table run_quality, schema 5) goes with
+ * it: saved and replaced in the same transaction, read back into
+ * pl_processing.quality/faults.  A run that processing refuses has no
+ * processing record but still a quality record ("refused", written by
+ * pl_quality_refuse()); pl_quality_get() reads the record of any run.
+ *
  * Series hold little-endian IEEE-754 doubles.  For time series sample k is
  * at t0_s + k / rate_hz; for spectra (names starting "psd_") bin k is at
  * frequency k / rate_hz, i.e. rate_hz holds 1 / bin width and t0_s = 0.
@@ -68,14 +74,29 @@ typedef struct {
                                  lattice of L_p; -1: unknown (older rows) */
 } pl_impact;
 
+/* The quality record of one run, processed or refused. */
+typedef struct {
+    long long run_id;
+    char quality[16];         /* good, degraded, refused; "": processed
+                                 before prismlab recorded data quality */
+    char faults[2048];        /* as pl_processing.faults */
+    char recorded_utc[32];    /* when it was assessed (for "": processed) */
+    char version[64];         /* the prismlab that assessed it */
+} pl_quality;
+
 /* Replaces the run's derived data with rec, series[0..n_series-1] and
- * impacts[0..n_impacts-1], atomically. */
+ * impacts[0..n_impacts-1], atomically, and its quality record with
+ * rec->quality and rec->faults ("good" or "degraded"; "" stores none, the
+ * run then reads as not assessed).  PL_EINVAL for another word: a
+ * refusal is pl_quality_refuse()'s. */
 pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
                           const pl_series *series, size_t n_series,
                           const pl_impact *impacts, size_t n_impacts,
                           pl_err *err);
 
-/* Reads the processing record; PL_ENOTFOUND when the run is not processed. */
+/* Reads the processing record with its quality and faults (quality ""
+ * when the run was processed before schema 5); PL_ENOTFOUND when the run
+ * is not processed. */
 pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
                          pl_err *err);
 
@@ -89,5 +110,22 @@ pl_status pl_derived_series(pl_store *store, long long run_id,
 /* Reads the impacts into a malloc'd array (*out, *n; the caller frees). */
 pl_status pl_derived_impacts(pl_store *store, long long run_id,
                              pl_impact **out, size_t *n, pl_err *err);
+
+/* Records that processing refused the run, for reason (one line; a
+ * newline becomes a space): quality "refused", faults the one line
+ * 'refused reason="..."'.  In the same transaction it drops what an
+ * earlier processing derived (processing, series, impacts, and the
+ * simulations and validations matched to it), which no longer stand for
+ * what processing makes of the run now.  PL_ENOTFOUND when the run does
+ * not exist. */
+pl_status pl_quality_refuse(pl_store *store, long long run_id,
+                            const char *reason, pl_err *err);
+
+/* Reads the quality record of run_id: a processed or refused run's, or
+ * quality "" for a run processed before schema 5 (recorded_utc and
+ * version then its processing's).  PL_ENOTFOUND when the run was neither
+ * processed nor refused (or does not exist). */
+pl_status pl_quality_get(pl_store *store, long long run_id, pl_quality *q,
+                         pl_err *err);
 
 #endif

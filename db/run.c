@@ -843,13 +843,15 @@ static pl_status set_channel_real(pl_store *store, long long run_id,
 }
 
 /* What the old metadata produced: processing (series and impacts go with
- * it), simulations and validations. */
+ * it), its quality record (or a refusal: the corrected run may well
+ * process), simulations and validations. */
 static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
 {
     static const char *const sql[] = {
         "DELETE FROM validation WHERE run_id = ?",
         "DELETE FROM simulation WHERE run_id = ?",
-        "DELETE FROM processing WHERE run_id = ?"};
+        "DELETE FROM processing WHERE run_id = ?",
+        "DELETE FROM run_quality WHERE run_id = ?"};
     for (size_t i = 0; i < sizeof sql / sizeof *sql; i++)
         if (run_update(store, sql[i], run_id, 1, NULL, 0, 0, err) != PL_OK)
             return err->code;

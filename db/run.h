@@ -143,7 +143,8 @@ void pl_run_edit_init(pl_run_edit *e);
  * different, lambda0 in (0, 120) deg), writes one run_change row per
  * field that changes (when, field, old and new value as text, the
  * prismlab version), and drops what was derived from the old metadata
- * (processing with its series and impacts, simulations, validations).
+ * (processing with its series, impacts and quality record, or a
+ * refusal; simulations, validations).
  * The samples are not touched.  *changed receives how many fields
  * changed (0: nothing written, nothing dropped).  PL_ENOTFOUND for an
  * unknown run, prism or ramp; PL_EINVAL for a value out of range. */

@@ -2,6 +2,7 @@
  * L_p, impacts and spectra (process/process.h).  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "db/derived.h"
 #include "db/run.h"
 #include "db/select.h"
 #include "process/process.h"
@@ -23,8 +24,11 @@ static const pl_cli_command command = {
     .footer =
     "Prints a line a run: run=<id> release=<s> end=<s> impacts=<n>\n"
     "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>\n"
-    "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>, and\n"
-    "its warnings.  Exit status 2 when any run failed (the others are stored).\n",
+    "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>\n"
+    "quality=<good|degraded>, and its warnings.  A run the data do not let it\n"
+    "measure (no motion, clipped, too short) is recorded as refused, with the\n"
+    "reason, in place of its earlier result ('prismlab run show').  Exit\n"
+    "status 2 when any run failed (the others are stored).\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 /* --no-filter: a cut-off of 0; a later --cutoff still overrides it. */
@@ -40,9 +44,10 @@ static void print_result(long long id, pl_process_result *r)
 {
     printf("run=%lld release=%.4f end=%.4f impacts=%zu Lp_end=%.3f "
            "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu confirmed=%zu "
-           "ratio_se=%.2g\n", id, r->release_t, r->end_t, r->n_impacts, r->lp_end,
-           r->omega_last_mean, r->ratio_mean, r->ratio_sd, r->cutoff_hz, r->n_expected,
-           r->n_confirmed, r->ratio_mean_se);
+           "ratio_se=%.2g quality=%s\n", id, r->release_t, r->end_t, r->n_impacts,
+           r->lp_end, r->omega_last_mean, r->ratio_mean, r->ratio_sd, r->cutoff_hz,
+           r->n_expected, r->n_confirmed, r->ratio_mean_se,
+           r->quality[0] ? r->quality : "good");
     if (r->warnings[0]) {
         char *save = NULL;
         for (char *l = strtok_r(r->warnings, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -83,6 +88,27 @@ static void diagnose(pl_store *store, long long id, const pl_process_result *r,
                 -ch[0].beam_sign, -ch[1].beam_sign);
 }
 
+/* A run the data do not let processing measure (PL_ENUMERIC: no motion,
+ * clipped, too short) gets a quality record "refused" with the failure as
+ * its reason, replacing the result of an earlier processing that no
+ * longer stands.  Other failures (the store, metadata, memory) say
+ * nothing about the data and leave the run as it was. */
+static void record_refusal(pl_store *store, long long id, const pl_err *failure)
+{
+    char prefix[48];
+    const char *reason = failure->msg;
+    pl_err err = {0};
+
+    if (failure->code != PL_ENUMERIC)
+        return;
+    /* pl_process_run names the run first; the record is the run's own */
+    snprintf(prefix, sizeof prefix, "run %lld: ", id);
+    if (strncmp(reason, prefix, strlen(prefix)) == 0)
+        reason += strlen(prefix);
+    if (pl_quality_refuse(store, id, reason, &err) != PL_OK)
+        pl_cli_fail(command.name, &err);
+}
+
 int pl_cmd_process(int argc, char **argv)
 {
     pl_process_config cfg;
@@ -109,6 +135,7 @@ int pl_cmd_process(int argc, char **argv)
             pl_cli_progress_clear();
         if (pl_process_run(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
             pl_cli_fail(command.name, &err);
+            record_refusal(sel.store, sel.ids[k], &err);
             diagnose(sel.store, sel.ids[k], NULL, &err);
             failed++;
             if (sel.n > 1)

@@ -7,6 +7,7 @@
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/derived.h"
+#include "db/quality.h"
 #include "db/run.h"
 #include "db/validation.h"
 #include "model/validate/report.h"
@@ -266,6 +267,99 @@ static void law_cell(pl_web *w, pl_buf *b, long long id)
                   100 * (l ? plastic.max_rel_err_lp : line.max_rel_err_lp));
 }
 
+/* Where the faults of a quality record go: JSON objects or words (for
+ * /api/run/ID/meta), or words one a line (a tooltip). */
+typedef struct {
+    pl_buf *b;
+    int n;
+    int words;   /* 1: the faults in words, 0: as JSON objects */
+} fault_out;
+
+/* One fault as JSON: {"kind": ..., its fields, numbers as numbers}
+ * ({"kind": null, "line": ...} for a line that does not parse), or its
+ * words as a JSON string. */
+static int fault_item(void *ctx, const pl_fault *f, const char *line, size_t len)
+{
+    fault_out *o = ctx;
+    char text[2048];
+    if (o->words) {
+        if (f)
+            pl_fault_describe(f, text, sizeof text);
+        else
+            snprintf(text, sizeof text, "%.*s", (int)len, line);
+        pl_buf_puts(o->b, o->n ? "," : "");
+        pl_buf_json_str(o->b, text);
+        o->n++;
+        return 0;
+    }
+    pl_buf_puts(o->b, o->n++ ? ",{" : "{");
+    if (!f) {
+        snprintf(text, sizeof text, "%.*s", (int)len, line);
+        pl_buf_puts(o->b, "\"kind\":null,\"line\":");
+        pl_buf_json_str(o->b, text);
+        pl_buf_puts(o->b, "}");
+        return 0;
+    }
+    pl_buf_puts(o->b, "\"kind\":");
+    pl_buf_json_str(o->b, f->kind);
+    for (int i = 0; i < f->n; i++) {
+        const pl_fault_field *fld = &f->field[i];
+        double v[PL_FAULT_TEXT_MAX / 2];
+        size_t nv = pl_fault_numbers(fld, v, sizeof v / sizeof *v);
+        pl_buf_printf(o->b, ",\"%s\":", fld->key);   /* a key is [a-z0-9_] */
+        if (fld->type == PL_FAULT_STRING)
+            pl_buf_json_str(o->b, fld->text);
+        else if (fld->type == PL_FAULT_NUMBER)
+            pl_buf_json_num(o->b, fld->number, 15);
+        else {
+            pl_buf_puts(o->b, "[");
+            for (size_t k = 0; k < nv; k++) {
+                pl_buf_puts(o->b, k ? "," : "");
+                pl_buf_json_num(o->b, v[k], 15);
+            }
+            pl_buf_puts(o->b, "]");
+        }
+    }
+    pl_buf_puts(o->b, "}");
+    return 0;
+}
+
+/* The faults in words, one a line, for a tooltip. */
+static int fault_title(void *ctx, const pl_fault *f, const char *line, size_t len)
+{
+    fault_out *o = ctx;
+    char text[2048];
+    if (f)
+        pl_fault_describe(f, text, sizeof text);
+    else
+        snprintf(text, sizeof text, "%.*s", (int)len, line);
+    pl_buf_puts(o->b, o->n++ ? "\n" : "");
+    pl_buf_html(o->b, text);
+    return 0;
+}
+
+/* The quality cell of the runs table: the record's word as a badge, the
+ * faults in words as its tooltip; "-" for a run neither processed nor
+ * refused. */
+static void quality_cell(pl_web *w, pl_buf *b, long long id)
+{
+    pl_quality q;
+    pl_err e = {0};
+    fault_out o = {b, 0, 1};
+    if (pl_quality_get(w->store, id, &q, &e) != PL_OK) {
+        pl_buf_puts(b, "<td class=\"na\">-</td>");
+        return;
+    }
+    if (!q.quality[0]) {
+        pl_buf_puts(b, "<td class=\"na\" title=\"processed before prismlab recorded "
+                       "data quality\">not assessed</td>");
+        return;
+    }
+    pl_buf_printf(b, "<td><span class=\"badge q-%s\" title=\"", q.quality);
+    pl_faults_each(q.faults, fault_title, &o);
+    pl_buf_printf(b, "\">%s</span></td>", q.quality);
+}
+
 static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
 {
     const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
@@ -304,7 +398,8 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
                       "<th>experiment</th><th>prism</th><th>ramp</th><th>started (UTC)</th>"
                       "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
-                      "<th>law the data support</th></tr></thead>\n<tbody>\n", runs.n);
+                      "<th>data quality</th><th>law the data support</th></tr></thead>\n"
+                      "<tbody>\n", runs.n);
     for (size_t i = 0; i < runs.n; i++) {
         const pl_run_info *r = &runs.r[i];
         pl_processing p;
@@ -334,6 +429,7 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
         } else {
             pl_buf_puts(&b, "<td class=\"na\" colspan=\"2\">not processed</td>");
         }
+        quality_cell(w, &b, r->id);
         law_cell(w, &b, r->id);
         pl_buf_puts(&b, "</tr>\n");
     }
@@ -425,6 +521,8 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                           "%.4f &plusmn; %.4f</td></tr>",
                       p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd);
     pl_buf_puts(&b, "</table>\n");
+    /* the data quality's badge and faults: run.js, from /api/run/ID/meta */
+    pl_buf_puts(&b, "<div id=\"quality\"></div>\n");
     if (!processed)
         pl_buf_puts(&b, "<p class=\"warn\">Not processed: only the raw velocities are shown "
                         "(<code>prismlab process</code> derives &omega;, L<sub>p</sub> and the impacts).</p>\n");
@@ -478,6 +576,30 @@ static void json_array(pl_buf *b, const char *name, const double *v, size_t n, i
     pl_buf_add(b, "]", 1);
 }
 
+/* ,"quality":..., "faults":[...], "fault_words":[...] of run id: the
+ * record's word (null: neither processed nor refused, or processed
+ * before prismlab recorded it), its faults as objects (numbers as
+ * numbers, docs/data-model.md) and the same in words, in order. */
+static void json_quality(pl_web *w, pl_buf *b, long long id)
+{
+    pl_quality q;
+    pl_err e = {0};
+    fault_out o = {b, 0, 0};
+    if (pl_quality_get(w->store, id, &q, &e) != PL_OK || !q.quality[0]) {
+        pl_buf_printf(b, ",\"quality\":null,\"faults\":[],\"fault_words\":[]");
+        return;
+    }
+    pl_buf_puts(b, ",\"quality\":");
+    pl_buf_json_str(b, q.quality);
+    pl_buf_puts(b, ",\"faults\":[");
+    pl_faults_each(q.faults, fault_item, &o);
+    pl_buf_puts(b, "],\"fault_words\":[");
+    o.n = 0;
+    o.words = 1;
+    pl_faults_each(q.faults, fault_item, &o);
+    pl_buf_puts(b, "]");
+}
+
 static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_err err = {0};
@@ -495,6 +617,7 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
     pl_buf_printf(&b, "{\"run\":%lld,\"rate\":%.10g,\"frames\":%lld,\"duration\":%.10g,"
                       "\"processed\":%s", id, rate, frames, (double)frames / rate,
                   e->processed ? "true" : "false");
+    json_quality(w, &b, id);
     if (e->processed) {
         pl_buf_printf(&b, ",\"release\":%.10g,\"end\":%.10g,\"series_rate\":%.10g",
                       e->proc.release_t_s, e->proc.end_t_s, e->rate);

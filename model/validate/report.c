@@ -7,6 +7,7 @@
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/derived.h"
+#include "db/quality.h"
 #include "db/run.h"
 #include "db/validation.h"
 #include "model/prism/match.h"
@@ -27,6 +28,8 @@ typedef struct {
     pl_prism prism;
     pl_processing proc;
     int processed;
+    pl_quality quality;           /* the data-quality record */
+    int has_quality;              /* 0: neither processed nor refused */
     pl_validation v[LAWS][FITS];
     int has[LAWS][FITS];
     /* measured, 1 kHz, over the valid window; simulated (line, fitted,
@@ -479,6 +482,8 @@ static void html_head(FILE *f, const char *exp, const char *now, int synthetic)
     fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
           "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
           "th{background:#eee}td.l{text-align:left}.synthetic{background:#fff3cd;border:1px solid #e0b000;padding:0.5em;font-weight:bold}"
+          "tr.degraded td{background:#fff3cd}tr.refused td{background:#f8d7da}"
+          "ul.faults{margin:0;padding-left:1.2em;text-align:left}"
           "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}</style>\n"
           "</head><body>\n<h1>Validation report: ", f);
     html_text(f, exp);
@@ -593,15 +598,60 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
     fputs("</table>\n", f);
 }
 
+/* One fault, in words, as an item of the runs table's list. */
+static int html_fault(void *ctx, const pl_fault *fault, const char *line, size_t len)
+{
+    FILE *f = ctx;
+    char words[2048];
+    if (fault)
+        pl_fault_describe(fault, words, sizeof words);
+    else
+        snprintf(words, sizeof words, "%.*s", (int)len, line);
+    fputs("<li>", f);
+    html_text(f, words);
+    fputs("</li>", f);
+    return 0;
+}
+
+/* The quality cell: the record's word and its faults as a short list
+ * (docs/data-model.md, "Data quality"). */
+static void html_quality(FILE *f, const run_data *r)
+{
+    const pl_quality *q = &r->quality;
+    if (!r->has_quality) {
+        fputs("&ndash;", f);
+        return;
+    }
+    if (!q->quality[0]) {
+        fputs("<span title=\"processed before prismlab recorded data quality\">"
+              "not assessed</span>", f);
+        return;
+    }
+    fputs(strcmp(q->quality, "good") == 0 ? "" : "<b>", f);
+    html_text(f, q->quality);
+    fputs(strcmp(q->quality, "good") == 0 ? "" : "</b>", f);
+    if (q->faults[0]) {
+        fputs("<ul class=\"faults\">", f);
+        pl_faults_each(q->faults, html_fault, f);
+        fputs("</ul>", f);
+    }
+}
+
 /* The table of runs: where each came from, its prism and ramp, the beam
- * heights, the valid window and the processing's warnings. */
+ * heights, the valid window, the data quality (a degraded or refused run's
+ * row marked) and the processing's warnings. */
 static void html_runs(FILE *f, const run_set *s)
 {
     fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
-          "<th>ramp</th><th>h1 / h2 (mm)</th><th>window (s)</th><th>impacts</th><th>processing warnings</th></tr>\n", f);
+          "<th>ramp</th><th>h1 / h2 (mm)</th><th>window (s)</th><th>impacts</th><th>data quality</th>"
+          "<th>processing warnings</th></tr>\n", f);
     for (size_t i = 0; i < s->n; i++) {
         const run_data *r = &s->r[i];
-        fprintf(f, "<tr><td>%lld</td><td class=\"l\">", r->info.id);
+        const char *q = r->has_quality ? r->quality.quality : "";
+        fprintf(f, "<tr%s><td>%lld</td><td class=\"l\">",
+                strcmp(q, "degraded") == 0  ? " class=\"degraded\""
+                : strcmp(q, "refused") == 0 ? " class=\"refused\""
+                                            : "", r->info.id);
         html_text(f, r->info.source_kind);
         fputc(' ', f);
         html_text(f, r->info.source_detail);
@@ -618,7 +668,10 @@ static void html_runs(FILE *f, const run_set *s)
             fprintf(f, "</td><td>%.3f &ndash; %.3f</td><td>%lld</td><td class=\"l\">",
                     r->proc.release_t_s, r->proc.end_t_s, r->proc.n_impacts);
         else
-            fputs("</td><td>not processed</td><td></td><td class=\"l\">", f);
+            fprintf(f, "</td><td>%s</td><td></td><td class=\"l\">",
+                    strcmp(q, "refused") == 0 ? "refused" : "not processed");
+        html_quality(f, r);
+        fputs("</td><td class=\"l\">", f);
         html_text(f, r->processed ? r->proc.warnings : "");
         fputs("</td></tr>\n", f);
     }
@@ -899,6 +952,7 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
         if (r->info.prism[0])
             pl_prism_get(store, r->info.prism, &r->prism, &ignore);
         r->processed = pl_derived_get(store, r->info.id, &r->proc, &ignore) == PL_OK;
+        r->has_quality = pl_quality_get(store, r->info.id, &r->quality, &ignore) == PL_OK;
         r->h[0] = r->h[1] = NAN;
         {
             pl_channel ch[64];

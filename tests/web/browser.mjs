@@ -4,7 +4,8 @@
 // Checks, on the fixture database with a daemon recording from the rig
 // simulator in real time:
 //   - the runs page lists every fixture run;
-//   - a run page draws its four plots, shows its impacts, and a drag on a
+//   - a run page shows its data quality as a badge (and its faults), draws
+//     its four plots, shows its impacts, and a drag on a
 //     plot asks for the zoomed window and gets finer data (fewer frames a
 //     column), down to full-rate samples;
 //   - an experiment's page is its validation report, every figure loaded;
@@ -74,6 +75,12 @@ async function main() {
   if (canvases < 4) fail(`run page: ${canvases} plots drawn`);
   if (st.impacts < 10 || impactRows !== st.impacts) fail(`run page: ${st.impacts} impacts, ${impactRows} rows`);
   if (st.last.full) fail('the whole run came at full rate');
+  const badge = await run.locator('#quality .badge').textContent();
+  const faultItems = await run.locator('#faults li').count();
+  console.log(`browser: run 1 quality ${badge}, ${faultItems} faults listed`);
+  if (!['good', 'degraded'].includes(badge) || badge !== st.quality)
+    fail(`run page: quality badge '${badge}', meta says '${st.quality}'`);
+  if (faultItems !== st.faults.length) fail(`run page: ${faultItems} faults listed of ${st.faults.length}`);
   await run.screenshot({ path: path.join(shots, 'web-run.png'), fullPage: false });
   const over = run.locator('#plot-vp .u-over');
   const box = await over.boundingBox();

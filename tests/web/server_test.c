@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,15 @@ static void start(fixture *f, int control)
 static void pages_list_and_escape(void **state)
 {
     fixture *f = *state;
+    sqlite3 *db;
+    /* run 2 measured through faults, one of them with hostile text */
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE run_quality SET quality = 'degraded', faults = "
+                                      "'beam_lost channel=1 from_s=2.345 to_s=2.545' || char(10) || "
+                                      "'odd note=\"<script>x</script>\"' WHERE run_id = 2",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_changes(db), 1);
+    sqlite3_close(db);
     start(f, 0);
     assert_int_equal(http(f->port, "GET", "/", NULL), 200);
     assert_non_null(strstr(body, "data-count=\"3\""));
@@ -197,6 +207,22 @@ static void pages_list_and_escape(void **state)
     assert_int_equal(http(f->port, "GET", "/api/run/1/meta", NULL), 200);
     assert_non_null(strstr(body, "\"processed\":true"));
     assert_non_null(strstr(body, "\"impacts\":[["));
+    assert_non_null(strstr(body, "\"quality\":\"good\",\"faults\":[],\"fault_words\":[]"));
+    assert_int_equal(http(f->port, "GET", "/api/run/2/meta", NULL), 200);
+    assert_non_null(strstr(body, "\"quality\":\"degraded\",\"faults\":[{\"kind\":\"beam_lost\","
+                                 "\"channel\":1,\"from_s\":2.345,\"to_s\":2.545},"
+                                 "{\"kind\":\"odd\",\"note\":\"\\u003cscript>x\\u003c/script>\"}]"));
+    assert_non_null(strstr(body, "\"fault_words\":[\"beam 1 lost the prism from 2.345 s to "
+                                 "2.545 s (measured on beam 2 alone)\","));
+    snprintf(path, sizeof path, "/api/run/%lld/meta", f->evil_run);
+    assert_int_equal(http(f->port, "GET", path, NULL), 200);
+    assert_non_null(strstr(body, "\"quality\":null,\"faults\":[]"));
+    /* the runs page: a badge each, the faults as its tooltip, escaped */
+    assert_int_equal(http(f->port, "GET", "/", NULL), 200);
+    assert_non_null(strstr(body, "<span class=\"badge q-good\""));
+    assert_non_null(strstr(body, "<span class=\"badge q-degraded\" title=\"beam 1 lost the prism"));
+    assert_non_null(strstr(body, "odd note=&quot;&lt;script&gt;x&lt;/script&gt;&quot;\">degraded</span>"));
+    assert_null(strstr(body, "<script>x"));
     assert_int_equal(http(f->port, "GET", "/static/uPlot.iife.min.js", NULL), 200);
     assert_true(strlen(body) > 40000);
     assert_int_equal(http(f->port, "GET", "/experiments", NULL), 200);

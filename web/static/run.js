@@ -1,7 +1,8 @@
 // web/static/run.js - the run page of prismlab serve: linked, zoomable
 // plots of v_p1, v_p2 (from the stored chunks), omega (4.1) and L_p (4.2)
 // with the matching simulation, the impacts marked with their ratios, and
-// the spectrum of omega's residual.  Each zoom asks the server for the
+// the spectrum of omega's residual, and the run's data quality (a badge
+// and its faults in words).  Each zoom asks the server for the
 // window's min/max envelope at the plot's width (full-rate samples once
 // the window is short enough); state for tests is in window.plRun.
 'use strict';
@@ -9,7 +10,8 @@
   const root = document.getElementById('plots');
   const run = root.dataset.run;
   const status = document.getElementById('status');
-  const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0 };
+  const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0,
+                                 quality: null, faults: [] };
   let meta = null;
   const plots = [];
   let syncing = false;
@@ -139,6 +141,34 @@
     }, [f, v], el);
   }
 
+  // the data-quality record: its word as a badge, then one item a fault;
+  // nothing for a run neither processed nor refused (the page says so)
+  function showQuality() {
+    const el = document.getElementById('quality');
+    const q = meta.quality;
+    state.quality = q;
+    state.faults = meta.faults || [];
+    if (!el || (!q && !meta.processed)) return;
+    const p = document.createElement('p');
+    const badge = document.createElement('span');
+    badge.className = 'badge q-' + (q || 'unknown');
+    badge.textContent = q || 'not assessed';
+    p.append('Data quality: ', badge);
+    if (!q) p.append(' (processed before prismlab recorded data quality)');
+    else if (q === 'degraded') p.append(' (measured through the faults below)');
+    el.append(p);
+    if (meta.fault_words && meta.fault_words.length) {
+      const ul = document.createElement('ul');
+      ul.id = 'faults';
+      for (const w of meta.fault_words) {
+        const li = document.createElement('li');
+        li.textContent = w;
+        ul.append(li);
+      }
+      el.append(ul);
+    }
+  }
+
   async function start() {
     try {
       const r = await fetch(`/api/run/${run}/meta`);
@@ -149,6 +179,7 @@
       return;
     }
     state.impacts = meta.impacts ? meta.impacts.length : 0;
+    showQuality();
     vpPlot = makePlot(document.getElementById('plot-vp'), 'Gauge-point velocities v_p1, v_p2 (raw, m/s)',
                       'm/s', ['v_p1', 'v_p2'], ['#1f77b4', '#d62728'], false);
     if (meta.processed) {
