@@ -28,14 +28,18 @@ static const pl_cli_command command = {
     "                    [--truth FILE] [options]\n"
     "       prismlab sim --N N --a0 M --beta-deg DEG --mu-s MU --lambda0-deg DEG\n"
     "                    --h1 M --h2 M (--wav FILE | --csv FILE | --store) [options]\n"
-    "       prismlab sim --random-chain SEED (--wav FILE | --csv FILE) [--truth FILE]\n",
+    "       prismlab sim --random-chain SEED [--faults] (--wav FILE | --csv FILE)\n"
+    "                    [--truth FILE] [fault options]\n",
     .about =
     "The rig simulator: simulates the prism (seed 000 sections 2-4) and writes\n"
     "what the two LDVs and the DAQ card would have recorded, with the bench's\n"
     "imperfections (docs/rig.md), plus the ground truth.  The output files\n"
     "carry prismlab metadata and are marked synthetic; `prismlab import` reads\n"
     "them.  Numbers given with --prism and --ramp override the catalogue (e.g.\n"
-    "the ramp's true inclination).\n",
+    "the ramp's true inclination).  A lab's faults (ramp vibration, a beam\n"
+    "losing the prism, garbage after it left, clipping at the card's range) are\n"
+    "off unless asked for: --faults draws them with --random-chain, and the\n"
+    "fault options set them, also on top of a random chain.\n",
     .footer =
     "Summary: frames=<n> release_t=<s> leave_t=<s|none> impacts=<n>\n"
     "Lp_end=<value> status=<end|stopped|left_ramp|slip|detached> clipped=<n>\n"};
@@ -133,6 +137,9 @@ static pl_status record(const char *db, const pl_simrun_config *run, int paced,
  * NaN (and -1) where it gave nothing. */
 typedef struct {
     pl_simrun_config cfg;       /* the recording's and the chain's options */
+    pl_rigsim_config fx;        /* the fault options' switches and levels */
+    double adc_range;           /* --adc-range-v, NaN: the card's 10 V */
+    int faults;                 /* --faults */
     pl_model_options model;
     long seed, random_seed;
     double nlam, nbeta, ldv, track_hz, pink_rms, dropout_hz, tstep;
@@ -150,6 +157,144 @@ static void sim_opts_init(sim_opts *o)
     o->nlam = o->nbeta = o->ldv = NAN;
     o->track_hz = o->pink_rms = o->dropout_hz = NAN;
     o->tstep = 0.01;
+    pl_rigsim_config_default(&o->fx);
+    o->adc_range = NAN;
+}
+
+/* Splits text at commas into at most max numbers; returns how many, -1
+ * when one is not a finite number. */
+static int numbers(const char *text, char sep, double *out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (n < max) {
+        char *end;
+        out[n] = strtod(p, &end);
+        if (end == p || !isfinite(out[n]))
+            return -1;
+        n++;
+        if (*end == '\0')
+            return n;
+        if (*end != sep)
+            return -1;
+        p = end + 1;
+    }
+    return -1;
+}
+
+static int channel_of(double x) { return x == 1 ? 0 : x == 2 ? 1 : -1; }
+
+static pl_status opt_beam_loss(const pl_opt *opt, const char *v, pl_err *err)
+{
+    pl_rigsim_config *fx = opt->dest;
+    double a[4];
+    int n = numbers(v, ',', a, 4);
+    if (n < 3 || channel_of(a[0]) < 0 || !(a[1] >= 0) || !(a[2] > 0) ||
+        (n == 4 && !(a[3] >= 0)))
+        return pl_err_set(err, PL_EINVAL, "option '--%s': want CH,START_S,LEN_S"
+                          "[,EDGE_S] with CH 1 or 2, START_S >= 0, LEN_S > 0 "
+                          "(got '%s')", opt->name, v);
+    fx->beam_loss = 1;
+    fx->beam_loss_channel = channel_of(a[0]);
+    fx->beam_loss_start_s = a[1];
+    fx->beam_loss_len_s = a[2];
+    fx->beam_loss_edge_s = n == 4 ? a[3] : 0.0;
+    return PL_OK;
+}
+
+static pl_status opt_vibration(const pl_opt *opt, const char *v, pl_err *err)
+{
+    pl_rigsim_config *fx = opt->dest;
+    char buf[256];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        double a[3] = {0, 0, 0};
+        int m = numbers(tok, ':', a, 3);
+        if (n == PL_RIGSIM_VIB_MAX || m < 2 || !(a[0] > 0) || !(a[1] >= 0))
+            return pl_err_set(err, PL_EINVAL, "option '--%s': want 1..%d of "
+                              "F_HZ:A_MPS[:PHASE_RAD] separated by commas (got "
+                              "'%s')", opt->name, PL_RIGSIM_VIB_MAX, v);
+        fx->vib_freq_hz[n] = a[0];
+        fx->vib_amp_mps[n] = a[1];
+        fx->vib_phase_rad[n++] = a[2];
+    }
+    if (n == 0)
+        return pl_err_set(err, PL_EINVAL, "option '--%s': no sinusoid", opt->name);
+    fx->vibration = 1;
+    fx->vib_n = n;
+    return PL_OK;
+}
+
+static pl_status opt_tail_garbage(const pl_opt *opt, const char *v, pl_err *err)
+{
+    pl_rigsim_config *fx = opt->dest;
+    double a[2];
+    int n = numbers(v, ',', a, 2);
+    if (n < 1 || !(a[0] >= 0 && a[0] <= 600) || (n == 2 && !(a[1] >= 0 && a[1] <= 10)))
+        return pl_err_set(err, PL_EINVAL, "option '--%s': want S[,MPS] with "
+                          "0 <= S <= 600 and 0 <= MPS <= 10 (got '%s')",
+                          opt->name, v);
+    fx->tail_garbage = 1;
+    fx->tail_garbage_s = a[0];
+    if (n == 2)
+        fx->tail_garbage_mps = a[1];
+    return PL_OK;
+}
+
+static pl_status opt_clip(const pl_opt *opt, const char *v, pl_err *err)
+{
+    pl_rigsim_config *fx = opt->dest;
+    double a[2];
+    if (numbers(v, ',', a, 2) != 2 || channel_of(a[0]) < 0 ||
+        !(a[1] > 0 && a[1] <= 10))
+        return pl_err_set(err, PL_EINVAL, "option '--%s': want CH,FRAC with CH "
+                          "1 or 2 and 0 < FRAC <= 10 (got '%s')", opt->name, v);
+    fx->clip = 1;
+    fx->clip_channel = channel_of(a[0]);
+    fx->clip_frac = a[1];
+    return PL_OK;
+}
+
+/* The fault options on top of the chain (drawn or given): each one given
+ * replaces that fault; the tail grows to hold the garbage and 0.3 s. */
+static void apply_faults(sim_opts *o)
+{
+    pl_simrun_config *cfg = &o->cfg;
+    pl_rigsim_config *rig = &cfg->rig, *fx = &o->fx;
+    if (fx->vibration) {
+        rig->vibration = 1;
+        rig->vib_n = fx->vib_n;
+        memcpy(rig->vib_freq_hz, fx->vib_freq_hz, sizeof rig->vib_freq_hz);
+        memcpy(rig->vib_amp_mps, fx->vib_amp_mps, sizeof rig->vib_amp_mps);
+        memcpy(rig->vib_phase_rad, fx->vib_phase_rad, sizeof rig->vib_phase_rad);
+    }
+    if (fx->beam_loss) {
+        rig->beam_loss = 1;
+        rig->beam_loss_channel = fx->beam_loss_channel;
+        rig->beam_loss_start_s = fx->beam_loss_start_s;
+        rig->beam_loss_len_s = fx->beam_loss_len_s;
+        rig->beam_loss_edge_s = fx->beam_loss_edge_s;
+        rig->beam_loss_edge_mps = fx->beam_loss_edge_mps;
+    }
+    if (fx->tail_garbage) {
+        rig->tail_garbage = 1;
+        rig->tail_garbage_s = fx->tail_garbage_s;
+        rig->tail_garbage_mps = fx->tail_garbage_mps;
+        if (cfg->tail_s < fx->tail_garbage_s + 0.3)
+            cfg->tail_s = fx->tail_garbage_s + 0.3;
+    }
+    if (fx->clip) {
+        rig->clip = 1;
+        rig->clip_channel = fx->clip_channel;
+        rig->clip_frac = fx->clip_frac;
+    }
+    if (!isnan(o->adc_range)) {
+        rig->clip = 0; /* the range given is the range */
+        rig->adc_min_v = -o->adc_range;
+        rig->adc_max_v = o->adc_range;
+    }
 }
 
 /* The model's parameters from the catalogue and the numbers given. */
@@ -297,6 +442,32 @@ static void sim_table(pl_opt *t, size_t cap, sim_opts *o)
                    "corpus test draws it (prism, ramp, heights, law, rate and\n"
                    "every artefact's level: docs/rig.md); replaces the\n"
                    "parameters above"),
+        PL_OPT_FLAG("faults", &o->faults,
+                    "with --random-chain: draw a lab's faults on top of the\n"
+                    "chain (vibration, beam loss, tail garbage, clipping, each\n"
+                    "with its probability and levels: docs/rig.md), as the\n"
+                    "faults corpus test draws them"),
+        PL_OPT_GROUP("A lab's faults (off unless given; also on top of --random-chain):"),
+        PL_OPT_CALLBACK("beam-loss", &o->fx, opt_beam_loss, "CH,START_S,LEN_S[,EDGE_S]",
+                        "beam CH (1 or 2) loses the prism from START_S (the\n"
+                        "recording's clock) for LEN_S: its decoder outputs 0 V\n"
+                        "plus the noise, with EDGE_S of garbage at each edge\n"
+                        "(default 0); the other beam keeps it"),
+        PL_OPT_CALLBACK("vibration", &o->fx, opt_vibration, "F:A[:PH],...",
+                        "the ramp shakes: 1..3 sinusoids of F Hz, A m/s\n"
+                        "and phase PH rad (default 0), the same velocity added\n"
+                        "to both beams while the prism is in view"),
+        PL_OPT_CALLBACK("tail-garbage", &o->fx, opt_tail_garbage, "S[,MPS]",
+                        "after the prism leaves the beams, S s of garbage (a\n"
+                        "random walk of MPS m/s RMS, default 0.03, and spikes)\n"
+                        "on both channels, then 0 V; the tail grows to S + 0.3 s"),
+        PL_OPT_DOUBLE("adc-range-v", &o->adc_range, 1e-3, 1e3, "V",
+                      "the card's range +-V (default 10): a channel beyond it\n"
+                      "clips at the rails"),
+        PL_OPT_CALLBACK("clip", &o->fx, opt_clip, "CH,FRAC",
+                        "the card's range set to FRAC x channel CH's peak\n"
+                        "volts (never below what keeps the other channel in):\n"
+                        "CH clips flat where it is faster"),
         PL_OPT_GROUP("Output:"),
         PL_OPT_STRING("wav", &o->wav, "FILE", "16-bit PCM, full scale = the card's 10 V"),
         PL_OPT_STRING("csv", &o->csv, "FILE", "volts, columns t_s,v1_V,v2_V"),
@@ -323,7 +494,7 @@ int pl_cmd_sim(int argc, char **argv)
     sim_opts o;
     sim_opts_init(&o);
     pl_simrun_config *cfg = &o.cfg;
-    pl_opt opts[64];
+    pl_opt opts[80];
     sim_table(opts, sizeof opts / sizeof *opts, &o);
     int rc = pl_cli_parse(&command, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
@@ -332,13 +503,18 @@ int pl_cmd_sim(int argc, char **argv)
         return pl_cli_usage_error(cmd, "nothing to write: give --wav FILE, --csv FILE or --store");
     if ((o.paced || o.experiment) && !o.store)
         return pl_cli_usage_error(cmd, "--paced and --experiment go with --store");
-    if (o.random_seed >= 0) {
+    if (o.faults && o.random_seed < 0)
+        return pl_cli_usage_error(cmd, "--faults goes with --random-chain");
+    if (o.random_seed >= 0 && o.faults) {
+        pl_simrun_config_random_faults(cfg, (unsigned long)o.random_seed);
+    } else if (o.random_seed >= 0) {
         pl_simrun_config_random(cfg, (unsigned long)o.random_seed);
     } else {
         if ((rc = apply_model(&o, &err)) != PL_EXIT_OK)
             return rc;
         apply_chain(&o);
     }
+    apply_faults(&o);
     double frames_max = (cfg->lead_in_s + cfg->model.duration + cfg->tail_s) * cfg->rate_hz;
     if (frames_max > 1e8)
         return pl_cli_usage_error(cmd, "(lead-in + max-motion + tail) x rate = %g "

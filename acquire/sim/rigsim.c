@@ -54,6 +54,17 @@ void pl_rigsim_config_default(pl_rigsim_config *c)
     c->dropout_rate_hz = 1.0;
     c->dropout_min_s = 0.3e-3;
     c->dropout_max_s = 3e-3;
+    /* The faults: off, typical levels. */
+    c->vib_n = 1;
+    c->vib_freq_hz[0] = 23.0;
+    c->vib_amp_mps[0] = 1.5e-3;
+    c->beam_loss_start_s = -1.0;
+    c->beam_loss_frac = 0.5;
+    c->beam_loss_len_s = 0.2;
+    c->beam_loss_edge_mps = 0.03;
+    c->tail_garbage_s = 0.8;
+    c->tail_garbage_mps = 0.03;
+    c->clip_frac = 0.7;
     c->seed = 1;
 }
 
@@ -62,6 +73,45 @@ void pl_rigsim_config_ideal(pl_rigsim_config *c)
     c->impact_shape = c->ringing = c->noise = c->speckle = 0;
     c->offset = c->hum = 0;
     c->track = c->pink = c->dropout = 0;
+    c->vibration = c->beam_loss = c->tail_garbage = c->clip = 0;
+}
+
+/* The checks of the faults (vibration, beam loss, tail garbage, clip). */
+static pl_status validate_faults(const pl_rigsim_config *c, pl_err *err)
+{
+    if (c->vibration) {
+        if (c->vib_n < 1 || c->vib_n > PL_RIGSIM_VIB_MAX)
+            return pl_err_set(err, PL_EINVAL, "rig simulator: vibration "
+                              "needs 1..%d sinusoids", PL_RIGSIM_VIB_MAX);
+        for (int i = 0; i < c->vib_n; i++)
+            if (!(c->vib_freq_hz[i] > 0 && c->vib_freq_hz[i] <= 1e6 &&
+                  c->vib_amp_mps[i] >= 0 && c->vib_amp_mps[i] <= 10 &&
+                  isfinite(c->vib_phase_rad[i])))
+                return pl_err_set(err, PL_EINVAL, "rig simulator: vibration "
+                                  "%d needs a frequency in (0, 1e6] Hz, an "
+                                  "amplitude in [0, 10] m/s and a finite "
+                                  "phase", i + 1);
+    }
+    if (c->beam_loss &&
+        !((c->beam_loss_channel == 0 || c->beam_loss_channel == 1) &&
+          isfinite(c->beam_loss_start_s) && c->beam_loss_start_s <= 1e5 &&
+          c->beam_loss_frac >= 0 && c->beam_loss_frac <= 1 &&
+          c->beam_loss_len_s > 0 && c->beam_loss_len_s <= 600 &&
+          c->beam_loss_edge_s >= 0 && c->beam_loss_edge_s <= 600 &&
+          c->beam_loss_edge_mps >= 0 && c->beam_loss_edge_mps <= 10))
+        return pl_err_set(err, PL_EINVAL, "rig simulator: beam loss needs "
+                          "channel 1 or 2, a finite start (or a fraction in "
+                          "[0, 1] of the motion), a length in (0, 600] s and "
+                          "edges >= 0 s of 0..10 m/s");
+    if (c->tail_garbage && !(c->tail_garbage_s >= 0 && c->tail_garbage_s <= 600 &&
+                             c->tail_garbage_mps >= 0 && c->tail_garbage_mps <= 10))
+        return pl_err_set(err, PL_EINVAL, "rig simulator: tail garbage needs "
+                          "0..600 s of 0..10 m/s RMS");
+    if (c->clip && !((c->clip_channel == 0 || c->clip_channel == 1) &&
+                     c->clip_frac > 0 && c->clip_frac <= 10))
+        return pl_err_set(err, PL_EINVAL, "rig simulator: clipping needs "
+                          "channel 1 or 2 and a range of (0, 10] x its peak");
+    return PL_OK;
 }
 
 /* The checks of the decoder's artefacts (filter, 1/f noise, drop-outs)
@@ -90,7 +140,7 @@ static pl_status validate_ldv_chain(const pl_rigsim_config *c, pl_err *err)
             return pl_err_set(err, PL_EINVAL, "rig simulator: hum harmonic "
                               "%d needs an amplitude >= 0 and a finite phase",
                               h + 2);
-    return PL_OK;
+    return validate_faults(c, err);
 }
 
 pl_status pl_rigsim_validate(const pl_rigsim_config *c, pl_err *err)
@@ -400,7 +450,8 @@ static void track_channel(const pl_rigsim_config *c, const pl_rigsim_truth *t,
 
 /* --- the artefacts' own random streams --------------------------------- */
 
-enum { STREAM_PINK = 1, STREAM_DROPOUT = 2, STREAM_CONFIG = 3 };
+enum { STREAM_PINK = 1, STREAM_DROPOUT = 2, STREAM_CONFIG = 3, STREAM_FAULT = 4,
+       STREAM_FAULT_CONFIG = 5 };
 
 /* A generator seed for one artefact and channel, derived from the chain's
  * seed by the splitmix64 finaliser, so that neighbouring seeds and
@@ -476,6 +527,133 @@ static pl_status with_stream(const pl_rigsim_config *c, int stream, int ch,
     return PL_OK;
 }
 
+/* --- a lab's faults ----------------------------------------------------- */
+
+/* The ramp's vibration u(t) at sample k, m/s. */
+static double vibration_at(const pl_rigsim_config *c, size_t k, double rate_hz)
+{
+    double u = 0.0;
+    for (int i = 0; i < c->vib_n; i++)
+        u += c->vib_amp_mps[i] *
+             sin(2.0 * M_PI * c->vib_freq_hz[i] * k / rate_hz + c->vib_phase_rad[i]);
+    return u;
+}
+
+void pl_rigsim_beam_loss_span(const pl_rigsim_config *c,
+                              const pl_rigsim_truth *t, size_t *k0, size_t *k1)
+{
+    *k0 = *k1 = 0;
+    if (!c->beam_loss || !(t->rate_hz > 0))
+        return;
+    size_t end = t->leave_index < t->n ? t->leave_index : t->n;
+    double from = c->beam_loss_start_s >= 0
+                      ? c->beam_loss_start_s * t->rate_hz
+                      : t->release_index +
+                            c->beam_loss_frac * ((double)end - (double)t->release_index);
+    double to = from + c->beam_loss_len_s * t->rate_hz;
+    from = ceil(from - 1e-9);
+    to = ceil(to - 1e-9);
+    if (!(from < (double)end) || !(to > 0))
+        return;
+    *k0 = from > 0 ? (size_t)from : 0;
+    *k1 = to < (double)end ? (size_t)to : end;
+    if (*k1 <= *k0)
+        *k0 = *k1 = 0;
+}
+
+/* Speckle garbage over x[k0..k1): the decoder tracking nothing, a
+ * random-walk velocity (an Ornstein-Uhlenbeck process of RMS rms and a
+ * 30 Hz corner, from its stationary law) with spikes, 30 a second on
+ * average, each 0.2..1 ms at a level uniform in +-4 rms.  Replaces what
+ * x held there. */
+static void garbage(gsl_rng *rng, double rate_hz, double rms, double *x,
+                    size_t k0, size_t k1)
+{
+    double a = exp(-2.0 * M_PI * 30.0 / rate_hz), b = rms * sqrt(1.0 - a * a);
+    double s = gsl_ran_gaussian_ziggurat(rng, rms);
+    for (size_t k = k0; k < k1; k++) {
+        x[k] = s;
+        s = a * s + gsl_ran_gaussian_ziggurat(rng, b);
+    }
+    double span = (k1 - k0) / rate_hz;
+    for (double at = gsl_ran_exponential(rng, 1.0 / 30.0); at < span;
+         at += gsl_ran_exponential(rng, 1.0 / 30.0)) {
+        double len = gsl_ran_flat(rng, 0.2e-3, 1e-3);
+        double level = gsl_ran_flat(rng, -4.0 * rms, 4.0 * rms);
+        size_t j0 = k0 + (size_t)(at * rate_hz), j1 = k0 + (size_t)ceil((at + len) * rate_hz);
+        for (size_t k = j0; k < j1 && k < k1; k++)
+            x[k] = level;
+    }
+}
+
+/* The decoder's faults on channel ch's velocity (after its tracking
+ * filter, before the noise): the beam loss (0 m/s, garbage at its edges)
+ * and the tail's garbage after leaving, from a stream of their own. */
+static pl_status decoder_faults(const pl_rigsim_config *c,
+                                const pl_rigsim_truth *t, int ch, double *buf,
+                                pl_err *err)
+{
+    size_t k0, k1;
+    pl_rigsim_beam_loss_span(c, t, &k0, &k1);
+    int lose = c->beam_loss && c->beam_loss_channel == ch && k1 > k0;
+    int tail = c->tail_garbage && t->leave_index < t->n && c->tail_garbage_s > 0;
+    if (!lose && !tail)
+        return PL_OK;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        return pl_err_set(err, PL_ENOMEM, "rig simulator: out of memory for "
+                          "a random generator");
+    gsl_rng_set(rng, substream_seed(c->seed, STREAM_FAULT, ch));
+    if (lose) {
+        for (size_t k = k0; k < k1; k++)
+            buf[k] = 0.0;
+        size_t edge = (size_t)ceil(c->beam_loss_edge_s * t->rate_hz - 1e-9);
+        if (edge > 0) {
+            if (2 * edge > k1 - k0)
+                edge = (k1 - k0 + 1) / 2;
+            garbage(rng, t->rate_hz, c->beam_loss_edge_mps, buf, k0, k0 + edge);
+            garbage(rng, t->rate_hz, c->beam_loss_edge_mps, buf, k1 - edge, k1);
+        }
+    }
+    if (tail) {
+        double end = t->leave_index + ceil(c->tail_garbage_s * t->rate_hz - 1e-9);
+        size_t k_end = end < (double)t->n ? (size_t)end : t->n;
+        garbage(rng, t->rate_hz, c->tail_garbage_mps, buf, t->leave_index, k_end);
+    }
+    gsl_rng_free(rng);
+    return PL_OK;
+}
+
+void pl_rigsim_fit_clip(pl_rigsim_config *c, const pl_rigsim_truth *t)
+{
+    if (!c->clip)
+        return;
+    double peak[2] = {0.0, 0.0}, vib = 0.0;
+    size_t end = t->leave_index < t->n ? t->leave_index : t->n;
+    for (int ch = 0; ch < 2; ch++)
+        for (size_t k = t->release_index; k < end; k++)
+            peak[ch] = fmax(peak[ch], fabs(t->v[ch][k]) / c->ldv_scale_mps_per_v[ch]);
+    for (int i = 0; c->vibration && i < c->vib_n; i++)
+        vib += c->vib_amp_mps[i];
+    int a = c->clip_channel, b = 1 - a;
+    double sb = c->ldv_scale_mps_per_v[b];
+    double need = 1.3 * (peak[b] + vib / sb);
+    if (c->offset)
+        need += fabs(c->offset_v[b]);
+    if (c->hum) {
+        need += c->hum_amp_v;
+        for (int h = 0; h < PL_RIGSIM_HUM_HARMONICS; h++)
+            need += c->hum_harmonic_v[h];
+    }
+    if (c->noise)
+        need += 6.0 * c->noise_rms_mps / sb;
+    if (c->pink)
+        need += 6.0 * c->pink_rms_mps / sb;
+    double r = fmax(fmax(c->clip_frac * peak[a], need), 0.05);
+    c->adc_min_v = -r;
+    c->adc_max_v = r;
+}
+
 /* Mains hum at sample k: the fundamental (written as the original chain
  * computed it, so its files keep their bytes) and the harmonics. */
 static double hum_at(const pl_rigsim_config *c, size_t k, double rate_hz)
@@ -502,14 +680,16 @@ static uint16_t quantise(const pl_rigsim_config *c, double v, size_t *clipped)
     return (uint16_t)x;
 }
 
-/* The decoder's part of one channel, in m/s: its tracking filter, the
- * noise (white from the chain's generator, 1/f from a stream of its own)
+/* The decoder's part of one channel, in m/s: its tracking filter, its
+ * faults (beam loss, tail garbage), the noise (white from the chain's generator, 1/f from a stream of its own)
  * and the drop-outs to zero. */
 static pl_status decoder(const pl_rigsim_config *c, const pl_rigsim_truth *t,
                          int ch, gsl_rng *rng, double *buf, pl_err *err)
 {
     if (c->track)
         track_channel(c, t, t->v[ch], buf);
+    if (decoder_faults(c, t, ch, buf, err) != PL_OK)
+        return err->code;
     if (c->noise)
         for (size_t k = 0; k < t->n; k++)
             buf[k] += gsl_ran_gaussian_ziggurat(rng, c->noise_rms_mps);
@@ -522,7 +702,9 @@ static pl_status decoder(const pl_rigsim_config *c, const pl_rigsim_truth *t,
     return PL_OK;
 }
 
-/* One channel from the true velocity to codes (stride 2 from ch). */
+/* One channel from the true velocity (plus the ramp's vibration, in the
+ * same downhill sense on both beams: the sign comes after) to codes
+ * (stride 2 from ch). */
 static pl_status render_channel(const pl_rigsim_config *c,
                                 const pl_rigsim_truth *t, int ch, gsl_rng *rng,
                                 double *buf, uint16_t *codes, double *volts_out,
@@ -532,6 +714,9 @@ static pl_status render_channel(const pl_rigsim_config *c,
     int sign = c->beam_sign[ch];
     for (size_t k = 0; k < t->n; k++)
         buf[k] = (k >= t->release_index && k < t->leave_index) ? t->v[ch][k] : 0.0;
+    if (c->vibration) /* the ramp's motion, seen while the prism is in view */
+        for (size_t k = 0; k < t->leave_index && k < t->n; k++)
+            buf[k] += vibration_at(c, k, t->rate_hz);
     if (!c->track) /* else the filter takes the impacts in its closed form */
         shape_and_ring(c, t, t->v[ch], buf);
     if (decoder(c, t, ch, rng, buf, err) != PL_OK)
@@ -648,5 +833,39 @@ void pl_rigsim_config_random(pl_rigsim_config *c, unsigned long seed)
     random_decoder(c, r);
     random_wiring(c, r);
     c->seed = seed;
+    gsl_rng_free(r);
+}
+
+void pl_rigsim_config_random_faults(pl_rigsim_config *c, unsigned long seed)
+{
+    pl_rigsim_config_random(c, seed);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) /* no generator: the chain without faults */
+        return;
+    gsl_rng_set(r, substream_seed(seed, STREAM_FAULT_CONFIG, 0));
+    /* Every level is drawn whether its fault is on or not, so that one
+     * switch never moves another fault's draws. */
+    c->vibration = chance(r, 0.35);
+    c->vib_n = 1 + (int)gsl_rng_uniform_int(r, PL_RIGSIM_VIB_MAX);
+    for (int i = 0; i < PL_RIGSIM_VIB_MAX; i++) {
+        c->vib_freq_hz[i] = gsl_ran_flat(r, 5.0, 40.0);
+        c->vib_amp_mps[i] = log_uniform(r, 0.2e-3, 2e-3);
+        c->vib_phase_rad[i] = gsl_ran_flat(r, 0.0, 2.0 * M_PI);
+    }
+    c->beam_loss = chance(r, 0.35);
+    c->beam_loss_channel = chance(r, 0.5) ? 0 : 1;
+    c->beam_loss_start_s = -1.0;
+    c->beam_loss_frac = gsl_ran_flat(r, 0.15, 0.75);
+    c->beam_loss_len_s = gsl_ran_flat(r, 0.05, 0.4);
+    int edges = chance(r, 0.5);
+    double edge_s = gsl_ran_flat(r, 2e-3, 10e-3);
+    c->beam_loss_edge_s = edges ? edge_s : 0.0;
+    c->beam_loss_edge_mps = log_uniform(r, 0.01, 0.05);
+    c->tail_garbage = chance(r, 0.5);
+    c->tail_garbage_s = gsl_ran_flat(r, 0.3, 1.5);
+    c->tail_garbage_mps = log_uniform(r, 0.01, 0.05);
+    c->clip = chance(r, 0.3);
+    c->clip_channel = 0; /* the higher beam, the faster one */
+    c->clip_frac = gsl_ran_flat(r, 0.6, 0.9);
     gsl_rng_free(r);
 }

@@ -26,6 +26,25 @@
  *   ADC           8-16 bits over the card's range, rounding and clipping,
  *                 at any rate (the truth's).
  *
+ * And a lab's faults (issue 28), each off by default and drawn only by
+ * pl_rigsim_config_random_faults():
+ *
+ *   vibration     the ramp shakes: both beams see the same translational
+ *                 velocity u(t), a sum of sinusoids, added to the true
+ *                 downhill velocities (m/s, before the sign) while the
+ *                 prism is in view, ahead of the decoder;
+ *   beam loss     one beam loses the prism for a stretch (tens to hundreds
+ *                 of ms): that decoder outputs 0 m/s there (plus the noise
+ *                 floor), optionally with garbage at the edges; the other
+ *                 beam is untouched;
+ *   tail garbage  after the prism leaves the beams the decoders output
+ *                 garbage (a random-walk velocity and spikes) for a while,
+ *                 then 0 V plus noise;
+ *   clipping      the card's range set below one channel's peak:
+ *                 pl_rigsim_fit_clip() sets the range from the truth so
+ *                 that channel clips for part of the run and the other
+ *                 stays inside.
+ *
  * Volts at the converter: V_i = beam_sign_i * v_i / ldv_scale_i (+ the
  * imperfections).  Processing inverts this with the channel's calibration,
  * ldv_scale and beam_sign.  All randomness comes from GSL mt19937
@@ -47,6 +66,7 @@
 #include <stdint.h>
 
 #define PL_RIGSIM_HUM_HARMONICS 4  /* mains harmonics 2..5 */
+#define PL_RIGSIM_VIB_MAX 3        /* vibration: up to 3 sinusoids */
 
 typedef struct {
     double ldv_scale_mps_per_v[2]; /* LDV decoder scale, e.g. 0.025 */
@@ -82,6 +102,27 @@ typedef struct {
     double hum_phase_rad;          /* its phase at sample 0 */
     double hum_harmonic_v[PL_RIGSIM_HUM_HARMONICS];     /* 2nd, 3rd, ... */
     double hum_harmonic_phase[PL_RIGSIM_HUM_HARMONICS]; /* rad */
+    /* A lab's faults (issue 28): all off by default. */
+    int vibration;                 /* common motion of the ramp */
+    int vib_n;                     /* sinusoids, 1..PL_RIGSIM_VIB_MAX */
+    double vib_freq_hz[PL_RIGSIM_VIB_MAX];  /* e.g. 23, 9 Hz */
+    double vib_amp_mps[PL_RIGSIM_VIB_MAX];  /* e.g. 1.5e-3, 0.6e-3 m/s */
+    double vib_phase_rad[PL_RIGSIM_VIB_MAX];
+    int beam_loss;
+    int beam_loss_channel;         /* 0 or 1: the beam that loses it */
+    double beam_loss_start_s;      /* recording clock; < 0: at
+                                      beam_loss_frac of the motion */
+    double beam_loss_frac;         /* 0..1 of [release, leave) */
+    double beam_loss_len_s;        /* e.g. 0.2 s */
+    double beam_loss_edge_s;       /* garbage at each edge, inside the
+                                      loss; 0: clean edges */
+    double beam_loss_edge_mps;     /* its RMS velocity, e.g. 0.03 m/s */
+    int tail_garbage;
+    double tail_garbage_s;         /* garbage after leaving, e.g. 0.8 s */
+    double tail_garbage_mps;       /* its RMS velocity, e.g. 0.03 m/s */
+    int clip;                      /* pl_rigsim_fit_clip() sets the range */
+    int clip_channel;              /* 0 or 1: the channel that clips */
+    double clip_frac;              /* the range / that channel's peak |V| */
     unsigned long seed;
 } pl_rigsim_config;
 
@@ -102,6 +143,14 @@ void pl_rigsim_config_ideal(pl_rigsim_config *cfg);
  * realistic one (docs/rig.md, "Random signal chains", states them).  The
  * card stays 16 bits over +-10 V; cfg->seed becomes seed. */
 void pl_rigsim_config_random(pl_rigsim_config *cfg, unsigned long seed);
+
+/* pl_rigsim_config_random(cfg, seed), then a lab's faults drawn on top
+ * from a stream of their own (so the chain without them is the same
+ * chain): vibration, beam loss, tail garbage and clipping, each with its
+ * own probability and random levels (docs/rig.md, "Faults").  The tail
+ * garbage only shows where the prism leaves the beams (the recording must
+ * run on past it: pl_simrun_config_random_faults() sees to that). */
+void pl_rigsim_config_random_faults(pl_rigsim_config *cfg, unsigned long seed);
 
 /* The tracking filter's delay at low frequencies (its group delay at DC),
  * s: 1.3617 / (2 pi cutoff) for the 2nd-order Bessel; 0 when it is off. */
@@ -125,6 +174,20 @@ typedef struct {
     size_t release_index;
     size_t leave_index;
 } pl_rigsim_truth;
+
+/* The clipping fault: sets the card's range to +-R with R = clip_frac x
+ * the peak |volts| of channel clip_channel's true velocity in view, but
+ * never below what keeps the other channel inside (1.3 x its peak plus
+ * the vibration, its offset, the hum and 6 sigma of white noise).  Does
+ * nothing when cfg->clip is 0.  pl_simrun_create() calls it before
+ * rendering; the range it sets is then the card's, in the channel
+ * descriptions and the files. */
+void pl_rigsim_fit_clip(pl_rigsim_config *cfg, const pl_rigsim_truth *t);
+
+/* The beam loss's samples [*k0, *k1) on the recording's clock, clipped to
+ * the prism's time in view; *k0 = *k1 = 0 when it is off or empty. */
+void pl_rigsim_beam_loss_span(const pl_rigsim_config *cfg,
+                              const pl_rigsim_truth *t, size_t *k0, size_t *k1);
 
 /* Writes n frames of 2 interleaved offset-binary codes into codes[2n] and,
  * when volts is not NULL, the analogue voltages before the ADC into

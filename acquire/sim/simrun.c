@@ -80,6 +80,16 @@ void pl_simrun_config_random(pl_simrun_config *cfg, unsigned long seed)
     gsl_rng_free(r);
 }
 
+void pl_simrun_config_random_faults(pl_simrun_config *cfg, unsigned long seed)
+{
+    pl_simrun_config_random(cfg, seed);
+    pl_rigsim_config_random_faults(&cfg->rig, seed);
+    if (cfg->rig.tail_garbage && cfg->model.ramp_length > 0)
+        cfg->tail_s = cfg->rig.tail_garbage_s + 0.3;
+    else
+        cfg->rig.tail_garbage = 0; /* it never leaves the beams */
+}
+
 void pl_simrun_destroy(pl_simrun *s)
 {
     if (!s)
@@ -192,7 +202,8 @@ pl_status pl_simrun_create(pl_simrun **out, const pl_simrun_config *cfg,
         .impact_t_s = s->impact_t, .n_impacts = r->n_impacts,
         .release_index = s->release, .leave_index = s->leave,
     };
-    if (pl_rigsim_render(&cfg->rig, &tr, s->codes, NULL, &s->clipped, err)
+    pl_rigsim_fit_clip(&s->cfg.rig, &tr);
+    if (pl_rigsim_render(&s->cfg.rig, &tr, s->codes, NULL, &s->clipped, err)
         != PL_OK) {
         pl_simrun_destroy(s);
         return err->code;
@@ -208,6 +219,22 @@ size_t pl_simrun_release_index(const pl_simrun *s) { return s->release; }
 size_t pl_simrun_leave_index(const pl_simrun *s) { return s->leave; }
 size_t pl_simrun_clipped(const pl_simrun *s) { return s->clipped; }
 const pl_simrun_config *pl_simrun_get_config(const pl_simrun *s) { return &s->cfg; }
+
+static pl_rigsim_truth truth_of(const pl_simrun *s)
+{
+    pl_rigsim_truth tr = {
+        .n = s->n, .rate_hz = s->cfg.rate_hz, .v = {s->v[0], s->v[1]},
+        .impact_t_s = s->impact_t, .n_impacts = s->res.n_impacts,
+        .release_index = s->release, .leave_index = s->leave,
+    };
+    return tr;
+}
+
+void pl_simrun_beam_loss_span(const pl_simrun *s, size_t *k0, size_t *k1)
+{
+    pl_rigsim_truth tr = truth_of(s);
+    pl_rigsim_beam_loss_span(&s->cfg.rig, &tr, k0, k1);
+}
 
 void pl_simrun_channels(const pl_simrun *s, pl_channel ch[2])
 {
@@ -337,6 +364,49 @@ static void write_truth_decoder(FILE *f, const pl_rigsim_config *g)
     }
 }
 
+/* A lab's faults, each only when it is on (the older chains keep their
+ * truth files): the spans on the recording's clock, beams counted from 1. */
+static void write_truth_faults(FILE *f, const pl_simrun *s)
+{
+    const pl_rigsim_config *g = &s->cfg.rig;
+    double rate = s->cfg.rate_hz;
+    if (g->vibration) {
+        fprintf(f, "# vibration=1\n# vib_hz=");
+        for (int i = 0; i < g->vib_n; i++)
+            fprintf(f, "%s%.9g", i ? "," : "", g->vib_freq_hz[i]);
+        fprintf(f, "\n# vib_amp_mps=");
+        for (int i = 0; i < g->vib_n; i++)
+            fprintf(f, "%s%.9g", i ? "," : "", g->vib_amp_mps[i]);
+        fprintf(f, "\n# vib_phase_rad=");
+        for (int i = 0; i < g->vib_n; i++)
+            fprintf(f, "%s%.9g", i ? "," : "", g->vib_phase_rad[i]);
+        fputs("\n", f);
+    }
+    if (g->beam_loss) {
+        size_t k0, k1;
+        pl_simrun_beam_loss_span(s, &k0, &k1);
+        fprintf(f, "# beam_loss=1\n# beam_loss_beam=%d\n# beam_loss_t_s=%.6f,%.6f\n"
+                   "# beam_loss_edge_s=%.9g\n# beam_loss_edge_mps=%.9g\n",
+                g->beam_loss_channel + 1, k0 / rate, k1 / rate, g->beam_loss_edge_s,
+                g->beam_loss_edge_mps);
+    }
+    if (g->tail_garbage && s->leave < s->n) {
+        double end = fmin((double)s->n, s->leave + ceil(g->tail_garbage_s * rate - 1e-9));
+        fprintf(f, "# tail_garbage=1\n# tail_garbage_t_s=%.6f,%.6f\n"
+                   "# tail_garbage_mps=%.9g\n", s->leave / rate, end / rate,
+                g->tail_garbage_mps);
+    }
+    if (g->clip) {
+        size_t n[2] = {0, 0};
+        uint16_t top = (uint16_t)((1L << g->adc_bits) - 1);
+        for (size_t k = 0; k < 2 * s->n; k++)
+            n[k % 2] += s->codes[k] == 0 || s->codes[k] == top;
+        fprintf(f, "# clip=1\n# clip_beam=%d\n# clip_frac=%.9g\n"
+                   "# clipped_per_channel=%zu,%zu\n", g->clip_channel + 1,
+                g->clip_frac, n[0], n[1]);
+    }
+}
+
 pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
                                 double step, pl_err *err)
 {
@@ -389,6 +459,7 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
     fprintf(f, "# hum=%d\n# hum_freq_hz=%.9g\n# hum_amp_v=%.9g\n", g->hum,
             g->hum_freq_hz, g->hum_amp_v);
     write_truth_decoder(f, g);
+    write_truth_faults(f, s);
     fprintf(f, "# adc=%d bits over %.9g..%.9g V\n", g->adc_bits, g->adc_min_v,
             g->adc_max_v);
     fputs("kind,t_s,omega_rad_s,Lp,omega_minus,omega_plus,ratio\n", f);

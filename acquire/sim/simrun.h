@@ -63,7 +63,20 @@ void pl_simrun_config_default(pl_simrun_config *cfg);
  * caller wanting a rolling run draws again from another seed. */
 void pl_simrun_config_random(pl_simrun_config *cfg, unsigned long seed);
 
-/* Runs the model and the signal chain.  PL_EINVAL names a bad parameter;
+/* The same recording as pl_simrun_config_random(cfg, seed) (prism, ramp,
+ * beams, rate, chain), with a lab's faults drawn on top by
+ * pl_rigsim_config_random_faults(): vibration, beam loss, clipping, and,
+ * on the runs that roll off the ramp, tail garbage, for which the tail
+ * grows to the garbage's length plus 0.3 s of 0 V.  (On the runs that end
+ * while rolling the prism never leaves the beams: the tail garbage is
+ * switched off there.)  pl_simrun_config_random() itself never draws a
+ * fault, so the corpus of chains without faults keeps its bytes. */
+void pl_simrun_config_random_faults(pl_simrun_config *cfg, unsigned long seed);
+
+/* Runs the model and the signal chain; with the clipping fault on
+ * (cfg->rig.clip) the card's range is first fitted to the true velocities
+ * (pl_rigsim_fit_clip()) and the handle's configuration holds that range.
+ * PL_EINVAL names a bad parameter;
  * PL_ENUMERIC when the model ends in slip or detachment before leaving the
  * ramp is NOT an error: the truth records it. */
 pl_status pl_simrun_create(pl_simrun **out, const pl_simrun_config *cfg,
@@ -96,6 +109,9 @@ size_t pl_simrun_leave_index(const pl_simrun *s);
 /* Samples the ADC clipped. */
 size_t pl_simrun_clipped(const pl_simrun *s);
 
+/* The beam loss's frames [*k0, *k1) (both 0 when there is none). */
+void pl_simrun_beam_loss_span(const pl_simrun *s, size_t *k0, size_t *k1);
+
 /* The configuration the run was made with. */
 const pl_simrun_config *pl_simrun_get_config(const pl_simrun *s);
 
@@ -120,7 +136,8 @@ pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
  * release, one per impact (Lp: at the first sample after it), one for
  * leaving the beams and a sample row every
  * truth_step_s (0: 0.01 s) of the true rotary speed and L_p.  All times on
- * the recording's clock. */
+ * the recording's clock.  The faults, when on, get '#' lines of their own
+ * (beam_loss_t_s, vib_hz, tail_garbage_t_s, clipped_per_channel, ...). */
 pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
                                 double truth_step_s, pl_err *err);
 

@@ -713,6 +713,264 @@ static void random_recordings_roll(void **state)
     }
 }
 
+/* --- a lab's faults ----------------------------------------------------- */
+
+/* An ideal chain with white noise: the noise draws are the same with and
+ * without a fault, so each fault shows as an exact difference. */
+static void noisy_ideal(pl_rigsim_config *c)
+{
+    pl_rigsim_config_default(c);
+    pl_rigsim_config_ideal(c);
+    c->noise = 1;
+    c->noise_rms_mps = 1e-4;
+    c->seed = 5;
+}
+
+static double to_mps(const pl_rigsim_config *c, int ch, double volts)
+{
+    return c->beam_sign[ch] * volts * c->ldv_scale_mps_per_v[ch];
+}
+
+static void beam_loss_leaves_the_noise_floor(void **state)
+{
+    (void)state;
+    pl_rigsim_config c, f;
+    truth_t *tr = make_truth();
+    uint16_t *codes = malloc(2 * N * sizeof *codes);
+    double *clean = malloc(2 * N * sizeof *clean), *lost = malloc(2 * N * sizeof *lost);
+    noisy_ideal(&c);
+    render(&c, tr, codes, clean);
+    f = c;
+    f.beam_loss = 1;
+    f.beam_loss_channel = 1;
+    f.beam_loss_start_s = 0.8;
+    f.beam_loss_len_s = 0.25;
+    size_t k0, k1;
+    pl_rigsim_beam_loss_span(&f, &tr->t, &k0, &k1);
+    assert_int_equal(k0, 8000);
+    assert_int_equal(k1, 10500);
+    render(&f, tr, codes, lost);
+    for (size_t k = 0; k < N; k++) {
+        /* the other beam keeps the prism: not a bit changed */
+        assert_true(lost[2 * k] == clean[2 * k]);
+        double want = to_mps(&c, 1, clean[2 * k + 1]) - (k >= k0 && k < k1 ? tr->v2[k] : 0.0);
+        tu_assert_close(to_mps(&c, 1, lost[2 * k + 1]), want, 1e-12);
+    }
+    /* over the span: the noise floor only (mean 0, RMS the noise's) */
+    double mean, rms = rms_of(lost + 1, 2, (int)k0, (int)k1, &mean);
+    tu_assert_close(rms * 0.025, 1e-4, 0.1e-4);
+    tu_assert_close(mean * 0.025, 0.0, 1e-5);
+    /* the prism just before */
+    assert_true(fabs(lost[2 * (k0 - 1) + 1]) > 0.5 * tr->v2[k0 - 1] / 0.025);
+
+    /* At a fraction of the motion, with garbage at the edges: inside
+     * the edges still the noise floor, the garbage within the edges. */
+    f.beam_loss_start_s = -1;
+    f.beam_loss_frac = 0.5; /* release 0.2 s, motion to 2 s: from 1.1 s */
+    f.beam_loss_edge_s = 0.005;
+    f.beam_loss_edge_mps = 0.03;
+    pl_rigsim_beam_loss_span(&f, &tr->t, &k0, &k1);
+    assert_int_equal(k0, 11000);
+    assert_int_equal(k1, 13500);
+    render(&f, tr, codes, lost);
+    double g = 0;
+    for (size_t k = 0; k < N; k++) {
+        assert_true(lost[2 * k] == clean[2 * k]);
+        if (k < k0 || k >= k1)
+            assert_true(lost[2 * k + 1] == clean[2 * k + 1]);
+        else if (k >= k0 + 50 && k < k1 - 50)
+            tu_assert_close(to_mps(&c, 1, lost[2 * k + 1]),
+                            to_mps(&c, 1, clean[2 * k + 1]) - tr->v2[k], 1e-12);
+        else
+            g = fmax(g, fabs(to_mps(&c, 1, lost[2 * k + 1])));
+    }
+    assert_true(g > 0.01); /* garbage at the edges, cm/s */
+    free(codes);
+    free(clean);
+    free(lost);
+    free(tr);
+}
+
+static void clipping_holds_the_rail_on_one_channel(void **state)
+{
+    (void)state;
+    pl_rigsim_config c;
+    truth_t *tr = make_truth();
+    uint16_t *codes = malloc(2 * N * sizeof *codes);
+    double *volts = malloc(2 * N * sizeof *volts);
+    size_t clipped = 0;
+    pl_err err = {0};
+    noisy_ideal(&c);
+    c.clip = 1;
+    c.clip_channel = 0;
+    c.clip_frac = 0.85;
+    pl_rigsim_fit_clip(&c, &tr->t);
+    /* the peaks at 2 s: omega 0.8 x 0.5 x 1.8 rad/s; beam 2 needs 1.3 x
+     * its peak and 6 sigma of noise */
+    double peak = tr->v1[N - 1] / 0.025, need2 = 1.3 * tr->v2[N - 1] / 0.025 + 6e-4 / 0.025;
+    tu_assert_close(c.adc_max_v, 0.85 * peak, 1e-9);
+    tu_assert_close(c.adc_min_v, -0.85 * peak, 1e-9);
+    assert_true(c.adc_max_v > need2); /* beam 2 inside */
+    assert_int_equal(pl_rigsim_render(&c, &tr->t, codes, volts, &clipped, &err), PL_OK);
+    size_t rail0 = 0, beyond = 0;
+    for (size_t k = 0; k < N; k++) {
+        int over = volts[2 * k] > c.adc_max_v;
+        beyond += over;
+        if (over)
+            assert_int_equal(codes[2 * k], 65535); /* flat at the rail */
+        rail0 += codes[2 * k] == 65535 || codes[2 * k] == 0;
+        assert_true(codes[2 * k + 1] != 0 && codes[2 * k + 1] != 65535);
+    }
+    /* part of the run, not all of it: beam 1 beyond 0.85 of its peak
+     * from about 1.73 s on */
+    assert_true(beyond > 2000 && beyond < 3500);
+    assert_int_equal(clipped, beyond);
+    assert_true(rail0 >= beyond && rail0 < beyond + 20);
+    /* a range below what beam 2 needs: beam 2 sets it */
+    c.clip_frac = 0.01;
+    c.adc_min_v = -10;
+    c.adc_max_v = 10;
+    pl_rigsim_fit_clip(&c, &tr->t);
+    tu_assert_close(c.adc_max_v, need2, 1e-9);
+    free(codes);
+    free(volts);
+    free(tr);
+}
+
+static double vib_u(const pl_rigsim_config *c, size_t k)
+{
+    double u = 0;
+    for (int i = 0; i < c->vib_n; i++)
+        u += c->vib_amp_mps[i] * sin(2 * M_PI * c->vib_freq_hz[i] * k / RATE + c->vib_phase_rad[i]);
+    return u;
+}
+
+static void vibration_moves_both_beams_alike(void **state)
+{
+    (void)state;
+    pl_rigsim_config c, f;
+    truth_t *tr = make_truth();
+    uint16_t *codes = malloc(2 * N * sizeof *codes);
+    double *clean = malloc(2 * N * sizeof *clean), *vib = malloc(2 * N * sizeof *vib);
+    tr->t.leave_index = 15000;
+    noisy_ideal(&c);
+    c.beam_sign[0] = 1; /* opposite beams: the same physical velocity */
+    c.beam_sign[1] = -1;
+    c.ldv_scale_mps_per_v[1] = 0.05;
+    render(&c, tr, codes, clean);
+    f = c;
+    f.vibration = 1;
+    f.vib_n = 2;
+    f.vib_freq_hz[0] = 23;
+    f.vib_amp_mps[0] = 1.5e-3;
+    f.vib_freq_hz[1] = 9;
+    f.vib_amp_mps[1] = 0.6e-3;
+    f.vib_phase_rad[1] = 1.0;
+    render(&f, tr, codes, vib);
+    double peak = 0;
+    for (size_t k = 0; k < N; k++) {
+        double u = k < 15000 ? vib_u(&f, k) : 0.0;
+        double d0 = to_mps(&c, 0, vib[2 * k]) - to_mps(&c, 0, clean[2 * k]);
+        double d1 = to_mps(&c, 1, vib[2 * k + 1]) - to_mps(&c, 1, clean[2 * k + 1]);
+        tu_assert_close(d0, u, 1e-12);
+        tu_assert_close(d1, u, 1e-12);
+        peak = fmax(peak, fabs(d0));
+    }
+    assert_true(peak > 1.5e-3 && peak <= 2.1e-3 + 1e-12);
+    free(codes);
+    free(clean);
+    free(vib);
+    free(tr);
+}
+
+static void tail_garbage_then_nothing(void **state)
+{
+    (void)state;
+    pl_rigsim_config c, f;
+    truth_t *tr = make_truth();
+    uint16_t *codes = malloc(2 * N * sizeof *codes);
+    double *clean = malloc(2 * N * sizeof *clean), *tail = malloc(2 * N * sizeof *tail);
+    tr->t.leave_index = 14000;
+    pl_rigsim_config_default(&c);
+    pl_rigsim_config_ideal(&c);
+    render(&c, tr, codes, clean);
+    f = c;
+    f.tail_garbage = 1;
+    f.tail_garbage_s = 0.3;
+    f.tail_garbage_mps = 0.03;
+    render(&f, tr, codes, tail);
+    for (int ch = 0; ch < 2; ch++) {
+        for (size_t k = 0; k < 14000; k++) /* the motion untouched */
+            assert_true(tail[2 * k + ch] == clean[2 * k + ch]);
+        for (size_t k = 17000; k < N; k++) /* then 0 V: no motion at all */
+            assert_true(tail[2 * k + ch] == 0.0);
+        double mean, rms = rms_of(tail + ch, 2, 14000, 17000, &mean);
+        /* garbage of a few cm/s (the random walk's 3 cm/s and spikes) */
+        assert_true(rms * 0.025 > 0.015 && rms * 0.025 < 0.08);
+        size_t zeros = 0;
+        for (size_t k = 14000; k < 17000; k++)
+            zeros += tail[2 * k + ch] == 0.0;
+        assert_true(zeros < 10);
+    }
+    /* the two channels' garbage is not the same */
+    assert_true(tail[2 * 15000] != tail[2 * 15000 + 1]);
+    free(codes);
+    free(clean);
+    free(tail);
+    free(tr);
+}
+
+/* The faults' draw: the chain under it the chain without it; each fault
+ * both on and off, at the rates and in the ranges docs/rig.md states;
+ * the recording's draw keeps the plain one's prism and ramp. */
+static void random_faults_on_top_of_the_chain(void **state)
+{
+    (void)state;
+    pl_rigsim_config a, b;
+    pl_err err = {0};
+    int on[4] = {0, 0, 0, 0};
+    size_t from = offsetof(pl_rigsim_config, vibration); /* the faults from here */
+    for (unsigned long s = 1; s <= 2000; s++) {
+        pl_rigsim_config_random(&b, s);
+        pl_rigsim_config_random_faults(&a, s);
+        assert_int_equal(pl_rigsim_validate(&a, &err), PL_OK);
+        assert_memory_equal(&a, &b, from);
+        assert_int_equal(a.seed, b.seed);
+        assert_true(a.vib_n >= 1 && a.vib_n <= 3);
+        for (int i = 0; i < 3; i++) {
+            assert_true(a.vib_freq_hz[i] >= 5 && a.vib_freq_hz[i] <= 40);
+            assert_true(a.vib_amp_mps[i] >= 0.2e-3 && a.vib_amp_mps[i] <= 2e-3);
+        }
+        assert_true(a.beam_loss_start_s < 0 && a.beam_loss_frac >= 0.15 && a.beam_loss_frac <= 0.75);
+        assert_true(a.beam_loss_len_s >= 0.05 && a.beam_loss_len_s <= 0.4);
+        assert_true(a.beam_loss_edge_s == 0 || (a.beam_loss_edge_s >= 2e-3 && a.beam_loss_edge_s <= 10e-3));
+        assert_true(a.tail_garbage_s >= 0.3 && a.tail_garbage_s <= 1.5);
+        assert_true(a.tail_garbage_mps >= 0.01 && a.tail_garbage_mps <= 0.05);
+        assert_true(a.clip_channel == 0 && a.clip_frac >= 0.6 && a.clip_frac <= 0.9);
+        on[0] += a.vibration;
+        on[1] += a.beam_loss;
+        on[2] += a.tail_garbage;
+        on[3] += a.clip;
+    }
+    tu_assert_close(on[0] / 2000.0, 0.35, 0.05);
+    tu_assert_close(on[1] / 2000.0, 0.35, 0.05);
+    tu_assert_close(on[2] / 2000.0, 0.5, 0.05);
+    tu_assert_close(on[3] / 2000.0, 0.3, 0.05);
+    for (unsigned long s = 1; s <= 50; s++) {
+        pl_simrun_config p, q;
+        pl_simrun_config_random(&p, s);
+        pl_simrun_config_random_faults(&q, s);
+        assert_memory_equal(&p.model, &q.model, sizeof p.model);
+        assert_true(p.rate_hz == q.rate_hz && p.lead_in_s == q.lead_in_s);
+        if (q.rig.tail_garbage) {
+            assert_true(q.model.ramp_length > 0);
+            tu_assert_close(q.tail_s, q.rig.tail_garbage_s + 0.3, 1e-12);
+        } else {
+            assert_true(q.tail_s == p.tail_s);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -732,6 +990,11 @@ int main(void)
         cmocka_unit_test(hum_harmonics_at_their_levels),
         cmocka_unit_test(random_chains_in_their_ranges),
         cmocka_unit_test(random_recordings_roll),
+        cmocka_unit_test(beam_loss_leaves_the_noise_floor),
+        cmocka_unit_test(clipping_holds_the_rail_on_one_channel),
+        cmocka_unit_test(vibration_moves_both_beams_alike),
+        cmocka_unit_test(tail_garbage_then_nothing),
+        cmocka_unit_test(random_faults_on_top_of_the_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

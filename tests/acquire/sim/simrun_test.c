@@ -313,6 +313,50 @@ static void test_command(void **state)
     free(dir);
 }
 
+/* The faults from the command line: each option lands in the truth file,
+ * --faults goes with --random-chain only, a bad value names its option. */
+static void test_command_faults(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("simfaults");
+    char *csv = tu_path(dir, "f.csv"), *truth = tu_path(dir, "f.truth.csv");
+    char out[4096], errout[4096];
+    const char *ok[] = {"prismlab", "sim", "--N", "22", "--a0", "0.015",
+                        "--beta-deg", "0.37", "--mu-s", "0.2", "--lambda0-deg", "7.2",
+                        "--h1", "0.0199", "--h2", "0.0116", "--ramp-length", "0.3",
+                        "--beam-loss", "2,1.5,0.2", "--vibration", "23:1.5e-3,9:0.6e-3:1",
+                        "--tail-garbage", "1.2", "--clip", "1,0.7",
+                        "--csv", csv, "--truth", truth, NULL};
+    assert_int_equal(tu_prismlab(out, errout, sizeof out, ok), 0);
+    assert_non_null(strstr(out, "status=left_ramp"));
+    FILE *f = fopen(truth, "r");
+    assert_non_null(f);
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "# beam_loss_beam=2\n# beam_loss_t_s=1.500000,1.700000\n"));
+    assert_non_null(strstr(text, "# vib_hz=23,9\n# vib_amp_mps=0.0015,0.0006\n"));
+    assert_non_null(strstr(text, "# tail_garbage=1\n"));
+    assert_non_null(strstr(text, "# clip_beam=1\n"));
+    const char *faults_alone[] = {"prismlab", "sim", "--N", "22", "--a0", "0.015",
+                                  "--beta-deg", "0.37", "--mu-s", "0.2", "--lambda0-deg", "7.2",
+                                  "--h1", "0.0199", "--h2", "0.0116", "--faults", "--csv", csv, NULL};
+    assert_int_equal(tu_prismlab(out, errout, sizeof out, faults_alone), 1);
+    assert_non_null(strstr(errout, "--random-chain"));
+    const char *bad[] = {"prismlab", "sim", "--random-chain", "3", "--beam-loss", "3,1,0.1",
+                         "--csv", csv, NULL};
+    assert_int_equal(tu_prismlab(out, errout, sizeof out, bad), 1);
+    assert_non_null(strstr(errout, "--beam-loss"));
+    const char *drawn[] = {"prismlab", "sim", "--random-chain", "3", "--faults",
+                           "--csv", csv, "--truth", truth, NULL};
+    assert_int_equal(tu_prismlab(out, errout, sizeof out, drawn), 0);
+    free(csv);
+    free(truth);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_seed_reproduces_bytes),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_command),
+        cmocka_unit_test(test_command_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

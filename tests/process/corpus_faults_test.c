@@ -1,0 +1,150 @@
+/* tests/process/corpus_faults_test.c - processing on the random corpus
+ * with a lab's faults (issue 28 item 7): the chains of corpus_test.c
+ * (seeds 1..200, the same prisms, ramps, beams, rates and signal chains)
+ * with the faults pl_simrun_config_random_faults() draws on top, each
+ * with its own probability and levels (docs/rig.md, "A lab's faults"):
+ * the ramp's vibration (35 %), one beam losing the prism for 50..400 ms
+ * (35 %), garbage after the prism left the beams (half of the runs that
+ * roll off the ramp) and the card's range below the higher beam's peak,
+ * which then clips (30 %).  Scored with corpus_test.c's numbers (issue
+ * 16's: recall and precision >= 0.995, median impact-time error <= 0.2
+ * ms, |loss bias| <= max(3 %, 2.5 standard errors), L_p at the end within
+ * 0.1 %), chain by chain; since every chain passes without its faults,
+ * a failure here is the faults'.
+ *
+ * Prints the corpus line, the count of passing chains, a line per fault
+ * kind (chains with it, passing; chains with it alone, passing) and the
+ * failing chains' rows (every row with PRISMLAB_CORPUS_TABLE=1), then
+ * asserts that at least MIN_PASSING of the 200 chains pass (the same
+ * share of the 20 run under AddressSanitizer).  PRISMLAB_CORPUS_MIN=K
+ * asks for K passing chains instead (for development: while processing
+ * learns the faults); PRISMLAB_CORPUS_SEED / FIRST / TABLE as in
+ * corpus_test.c.  `prismlab sim --random-chain SEED --faults --wav F
+ * --truth T` writes any one chain to a file, its faults in the truth. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "acquire/sim/simrun.h"
+#include "tests/util/corpus.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* How many of the 200 chains must meet issue 16's numbers: the goal once
+ * processing handles the faults (issue 28).  Lower it here, or set
+ * PRISMLAB_CORPUS_MIN, only while that work is under way. */
+#define MIN_PASSING 198
+#define FULL_CORPUS 200
+
+#if defined(__SANITIZE_ADDRESS__)
+enum { CHAINS = 20 };
+#else
+enum { CHAINS = FULL_CORPUS };
+#endif
+
+enum { F_VIB, F_LOSS, F_TAIL, F_CLIP, F_KINDS };
+static const char *const kind_name[F_KINDS] = {"vibration", "beam loss", "tail garbage",
+                                               "clipping"};
+
+static void kinds_of(const pl_rigsim_config *g, int on[F_KINDS])
+{
+    on[F_VIB] = g->vibration;
+    on[F_LOSS] = g->beam_loss;
+    on[F_TAIL] = g->tail_garbage;
+    on[F_CLIP] = g->clip;
+}
+
+/* The faults' column: V<n>x<sum of amplitudes, mm/s>, L<beam>@<start as a
+ * fraction of the motion>+<length, s>, T<garbage, s>, C<range / peak>. */
+static void fault_column(const tu_chain *c, char *buf, size_t size)
+{
+    const pl_rigsim_config *g = &c->cfg.rig;
+    size_t len = 0;
+    buf[0] = '\0';
+    if (g->vibration) {
+        double a = 0;
+        for (int i = 0; i < g->vib_n; i++)
+            a += g->vib_amp_mps[i];
+        len += snprintf(buf + len, size - len, " V%dx%.1f", g->vib_n, 1e3 * a);
+    }
+    if (g->beam_loss && len < size)
+        len += snprintf(buf + len, size - len, " L%d@%.2f+%.2f%s", g->beam_loss_channel + 1,
+                        g->beam_loss_frac, g->beam_loss_len_s, g->beam_loss_edge_s > 0 ? "e" : "");
+    if (g->tail_garbage && len < size)
+        len += snprintf(buf + len, size - len, " T%.1f", g->tail_garbage_s);
+    if (g->clip && len < size)
+        len += snprintf(buf + len, size - len, " C%.2f", g->clip_frac);
+    if (len == 0)
+        snprintf(buf, size, " -");
+}
+
+static void print_kinds(const tu_chain *cs, size_t count)
+{
+    size_t with[F_KINDS] = {0}, pass[F_KINDS] = {0}, alone[F_KINDS] = {0};
+    size_t alone_pass[F_KINDS] = {0}, none = 0, none_pass = 0;
+    for (size_t i = 0; i < count; i++) {
+        int on[F_KINDS], n_on = 0, ok = tu_corpus_chain_ok(&cs[i]);
+        kinds_of(&cs[i].cfg.rig, on);
+        for (int k = 0; k < F_KINDS; k++)
+            n_on += on[k];
+        none += n_on == 0;
+        none_pass += n_on == 0 && ok;
+        for (int k = 0; k < F_KINDS; k++) {
+            with[k] += on[k];
+            pass[k] += on[k] && ok;
+            alone[k] += on[k] && n_on == 1;
+            alone_pass[k] += on[k] && n_on == 1 && ok;
+        }
+    }
+    print_message("no fault: %zu of %zu pass\n", none_pass, none);
+    for (int k = 0; k < F_KINDS; k++)
+        print_message("%-12s: %3zu of %3zu chains with it pass; %3zu of %3zu with it alone\n",
+                      kind_name[k], pass[k], with[k], alone_pass[k], alone[k]);
+}
+
+static void corpus_with_faults(void **state)
+{
+    (void)state;
+    size_t first, count;
+    int table;
+    tu_corpus_range(CHAINS, &first, &count, &table);
+    tu_chain *cs = calloc(count, sizeof *cs);
+    assert_non_null(cs);
+    tu_corpus_sum u;
+    tu_corpus_run(cs, first, count, pl_simrun_config_random_faults, &u);
+    tu_corpus_print_sum(&u);
+    size_t passing = count - u.bad;
+    /* MIN_PASSING of 200, as a share of the chains run (rounded up) */
+    size_t need = count - (size_t)floor((double)(FULL_CORPUS - MIN_PASSING) * count / FULL_CORPUS);
+    const char *env = getenv("PRISMLAB_CORPUS_MIN");
+    if (env && *env)
+        need = strtoul(env, NULL, 10);
+    if (count == 1)
+        need = 0; /* a single chain (PRISMLAB_CORPUS_SEED) only prints */
+    print_message("faults corpus: %zu of %zu chains pass (at least %zu wanted%s)\n", passing,
+                  count, need, env && *env ? ", from PRISMLAB_CORPUS_MIN" : "");
+    print_kinds(cs, count);
+    if (u.bad || count == 1 || table) {
+        tu_corpus_print_header("  faults");
+        for (size_t i = 0; i < count; i++)
+            if (!tu_corpus_chain_ok(&cs[i]) || count == 1 || table) {
+                char col[96];
+                fault_column(&cs[i], col, sizeof col);
+                tu_corpus_print_row(&cs[i], col);
+            }
+    }
+    free(cs);
+    if (passing < need)
+        fail_msg("%zu of %zu chains with faults pass, fewer than %zu", passing, count, need);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(corpus_with_faults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* tests/util/corpus.c - a scored corpus of simulated recordings (see
+ * corpus.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "tests/util/corpus.h"
+
+#include "process/process.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tu_corpus_range(size_t chains, size_t *first, size_t *count, int *table)
+{
+    const char *one = getenv("PRISMLAB_CORPUS_SEED");
+    const char *from = getenv("PRISMLAB_CORPUS_FIRST");
+    *first = 1;
+    *count = chains;
+    if (one && *one) {
+        *first = strtoul(one, NULL, 10);
+        *count = 1;
+    } else if (from && *from) {
+        *first = strtoul(from, NULL, 10);
+    }
+    *table = getenv("PRISMLAB_CORPUS_TABLE") != NULL;
+}
+
+/* A rolling recording from seed (or its replacement). */
+static pl_simrun *draw_rolling(tu_chain *c, unsigned long seed, tu_corpus_draw draw)
+{
+    for (int attempt = 0; attempt < 4; attempt++) {
+        pl_simrun *sim = NULL;
+        pl_err err = {0};
+        c->seed = seed + 1000000UL * attempt;
+        draw(&c->cfg, c->seed);
+        if (pl_simrun_create(&sim, &c->cfg, &err) != PL_OK)
+            fail_msg("seed %lu: %s", c->seed, err.msg);
+        pl_model_end e = pl_simrun_model(sim)->end;
+        if (e == PL_END_DURATION || e == PL_END_LEFT_RAMP)
+            return sim;
+        pl_simrun_destroy(sim);
+    }
+    fail_msg("seed %lu: no rolling recording in 4 draws", seed);
+    return NULL;
+}
+
+/* The codes in m/s, as processing reads a stored run: each channel's
+ * calibration, LDV scale and beam sign. */
+static void to_velocity(const pl_simrun *sim, double *v1, double *v2)
+{
+    pl_channel ch[2];
+    const uint16_t *codes = pl_simrun_codes(sim);
+    pl_simrun_channels(sim, ch);
+    for (size_t i = 0; i < pl_simrun_frames(sim); i++) {
+        v1[i] = ch[0].beam_sign * ch[0].ldv_scale_mps_per_v * pl_channel_volts(&ch[0], codes[2 * i]);
+        v2[i] = ch[1].beam_sign * ch[1].ldv_scale_mps_per_v * pl_channel_volts(&ch[1], codes[2 * i + 1]);
+    }
+}
+
+/* For one chain run alone: the true impacts with no detection within
+ * 2 ms and the detections with no true impact within 2 ms. */
+static void print_misses(const double *tt, size_t nt, const double *dt, size_t nd)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const double *a = pass ? dt : tt, *b = pass ? tt : dt;
+        size_t na = pass ? nd : nt, nb = pass ? nt : nd;
+        for (size_t i = 0; i < na; i++) {
+            double best = INFINITY;
+            for (size_t j = 0; j < nb; j++)
+                best = fmin(best, fabs(b[j] - a[i]));
+            if (!(best < 0.002))
+                print_message("  %s at %.5f s (nearest %s %.2f ms away)\n",
+                              pass ? "false alarm" : "missed impact", a[i],
+                              pass ? "true impact" : "detection", 1e3 * best);
+        }
+    }
+}
+
+/* The truth: every impact (recording clock) and L_p at the last frame
+ * the prism is in view, where the measured L_p is read as score.py reads
+ * it (theta holds its last value after the processed window). */
+void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
+                         int verbose)
+{
+    pl_simrun *sim = draw_rolling(c, seed, draw);
+    const pl_model_result *m = pl_simrun_model(sim);
+    size_t n = pl_simrun_frames(sim), rel = pl_simrun_release_index(sim);
+    double rate = c->cfg.rate_hz;
+    double *v1 = malloc(n * sizeof *v1), *v2 = malloc(n * sizeof *v2);
+    double *tt = malloc((m->n_impacts + 1) * sizeof *tt), *tr = malloc((m->n_impacts + 1) * sizeof *tr);
+    assert_true(v1 && v2 && tt && tr);
+    to_velocity(sim, v1, v2);
+    for (size_t i = 0; i < m->n_impacts; i++) {
+        tt[i] = rel / rate + m->impacts[i].t;
+        tr[i] = m->impacts[i].ratio;
+    }
+    size_t k_end = rel + m->n_samples - 1, nt = 0;
+    double lp_true = m->lp[m->n_samples - 1], cut = INFINITY;
+    while (nt < m->n_impacts && tt[nt] <= k_end / rate - TU_CORPUS_END_MARGIN_S)
+        nt++;
+    if (nt < m->n_impacts)
+        cut = nt ? 0.5 * (tt[nt - 1] + tt[nt]) : 0.5 * (rel / rate + tt[0]);
+    pl_process_config pc;
+    pl_process_config_default(&pc);
+    pc.threads = 1;
+    /* the slope the operator wrote down, as a stored run's ramp gives it */
+    pc.lattice.beta_rad = isfinite(c->cfg.nominal_beta) ? c->cfg.nominal_beta : c->cfg.model.beta;
+    pl_process_result r;
+    pl_err err = {0};
+    c->failed[0] = '\0';
+    if (pl_process_signals(v1, v2, n, rate, c->cfg.model.h1, c->cfg.model.h2, c->cfg.model.N,
+                           &pc, &r, &err) != PL_OK) {
+        snprintf(c->failed, sizeof c->failed, "%.199s", err.msg);
+        assert_int_equal(tu_score_run(tt, tr, nt, NULL, NULL, 0, 0.0, lp_true, &c->s), 0);
+    } else {
+        double *dt = malloc((r.n_impacts + 1) * sizeof *dt), *dr = malloc((r.n_impacts + 1) * sizeof *dr);
+        assert_true(dt && dr);
+        size_t nd = 0;
+        for (size_t j = 0; j < r.n_impacts; j++)
+            if (r.impacts[j].t_s < cut) {
+                dt[nd] = r.impacts[j].t_s;
+                dr[nd++] = r.impacts[j].ratio;
+            }
+        double lp = c->cfg.model.N * r.theta[k_end] / (2 * M_PI);
+        assert_int_equal(tu_score_run(tt, tr, nt, dt, dr, nd, lp, lp_true, &c->s), 0);
+        if (verbose) {
+            print_message("seed %lu: release %.4f s, processed %.4f .. %.4f s, recording ends "
+                          "%.4f s, L_p %.4f (truth %.4f)\n%s", c->seed, rel / rate, r.release_t,
+                          r.end_t, n / rate, lp, lp_true, r.warnings);
+            print_misses(tt, nt, dt, nd);
+        }
+        free(dt);
+        free(dr);
+        pl_process_result_free(&r);
+    }
+    free(v1);
+    free(v2);
+    free(tt);
+    free(tr);
+    pl_simrun_destroy(sim);
+}
+
+int tu_corpus_chain_ok(const tu_chain *c) { return c->s.ok && !c->failed[0]; }
+
+void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw,
+                   tu_corpus_sum *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->count = count;
+    sum->worst_rec = sum->worst_prec = 1;
+    double t0 = (double)clock();
+    for (size_t i = 0; i < count; i++) {
+        tu_corpus_run_chain(&cs[i], first + i, draw, count == 1);
+        const tu_score *s = &cs[i].s;
+        sum->bad += !tu_corpus_chain_ok(&cs[i]);
+        sum->why[0] += cs[i].failed[0] != '\0';
+        sum->why[1] += s->recall < 0.995;
+        sum->why[2] += s->precision < 0.995;
+        sum->why[3] += s->dt_med_s > 0.0002;
+        sum->why[4] += fabs(s->loss_bias) > s->bias_limit;
+        sum->why[5] += s->lp_err > 0.001;
+        sum->matched += s->n_matched;
+        sum->truths += s->n_true;
+        sum->dets += s->n_det;
+        sum->worst_rec = fmin(sum->worst_rec, s->recall);
+        sum->worst_prec = fmin(sum->worst_prec, s->precision);
+        sum->worst_lp = fmax(sum->worst_lp, s->lp_err);
+        sum->worst_dt = fmax(sum->worst_dt, s->dt_med_s);
+    }
+    sum->seconds = ((double)clock() - t0) / CLOCKS_PER_SEC;
+}
+
+void tu_corpus_print_sum(const tu_corpus_sum *u)
+{
+    print_message("corpus: %zu chains in %.1f s, %zu failing; impacts %zu true, %zu detected, "
+                  "%zu matched (recall %.4f, precision %.4f over all); worst chain: recall %.4f "
+                  "precision %.4f dt_med %.3f ms Lp error %.3f %%\n",
+                  u->count, u->seconds, u->bad, u->truths, u->dets, u->matched,
+                  u->truths ? (double)u->matched / u->truths : 0.0,
+                  u->dets ? (double)u->matched / u->dets : 0.0,
+                  u->worst_rec, u->worst_prec, 1e3 * u->worst_dt, 100 * u->worst_lp);
+    if (u->bad)
+        print_message("failing on: processing refused %zu, recall %zu, precision %zu, "
+                      "dt_med %zu, loss bias %zu, L_p %zu\n", u->why[0], u->why[1], u->why[2],
+                      u->why[3], u->why[4], u->why[5]);
+}
+
+void tu_corpus_print_row(const tu_chain *c, const char *extra)
+{
+    const pl_rigsim_config *g = &c->cfg.rig;
+    const tu_score *s = &c->s;
+    char pink[16] = "-", drop[16] = "-", ring[24] = "-";
+    if (g->pink)
+        snprintf(pink, sizeof pink, "%.0f", 1e6 * g->pink_rms_mps);
+    if (g->dropout)
+        snprintf(drop, sizeof drop, "%.1f", g->dropout_rate_hz);
+    if (g->ringing)
+        snprintf(ring, sizeof ring, "%.1fk x%.2f", 1e-3 * g->ring_freq_hz, g->ring_rel_amp);
+    print_message("%8lu %2d %-7s %5.0f %5.1f %4.0f %4s %4s %-11s %4.1f %5.1f/%5.1f %4zu/%4zu %6.4f %6.4f %6.3f %+7.3f(%5.3f) %6.3f%s%s%s\n",
+                  c->seed, c->cfg.model.N, c->cfg.model.law == PL_LAW_LINE ? "line" : "plastic",
+                  c->cfg.rate_hz, 1e-3 * g->track_cutoff_hz, 1e6 * g->noise_rms_mps, pink, drop,
+                  ring, 1e3 * g->hum_amp_v, 1e3 * g->offset_v[0], 1e3 * g->offset_v[1], s->n_det,
+                  s->n_true, s->recall, s->precision, 1e3 * s->dt_med_s, s->loss_bias,
+                  s->bias_limit, 100 * s->lp_err, extra, c->failed[0] ? "  " : "", c->failed);
+}
+
+void tu_corpus_print_header(const char *extra)
+{
+    print_message("    seed  N law      rate  f_kHz white pink drop ring        humV  offsets_mV  det/true recall precis dt_ms   bias(limit)   Lp_%%%s\n", extra);
+}
