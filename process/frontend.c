@@ -628,11 +628,11 @@ static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
 /* The lines of e (decimated to about 1 kHz by block means, the samples
  * marked in `skip` left out) that stand COMMON_LINE above the median of
  * the spectrum within 8 Hz, between COMMON_LO_HZ and COMMON_HI_HZ and
- * away from the mains' harmonics (hum is not common motion: it enters
- * the channels in volts).  Their frequencies go to f[], at most `max`,
+ * away from the first four harmonics of 50 and 60 Hz (hum is not common
+ * motion: it enters the channels in volts, and has its own fit).  Their frequencies go to f[], at most `max`,
  * strongest first; returns how many. */
 static size_t common_lines(const double *e, const unsigned char *skip, size_t a, size_t b,
-                           double rate, double mains, double *f, size_t max)
+                           double rate, double *f, size_t max)
 {
     size_t dec = (size_t)fmax(1, floor(rate / 1000)), m = (b - a) / dec;
     double rd = rate / (double)dec;
@@ -677,13 +677,11 @@ static size_t common_lines(const double *e, const unsigned char *skip, size_t a,
         double y0 = log(psd[k - 1]), y1 = log(psd[k]), y2 = log(psd[k + 1]);
         double den = y0 - 2 * y1 + y2, d = den < 0 ? 0.5 * (y0 - y2) / den : 0;
         double fk = ((double)k + fmax(-0.5, fmin(0.5, d))) * df;
-        /* no hum found: either mains may still hide below the lead-in's noise */
+        /* this runs before the hum is known: either mains may be the lab's */
         int mains_line = 0;
         for (int hk = 1; hk <= 4; hk++)
-            for (int q = 0; q < 2; q++) {
-                double fm = mains > 0 ? mains : q ? 60.0 : 50.0;
-                mains_line |= fabs(fk - hk * fm) < 2 * df + 0.5;
-            }
+            mains_line |= fabs(fk - hk * 50.0) < 2 * df + 0.5 ||
+                          fabs(fk - hk * 60.0) < 2 * df + 0.5;
         if (mains_line)
             continue;
         cand[nc] = fk;
@@ -814,7 +812,7 @@ static int remove_common(double *v[2], const double *e, const unsigned char *ski
  * from its median) are left out of the search and the fit.  -1 when out
  * of memory. */
 static int common_motion(double *v[2], const double h[2], size_t n, size_t from, double rate,
-                         const spans clip[2], double mains, pl_frontend_report *rep)
+                         const spans clip[2], pl_frontend_report *rep)
 {
     if (n <= from + (size_t)rate)
         return 0;
@@ -850,7 +848,7 @@ static int common_motion(double *v[2], const double h[2], size_t n, size_t from,
         if (fabs(e[i] - med) > 8 * sd)
             skip[i] = 1;
     double f[PL_FRONTEND_MAX_LINES];
-    size_t nl = common_lines(e, skip, from, n, rate, mains, f, PL_FRONTEND_MAX_LINES);
+    size_t nl = common_lines(e, skip, from, n, rate, f, PL_FRONTEND_MAX_LINES);
     int rc = 0;
     if (nl > 0) {
         double to_u = h[0] * h[1] / (h[1] - h[0]);
@@ -942,6 +940,17 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
             return pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
                               "stretches");
         }
+    /* Motion common to both beams before the hum, whose fit over the
+     * short lead-in would take part of a 23 Hz shake for 50 Hz hum and
+     * subtract that from the whole run, and before the drop-outs, whose
+     * threshold it would raise; the clipped samples are left out of it. */
+    if (common_motion(v, h, n, from, rate, clip, rep) != 0) {
+        free(use[0]);
+        free(use[1]);
+        free(clip[0].s);
+        free(clip[1].s);
+        return pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
+    }
     /* The hum fit needs a few mains periods; a shorter lead-in gives the
      * offsets only (the medians). */
     if (lead >= (size_t)(0.1 * rate)) {
@@ -986,14 +995,10 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         if (!(rep->noise_mps[c] >= 0))
             rep->noise_mps[c] = NAN;
     }
-    /* each step in the order that lets it see the last one's result:
-     * common motion before the drop-outs, whose threshold it would
-     * otherwise raise, but with the clipped samples left out of its fit */
     size_t r = (size_t)ceil(0.001 * rate);
     pl_status st = PL_OK;
-    if (common_motion(v, h, n, from, rate, clip, rep->hum_hz, rep) != 0)
-        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
-    if (st == PL_OK && (clip[0].n || clip[1].n)) {
+    /* the clipped samples carried by the other beam, then the drop-outs */
+    if (clip[0].n || clip[1].n) {
         double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
         st = carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY,
                          (size_t)(0.020 * rate), rep, err);
