@@ -3,11 +3,13 @@
 #include "process/frontend.h"
 
 #include "process/robust.h"
+#include "process/spectral.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,6 +299,94 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
     return 0;
 }
 
+/* Stretches [s[k][0], s[k][1]) of samples. */
+typedef struct {
+    size_t (*s)[2];
+    size_t n, cap;
+} spans;
+
+static int spans_add(spans *l, size_t a, size_t b)
+{
+    if (l->n > 0 && a <= l->s[l->n - 1][1]) {   /* touching: one stretch */
+        if (b > l->s[l->n - 1][1])
+            l->s[l->n - 1][1] = b;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        void *p = realloc(l->s, cap * sizeof *l->s);
+        if (!p)
+            return -1;
+        l->s = p;
+        l->cap = cap;
+    }
+    l->s[l->n][0] = a;
+    l->s[l->n][1] = b;
+    l->n++;
+    return 0;
+}
+
+/* The samples of v at one of its rails: its highest or lowest value,
+ * when that value lies far from the resting level `rest` (at least half
+ * of the channel's widest swing: a clipped channel is clipped where it
+ * moves most), is held for CLIP_HOLD samples in a row somewhere, and
+ * occurs CLIP_MIN times in all.  A converter at its limit returns its
+ * extreme code for as long as the input stays beyond it; a signal in
+ * range reaches its extreme value once or twice, never as a plateau.
+ * Stretches closer than `merge` samples join (the few samples between
+ * two stretches at a rail are where the input dipped just inside it).
+ * *count receives the samples at the rails.  -1 when out of memory. */
+#define CLIP_HOLD 3
+#define CLIP_MIN 8
+
+static int find_clips(const double *v, size_t n, double rest, size_t merge, spans *out,
+                      size_t *count)
+{
+    *count = 0;
+    if (n == 0)
+        return 0;
+    double lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = fmin(lo, v[i]);
+        hi = fmax(hi, v[i]);
+    }
+    double swing = fmax(fabs(hi - rest), fabs(lo - rest));
+    double rail[2] = {hi, lo};
+    int use[2];
+    for (int r = 0; r < 2; r++) {
+        use[r] = 0;
+        if (!(fabs(rail[r] - rest) >= 0.5 * swing && swing > 0))
+            continue;
+        size_t total = 0, run = 0, longest = 0;
+        for (size_t i = 0; i < n; i++) {
+            run = v[i] == rail[r] ? run + 1 : 0;
+            total += v[i] == rail[r];
+            longest = run > longest ? run : longest;
+        }
+        use[r] = total >= CLIP_MIN && longest >= CLIP_HOLD;
+    }
+    if (!use[0] && !use[1])
+        return 0;
+    size_t a = 0, last = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!((use[0] && v[i] == hi) || (use[1] && v[i] == lo)))
+            continue;
+        ++*count;
+        if (open && i <= last + merge) {
+            last = i;
+            continue;
+        }
+        if (open && spans_add(out, a, last + 1) != 0)
+            return -1;
+        a = last = i;
+        open = 1;
+    }
+    if (open && spans_add(out, a, last + 1) != 0)
+        return -1;
+    return 0;
+}
+
 /* The common level of the two beams (omega) around [a, b): the mean of
  * both channels' v / h over a millisecond each side, joined by a line. */
 static void edge_levels(double *v[2], const double h[2], size_t n, size_t a,
@@ -316,42 +406,21 @@ static void edge_levels(double *v[2], const double h[2], size_t n, size_t a,
         *la = *lb;
 }
 
-/* Bridges the drop-out [a, b): the channel that left the common level
- * takes the other's velocity scaled to its height, joined to its own at
- * the edges; when both left it,
- * both follow the line between the levels at the edges. */
-static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
-                   size_t r, double thr, double agree, pl_frontend_report *rep, double rate)
+/* Channel `bad` over [a, b) becomes the other's velocity scaled to its
+ * height.  The beams differ by their own noise, 1/f noise most: the bad
+ * channel's difference from the other's (scaled) at the edges is carried
+ * across the stretch as a line, or the bridge would step by it at both
+ * edges (about 0.02 rad/s of omega on 200 um/s of 1/f noise, a quarter
+ * of a 23-edge prism's step) - a step the impact search could take for
+ * the impact beside it.  Only samples where the beams agree to `agree`
+ * count at the edges: the next drop-out, not yet bridged, may lie within
+ * the millisecond. */
+static void carry(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
+                  double agree, int bad)
 {
-    double la, lb, dev[2] = {0, 0};
-    edge_levels(v, h, n, a, b, r, &la, &lb);
-    for (size_t i = a; i < b; i++) {
-        double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
-        for (int c = 0; c < 2; c++)
-            dev[c] += fabs(v[c][i] / h[c] - lvl);
-    }
-    for (int c = 0; c < 2; c++)
-        dev[c] /= (double)(b - a);
-    if (dev[0] > 0.5 * thr && dev[1] > 0.5 * thr) {
-        for (size_t i = a; i < b; i++) {
-            double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
-            v[0][i] = lvl * h[0];
-            v[1][i] = lvl * h[1];
-        }
-        rep->both_out++;
-        return;
-    }
-    int bad = dev[0] > dev[1] ? 0 : 1, good = 1 - bad;
-    /* The beams differ by their own noise, 1/f noise most: the bad
-     * channel's difference from the other's (scaled) at the edges is
-     * carried across the stretch as a line, or the bridge would step by it
-     * at both edges (about 0.02 rad/s of omega on 200 um/s of 1/f noise, a
-     * quarter of a 23-edge prism's step) - a step the impact search could
-     * take for the impact beside it. */
+    int good = 1 - bad;
     double k = h[bad] / h[good], oa = 0, ob = 0;
     size_t ma = 0, mb = 0;
-    /* (only where the beams agree: the next drop-out, not yet bridged,
-     * may lie within the millisecond) */
     for (size_t i = a > r ? a - r : 0; i < a; i++)
         if (fabs(v[0][i] / h[0] - v[1][i] / h[1]) <= agree) {
             oa += v[bad][i] - k * v[good][i];
@@ -370,11 +439,137 @@ static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b
         ob = oa;
     for (size_t i = a; i < b; i++)
         v[bad][i] = k * v[good][i] + oa + (ob - oa) * (double)(i - a + 1) / (double)(b - a + 1);
+}
+
+/* Both channels over [a, b) follow the line between the beams' common
+ * levels at its edges: neither saw the prism, and a bridge this short
+ * (at most 20 ms) holds no impact a line would hide for long. */
+static void both_line(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r)
+{
+    double la, lb;
+    edge_levels(v, h, n, a, b, r, &la, &lb);
+    for (size_t i = a; i < b; i++) {
+        double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
+        v[0][i] = lvl * h[0];
+        v[1][i] = lvl * h[1];
+    }
+}
+
+/* Bridges the drop-out [a, b) of at most 20 ms: the channel that left
+ * the common level is carried by the other; when both left it, both
+ * follow the line between the levels at the edges. */
+static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
+                   size_t r, double thr, double agree, pl_frontend_report *rep, double rate)
+{
+    double la, lb, dev[2] = {0, 0};
+    edge_levels(v, h, n, a, b, r, &la, &lb);
+    for (size_t i = a; i < b; i++) {
+        double lvl = la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
+        for (int c = 0; c < 2; c++)
+            dev[c] += fabs(v[c][i] / h[c] - lvl);
+    }
+    for (int c = 0; c < 2; c++)
+        dev[c] /= (double)(b - a);
+    if (dev[0] > 0.5 * thr && dev[1] > 0.5 * thr) {
+        both_line(v, h, n, a, b, r);
+        rep->both_out++;
+        return;
+    }
+    int bad = dev[0] > dev[1] ? 0 : 1;
+    carry(v, h, n, a, b, r, agree, bad);
     rep->dropouts[bad]++;
     rep->dropout_s[bad] += (double)(b - a) / rate;
 }
 
-/* Finds and bridges the drop-outs from sample `from` on. */
+/* Over a stretch longer than a bridge the common level is no line: the
+ * prism turns through arcs and impacts.  Which beam lost it is told by
+ * what no rolling prism does: a level far from the motion's on both
+ * sides of the stretch (a decoder at 0 V: v / h below a third of the
+ * edges' level), or a roughness (mean |v[i+1] - v[i]| / h) many times
+ * the other beam's (speckle garbage).  Returns the channel (0 or 1) that
+ * lost the prism, or -1 when both did or neither can be told. */
+static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r)
+{
+    double la, lb;
+    edge_levels(v, h, n, a, b, r, &la, &lb);
+    double lvl = fmax(fabs(la), fabs(lb)), m[2] = {0, 0}, rough[2] = {0, 0};
+    for (int c = 0; c < 2; c++) {
+        for (size_t i = a; i < b; i++) {
+            m[c] += v[c][i] / h[c];
+            if (i + 1 < b)
+                rough[c] += fabs(v[c][i + 1] - v[c][i]) / h[c];
+        }
+        m[c] /= (double)(b - a);
+        rough[c] /= (double)(b - a);
+    }
+    int out[2];
+    for (int c = 0; c < 2; c++)
+        out[c] = fabs(m[c]) < lvl / 3 || rough[c] > 5 * rough[1 - c];
+    if (out[0] == out[1])
+        return -1;
+    return out[0] ? 0 : 1;
+}
+
+static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double rate)
+{
+    if (rep->n_lost < PL_FRONTEND_MAX_SPANS)
+        rep->lost[rep->n_lost] = (pl_beam_span){c + 1, (double)a / rate, (double)b / rate};
+    rep->n_lost++;
+    rep->lost_total_s += (double)(b - a) / rate;
+}
+
+/* The clipped stretches: each carried by the other beam; where both
+ * beams sit at their rails together, both follow a line when that lasts
+ * at most max_len, and the run is refused when it lasts longer (no beam
+ * saw the prism, and a line over an impact would hide it). */
+static pl_status carry_clips(double *v[2], const double h[2], size_t n, double rate,
+                             const spans clip[2], size_t r, double agree, size_t max_len,
+                             pl_frontend_report *rep, pl_err *err)
+{
+    /* both at once first: the overlaps of the two lists */
+    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
+        size_t a = clip[0].s[i][0] > clip[1].s[j][0] ? clip[0].s[i][0] : clip[1].s[j][0];
+        size_t b = clip[0].s[i][1] < clip[1].s[j][1] ? clip[0].s[i][1] : clip[1].s[j][1];
+        if (b > a && b - a > max_len)
+            return pl_err_set(err, PL_ENUMERIC, "both beams sit at their rails together "
+                              "from %.4f s to %.4f s (%.1f ms, longer than a %.0f ms "
+                              "bridge): clipped (widen the LDV's velocity range or the "
+                              "DAQ's input range)", (double)a / rate, (double)b / rate,
+                              1e3 * (double)(b - a) / rate, 1e3 * (double)max_len / rate);
+        if (clip[0].s[i][1] < clip[1].s[j][1])
+            i++;
+        else
+            j++;
+    }
+    for (int c = 0; c < 2; c++)
+        for (size_t k = 0; k < clip[c].n; k++) {
+            size_t a = clip[c].s[k][0], b = clip[c].s[k][1];
+            carry(v, h, n, a, b, r, agree, c);
+            rep->clip_spans[c]++;
+            if (rep->clip_spans[c] == 1)
+                rep->clip_from_s[c] = (double)a / rate;
+            rep->clip_to_s[c] = (double)b / rate;
+        }
+    /* where both were clipped the second carry copied a clipped value:
+     * those stretches (short, as checked above) follow a line instead */
+    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
+        size_t a = clip[0].s[i][0] > clip[1].s[j][0] ? clip[0].s[i][0] : clip[1].s[j][0];
+        size_t b = clip[0].s[i][1] < clip[1].s[j][1] ? clip[0].s[i][1] : clip[1].s[j][1];
+        if (b > a) {
+            both_line(v, h, n, a, b, r);
+            rep->both_out++;
+        }
+        if (clip[0].s[i][1] < clip[1].s[j][1])
+            i++;
+        else
+            j++;
+    }
+    return PL_OK;
+}
+
+/* Finds and bridges the drop-outs from sample `from` on; a stretch
+ * longer than a bridge is one beam lost (carried by the other) or both
+ * (the motion's end: rep->lost_t_s, and the scan stops). */
 static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
                      double rate, pl_frontend_report *rep)
 {
@@ -401,21 +596,270 @@ static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
         }
         size_t a = k > from + pad ? k - pad : from, b = last + 1 + pad < n ? last + 1 + pad : n;
         if (b - a > max_len) {
-            if (isnan(rep->lost_t_s)) {
+            int bad = lost_beam(v, h, n, a, b, r);
+            if (bad < 0) {
                 rep->lost_t_s = (double)a / rate;
-                /* the beam still near zero is the one that lost the prism */
-                double m0 = 0, m1 = 0;
-                for (size_t i = a; i < b; i++) {
-                    m0 += fabs(v[0][i] / h[0]);
-                    m1 += fabs(v[1][i] / h[1]);
-                }
-                rep->lost_channel = m0 < m1 ? 1 : 2;
+                rep->lost_channel = 0;
+                return;
             }
-            return;
+            carry(v, h, n, a, b, r, floor_e, bad);
+            note_lost(rep, bad, a, b, rate);
+        } else {
+            bridge(v, h, n, a, b, r, thr, floor_e, rep, rate);
         }
-        bridge(v, h, n, a, b, r, thr, floor_e, rep, rate);
         k = b;
     }
+}
+
+/* --- motion common to both beams ----------------------------------------- */
+
+/* The search band of a shaking floor's lines, and how far a line must
+ * stand above its neighbourhood's median in the spectrum of
+ * v1/h1 - v2/h2.  A floor or table moves at a few hertz to a few tens; a
+ * sinusoid of 0.2 mm/s stands 10^4 above a white 20 um/s floor in that
+ * spectrum and 10^2 above 1/f noise of 500 um/s, while the spectrum of
+ * pure noise reaches 15 times its median in one bin of 1000 about once
+ * (an exponential variable averaged over a few segments). */
+#define COMMON_LO_HZ 2.0
+#define COMMON_HI_HZ 200.0
+#define COMMON_LINE 50.0
+#define COMMON_BLOCK_S 0.5
+
+/* The lines of e (decimated to about 1 kHz by block means, the samples
+ * marked in `skip` left out) that stand COMMON_LINE above the median of
+ * the spectrum within 8 Hz, between COMMON_LO_HZ and COMMON_HI_HZ and
+ * away from the first four harmonics of 50 and 60 Hz (hum is not common
+ * motion: it enters the channels in volts, and has its own fit).  Their frequencies go to f[], at most `max`,
+ * strongest first; returns how many. */
+static size_t common_lines(const double *e, const unsigned char *skip, size_t a, size_t b,
+                           double rate, double *f, size_t max)
+{
+    size_t dec = (size_t)fmax(1, floor(rate / 1000)), m = (b - a) / dec;
+    double rd = rate / (double)dec;
+    size_t seg = 2048;
+    while (seg > 256 && seg > m / 2)
+        seg /= 2;
+    if (m < seg || seg < 256)
+        return 0;
+    double *x = malloc(m * sizeof *x), *psd = malloc((seg / 2 + 1) * sizeof *psd);
+    size_t found = 0;
+    if (!x || !psd)
+        goto out;
+    double prev = 0;
+    for (size_t k = 0; k < m; k++) {
+        double s = 0;
+        size_t used = 0;
+        for (size_t i = a + k * dec; i < a + (k + 1) * dec; i++)
+            if (!skip[i]) {
+                s += e[i];
+                used++;
+            }
+        x[k] = prev = used ? s / (double)used : prev;
+    }
+    pl_err ignore = {0};
+    if (pl_welch_psd(x, m, rd, seg, 64, psd, NULL, &ignore) != PL_OK)
+        goto out;
+    double df = rd / (double)seg, cand[64], pw[64];
+    size_t nc = 0, w = (size_t)ceil(8 / df), lo = (size_t)ceil(COMMON_LO_HZ / df);
+    size_t hi = (size_t)fmin((double)(seg / 2 - 1), COMMON_HI_HZ / df);
+    double tmp[512];
+    for (size_t k = lo > 2 ? lo : 2; k <= hi && nc < 64; k++) {
+        if (!(psd[k] > psd[k - 1] && psd[k] >= psd[k + 1]))
+            continue;
+        size_t q = 0;
+        for (size_t j = k > w ? k - w : 1; j <= k + w && j <= seg / 2 && q < 512; j++)
+            if (j + 2 < k || j > k + 2)
+                tmp[q++] = psd[j];
+        double med = pl_median(tmp, q);
+        if (!(psd[k] > COMMON_LINE * med))
+            continue;
+        /* the peak between bins from the parabola through the log-spectrum */
+        double y0 = log(psd[k - 1]), y1 = log(psd[k]), y2 = log(psd[k + 1]);
+        double den = y0 - 2 * y1 + y2, d = den < 0 ? 0.5 * (y0 - y2) / den : 0;
+        double fk = ((double)k + fmax(-0.5, fmin(0.5, d))) * df;
+        /* this runs before the hum is known: either mains may be the lab's */
+        int mains_line = 0;
+        for (int hk = 1; hk <= 4; hk++)
+            mains_line |= fabs(fk - hk * 50.0) < 2 * df + 0.5 ||
+                          fabs(fk - hk * 60.0) < 2 * df + 0.5;
+        if (mains_line)
+            continue;
+        cand[nc] = fk;
+        pw[nc++] = psd[k];
+    }
+    while (found < max && nc > 0) {   /* strongest first */
+        size_t best = 0;
+        for (size_t k = 1; k < nc; k++)
+            if (pw[k] > pw[best])
+                best = k;
+        f[found++] = cand[best];
+        cand[best] = cand[nc - 1];
+        pw[best] = pw[nc - 1];
+        nc--;
+    }
+out:
+    free(x);
+    free(psd);
+    return found;
+}
+
+/* Fits a constant, a slope and the lines f[0..nl) to e over blocks of
+ * about COMMON_BLOCK_S (whole blocks from sample 0; the samples marked in
+ * skip left out), and subtracts the lines, their coefficients joined
+ * linearly between block centres, times `to_u` (m/s of u per unit of e)
+ * from both channels: the floor's motion in each beam.  A block with
+ * fewer than half its samples usable takes its neighbours'.  *rms
+ * receives the RMS of u removed over [a, b).  -1 when out of memory. */
+static int remove_common(double *v[2], const double *e, const unsigned char *skip, size_t n,
+                         size_t a, size_t b, double rate, const double *f, size_t nl,
+                         double to_u, double *amp, double *rms)
+{
+    size_t B = (size_t)(COMMON_BLOCK_S * rate), nb = n / B ? n / B : 1, P = 2 + 2 * nl;
+    if (B == 0 || nb == 0)
+        return 0;
+    B = n / nb;
+    double *co = calloc(nb * 2 * nl, sizeof *co);
+    unsigned char *ok = calloc(nb, 1);
+    if (!co || !ok) {
+        free(co);
+        free(ok);
+        return -1;
+    }
+    for (size_t bk = 0; bk < nb; bk++) {
+        size_t s0 = bk * B, s1 = bk + 1 == nb ? n : s0 + B, used = 0;
+        double A[100] = {0}, y[10] = {0}, x[10], mid = 0.5 * (double)(s0 + s1);
+        for (size_t i = s0; i < s1; i++) {
+            if (skip[i])
+                continue;
+            x[0] = 1;
+            x[1] = ((double)i - mid) / (double)B;
+            for (size_t l = 0; l < nl; l++) {
+                double ph = 2 * M_PI * f[l] * (double)i / rate;
+                x[2 + 2 * l] = cos(ph);
+                x[3 + 2 * l] = sin(ph);
+            }
+            for (size_t r = 0; r < P; r++) {
+                y[r] += x[r] * e[i];
+                for (size_t q = 0; q < P; q++)
+                    A[P * r + q] += x[r] * x[q];
+            }
+            used++;
+        }
+        if (2 * used < s1 - s0)
+            continue;
+        gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
+        gsl_vector_view yv = gsl_vector_view_array(y, P);
+        double c[10];
+        gsl_vector_view cv = gsl_vector_view_array(c, P);
+        if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
+            gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
+            continue;
+        memcpy(co + bk * 2 * nl, c + 2, 2 * nl * sizeof *c);
+        ok[bk] = 1;
+    }
+    /* a block that could not be fitted takes the nearest one that could */
+    for (size_t bk = 0; bk < nb; bk++) {
+        if (ok[bk])
+            continue;
+        for (size_t d = 1; d < nb; d++) {
+            size_t src = bk >= d && ok[bk - d] ? bk - d : bk + d < nb && ok[bk + d] ? bk + d : nb;
+            if (src < nb) {
+                memcpy(co + bk * 2 * nl, co + src * 2 * nl, 2 * nl * sizeof *co);
+                break;
+            }
+        }
+    }
+    double s2 = 0;
+    for (size_t l = 0; l < nl; l++)
+        amp[l] = 0;
+    size_t na = 0;
+    for (size_t bk = 0; bk < nb; bk++)
+        if (ok[bk] && bk * B >= a && bk * B < b) {
+            for (size_t l = 0; l < nl; l++)
+                amp[l] += hypot(co[bk * 2 * nl + 2 * l], co[bk * 2 * nl + 2 * l + 1]);
+            na++;
+        }
+    for (size_t l = 0; l < nl; l++)
+        amp[l] = na ? fabs(to_u) * amp[l] / (double)na : 0;
+    for (size_t i = 0; i < n; i++) {
+        /* between the centres of blocks k and k + 1 */
+        double pos = ((double)i + 0.5) / (double)B - 0.5;
+        size_t k0 = pos <= 0 ? 0 : (size_t)pos;
+        if (k0 >= nb)
+            k0 = nb - 1;
+        size_t k1 = k0 + 1 < nb ? k0 + 1 : k0;
+        double t = fmin(1, fmax(0, pos - (double)k0)), u = 0;
+        for (size_t l = 0; l < nl; l++) {
+            double ph = 2 * M_PI * f[l] * (double)i / rate, cs = cos(ph), sn = sin(ph);
+            const double *c0 = co + k0 * 2 * nl + 2 * l, *c1 = co + k1 * 2 * nl + 2 * l;
+            u += ((1 - t) * c0[0] + t * c1[0]) * cs + ((1 - t) * c0[1] + t * c1[1]) * sn;
+        }
+        u *= to_u;
+        v[0][i] -= u;
+        v[1][i] -= u;
+        if (i >= a && i < b)
+            s2 += u * u;
+    }
+    *rms = b > a ? sqrt(s2 / (double)(b - a)) : 0;
+    free(co);
+    free(ok);
+    return 0;
+}
+
+/* Motion common to both beams over [from, end): found in the lines of
+ * e = v1/h1 - v2/h2, which holds no rotation, and removed from both
+ * channels.  The samples of clipped stretches and of drop-outs (e far
+ * from its median) are left out of the search and the fit.  -1 when out
+ * of memory. */
+static int common_motion(double *v[2], const double h[2], size_t n, size_t from, double rate,
+                         const spans clip[2], pl_frontend_report *rep)
+{
+    if (n <= from + (size_t)rate)
+        return 0;
+    double *e = malloc(n * sizeof *e);
+    unsigned char *skip = calloc(n, 1);
+    if (!e || !skip) {
+        free(e);
+        free(skip);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        e[i] = v[0][i] / h[0] - v[1][i] / h[1];
+    for (int c = 0; c < 2; c++)
+        for (size_t k = 0; k < clip[c].n; k++)
+            memset(skip + clip[c].s[k][0], 1, clip[c].s[k][1] - clip[c].s[k][0]);
+    /* the level and spread from every k-th sample of the motion */
+    size_t step = (n - from) / 20000 + 1, ns = 0;
+    double *t = malloc(((n - from) / step + 1) * sizeof *t);
+    if (!t) {
+        free(e);
+        free(skip);
+        return -1;
+    }
+    for (size_t i = from; i < n; i += step)
+        if (!skip[i])
+            t[ns++] = e[i];
+    double med = pl_median(t, ns), sd = pl_robust_sd(t, ns);
+    free(t);
+    /* the spread includes the motion sought: 8 of it keeps every sample
+     * of a sinusoid and leaves out drop-outs, which leave the common
+     * level by a third of omega or more */
+    for (size_t i = 0; i < n && sd > 0; i++)
+        if (fabs(e[i] - med) > 8 * sd)
+            skip[i] = 1;
+    double f[PL_FRONTEND_MAX_LINES];
+    size_t nl = common_lines(e, skip, from, n, rate, f, PL_FRONTEND_MAX_LINES);
+    int rc = 0;
+    if (nl > 0) {
+        double to_u = h[0] * h[1] / (h[1] - h[0]);
+        rc = remove_common(v, e, skip, n, from, n, rate, f, nl, to_u, rep->common_amp_mps,
+                           &rep->common_rms_mps);
+        rep->n_common = nl;
+        memcpy(rep->common_hz, f, nl * sizeof *f);
+    }
+    free(e);
+    free(skip);
+    return rc;
 }
 
 /* Which of the lead-in's L samples the offset and hum fits use: all but
@@ -471,6 +915,8 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
 {
     memset(rep, 0, sizeof *rep);
     rep->lost_t_s = NAN;
+    rep->clip_from_s[0] = rep->clip_from_s[1] = NAN;
+    rep->clip_to_s[0] = rep->clip_to_s[1] = NAN;
     if (lead > n)
         lead = n;
     unsigned char *use[2] = {NULL, NULL};
@@ -481,6 +927,30 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
             return pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples",
                               lead);
         }
+    /* the clipped stretches first: the hum's removal below moves the
+     * samples off the rails' exact values */
+    spans clip[2] = {{0}, {0}};
+    size_t merge = (size_t)ceil(0.0005 * rate);
+    for (int c = 0; c < 2; c++)
+        if (find_clips(v[c], n, level[c], merge, &clip[c], &rep->clipped[c]) != 0) {
+            free(use[0]);
+            free(use[1]);
+            free(clip[0].s);
+            free(clip[1].s);
+            return pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
+                              "stretches");
+        }
+    /* Motion common to both beams before the hum, whose fit over the
+     * short lead-in would take part of a 23 Hz shake for 50 Hz hum and
+     * subtract that from the whole run, and before the drop-outs, whose
+     * threshold it would raise; the clipped samples are left out of it. */
+    if (common_motion(v, h, n, from, rate, clip, rep) != 0) {
+        free(use[0]);
+        free(use[1]);
+        free(clip[0].s);
+        free(clip[1].s);
+        return pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
+    }
     /* The hum fit needs a few mains periods; a shorter lead-in gives the
      * offsets only (the medians). */
     if (lead >= (size_t)(0.1 * rate)) {
@@ -500,9 +970,12 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         free(use[0]);
         free(use[1]);
         for (int c = 0; c < 2; c++) {
-            if (job[c].rc != 0)
+            if (job[c].rc != 0) {
+                free(clip[0].s);
+                free(clip[1].s);
                 return pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu "
                                   "samples", lead);
+            }
             rep->offset_mps[c] = job[c].offset;
             rep->hum_amp_mps[c] = job[c].amp1;
         }
@@ -522,6 +995,18 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         if (!(rep->noise_mps[c] >= 0))
             rep->noise_mps[c] = NAN;
     }
+    size_t r = (size_t)ceil(0.001 * rate);
+    pl_status st = PL_OK;
+    /* the clipped samples carried by the other beam, then the drop-outs */
+    if (clip[0].n || clip[1].n) {
+        double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
+        st = carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY,
+                         (size_t)(0.020 * rate), rep, err);
+    }
+    free(clip[0].s);
+    free(clip[1].s);
+    if (st != PL_OK)
+        return st;
     dropouts(v, h, n, from, rate, rep);
     /* inverse-variance weights of v_i / h_i; equal noise when unknown */
     double s0 = rep->noise_mps[0], s1 = rep->noise_mps[1];

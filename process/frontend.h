@@ -8,16 +8,30 @@
  *              20 s, and its harmonics up to the 7th) is fitted in the
  *              lead-in by least squares, kept only where it stands above
  *              the noise, and subtracted from the whole channel;
+ *   clipping   the samples at a channel's rails (its extreme values, far
+ *              from its resting level, held for several samples) are not
+ *              data: they are lost samples of that beam, carried by the
+ *              other as below.  Both beams at their rails together for
+ *              longer than a bridge refuses the run, naming where.
+ *   common     a shaking floor moves the ramp: both beams see the same
+ *   motion     added velocity u(t), so v1/h1 - v2/h2 = u (1/h1 - 1/h2)
+ *              holds u and no rotation.  Its spectrum's lines (2 to
+ *              200 Hz, away from the mains') that stand far above the
+ *              noise are fitted block by block and u is taken from both
+ *              channels: (4.1) never saw it, the combination below would.
  *   drop-outs  in pure rotation about an edge on the ramp both beams see
  *              v_i = omega h_i (4.3), so v1/h1 = v2/h2 but for noise.  A
  *              stretch where they disagree by more than the motion allows
  *              is a drop-out of the channel that left the common level
- *              (a decoder at 0 V, or a speckle spike at any level); up to
- *              20 ms of it is bridged with the other channel's velocity
- *              scaled by h_i / h_j and joined to the channel's own at
- *              both edges, so no impact is invented or hidden: the other
- *              beam saw it.  Longer disagreement is a beam
- *              that lost the prism, left alone and reported.
+ *              (a decoder at 0 V, or a speckle spike at any level): it is
+ *              bridged with the other channel's velocity scaled by
+ *              h_i / h_j and joined to the channel's own at both edges, so
+ *              no impact is invented or hidden: the other beam saw it.
+ *              Past 20 ms it is a beam that lost the prism (the one at
+ *              0 V, or the one whose level or roughness no motion
+ *              explains), carried the same way by the other for as long
+ *              as it lasts and reported; only both beams lost ends the
+ *              motion.
  *   omega_c    the minimum-variance estimate of omega from both beams
  *              under the same kinematics, sum w_i v_i / h_i / sum w_i
  *              with w_i = h_i^2 / noise_i^2: three to four times less
@@ -32,6 +46,14 @@
 
 #include <stddef.h>
 
+enum { PL_FRONTEND_MAX_SPANS = 8, PL_FRONTEND_MAX_LINES = 4 };
+
+/* A stretch where one beam did not see the prism (channel 1 or 2). */
+typedef struct {
+    int channel;
+    double from_s, to_s;
+} pl_beam_span;
+
 typedef struct {
     double offset_mps[2];      /* removed */
     double hum_hz;             /* fundamental fitted; 0: none found */
@@ -40,15 +62,31 @@ typedef struct {
     size_t dropouts[2];        /* stretches bridged per channel */
     double dropout_s[2];       /* their total length */
     size_t both_out;           /* stretches where both beams were out */
-    double lost_t_s;           /* a beam lost the prism for good here; NaN */
-    int lost_channel;          /* 1 or 2 when lost_t_s is set */
+    double lost_t_s;           /* both beams lost the prism for good here
+                                  (the motion's end); NaN */
+    int lost_channel;          /* 0 when lost_t_s is set (both) */
+    /* clipping: samples at a channel's rails, carried by the other beam */
+    size_t clipped[2];         /* samples */
+    size_t clip_spans[2];      /* stretches */
+    double clip_from_s[2], clip_to_s[2];   /* the first and the last; NaN */
+    /* one beam lost for longer than a bridge, carried by the other; lost[]
+     * holds the first PL_FRONTEND_MAX_SPANS of n_lost */
+    pl_beam_span lost[PL_FRONTEND_MAX_SPANS];
+    size_t n_lost;
+    double lost_total_s;
+    /* motion common to both beams (a shaking floor), removed: its lines
+     * and the RMS of what was removed; n_common 0: none above the noise */
+    size_t n_common;
+    double common_hz[PL_FRONTEND_MAX_LINES], common_amp_mps[PL_FRONTEND_MAX_LINES];
+    double common_rms_mps;
 } pl_frontend_report;
 
 /* Cleans v[0], v[1] (m/s, n samples at rate Hz) in place as above, the
  * lead-in being samples [0, lead) and the motion [from, n).  omega_c
  * (n values) receives the combined rotary speed.  threads: 1 keeps to the
  * caller's thread, else the channels' hum goes to two (the same result).
- * PL_ENOMEM only. */
+ * PL_ENUMERIC when both beams clip together for longer than a bridge
+ * (naming where); else PL_ENOMEM only. */
 pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
                           size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err);

@@ -105,31 +105,7 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
 
 /* --- phase 1: the channels ----------------------------------------------- */
 
-/* The fraction of v's samples at its lowest or highest value, from every
- * stride-th sample: a clipped channel sits there in most of any regular
- * subsample, and a long run need not be read in full for it. */
-static double at_extremes(const double *v, size_t n, size_t stride)
-{
-    double lo = v[0], hi = v[0];
-    size_t n_lo = 0, n_hi = 0, m = 0;
-    for (size_t i = 0; i < n; i += stride, m++) {
-        double x = v[i];
-        if (x < lo) {
-            lo = x;
-            n_lo = 0;
-        }
-        if (x > hi) {
-            hi = x;
-            n_hi = 0;
-        }
-        n_lo += x == lo;
-        n_hi += x == hi;
-    }
-    return hi > lo && m ? (double)(n_lo + n_hi) / (double)m : 0.0;
-}
-
-/* Copies a channel in (when src is not NULL), measures how clipped it
- * is, and touches each page of the arrays in touch[] (writing zeros):
+/* Copies a channel in (when src is not NULL) and touches each page of the arrays in touch[] (writing zeros):
  * one channel per thread.  A ten-minute run's arrays are 48 MB each and
  * the kernel's first-touch faults on them cost about 20 ms an array;
  * taken here they are shared between the channels' threads instead of
@@ -139,7 +115,6 @@ typedef struct {
     const double *src;
     double *v;
     size_t n;
-    double at_edge;
     double *touch[2];
     size_t touch_n[2];
 } chan_job;
@@ -152,9 +127,6 @@ static void *chan_worker(void *arg)
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; j->touch[t] && i < j->touch_n[t]; i += 512)
             j->touch[t][i] = 0;
-    /* past a million samples every 97th (a prime: no beat with a periodic
-     * signal) still leaves ten thousand */
-    j->at_edge = at_extremes(j->v, j->n, j->n > 1000000 ? 97 : 1);
     return NULL;
 }
 
@@ -162,8 +134,8 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
                                   pl_process_result *r, int threads, pl_err *err)
 {
     size_t half = r->n / 2;
-    chan_job cj[2] = {{src1, r->vp1, r->n, 0, {r->omega, r->theta}, {r->n, half}},
-                      {src2, r->vp2, r->n, 0, {omc, r->theta + half}, {r->n, r->n - half}}};
+    chan_job cj[2] = {{src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}},
+                      {src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}}};
     pthread_t ct;
     int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
     chan_worker(&cj[0]);
@@ -171,12 +143,7 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
         pthread_join(ct, NULL);
     else
         chan_worker(&cj[1]);
-    for (int c = 0; c < 2; c++)
-        if (cj[c].at_edge > 0.5)
-            return pl_err_set(err, PL_ENUMERIC, "channel %d sits at its extreme "
-                              "values in %.0f %% of the samples: clipped (widen the "
-                              "LDV's velocity range or the DAQ's input range)",
-                              c + 1, 100.0 * cj[c].at_edge);
+    (void)err;   /* clipping is the front end's: carried, or refused there */
     return PL_OK;
 }
 
@@ -224,8 +191,8 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
     if (!isnan(r->front.lost_t_s)) {
         size_t lost = (size_t)(r->front.lost_t_s * rate);
         if (lost < w.end && lost > w.release) {
-            warn(r, "beam %d lost the prism at %.3f s: the window ends there",
-                 r->front.lost_channel, r->front.lost_t_s);
+            warn(r, "both beams lost the prism at %.3f s: the window ends there",
+                 r->front.lost_t_s);
             w.end = w.seen = lost;
         }
     }
@@ -529,6 +496,87 @@ static void check_count(pl_process_result *r, int N)
  * r->vp1, r->vp2 and works on them in place: a long run is copied at most
  * once, from src1, src2 when they are not NULL.  On failure r holds
  * nothing and the arrays are freed. */
+/* Appends one fault line to r->faults (db/derived.h's format). */
+static void fault(pl_process_result *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->faults);
+    if (len + 2 >= sizeof r->faults)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->faults + len, sizeof r->faults - len - 1, fmt, ap);
+    va_end(ap);
+    len = strlen(r->faults);
+    r->faults[len] = '\n';
+    r->faults[len + 1] = '\0';
+}
+
+/* A recording that runs on past the motion by more than this is said to
+ * have had its tail cut (docs/process.md, "Faults"). */
+#define TAIL_REPORT_S 0.1
+/* Bridged drop-outs are routine on an LDV (speckle); past this share of
+ * the motion a channel was measured through its neighbour too often to
+ * call the run good. */
+#define DROPOUT_DEGRADED 0.01
+
+/* The data-quality record: what the front end met, in db/derived.h's
+ * fault lines, and one word.  A run is degraded when it was measured
+ * through a fault (a beam carried by the other for longer than a bridge,
+ * clipped samples, motion common to both beams removed, drop-outs over
+ * DROPOUT_DEGRADED of the motion); hum, routine drop-outs and a tail
+ * past the motion are reported but leave it good. */
+static void assess_quality(pl_process_result *r)
+{
+    const pl_frontend_report *f = &r->front;
+    double motion_s = (double)(r->seen - r->release) / r->rate_hz;
+    int degraded = 0;
+    r->faults[0] = '\0';
+    for (size_t k = 0; k < f->n_lost && k < PL_FRONTEND_MAX_SPANS; k++) {
+        const pl_beam_span *b = &f->lost[k];
+        fault(r, "beam_lost channel=%d from_s=%.4f to_s=%.4f", b->channel, b->from_s, b->to_s);
+        warn(r, "beam %d lost the prism from %.3f s to %.3f s: omega from beam %d alone "
+             "there", b->channel, b->from_s, b->to_s, 3 - b->channel);
+        degraded = 1;
+    }
+    if (f->n_lost > PL_FRONTEND_MAX_SPANS)
+        warn(r, "%zu more stretches with one beam lost (%.3f s in all)",
+             f->n_lost - PL_FRONTEND_MAX_SPANS, f->lost_total_s);
+    for (int c = 0; c < 2; c++)
+        if (f->clipped[c] > 0) {
+            fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
+                  f->clipped[c], f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c]);
+            warn(r, "channel %d clipped: %zu samples at its rails in %zu stretches from "
+                 "%.3f s to %.3f s, carried by beam %d", c + 1, f->clipped[c],
+                 f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c);
+            degraded = 1;
+        }
+    if (f->n_common > 0) {
+        char freqs[128] = "", amps[128] = "";
+        for (size_t k = 0; k < f->n_common; k++) {
+            size_t lf = strlen(freqs), la = strlen(amps);
+            snprintf(freqs + lf, sizeof freqs - lf, "%s%.2f", k ? "," : "", f->common_hz[k]);
+            snprintf(amps + la, sizeof amps - la, "%s%.3g", k ? "," : "", f->common_amp_mps[k]);
+        }
+        fault(r, "common_motion level_mps=%.3g freqs_hz=%s amps_mps=%s", f->common_rms_mps,
+              freqs, amps);
+        warn(r, "motion common to both beams removed (a shaking floor?): %s Hz, %.3g mm/s RMS",
+             freqs, 1e3 * f->common_rms_mps);
+        degraded = 1;
+    }
+    if (f->hum_hz > 0)
+        fault(r, "hum freq_hz=%.3f amp1_mps=%.3g amp2_mps=%.3g", f->hum_hz, f->hum_amp_mps[0],
+              f->hum_amp_mps[1]);
+    for (int c = 0; c < 2; c++)
+        if (f->dropouts[c] > 0) {
+            fault(r, "dropouts channel=%d count=%zu total_s=%.4f", c + 1, f->dropouts[c],
+                  f->dropout_s[c]);
+            degraded |= motion_s > 0 && f->dropout_s[c] > DROPOUT_DEGRADED * motion_s;
+        }
+    if ((double)(r->n - r->seen) / r->rate_hz > TAIL_REPORT_S)
+        fault(r, "tail_cut at_s=%.4f", (double)r->seen / r->rate_hz);
+    snprintf(r->quality, sizeof r->quality, "%s", degraded ? "degraded" : "good");
+}
+
 static pl_status process_owned(double *vp1, double *vp2, const double *src1,
                                const double *src2, size_t n,
                                double rate, double h1, double h2, int N,
@@ -569,6 +617,7 @@ static pl_status process_owned(double *vp1, double *vp2, const double *src1,
     }
     summarise(r);
     check_count(r, N);
+    assess_quality(r);
     return PL_OK;
 }
 

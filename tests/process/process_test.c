@@ -334,6 +334,159 @@ static void test_bridge_joins_the_beams(void **state)
     free(om);
 }
 
+/* The ratios' mean loss bias over the impacts of r matched to x's
+ * truth, and their spread; each detected impact within 0.2 ms of its
+ * truth. */
+static void score_rolled(const rolled *x, const pl_process_result *r, double ratio,
+                         double *bias, double *sd)
+{
+    size_t nt = in_window(x->truth, x->nt, r->end_t);
+    assert_int_equal(r->n_impacts, nt);
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (fabs(r->impacts[i].t_s - (x->truth[i] - 1.0 / RATE)) > 0.2e-3)
+            fail_msg("impact %zu at %.5f s, the truth's at %.5f s", i, r->impacts[i].t_s,
+                     x->truth[i]);
+        double b = (1 - r->impacts[i].ratio) / (1 - ratio) - 1;
+        s += b;
+        s2 += b * b;
+    }
+    *bias = s / (double)nt;
+    *sd = sqrt(fmax(0, s2 / (double)nt - *bias * *bias));
+}
+
+/* A beam that loses the prism for 300 ms mid-run (its decoder at 0 V)
+ * is carried by the other: every impact is found through it, the
+ * ratios stay unbiased, L_p runs on to the end, and the record says
+ * which beam was lost from when to when. */
+static void test_lost_beam_carried(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    unsigned long rnd = 31;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+    }
+    for (size_t i = 25000; i < 28000; i++)
+        x.v1[i] = 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+    pl_process_result r;
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    assert_true(r.end_t > 4.9);
+    double bias, sd;
+    score_rolled(&x, &r, p.r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
+    assert_int_equal(r.front.n_lost, 1);
+    assert_int_equal(r.front.lost[0].channel, 1);
+    tu_assert_close(r.front.lost[0].from_s, 2.5, 0.002);
+    tu_assert_close(r.front.lost[0].to_s, 2.8, 0.002);
+    assert_string_equal(r.quality, "degraded");
+    assert_non_null(strstr(r.faults, "beam_lost channel=1 from_s="));
+    assert_non_null(strstr(r.warnings, "beam 1 lost the prism from 2.500 s"));
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
+/* The higher beam clips at the converter's rail over the fastest part of
+ * every arc from 2 s on: the clipped samples are that beam's lost
+ * samples, carried by the other, so the impacts and their ratios come
+ * out as on the unclipped run (the clipped samples, taken as data, gave
+ * each arc a flat top and the impacts wrong steps). */
+static void test_clipped_beam_carried(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    unsigned long rnd = 57;
+    /* the rail: the speed of mid-run, as a 16-bit converter's code */
+    double rail = round(x.om[20000] * H1 / 1e-5) * 1e-5;
+    size_t clipped = 0;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        if (x.v1[i] >= rail) {
+            x.v1[i] = rail;
+            clipped++;
+        }
+    }
+    assert_true(clipped > 5000);
+    pl_process_result r;
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    double bias, sd;
+    score_rolled(&x, &r, p.r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
+    assert_int_equal(r.front.clipped[0], clipped);
+    assert_int_equal(r.front.clipped[1], 0);
+    assert_string_equal(r.quality, "degraded");
+    assert_non_null(strstr(r.faults, "clipped channel=1"));
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
+/* A shaking floor: both beams see the same 23 Hz and 9 Hz translation
+ * (1.5 and 0.6 mm/s).  (4.1) is immune; the combined omega the impacts
+ * are measured on is not, and the ratios scattered ten times as much.
+ * Found in v1/h1 - v2/h2 and removed, the ratios' bias and spread are
+ * those of the quiet run, and the record names both lines. */
+static void test_common_motion_removed(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    double bias[2], sd[2];
+    for (int shake = 0; shake < 2; shake++) {
+        beams(x.om, x.n, x.v1, x.v2);
+        unsigned long rnd = 99;
+        for (size_t i = 0; i < x.n; i++) {
+            double t = (double)i / RATE;
+            double u = shake ? 1.5e-3 * sin(2 * M_PI * 23 * t) + 6e-4 * sin(2 * M_PI * 9 * t + 1)
+                             : 0;
+            x.v1[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        }
+        pl_process_result r;
+        pl_process_config c;
+        pl_process_config_default(&c);
+        pl_err err = {0};
+        assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err),
+                         PL_OK);
+        score_rolled(&x, &r, p.r, &bias[shake], &sd[shake]);
+        if (shake) {
+            assert_int_equal(r.front.n_common, 2);
+            tu_assert_close(r.front.common_hz[0], 23, 0.1);
+            tu_assert_close(r.front.common_hz[1], 9, 0.1);
+            tu_assert_close(r.front.common_amp_mps[0], 1.5e-3, 1e-4);
+            tu_assert_close(r.front.common_amp_mps[1], 6e-4, 1e-4);
+            assert_string_equal(r.quality, "degraded");
+            assert_non_null(strstr(r.faults, "common_motion"));
+        } else {
+            assert_int_equal(r.front.n_common, 0);
+            assert_string_equal(r.quality, "good");
+            assert_string_equal(r.faults, "");
+        }
+        pl_process_result_free(&r);
+    }
+    print_message("ratio loss bias %+.4f quiet, %+.4f shaken; spread %.4f, %.4f\n", bias[0],
+                  bias[1], sd[0], sd[1]);
+    tu_assert_close(bias[1], bias[0], 0.01);
+    assert_true(sd[1] < 1.5 * sd[0] + 0.005);
+    rolled_free(&x);
+}
+
 /* A mains off its nominal frequency is found to a thousandth of a hertz,
  * from the whole recording and not the lead-in alone.  The lead-in here is
  * 0.3 s, the mains 50.013 Hz, under a slow wander (0.7-3.3 Hz, 0.3 mm/s)
@@ -444,13 +597,21 @@ static void test_malformed_inputs(void **state)
     assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_ENUMERIC);
     if (!strstr(err.msg, "no line impact"))
         fail_msg("expected 'no line impact', got: %s", err.msg);
-    /* all clipped */
+    /* both beams at their rails together for 0.4 s: no beam saw the
+     * prism there, and the refusal says where */
     for (size_t i = 0; i < n; i++) {
-        v1[i] = i % 3 ? 0.25 : -0.25;
-        v2[i] = 0;
+        double om = i > RATE / 2 ? 8.0 * (double)(i - RATE / 2) / RATE : 0;
+        v1[i] = fmin(om * H1, 0.08) + 1e-6 * sin(i * 1.7);
+        v2[i] = fmin(om * H2, 0.08 * H2 / H1) + 1e-6 * cos(i * 2.3);
+        if (v1[i] > 0.08 - 1e-5)
+            v1[i] = 0.08;
+        if (v2[i] > 0.08 * H2 / H1 - 1e-5)
+            v2[i] = 0.08 * H2 / H1;
     }
     assert_int_equal(pl_process_signals(v1, v2, n, RATE, H1, H2, 22, &c, &r, &err), PL_ENUMERIC);
-    assert_non_null(strstr(err.msg, "clipped"));
+    if (!strstr(err.msg, "both beams sit at their rails together from 1.0"))
+        fail_msg("expected 'both beams sit at their rails together from 1.0...', got: %s",
+                 err.msg);
     free(v1);
     free(v2);
 }
@@ -665,6 +826,9 @@ int main(void)
         cmocka_unit_test(test_no_impact_in_flight),
         cmocka_unit_test(test_front_end_undoes_the_chain),
         cmocka_unit_test(test_bridge_joins_the_beams),
+        cmocka_unit_test(test_lost_beam_carried),
+        cmocka_unit_test(test_clipped_beam_carried),
+        cmocka_unit_test(test_common_motion_removed),
         cmocka_unit_test(test_mains_off_nominal),
         cmocka_unit_test(test_spectrum_and_filter),
         cmocka_unit_test(test_malformed_inputs),
