@@ -261,6 +261,17 @@ static const char *val(const pl_fault *f, const char *key)
     return fld && fld->text[0] ? fld->text : "?";
 }
 
+/* A speed field (m/s) in mm/s for a reader, into out; "?" when missing. */
+static const char *mm_s(const pl_fault *f, const char *key, char *out, size_t n)
+{
+    const pl_fault_field *fld = pl_fault_get(f, key);
+    if (fld && fld->type == PL_FAULT_NUMBER && isfinite(fld->number))
+        snprintf(out, n, "%.3g mm/s", 1e3 * fld->number);
+    else
+        snprintf(out, n, "?");
+    return out;
+}
+
 /* The other of two beams, as a phrase. */
 static const char *other_beam(const pl_fault *f)
 {
@@ -294,22 +305,27 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  val(f, "samples"), val(f, "spans"), val(f, "from_s"),
                  val(f, "to_s"));
     else if (strcmp(k, "common_motion") == 0) {
-        char freqs[PL_FAULT_TEXT_MAX * 2];
+        char freqs[PL_FAULT_TEXT_MAX * 2], lvl[32];
         spaced_list(val(f, "freqs_hz"), freqs, sizeof freqs);
-        snprintf(buf, n, "both beams saw a common motion of %s m/s at %s Hz "
-                 "(not the prism's rotation)", val(f, "level_mps"), freqs);
+        snprintf(buf, n, "the ramp shook: both beams saw the same %s RMS at %s Hz, "
+                 "removed (not the prism's rotation)", mm_s(f, "level_mps", lvl, sizeof lvl),
+                 freqs);
     }
-    else if (strcmp(k, "hum") == 0)
-        snprintf(buf, n, "mains hum at %s Hz (drifting by %s Hz): %s m/s on "
-                 "beam 1, %s m/s on beam 2", val(f, "freq_hz"),
-                 val(f, "drift_hz"), val(f, "amp1_mps"), val(f, "amp2_mps"));
+    else if (strcmp(k, "hum") == 0) {
+        char a1[32], a2[32], drift[PL_FAULT_TEXT_MAX + 32] = "";
+        if (pl_fault_get(f, "drift_hz"))
+            snprintf(drift, sizeof drift, " (drifting by %s Hz)", val(f, "drift_hz"));
+        snprintf(buf, n, "mains hum at %s Hz%s removed: %s on beam 1, %s on beam 2",
+                 val(f, "freq_hz"), drift, mm_s(f, "amp1_mps", a1, sizeof a1),
+                 mm_s(f, "amp2_mps", a2, sizeof a2));
+    }
     else if (strcmp(k, "dropouts") == 0)
         snprintf(buf, n, "beam %s dropped out %s time%s, %s s in all",
                  val(f, "channel"), val(f, "count"),
                  strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "total_s"));
     else if (strcmp(k, "tail_cut") == 0)
-        snprintf(buf, n, "the run was cut at %s s: the data after it were "
-                 "not used", val(f, "at_s"));
+        snprintf(buf, n, "the prism left the beams at %s s; the recording ran on "
+                 "past it (not used)", val(f, "at_s"));
     else if (strcmp(k, "refused") == 0)
         snprintf(buf, n, "processing refused the run: %s", val(f, "reason"));
     else {

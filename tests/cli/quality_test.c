@@ -195,7 +195,7 @@ static void show_json_of_a_degraded_run_names_its_faults(void **state)
     assert_non_null(strstr(f->out, "quality:        degraded (measured through a fault)\n"
                                    "                beam 1 lost the prism from 2.345 s to "
                                    "2.545 s (measured on beam 2 alone)\n"));
-    assert_non_null(strstr(f->out, "common motion of 0.0015 m/s at 23.0, 9.0 Hz"));
+    assert_non_null(strstr(f->out, "both beams saw the same 1.5 mm/s RMS at 23.0, 9.0 Hz"));
 
     /* a run never processed: quality null, no faults, no quality line */
     snprintf(id, sizeof id, "%lld", fresh);

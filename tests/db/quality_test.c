@@ -205,7 +205,11 @@ static void words_for_a_person(void **state)
     assert_string_equal(w, "beam 2 dropped out 1 time, 0.011 s in all");
     f = parse_ok("common_motion level_mps=0.0015 freqs_hz=23.0,9.0");
     pl_fault_describe(&f, w, sizeof w);
-    assert_non_null(strstr(w, "0.0015 m/s at 23.0, 9.0 Hz"));
+    assert_non_null(strstr(w, "the same 1.5 mm/s RMS at 23.0, 9.0 Hz"));
+    f = parse_ok("hum freq_hz=60.000 amp1_mps=2e-05 amp2_mps=1e-05");
+    pl_fault_describe(&f, w, sizeof w);
+    assert_string_equal(w, "mains hum at 60.000 Hz removed: 0.02 mm/s on beam 1, "
+                           "0.01 mm/s on beam 2");
     f = parse_ok("refused reason=\"no motion\"");
     pl_fault_describe(&f, w, sizeof w);
     assert_string_equal(w, "processing refused the run: no motion");
