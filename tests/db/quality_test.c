@@ -220,7 +220,7 @@ static void words_for_a_person(void **state)
     /* a key missing from a known kind */
     f = parse_ok("tail_cut");
     pl_fault_describe(&f, w, sizeof w);
-    assert_non_null(strstr(w, "cut at ? s"));
+    assert_non_null(strstr(w, "left the beams at ? s"));
     assert_string_equal(pl_quality_words(""), "not assessed (processed before "
                                               "prismlab recorded data quality)");
     assert_string_equal(pl_quality_words("refused"), "refused");
