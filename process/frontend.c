@@ -299,17 +299,21 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
     return 0;
 }
 
-/* Stretches [s[k][0], s[k][1]) of samples. */
+/* Stretches [s[k].a, s[k].b) of samples, in order; for a clipped
+ * stretch, sign says which rail (+1 the highest value, -1 the lowest). */
 typedef struct {
-    size_t (*s)[2];
+    struct span {
+        size_t a, b;
+        int sign;
+    } *s;
     size_t n, cap;
 } spans;
 
-static int spans_add(spans *l, size_t a, size_t b)
+static int spans_add(spans *l, size_t a, size_t b, int sign)
 {
-    if (l->n > 0 && a <= l->s[l->n - 1][1]) {   /* touching: one stretch */
-        if (b > l->s[l->n - 1][1])
-            l->s[l->n - 1][1] = b;
+    if (l->n > 0 && a <= l->s[l->n - 1].b) {   /* touching: one stretch */
+        if (b > l->s[l->n - 1].b)
+            l->s[l->n - 1].b = b;
         return 0;
     }
     if (l->n == l->cap) {
@@ -320,10 +324,31 @@ static int spans_add(spans *l, size_t a, size_t b)
         l->s = p;
         l->cap = cap;
     }
-    l->s[l->n][0] = a;
-    l->s[l->n][1] = b;
+    l->s[l->n] = (struct span){a, b, sign};
     l->n++;
     return 0;
+}
+
+/* The rail (+1, -1) channel list l holds sample i at, or 0; *cur is a
+ * cursor into l that a forward scan keeps (any value is safe). */
+static int clip_at(const spans *l, size_t i, size_t *cur)
+{
+    if (l->n == 0)
+        return 0;
+    if (*cur >= l->n || l->s[*cur].a > i) {   /* backwards: search again */
+        size_t lo = 0, hi = l->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (l->s[mid].b <= i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *cur = lo;
+    }
+    while (*cur < l->n && l->s[*cur].b <= i)
+        ++*cur;
+    return *cur < l->n && l->s[*cur].a <= i ? l->s[*cur].sign : 0;
 }
 
 /* The samples of v at one of its rails: its highest or lowest value,
@@ -368,21 +393,23 @@ static int find_clips(const double *v, size_t n, double rest, size_t merge, span
     if (!use[0] && !use[1])
         return 0;
     size_t a = 0, last = 0;
-    int open = 0;
+    int open = 0, sign = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!((use[0] && v[i] == hi) || (use[1] && v[i] == lo)))
+        int at = use[0] && v[i] == hi ? 1 : use[1] && v[i] == lo ? -1 : 0;
+        if (!at)
             continue;
         ++*count;
-        if (open && i <= last + merge) {
+        if (open && i <= last + merge && at == sign) {
             last = i;
             continue;
         }
-        if (open && spans_add(out, a, last + 1) != 0)
+        if (open && spans_add(out, a, last + 1, sign) != 0)
             return -1;
         a = last = i;
+        sign = at;
         open = 1;
     }
-    if (open && spans_add(out, a, last + 1) != 0)
+    if (open && spans_add(out, a, last + 1, sign) != 0)
         return -1;
     return 0;
 }
@@ -518,48 +545,20 @@ static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double
     rep->lost_total_s += (double)(b - a) / rate;
 }
 
-/* The clipped stretches: each carried by the other beam; where both
- * beams sit at their rails together, both follow a line when that lasts
- * at most max_len, and the run is refused when it lasts longer (no beam
- * saw the prism, and a line over an impact would hide it). */
-static pl_status carry_clips(double *v[2], const double h[2], size_t n, double rate,
-                             const spans clip[2], size_t r, double agree, size_t max_len,
-                             pl_frontend_report *rep, pl_err *err)
+/* Both beams at their rails together for longer than a bridge: no beam
+ * saw the prism there, and a line over an impact would hide it. */
+static pl_status clips_refused(const spans clip[2], double rate, size_t max_len, pl_err *err)
 {
-    /* both at once first: the overlaps of the two lists */
     for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
-        size_t a = clip[0].s[i][0] > clip[1].s[j][0] ? clip[0].s[i][0] : clip[1].s[j][0];
-        size_t b = clip[0].s[i][1] < clip[1].s[j][1] ? clip[0].s[i][1] : clip[1].s[j][1];
+        size_t a = clip[0].s[i].a > clip[1].s[j].a ? clip[0].s[i].a : clip[1].s[j].a;
+        size_t b = clip[0].s[i].b < clip[1].s[j].b ? clip[0].s[i].b : clip[1].s[j].b;
         if (b > a && b - a > max_len)
             return pl_err_set(err, PL_ENUMERIC, "both beams sit at their rails together "
                               "from %.4f s to %.4f s (%.1f ms, longer than a %.0f ms "
                               "bridge): clipped (widen the LDV's velocity range or the "
                               "DAQ's input range)", (double)a / rate, (double)b / rate,
                               1e3 * (double)(b - a) / rate, 1e3 * (double)max_len / rate);
-        if (clip[0].s[i][1] < clip[1].s[j][1])
-            i++;
-        else
-            j++;
-    }
-    for (int c = 0; c < 2; c++)
-        for (size_t k = 0; k < clip[c].n; k++) {
-            size_t a = clip[c].s[k][0], b = clip[c].s[k][1];
-            carry(v, h, n, a, b, r, agree, c);
-            rep->clip_spans[c]++;
-            if (rep->clip_spans[c] == 1)
-                rep->clip_from_s[c] = (double)a / rate;
-            rep->clip_to_s[c] = (double)b / rate;
-        }
-    /* where both were clipped the second carry copied a clipped value:
-     * those stretches (short, as checked above) follow a line instead */
-    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
-        size_t a = clip[0].s[i][0] > clip[1].s[j][0] ? clip[0].s[i][0] : clip[1].s[j][0];
-        size_t b = clip[0].s[i][1] < clip[1].s[j][1] ? clip[0].s[i][1] : clip[1].s[j][1];
-        if (b > a) {
-            both_line(v, h, n, a, b, r);
-            rep->both_out++;
-        }
-        if (clip[0].s[i][1] < clip[1].s[j][1])
+        if (clip[0].s[i].b < clip[1].s[j].b)
             i++;
         else
             j++;
@@ -567,48 +566,224 @@ static pl_status carry_clips(double *v[2], const double h[2], size_t n, double r
     return PL_OK;
 }
 
+/* The clipped stretches, each carried by the other beam; where both
+ * beams sit at their rails together (at most a bridge, clips_refused()
+ * saw to that) both follow a line. */
+static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
+                        const spans clip[2], size_t r, double agree, pl_frontend_report *rep)
+{
+    for (int c = 0; c < 2; c++)
+        for (size_t k = 0; k < clip[c].n; k++) {
+            size_t a = clip[c].s[k].a, b = clip[c].s[k].b;
+            carry(v, h, n, a, b, r, agree, c);
+            rep->clip_spans[c]++;
+            if (rep->clip_spans[c] == 1)
+                rep->clip_from_s[c] = (double)a / rate;
+            rep->clip_to_s[c] = (double)b / rate;
+        }
+    /* where both were clipped the second carry copied a clipped value */
+    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
+        size_t a = clip[0].s[i].a > clip[1].s[j].a ? clip[0].s[i].a : clip[1].s[j].a;
+        size_t b = clip[0].s[i].b < clip[1].s[j].b ? clip[0].s[i].b : clip[1].s[j].b;
+        if (b > a) {
+            both_line(v, h, n, a, b, r);
+            rep->both_out++;
+        }
+        if (clip[0].s[i].b < clip[1].s[j].b)
+            i++;
+        else
+            j++;
+    }
+}
+
+/* The beams' disagreement at sample k, a clipped sample counting as the
+ * bound it is: a channel at its top rail read at most the prism's speed,
+ * so it disagrees only with another beam below it (at the bottom rail,
+ * above it); both clipped say nothing.  *lvl receives the larger |v / h|
+ * of the channels not clipped (both when neither is). */
+static double disagreement(double *v[2], const double h[2], size_t k, const int cs[2],
+                           double *lvl)
+{
+    double a0 = v[0][k] / h[0], a1 = v[1][k] / h[1];
+    if (cs[0] && cs[1]) {
+        *lvl = 0;
+        return 0;
+    }
+    if (cs[0]) {
+        *lvl = fabs(a1);
+        return cs[0] * (a0 - a1) > 0 ? fabs(a0 - a1) : 0;
+    }
+    if (cs[1]) {
+        *lvl = fabs(a0);
+        return cs[1] * (a1 - a0) > 0 ? fabs(a0 - a1) : 0;
+    }
+    *lvl = fmax(fabs(a0), fabs(a1));
+    return fabs(a0 - a1);
+}
+
+/* Both beams far below the motion's level `ref` at once: both decoders
+ * at 0 V together (two drop-outs that coincide, or one in the beam that
+ * carries a lost one), which no disagreement shows.  The motion never
+ * loses two thirds of its speed in the 2 ms that ref lags. */
+static int both_fell(const double a[2], double ref, double floor_e)
+{
+    return ref > 3 * floor_e && fabs(a[0]) < 0.3 * ref && fabs(a[1]) < 0.3 * ref;
+}
+
+/* Adds to `unknown` the parts of [a, b) where channel c sits at a rail:
+ * the beam carried there had no beam to carry it. */
+static int add_clipped_parts(const spans *clip, size_t a, size_t b, spans *unknown)
+{
+    size_t cur = 0;
+    clip_at(clip, a, &cur);
+    for (size_t k = cur; k < clip->n && clip->s[k].a < b; k++) {
+        size_t x = clip->s[k].a > a ? clip->s[k].a : a, y = clip->s[k].b < b ? clip->s[k].b : b;
+        if (y > x && spans_add(unknown, x, y, 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A recording that runs on past the motion shows both beams in speckle
+ * garbage as the prism leaves: stretches where neither beam holds the
+ * common level follow each other within TROUBLE_GAP_S.  TROUBLE_RUN of
+ * them in a row, BOTH_OUT_MIN of them with both beams out, is the
+ * motion's end, at the first; two coinciding drop-outs of a rolling
+ * prism (about one in twenty seconds at 3 drop-outs a second a beam)
+ * never come three to 30 ms. */
+#define TROUBLE_GAP_S 0.030
+#define TROUBLE_RUN 3
+#define BOTH_OUT_MIN 2
+
+typedef struct {
+    size_t first, last_end, count, both;
+} trouble;
+
+/* Notes a stretch [a, b) that was bridged (both: both beams out); 1 when
+ * it completes the motion's end. */
+static int trouble_note(trouble *t, size_t a, size_t b, int both, double rate)
+{
+    if (t->count == 0 || (double)(a - t->last_end) > TROUBLE_GAP_S * rate) {
+        t->first = a;
+        t->count = t->both = 0;
+    }
+    t->count++;
+    t->both += both != 0;
+    t->last_end = b;
+    return t->count >= TROUBLE_RUN && t->both >= BOTH_OUT_MIN;
+}
+
+/* The robust spread of v1/h1 - v2/h2 over [a, b) as pl_robust_spread()
+ * measures it, the samples at a rail left out: a clipped beam's distance
+ * from the other is the motion beyond the rail, not noise, and counted
+ * in it raised the drop-out threshold above every drop-out. */
+static double spread_unclipped(double *v[2], const double h[2], size_t a, size_t b,
+                               const spans clip[2])
+{
+    if (clip[0].n == 0 && clip[1].n == 0)
+        return pl_robust_spread(v[0], v[1], h[0], h[1], a, b, 0);
+    size_t m = b > a + 1 ? b - a - 1 : 0, stride = m > 100000 ? m / 100000 : 1;
+    double *t = malloc((m / stride + 1) * sizeof *t);
+    if (!t)
+        return NAN;
+    size_t cnt = 0, cur[2] = {0, 0};
+    for (size_t k = a; k + 1 < b; k += stride)
+        if (!clip_at(&clip[0], k, &cur[0]) && !clip_at(&clip[1], k, &cur[1]))
+            t[cnt++] = v[0][k] / h[0] - v[1][k] / h[1];
+    double sd = cnt >= 8 ? pl_robust_sd(t, cnt) : NAN;
+    free(t);
+    return sd;
+}
+
 /* Finds and bridges the drop-outs from sample `from` on; a stretch
  * longer than a bridge is one beam lost (carried by the other) or both
- * (the motion's end: rep->lost_t_s, and the scan stops). */
-static void dropouts(double *v[2], const double h[2], size_t n, size_t from,
-                     double rate, pl_frontend_report *rep)
+ * (the motion's end: rep->lost_t_s, and the scan stops).  Clipped
+ * samples count as bounds (disagreement() above); where the carrying
+ * beam is clipped the stretch goes to `unknown`, to be bridged when
+ * the clipped samples have been carried.  -1 when out of memory. */
+static int dropouts(double *v[2], const double h[2], size_t n, size_t from, double rate,
+                    const spans clip[2], spans *unknown, pl_frontend_report *rep)
 {
-    double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
+    double sd_e = spread_unclipped(v, h, from, n, clip);
     if (!(sd_e > 0))
         sd_e = 0;
     size_t merge = (size_t)ceil(0.0005 * rate), pad = (size_t)ceil(0.0002 * rate);
     size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
-    double i0 = 1.0 / h[0], i1 = 1.0 / h[1], floor_e = 10 * sd_e;
+    double floor_e = 10 * sd_e, ref = 0, alpha = 1.0 / fmax(1, 0.002 * rate);
+    size_t cur[2] = {0, 0};
+    trouble tb = {0};
     for (size_t k = from; k < n; k++) {
-        double a0 = v[0][k] * i0, a1 = v[1][k] * i1, e = fabs(a0 - a1);
-        if (!(e > floor_e))
+        int cs[2] = {clip_at(&clip[0], k, &cur[0]), clip_at(&clip[1], k, &cur[1])};
+        double lvl, e = disagreement(v, h, k, cs, &lvl);
+        double ak[2] = {v[0][k] / h[0], v[1][k] / h[1]};
+        int fell = !cs[0] && !cs[1] && both_fell(ak, ref, floor_e);
+        double thr = fmax(floor_e, 0.3 * lvl);
+        if (!fell && !(e > floor_e && e > thr && lvl > 0)) {
+            /* the common level, from the beams not at a rail */
+            double m = cs[0] ? ak[1] : cs[1] ? ak[0] : 0.5 * (ak[0] + ak[1]);
+            if (!(cs[0] && cs[1]))
+                ref += alpha * (m - ref);
             continue;
-        double lvl = fmax(fabs(a0), fabs(a1)), thr = fmax(floor_e, 0.3 * lvl);
-        if (!(e > thr) || lvl == 0)
-            continue;
+        }
         /* the stretch: flagged samples no more than `merge` apart */
         size_t last = k, j = k + 1;
+        int clipped_in[2] = {cs[0] != 0, cs[1] != 0};
         for (; j < n && j <= last + merge; j++) {
-            double ej = v[0][j] / h[0] - v[1][j] / h[1];
-            double lj = fmax(fabs(v[0][j] / h[0]), fabs(v[1][j] / h[1]));
-            if (fabs(ej) > fmax(10 * sd_e, 0.3 * lj))
+            int cj[2] = {clip_at(&clip[0], j, &cur[0]), clip_at(&clip[1], j, &cur[1])};
+            double lj, ej = disagreement(v, h, j, cj, &lj);
+            double aj[2] = {v[0][j] / h[0], v[1][j] / h[1]};
+            if ((ej > fmax(floor_e, 0.3 * lj) && lj > 0) ||
+                (!cj[0] && !cj[1] && both_fell(aj, ref, floor_e))) {
                 last = j;
+                clipped_in[0] |= cj[0] != 0;
+                clipped_in[1] |= cj[1] != 0;
+            }
         }
         size_t a = k > from + pad ? k - pad : from, b = last + 1 + pad < n ? last + 1 + pad : n;
-        if (b - a > max_len) {
+        int both = 0;
+        if (fell || (clipped_in[0] && clipped_in[1])) {
+            /* neither beam holds the level: a line when short, else the end */
+            if (b - a > max_len) {
+                rep->lost_t_s = (double)a / rate;
+                return 0;
+            }
+            if (spans_add(unknown, a, b, 0) != 0)
+                return -1;
+            rep->both_out++;
+            both = 1;
+        } else if (clipped_in[0] || clipped_in[1]) {
+            /* the beam at its rail is the bound the other broke: the other
+             * is out, carried where the clipped one is not at its rail */
+            int c = clipped_in[0] ? 0 : 1;
+            carry(v, h, n, a, b, r, floor_e, 1 - c);
+            if (add_clipped_parts(&clip[c], a, b, unknown) != 0)
+                return -1;
+            if (b - a > max_len)
+                note_lost(rep, 1 - c, a, b, rate);
+            else {
+                rep->dropouts[1 - c]++;
+                rep->dropout_s[1 - c] += (double)(b - a) / rate;
+            }
+        } else if (b - a > max_len) {
             int bad = lost_beam(v, h, n, a, b, r);
             if (bad < 0) {
                 rep->lost_t_s = (double)a / rate;
-                rep->lost_channel = 0;
-                return;
+                return 0;
             }
             carry(v, h, n, a, b, r, floor_e, bad);
             note_lost(rep, bad, a, b, rate);
         } else {
+            size_t before = rep->both_out;
             bridge(v, h, n, a, b, r, thr, floor_e, rep, rate);
+            both = rep->both_out > before;
+        }
+        if (trouble_note(&tb, a, b, both, rate)) {
+            rep->lost_t_s = (double)tb.first / rate;
+            return 0;
         }
         k = b;
     }
+    return 0;
 }
 
 /* --- motion common to both beams ----------------------------------------- */
@@ -827,7 +1002,7 @@ static int common_motion(double *v[2], const double h[2], size_t n, size_t from,
         e[i] = v[0][i] / h[0] - v[1][i] / h[1];
     for (int c = 0; c < 2; c++)
         for (size_t k = 0; k < clip[c].n; k++)
-            memset(skip + clip[c].s[k][0], 1, clip[c].s[k][1] - clip[c].s[k][0]);
+            memset(skip + clip[c].s[k].a, 1, clip[c].s[k].b - clip[c].s[k].a);
     /* the level and spread from every k-th sample of the motion */
     size_t step = (n - from) / 20000 + 1, ns = 0;
     double *t = malloc(((n - from) / step + 1) * sizeof *t);
@@ -995,19 +1170,26 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         if (!(rep->noise_mps[c] >= 0))
             rep->noise_mps[c] = NAN;
     }
-    size_t r = (size_t)ceil(0.001 * rate);
-    pl_status st = PL_OK;
-    /* the clipped samples carried by the other beam, then the drop-outs */
-    if (clip[0].n || clip[1].n) {
+    /* the drop-outs first, the clipped samples counting as the bounds
+     * they are; then the clipped samples carried by the other beam; last
+     * the stretches where neither beam holds the level, bridged by lines
+     * between edges that are all mended by then */
+    size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
+    spans unknown = {0};
+    pl_status st = clips_refused(clip, rate, max_len, err);
+    if (st == PL_OK && dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the drop-outs");
+    if (st == PL_OK && (clip[0].n || clip[1].n)) {
         double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
-        st = carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY,
-                         (size_t)(0.020 * rate), rep, err);
+        carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY, rep);
     }
+    for (size_t k = 0; st == PL_OK && k < unknown.n; k++)
+        both_line(v, h, n, unknown.s[k].a, unknown.s[k].b, r);
+    free(unknown.s);
     free(clip[0].s);
     free(clip[1].s);
     if (st != PL_OK)
         return st;
-    dropouts(v, h, n, from, rate, rep);
     /* inverse-variance weights of v_i / h_i; equal noise when unknown */
     double s0 = rep->noise_mps[0], s1 = rep->noise_mps[1];
     double w0 = h[0] * h[0], w1 = h[1] * h[1];
