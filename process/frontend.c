@@ -400,8 +400,16 @@ static int find_clips(const double *v, size_t n, double rest, size_t merge, span
             continue;
         ++*count;
         if (open && i <= last + merge && at == sign) {
-            last = i;
-            continue;
+            /* only across samples near the rail: a drop-out to 0 V
+             * between two clipped stretches is not at a rail */
+            double half = 0.5 * (at > 0 ? hi - rest : rest - lo);
+            size_t g = last + 1;
+            while (g < i && at * (v[g] - rest) > half)
+                g++;
+            if (g == i) {
+                last = i;
+                continue;
+            }
         }
         if (open && spans_add(out, a, last + 1, sign) != 0)
             return -1;
@@ -621,13 +629,15 @@ static double disagreement(double *v[2], const double h[2], size_t k, const int 
     return fabs(a0 - a1);
 }
 
-/* Both beams far below the motion's level `ref` at once: both decoders
- * at 0 V together (two drop-outs that coincide, or one in the beam that
- * carries a lost one), which no disagreement shows.  The motion never
- * loses two thirds of its speed in the 2 ms that ref lags. */
-static int both_fell(const double a[2], double ref, double floor_e)
+/* Every beam not at a rail far below the motion's level `ref`: both
+ * decoders at 0 V together (two drop-outs that coincide, or one in the
+ * beam that carries a lost or clipped one), which no disagreement
+ * shows.  The motion never loses two thirds of its speed in the 2 ms
+ * that ref lags. */
+static int both_fell(const double a[2], const int cs[2], double ref, double floor_e)
 {
-    return ref > 3 * floor_e && fabs(a[0]) < 0.3 * ref && fabs(a[1]) < 0.3 * ref;
+    return !(cs[0] && cs[1]) && ref > 3 * floor_e && (cs[0] || fabs(a[0]) < 0.3 * ref) &&
+           (cs[1] || fabs(a[1]) < 0.3 * ref);
 }
 
 /* Adds to `unknown` the parts of [a, b) where channel c sits at a rail:
@@ -716,7 +726,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         int cs[2] = {clip_at(&clip[0], k, &cur[0]), clip_at(&clip[1], k, &cur[1])};
         double lvl, e = disagreement(v, h, k, cs, &lvl);
         double ak[2] = {v[0][k] / h[0], v[1][k] / h[1]};
-        int fell = !cs[0] && !cs[1] && both_fell(ak, ref, floor_e);
+        int fell = both_fell(ak, cs, ref, floor_e);
         double thr = fmax(floor_e, 0.3 * lvl);
         if (!fell && !(e > floor_e && e > thr && lvl > 0)) {
             /* the common level, from the beams not at a rail */
@@ -733,7 +743,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             double lj, ej = disagreement(v, h, j, cj, &lj);
             double aj[2] = {v[0][j] / h[0], v[1][j] / h[1]};
             if ((ej > fmax(floor_e, 0.3 * lj) && lj > 0) ||
-                (!cj[0] && !cj[1] && both_fell(aj, ref, floor_e))) {
+                both_fell(aj, cj, ref, floor_e)) {
                 last = j;
                 clipped_in[0] |= cj[0] != 0;
                 clipped_in[1] |= cj[1] != 0;
