@@ -1,0 +1,42 @@
+/* process/lattice_tops.h - the arcs' tops (lattice.h step 4,
+ * docs/process.md section 4): over a contact phase omega^2 is a
+ * parabola in theta whose minimum, the top, lies where the centre passes
+ * over the pivot, pi/N - beta after the landing before and pi/N + beta
+ * before the landing after.  The tops need no instant, so neither the
+ * decoder's rounding of the kink nor a ringing inside the gap moves
+ * them: they place the impacts (the one shift, then each impact's own
+ * tops) and give omega- and omega+ (lattice_eval.c), and the line
+ * through consecutive tops' speeds gives the ramp's slope and the ratio
+ * from the run alone. */
+#ifndef PL_PROCESS_LATTICE_TOPS_H
+#define PL_PROCESS_LATTICE_TOPS_H
+
+#include "process/lattice.h"
+#include "process/lattice_core.h"
+
+/* The contact phases between consecutive slots, as the tops see them:
+ * top[i], low[i] (omega^2 there) and its variance for the interval after
+ * slot i (NAN where slots i and i + 1 are not neighbours), and what
+ * omega^2 gains from a top to the landing after it (A) and to the
+ * landing before it (B) in the measured units, once beta is known. */
+typedef struct {
+    double *top, *top_var, *low, *low_var, *curv;
+    double A, B;     /* NAN: no beta */
+} tops;
+
+
+/* Frees tp's arrays (NULL ones too); the struct itself is the caller's. */
+void pl_lat_tops_free(tops *t);
+
+/* Fits the tops of every contact phase between neighbouring slots into
+ * *tp (freed by pl_lat_tops_free(), also after a failure), picks the
+ * slope (beta, the ramp's, NaN when unknown; or the run's own from the
+ * tops' speeds: st's beta_* and energy_* figures), moves every smoothed
+ * angle ths by the one lag that puts the impacts where the tops do, then
+ * joins each impact's own tops' angle to ths and vars.  The instants so
+ * far lag the impacts by what no model of the transition knows; the tops
+ * do not.  Returns the shift in samples (0 when not applied). */
+double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
+                        double beta, tops *tp, pl_lattice_stats *st);
+
+#endif
