@@ -94,8 +94,8 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
     for (int pass = 0; pass < passes; pass++) {
         if (pass > 0) {
             for (size_t i = 0; i < m; i++) {
-                double t = pl_lat_time_of_theta(wk, ths[i], i > 0 ? (size_t)v[i - 1].tc : wk->release,
-                                                1);
+                size_t from = i > 0 ? (size_t)v[i - 1].tc : wk->release;
+                double t = pl_lat_time_of_theta(wk, ths[i], from, 1);
                 if (!isnan(t))
                     v[i].tc = t;
             }

@@ -251,7 +251,8 @@ size_t pl_lat_arc_window(const walk *wk, double interval)
  * instant itself (its first half-cycle carries most of its area). */
 int pl_lat_locate(const walk *wk, double c, double interval, step_fit *f)
 {
-    size_t W = pl_lat_arc_window(wk, interval);   /* pl_lat_fit_arcs_at() cuts it at the data's ends */
+    /* pl_lat_fit_arcs_at() cuts the window at the data's ends */
+    size_t W = pl_lat_arc_window(wk, interval);
     double tol = fmax(1.0, 0.1 * (double)wk->G), still = fmax(0.2, 0.05 * (double)wk->G),
            prev = NAN;
     moments mo = {.valid = 0};

@@ -143,7 +143,8 @@ static void measure_slot(const walk *wk, double tp, double interval, slot *s)
      * to settle on: one fit at the prediction then says whether a step is
      * there (the passes after the ringing locate it again). */
     if (!found && !has_d)
-        found = pl_lat_fit_arcs(wk, (size_t)llround(tp), pl_lat_arc_window(wk, interval), NULL, &f) == 0;
+        found = pl_lat_fit_arcs(wk, (size_t)llround(tp), pl_lat_arc_window(wk, interval), NULL,
+                                &f) == 0;
     if (!found || fabs(f.tc - tp) > half + (double)wk->G)
         return;
     if (!has_d) {
