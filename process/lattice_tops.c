@@ -24,7 +24,7 @@ void pl_lat_tops_free(tops *t)
  * thousand and symmetric about the top whatever is left; fitted on the
  * whole interval between two gaps.  NAN when it cannot be fitted or has
  * no minimum inside. */
-static double arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
+double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
                       double *low_var, double *curv, double *raw)
 {
     *raw = NAN;
@@ -81,12 +81,7 @@ static double arc_top(const walk *wk, size_t a, size_t b, double *top_var, doubl
  * which both of the paper's laws give, and tops spread over a range of
  * speeds, which the run's acceleration gives.  Returns 0 with *beta, its
  * standard error and r, or -1 when fewer than 8 pairs or no spread. */
-typedef struct {
-    double beta, beta_se, r, r_se;
-    double w2;      /* mean omega^2 at the tops */
-} energy;
-
-static int energy_fit(const double *top, const double *low, size_t m, double K,
+int pl_lat_energy_fit(const double *top, const double *low, size_t m, double K,
                       double delta, double scale, energy *e)
 {
     double n = 0, mx = 0, my = 0;
@@ -167,7 +162,7 @@ static double top_between(const walk *wk, const slot *v, size_t m, size_t i, dou
            hi = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0, raw = NAN;
     if (!(i + 1 < m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo))
         return NAN;
-    double top = arc_top(wk, (size_t)lo, (size_t)hi, top_var, low, low_var, curv, &raw);
+    double top = pl_lat_arc_top(wk, (size_t)lo, (size_t)hi, top_var, low, low_var, curv, &raw);
     double mid = 0.5 * (wk->theta[(size_t)lo] + wk->theta[(size_t)hi - 1]), d = wk->delta;
     if (!isnan(top) && fabs(top - mid) <= 0.15 * d)
         return top;
@@ -180,7 +175,7 @@ static double top_between(const walk *wk, const slot *v, size_t m, size_t i, dou
         if (isnan(a) || isnan(b))
             return NAN;
         double prev = raw;
-        top = arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, top_var, low, low_var, curv,
+        top = pl_lat_arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, top_var, low, low_var, curv,
                       &raw);
         if (isnan(top))
             return NAN;
@@ -288,7 +283,7 @@ static void tops_fit(const walk *wk, const slot *v, size_t m, tops *tp, double *
 }
 
 /* The slope that places the impacts, from the ramp's (beta, NaN when
- * unknown) and the run's own line (energy_fit(), its figures into st).
+ * unknown) and the run's own line (pl_lat_energy_fit(), its figures into st).
  * Choice: the ramp's slope from the run itself, whenever the line
  * fixes the ratio's loss to a tenth (its slope's error below
  * 0.1 (1 - r)); else the ramp's.  With the run's own beta the impacts'
@@ -303,7 +298,7 @@ static double tops_beta(const walk *wk, const tops *tp, size_t m, double K, doub
                         double beta, pl_lattice_stats *st)
 {
     energy e;
-    if (energy_fit(tp->top, tp->low, m, K, wk->delta, scale, &e) == 0) {
+    if (pl_lat_energy_fit(tp->top, tp->low, m, K, wk->delta, scale, &e) == 0) {
         st->beta_data_rad = e.beta;
         st->beta_data_se_rad = e.beta_se;
         st->energy_ratio = e.r;
