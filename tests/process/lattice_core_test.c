@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "process/lattice_core.h"
+#include "tests/util/testutil.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static void time_of_theta_finds_the_crossing_both_ways(void **state)
     (void)state;
     double theta[N];
     walk wk = linear_walk(theta);
-    assert_float_equal(pl_lat_time_of_theta(&wk, 2.555, 100, 1), 255.5, 1e-9);
-    assert_float_equal(pl_lat_time_of_theta(&wk, 2.555, 800, -1), 255.5, 1e-9);
+    tu_assert_close(pl_lat_time_of_theta(&wk, 2.555, 100, 1), 255.5, 1e-9);
+    tu_assert_close(pl_lat_time_of_theta(&wk, 2.555, 800, -1), 255.5, 1e-9);
     /* from past the crossing forwards, or before the release: none */
     assert_true(isnan(pl_lat_time_of_theta(&wk, 2.555, 300, 1)));
     assert_true(isnan(pl_lat_time_of_theta(&wk, 0.05, 500, -1)));
@@ -43,9 +44,9 @@ static void theta_at_interpolates_and_holds_the_ends(void **state)
     (void)state;
     double theta[N];
     walk wk = linear_walk(theta);
-    assert_float_equal(theta_at(&wk, 123.25), 1.2325, 1e-12);
-    assert_float_equal(theta_at(&wk, -3), 0, 0);
-    assert_float_equal(theta_at(&wk, 5000), theta[N - 1], 0);
+    tu_assert_close(theta_at(&wk, 123.25), 1.2325, 1e-12);
+    tu_assert_close(theta_at(&wk, -3), 0, 0);
+    tu_assert_close(theta_at(&wk, 5000), theta[N - 1], 0);
 }
 
 static void cholesky_solves_a_known_system(void **state)
@@ -55,11 +56,11 @@ static void cholesky_solves_a_known_system(void **state)
     double A[9] = {4, 2, 0, 2, 5, 1, 0, 1, 3}, b[3] = {0, -5, 7}, x[3];
     assert_int_equal(chol_factor(A, 3), 0);
     chol_solve_n(A, 3, b, x);
-    assert_float_equal(x[0], 1, 1e-12);
-    assert_float_equal(x[1], -2, 1e-12);
-    assert_float_equal(x[2], 3, 1e-12);
+    tu_assert_close(x[0], 1, 1e-12);
+    tu_assert_close(x[1], -2, 1e-12);
+    tu_assert_close(x[2], 3, 1e-12);
     /* x' A^-1 x with A x = b: b' A^-1 b = b' x = 0 + 10 + 21 */
-    assert_float_equal(chol_quad(A, 3, b), 31, 1e-10);
+    tu_assert_close(chol_quad(A, 3, b), 31, 1e-10);
     double bad[4] = {1, 2, 2, 1};   /* eigenvalues 3 and -1 */
     assert_int_equal(chol_factor(bad, 2), -1);
 }
@@ -73,7 +74,7 @@ static void push_keeps_every_slot_in_order(void **state)
     assert_int_equal(s.n, 1000);
     for (long k = 0; k < 1000; k++) {
         assert_int_equal(s.v[k].k, k);
-        assert_float_equal(s.v[k].tc, 2.0 * k, 0);
+        tu_assert_close(s.v[k].tc, 2.0 * k, 0);
     }
     free(s.v);
 }

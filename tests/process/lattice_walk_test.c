@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "process/lattice_walk.h"
+#include "tests/util/testutil.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,10 +30,10 @@ static void d_is_the_step_where_no_window_holds_it(void **state)
         int straddles = k + G >= STEP_AT && k < STEP_AT + G + 1;
         int apart = k + G + W <= STEP_AT || k >= STEP_AT + G + W;
         if (straddles) {
-            assert_float_equal(d[k - from], 0.5, 1e-9);
-            assert_float_equal(rss[k - from], 0, 1e-8);
+            tu_assert_close(d[k - from], 0.5, 1e-9);
+            tu_assert_close(rss[k - from], 0, 1e-8);
         } else if (apart) {
-            assert_float_equal(d[k - from], 0, 1e-9);
+            tu_assert_close(d[k - from], 0, 1e-9);
         }
     }
 }
@@ -50,7 +51,7 @@ static void a_parabolas_d_is_flat(void **state)
     pl_lat_step_statistic(y, G, W, from, to, d, NULL);
     /* |y| reaches 250: rounding of the sliding sums, resynced */
     for (size_t k = from; k < to; k++)
-        assert_float_equal(d[k - from], -70 * -1e-5, 1e-8);
+        tu_assert_close(d[k - from], -70 * -1e-5, 1e-8);
 }
 
 /* a fixed pseudo-random sequence: the test is the same every run */
@@ -81,10 +82,10 @@ static void d_noise_is_the_gain_times_the_noise(void **state)
     double sd = sqrt(s2 / (double)(to - from)), gain = pl_lat_d_noise_gain(G, W);
     /* two line extrapolations over 50 samples each, 20 samples out: the
      * gain is sqrt(2 (1/w + x0^2 / S_tt)), x0 = 35.5: 0.5311 */
-    assert_float_equal(gain, 0.5311, 1e-4);
+    tu_assert_close(gain, 0.5311, 1e-4);
     /* neighbouring D's share their windows: 400 000 of them are worth a
      * few thousand independent ones, so a few per cent */
-    assert_float_equal(sd / (0.3 * gain), 1.0, 0.04);
+    tu_assert_close(sd / (0.3 * gain), 1.0, 0.04);
     free(y);
     free(d);
 }
