@@ -42,8 +42,8 @@ CFLAGS  ?= -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined,float-cast-overflow
 # float-cast-overflow (a double outside an integer type's range cast to it)
-# is not part of -fsanitize=undefined.  (It found process/lattice.c casting
-# floor(x) to size_t before testing x >= 0.)
+# is not part of -fsanitize=undefined.  (It found process/lattice.c, now
+# lattice_settle.c, casting floor(x) to size_t before testing x >= 0.)
 build/asan/obj/%.o: FCO := -fsanitize=float-cast-overflow
 CPP_FLAGS = $(WARN) $(CFLAGS) -I. -Ibuild/gen $(PKG_CFLAGS)
 ALL_CFLAGS = $(CPP_FLAGS) -MMD -MP

@@ -1,0 +1,261 @@
+/* process/lattice_smooth.c - the slots' angles smoothed along the
+ * lattice (lattice_smooth.h). */
+#include "process/lattice_smooth.h"
+
+#include "process/robust.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* For slot i, a line through (k_j, theta_j - k_j delta) of the measured
+ * slots within smooth_slots of it: its value at k_i, that value's
+ * variance, and the mean of the slots' own variances it rests on.  Equal
+ * weights: an angle's variance, sigma^2 (2G+2) omega^2 / d^2 with
+ * d = (1 - r) omega, does not depend on the speed, and a weight from the
+ * slot's own measured step would favour the slots whose noise happened to
+ * lengthen it (and delay them).
+ *
+ * The sums of every slot's window come from one sliding pass
+ * (phase_sums()): summing each window afresh, for every half-width tried
+ * and every outlier pass, cost a tenth of a long run's time, on one
+ * thread.  They are kept about the window's own centre k_i (so the
+ * numbers stay small) and summed afresh every PHASE_RESYNC slots so that
+ * rounding cannot build up. */
+typedef struct {
+    double sw, sk, sp, skk, skp, svar;
+} psum;
+
+enum { PHASE_RESYNC = 128 };
+
+static int phase_used(const slot *s)
+{
+    return s->measured && s->var_theta > 0 && isfinite(s->var_theta);
+}
+
+static void psum_add(psum *q, const slot *s, long kc, double delta, double sign)
+{
+    if (!phase_used(s))
+        return;
+    double k = (double)(s->k - kc), p = s->theta - (double)s->k * delta;
+    q->sw += sign;
+    q->sk += sign * k;
+    q->sp += sign * p;
+    q->skk += sign * k * k;
+    q->skp += sign * k * p;
+    q->svar += sign * s->var_theta;
+}
+
+/* out[i]: the sums over slots [i - M, i + M] about k_i. */
+static void phase_sums(const slot *v, size_t n, int M, double delta, psum *out)
+{
+    psum q = {0};
+    size_t lo = 0, hi = 0;   /* the window [lo, hi) in q */
+    for (size_t i = 0; i < n; i++) {
+        size_t l = i > (size_t)M ? i - (size_t)M : 0;
+        size_t h = i + (size_t)M + 1 < n ? i + (size_t)M + 1 : n;
+        if (i % PHASE_RESYNC == 0) {
+            q = (psum){0};
+            for (size_t j = l; j < h; j++)
+                psum_add(&q, &v[j], v[i].k, delta, 1);
+        } else {
+            /* move the origin from k_(i-1) to k_i, then the window */
+            double d = (double)(v[i].k - v[i - 1].k);
+            q.skk += -2 * d * q.sk + d * d * q.sw;
+            q.sk -= d * q.sw;
+            q.skp -= d * q.sp;
+            for (size_t j = lo; j < l; j++)
+                psum_add(&q, &v[j], v[i].k, delta, -1);
+            for (size_t j = hi; j < h; j++)
+                psum_add(&q, &v[j], v[i].k, delta, 1);
+        }
+        lo = l;
+        hi = h;
+        out[i] = q;
+    }
+}
+
+/* The line at slot i from its window's sums; skip leaves slot i itself
+ * out (for the outlier test).  -1 when fewer than two slots are at
+ * hand. */
+static int phase_fit(const psum *ps, const slot *v, size_t i, double delta, int skip,
+                     double *phi, double *var, double *own)
+{
+    psum q = ps[i];
+    if (skip)
+        psum_add(&q, &v[i], v[i].k, delta, -1);
+    if (q.sw < 1.5)
+        return -1;
+    double s2 = q.svar / q.sw;   /* one angle's variance, typically */
+    if (own)
+        *own = s2;
+    double det = q.sw * q.skk - q.sk * q.sk;
+    if (!(det > 1e-12 * q.sw * q.skk)) {
+        *phi = q.sp / q.sw;
+        *var = s2 / q.sw;
+        return 0;
+    }
+    *phi = (q.skk * q.sp - q.sk * q.skp) / det;   /* the line's value at k_i */
+    *var = s2 * q.skk / det;
+    return 0;
+}
+
+enum { LOO_SAMPLE = 8192 };
+
+/* The robust spread of the slots' leave-one-out disagreements with
+ * their neighbours' line of half-width M (into r[i], NaN where none). */
+static double loo_spread(const slot *v, size_t n, int M, double delta, double *r, double *tmp,
+                         psum *ps)
+{
+    size_t cnt = 0;
+    phase_sums(v, n, M, delta, ps);
+    for (size_t i = 0; i < n; i++) {
+        double phi, var;
+        r[i] = NAN;
+        if (v[i].measured && phase_fit(ps, v, i, delta, 1, &phi, &var, NULL) == 0)
+            tmp[cnt++] = r[i] = v[i].theta - (double)v[i].k * delta - phi;
+    }
+    /* On a long run the spread from every k-th (k odd) of at most about
+     * LOO_SAMPLE disagreements: its error, about 1.3 % there, is below what
+     * tells one half-width from another, and the selections over all
+     * 40 000 slots of a ten-minute run, eight a smoothing, were a
+     * fiftieth of its processing. */
+    if (cnt > 2 * LOO_SAMPLE) {
+        size_t k = cnt / LOO_SAMPLE | 1, j = 0;
+        for (size_t i = 0; i < cnt; i += k)
+            tmp[j++] = tmp[i];
+        cnt = j;
+    }
+    return pl_robust_sd(tmp, cnt);
+}
+
+/* The line at slot i, a slot pl_lat_smooth_phase() dropped, when its window of
+ * half-width M holds fewer than two measured slots: the window widened
+ * (2M, 4M, ...) until it holds two.  Without it the slot kept the angle
+ * just dropped (on the 50 kHz foreign run the first impact, a ringing's
+ * onset placed two periods late, 0.65 ms, beside three dropped
+ * neighbours).  A slot never measured keeps the walk's angle instead: on
+ * a slow stretch under 1/f noise the integral of omega it follows is
+ * closer than a line from measured slots far off (three corpus chains
+ * lost an impact to the line). */
+static int phase_fit_wide(const slot *v, size_t n, size_t i, int M, double delta,
+                          double *phi, double *var, double *own)
+{
+    for (size_t w = 2 * (size_t)(M > 0 ? M : 1); w < 2 * n; w *= 2) {
+        psum q = {0};
+        size_t lo = i > w ? i - w : 0, hi = i + w + 1 < n ? i + w + 1 : n;
+        for (size_t j = lo; j < hi; j++)
+            psum_add(&q, &v[j], v[i].k, delta, 1);
+        if (q.sw >= 1.5)
+            return phase_fit(&q, v, 0, delta, 0, phi, var, own);
+    }
+    return -1;
+}
+
+/* Smooths every slot's angle through its neighbours' and drops the
+ * measurements that disagree with theirs by more than 5 robust standard
+ * deviations of all the slots' disagreements (a step located on a spike,
+ * a ringing's onset a period off), three times over: the slots' own error
+ * estimates leave out what the model misses, so the scatter is measured. */
+void pl_lat_smooth_phase(slot *v, size_t n, int M, double delta,
+                         double *theta_s, double *var_s)
+{
+    double *r = malloc((n ? n : 1) * sizeof *r), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    double *rb = malloc((n ? n : 1) * sizeof *rb);
+    psum *ps = malloc((n ? n : 1) * sizeof *ps);
+    double s2 = NAN;
+    /* How far to smooth: the neighbours' line must follow theta's drift
+     * (1/f noise bends it within a second) yet average the slots' own
+     * errors.  Of half-widths 2, 4, 8 and M the one whose line predicts
+     * the slots it leaves out best is used; its disagreements stay in rb
+     * for the first outlier pass, which would compute them again. */
+    int best_m = M, last = 0;
+    double best_sd = INFINITY;
+    static const int tries[] = {2, 4, 8};
+    for (size_t t = 0; r && tmp && rb && ps && t <= sizeof tries / sizeof *tries; t++) {
+        int mm = t < sizeof tries / sizeof *tries ? tries[t] : M;
+        if (mm > M || mm == last)
+            continue;
+        last = mm;
+        double sd = loo_spread(v, n, mm, delta, r, tmp, ps);
+        if (sd < best_sd) {
+            double *x = rb;
+            rb = r;
+            r = x;
+            best_sd = sd;
+            best_m = mm;
+        }
+    }
+    M = best_m;
+    /* pass 0 starts from the best trial's disagreements, in rb */
+    double sd = isfinite(best_sd) ? best_sd : NAN;
+    for (int pass = 0; r && tmp && rb && ps && pass < 3; pass++) {
+        size_t dropped = 0;
+        if (pass > 0)
+            sd = loo_spread(v, n, M, delta, rb, tmp, ps);
+        if (!(sd > 0))
+            break;
+        s2 = sd * sd;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(rb[i]) && fabs(rb[i]) > 5 * sd) {
+                v[i].measured = 0;
+                v[i].dropped = 1;
+                dropped++;
+            }
+        if (!dropped)
+            break;
+    }
+    free(r);
+    free(tmp);
+    free(rb);
+    if (ps)
+        phase_sums(v, n, M, delta, ps);
+    for (size_t i = 0; i < n; i++) {
+        double phi, var, own;
+        if (ps && phase_fit(ps, v, i, delta, 0, &phi, &var, &own) == 0) {
+            theta_s[i] = phi + (double)v[i].k * delta;
+            /* the line's variance from the measured scatter when known */
+            var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
+        } else if (v[i].dropped && phase_fit_wide(v, n, i, M, delta, &phi, &var, &own) == 0) {
+            theta_s[i] = phi + (double)v[i].k * delta;
+            var_s[i] = isnan(s2) ? var : var * s2 / fmax(own, 1e-300);
+        } else {
+            theta_s[i] = v[i].theta;
+            var_s[i] = v[i].measured ? v[i].var_theta : INFINITY;
+        }
+    }
+    free(ps);
+}
+
+/* A ringing's onset is known to a period from its phase; which period
+ * was chosen slot by slot from the fit around it, and noise can tip that
+ * choice.  The lattice knows better: each measured onset moves by whole
+ * periods to the one nearest its neighbours' line.  Returns how many
+ * moved. */
+size_t pl_lat_snap_cycles(const walk *wk, slot *v, size_t m, const double *ths)
+{
+    double T = 2 * M_PI / wk->ring.w;
+    size_t moved = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (!v[i].measured && !v[i].dropped)
+            continue;
+        double from = v[i].tc - 4 * T;
+        double t = pl_lat_time_of_theta(wk, ths[i], from > 0 ? (size_t)from : 0, 1);
+        if (isnan(t))
+            continue;
+        double k = round((t - v[i].tc) / T);
+        if (k != 0) {
+            v[i].tc += k * T;
+            v[i].theta = theta_at(wk, v[i].tc);
+            moved++;
+            /* a slot dropped for lying whole periods off is measured
+             * again once snapped; the smoothing that follows drops it
+             * once more if it still disagrees */
+            if (v[i].dropped) {
+                v[i].measured = 1;
+                v[i].dropped = 0;
+            }
+        }
+    }
+    return moved;
+}
+

@@ -1,0 +1,28 @@
+/* process/lattice_smooth.h - the slots' angles smoothed along the
+ * lattice (lattice.h step 5, docs/process.md section 4): each slot's own
+ * angle scatters with the noise while theta's drift is slow, so a line
+ * through its neighbours' (angle - k 2 pi / N) places it better than its
+ * own step does, and gives the slots the lattice demands but no step
+ * showed an angle at all. */
+#ifndef PL_PROCESS_LATTICE_SMOOTH_H
+#define PL_PROCESS_LATTICE_SMOOTH_H
+
+#include "process/lattice_core.h"
+
+/* Each slot's smoothed angle and its variance into theta_s[i], var_s[i]
+ * (i < n), from a line through the measured neighbours within a
+ * half-width (2, 4, 8 or M, whichever predicts left-out slots best), the
+ * slots that disagree by over 5 robust standard deviations dropped
+ * (v[i].measured 0, dropped 1): the slots' own variances leave out what
+ * the model misses, so the scatter is measured.  delta: the lattice's
+ * spacing.  The tops (lattice_tops.c) use it on their own lattice. */
+void pl_lat_smooth_phase(slot *v, size_t n, int M, double delta,
+                         double *theta_s, double *var_s);
+
+/* Moves each measured ringing onset by whole periods of wk->ring to the
+ * one nearest its smoothed angle ths[i]: the phase fixes an onset only
+ * to a period, and the lattice knows which.  Returns how many moved (the
+ * caller smooths again when any did). */
+size_t pl_lat_snap_cycles(const walk *wk, slot *v, size_t m, const double *ths);
+
+#endif

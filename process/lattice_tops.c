@@ -1,0 +1,521 @@
+/* process/lattice_tops.c - the arcs' tops: where the contact phases
+ * place the impacts, the ramp's slope and the ratio from the tops alone
+ * (lattice_tops.h). */
+#include "process/lattice_tops.h"
+
+#include "process/lattice_smooth.h"
+#include "process/robust.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void pl_lat_tops_free(tops *t)
+{
+    free(t->top);
+    free(t->top_var);
+    free(t->low);
+    free(t->low_var);
+    free(t->curv);
+}
+
+/* The angle at which omega^2(theta) over samples [a, b) is least: the
+ * contact phase's top, where the centre passes over the pivot.  (2.1)
+ * makes omega^2 = C - 2 K cos psi, a parabola in theta to a part in a
+ * thousand and symmetric about the top whatever is left; fitted on the
+ * whole interval between two gaps.  NAN when it cannot be fitted or has
+ * no minimum inside. */
+double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
+                      double *low_var, double *curv, double *raw)
+{
+    *raw = NAN;
+    if (b <= a + 8 || b > wk->end)
+        return NAN;
+    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3], yy = 0;
+    for (size_t k = a; k < b; k++) {
+        double x = wk->theta[k] - tm, y = wk->om[k] * wk->om[k], x2 = x * x;
+        S[0] += 1;
+        S[1] += x;
+        S[2] += x2;
+        S[3] += x2 * x;
+        S[4] += x2 * x2;
+        Y[0] += y;
+        Y[1] += y * x;
+        Y[2] += y * x2;
+        yy += y * y;
+    }
+    double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
+    if (chol_factor(A, 3) != 0)
+        return NAN;
+    chol_solve_n(A, 3, Y, c);
+    /* *raw: the vertex whichever way the parabola opens, its sign in
+     * *curv (top_between() reads a peak as the landing it straddles) */
+    *curv = c[2];
+    if (c[2] != 0)
+        *raw = tm - c[1] / (2 * c[2]);
+    if (!(c[2] > 0))
+        return NAN;
+    double top = tm - c[1] / (2 * c[2]);
+    *low = c[0] - c[1] * c[1] / (4 * c[2]);
+    *curv = c[2];
+    /* the minimum's variance: its gradient through (X'X)^-1, times the
+     * residual variance of omega^2 */
+    double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])};
+    double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2])), s2 = rss / (S[0] - 3);
+    *low_var = s2 * chol_quad(A, 3, g);
+    double gt[3] = {0, -1 / (2 * c[2]), c[1] / (2 * c[2] * c[2])};   /* the top's */
+    *top_var = s2 * chol_quad(A, 3, gt);
+    return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
+}
+
+/* The ramp's slope and the run's ratio from the tops alone, without any
+ * instant.  Over a contact phase omega^2 = w^2 + K (1 - cos psi), psi the
+ * angle from the top (2.1); an impact at psi = pi/N + beta multiplies
+ * omega by r and the next phase starts at psi = -(pi/N - beta), so the
+ * tops' squared speeds follow
+ *   w'^2 = r^2 w^2 + K [(r^2 - 1)(1 - cos(pi/N) cos beta)
+ *                       + (r^2 + 1) sin(pi/N) sin beta]:
+ * a line through the pairs of consecutive tops gives r^2 as its slope and
+ * beta from its intercept, K from the parabolas' curvature (c = K / 2 in
+ * the measured angle whatever the calibration's scale; the intercept is
+ * in the scale's square).  The line needs r the same at every impact,
+ * which both of the paper's laws give, and tops spread over a range of
+ * speeds, which the run's acceleration gives.  Returns 0 with *beta, its
+ * standard error and r, or -1 when fewer than 8 pairs or no spread. */
+int pl_lat_energy_fit(const double *top, const double *low, size_t m, double K,
+                      double delta, double scale, energy *e)
+{
+    double n = 0, mx = 0, my = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            n += 1;
+            mx += low[i - 1];
+            my += low[i];
+        }
+    if (n < 8)
+        return -1;
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            sxx += (low[i - 1] - mx) * (low[i - 1] - mx);
+            sxy += (low[i - 1] - mx) * (low[i] - my);
+        }
+    if (!(sxx > 0))
+        return -1;
+    double sl = sxy / sxx, ic = my - sl * mx, rss = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            double d = low[i] - ic - sl * low[i - 1];
+            rss += d * d;
+        }
+    double s2 = rss / (n - 2), v_sl = s2 / sxx, v_ic = s2 * (1 / n + mx * mx / sxx),
+           c_si = -mx * s2 / sxx;
+    double a = delta / 2, c = ic / (scale * scale), b = 0, f = 0, fb = 1;
+    if (!(K > 0) || !(sl > 0))
+        return -1;
+    for (int it = 0; it < 8; it++) {   /* Newton from a level ramp */
+        f = K * ((sl - 1) * (1 - cos(a) * cos(b)) + (sl + 1) * sin(a) * sin(b)) - c;
+        fb = K * ((sl - 1) * cos(a) * sin(b) + (sl + 1) * sin(a) * cos(b));
+        b -= f / fb;
+    }
+    double fs = K * ((1 - cos(a) * cos(b)) + sin(a) * sin(b)), sc2 = scale * scale;
+    /* b moves with the slope (fs) and the intercept (1 / scale^2) */
+    double vb = (fs * fs * v_sl + v_ic / (sc2 * sc2) - 2 * fs * c_si / sc2) / (fb * fb);
+    if (!isfinite(b) || !(vb >= 0) || fabs(b) > 0.5 * a)
+        return -1;
+    e->beta = b;
+    e->beta_se = sqrt(vb);
+    e->r = sqrt(sl);
+    e->r_se = sqrt(v_sl) / (2 * e->r);
+    e->w2 = mx;
+    return 0;
+}
+
+typedef struct {
+    const slot *v;
+    size_t m;
+    tops *tp;
+} tops_ctx;
+
+/* The top of the contact phase between slots i and i + 1.  The interval
+ * between their gaps holds it when the slots are in place.  Where they are
+ * not - an unconfirmed stretch placed by theta, whose 1/f noise drifted
+ * up to half a slot over a slow start - the interval holds a landing: the
+ * top lies off its middle, or omega^2 peaks there instead (the landing
+ * between two phases).  Then the window moves to centre on the top (from
+ * a peak, half a slot back when the peak lies in the interval's second
+ * half, which makes it slot i + 1's landing, half a slot on otherwise),
+ * 0.4 of a slot either side (a phase reaches 0.5 - beta/delta of a slot
+ * before its landing), until the top stops moving.  The speed's minimum
+ * over a whole phase is the steadiest mark a slow run has. */
+enum { TOP_RECENTRE = 4 };
+
+/* The widest half-width smooth_tops() tries (pl_lat_smooth_phase() tries 2, 4
+ * and 8 and keeps the best predictor). */
+enum { TOPS_SMOOTH = 8 };
+
+static double top_between(const walk *wk, const slot *v, size_t m, size_t i, double *top_var,
+                          double *low, double *low_var, double *curv)
+{
+    double lo = ceil(v[i].tc) + (double)wk->G + 1,
+           hi = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0, raw = NAN;
+    if (!(i + 1 < m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo))
+        return NAN;
+    double top = pl_lat_arc_top(wk, (size_t)lo, (size_t)hi, top_var, low, low_var, curv, &raw);
+    double mid = 0.5 * (wk->theta[(size_t)lo] + wk->theta[(size_t)hi - 1]), d = wk->delta;
+    if (!isnan(top) && fabs(top - mid) <= 0.15 * d)
+        return top;
+    if (isfinite(raw) && *curv < 0)
+        raw += raw > mid ? -0.5 * d : 0.5 * d;   /* from the landing to its phase's top */
+    for (int it = 0; it < TOP_RECENTRE && isfinite(raw) && fabs(raw - mid) < 0.5 * d; it++) {
+        double a = pl_lat_time_of_theta(wk, raw - 0.4 * d, (size_t)lo > wk->W ? (size_t)lo - wk->W
+                                                                       : wk->release, 1);
+        double b = a > 0 ? pl_lat_time_of_theta(wk, raw + 0.4 * d, (size_t)a, 1) : NAN;
+        if (isnan(a) || isnan(b))
+            return NAN;
+        double prev = raw;
+        top = pl_lat_arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, top_var, low, low_var, curv,
+                      &raw);
+        if (isnan(top))
+            return NAN;
+        if (fabs(top - prev) < 0.01 * d)
+            return fabs(top - mid) < 0.5 * d ? top : NAN;
+    }
+    return NAN;
+}
+
+/* The tops of the intervals after slots [a, b). */
+static void tops_range(walk *wk, size_t a, size_t b, void *p)
+{
+    const tops_ctx *x = p;
+    tops *tp = x->tp;
+    for (size_t i = a; i < b; i++)
+        tp->top[i] = top_between(wk, x->v, x->m, i, &tp->top_var[i], &tp->low[i],
+                                 &tp->low_var[i], &tp->curv[i]);
+}
+
+/* The tops smoothed along their own lattice: the top after slot i lies
+ * at k_i delta plus the run's phase in the true angle, as the impacts do,
+ * and theta's drift bends that line only slowly, so each top joins its
+ * neighbours' line through pl_lat_smooth_phase() (the half-width by how well the
+ * line predicts the tops it leaves out, the outliers dropped, the
+ * variances from the measured scatter).  Unlike the impacts' angles from
+ * two tops each, which share one top with each neighbour, the tops' errors
+ * are independent from phase to phase: what 1/f noise does to one arc's
+ * tilt it does not do to the next.  On corpus seed 52 (195 um/s of 1/f
+ * noise) the tops' leave-one-out scatter was 1.4e-3 rad with one
+ * neighbour each side and 1.3e-3 with two, which is 1.2e-3 of noise in
+ * every top and no bend: three times what their fits' residuals said.
+ * Into st and sv (NAN and INFINITY where no top); the tops unsmoothed,
+ * their variances times inflate, when memory runs out. */
+static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
+                        double inflate, double *st, double *sv)
+{
+    slot *tv = malloc((m ? m : 1) * sizeof *tv);
+    for (size_t i = 0; i < m; i++) {
+        double vt = inflate * tp->top_var[i];
+        int ok = !isnan(tp->top[i]) && vt > 0 && isfinite(vt);
+        st[i] = ok ? tp->top[i] : NAN;
+        sv[i] = ok ? vt : INFINITY;
+        if (tv) {
+            tv[i] = v[i];
+            tv[i].measured = ok;
+            tv[i].theta = st[i];
+            tv[i].var_theta = sv[i];
+        }
+    }
+    if (!tv)
+        return;
+    pl_lat_smooth_phase(tv, m, TOPS_SMOOTH, wk->delta, st, sv);
+    for (size_t i = 0; i < m; i++)
+        if (isnan(tp->top[i])) {
+            st[i] = NAN;   /* no arc there: no top to stand for the impacts beside it */
+            sv[i] = INFINITY;
+        }
+    free(tv);
+}
+
+/* How much wider two estimates of the same angle scatter about each
+ * other than their variances say: r2[0..n-1] holds d^2 / (var_a + var_b)
+ * for each pair (reordered here), whose median is 0.455 (that of chi^2
+ * with one degree of freedom) when the variances are right.  The median
+ * over 0.455, at least 1; 1 for fewer than 8 pairs. */
+static double excess_scatter(double *r2, size_t n)
+{
+    return n >= 8 ? fmax(1, pl_median(r2, n) / 0.455) : 1;
+}
+
+/* Allocates tp's arrays for m slots, A and B NAN; -1 when any is
+ * missing (the caller frees what was got). */
+static int tops_alloc(tops *tp, size_t m)
+{
+    size_t sz = (m ? m : 1) * sizeof(double);
+    tp->top = malloc(sz);
+    tp->low = malloc(sz);
+    tp->low_var = malloc(sz);
+    tp->curv = malloc(sz);
+    tp->top_var = malloc(sz);
+    tp->A = tp->B = NAN;
+    return tp->top && tp->low && tp->low_var && tp->curv && tp->top_var ? 0 : -1;
+}
+
+/* The tops of every interval into tp, the calibration's scale from their
+ * spacing and K from their curvature (NAN when no two tops are
+ * neighbours).  theta is measured in the calibration's units: a scale off
+ * by a per cent stretches the lattice and beta alike, and the tops'
+ * spacing (2 pi / N in truth) says by how much. */
+static void tops_fit(const walk *wk, const slot *v, size_t m, tops *tp, double *scale,
+                     double *K_out)
+{
+    const double *top = tp->top;
+    tops_ctx tc = {v, m, tp};
+    pl_lat_for_slots(wk, m, tops_range, &tc);
+    double span = 0, K = 0, pairs = 0;
+    for (size_t i = 1; i < m; i++)
+        if (!isnan(top[i - 1]) && !isnan(top[i])) {
+            span += top[i] - top[i - 1];
+            K += tp->curv[i - 1] + tp->curv[i];
+            pairs += 1;
+        }
+    *scale = pairs > 0 && span > 0 ? span / (pairs * wk->delta) : 1.0;
+    *K_out = pairs > 0 ? K / pairs : NAN;   /* omega^2 = ... + K x^2 / 2 in either unit */
+}
+
+/* The slope that places the impacts, from the ramp's (beta, NaN when
+ * unknown) and the run's own line (pl_lat_energy_fit(), its figures into st).
+ * Choice: the ramp's slope from the run itself, whenever the line
+ * fixes the ratio's loss to a tenth (its slope's error below
+ * 0.1 (1 - r)); else the ramp's.  With the run's own beta the impacts'
+ * ratios (tops_ratio()) average to the line's slope whatever beta's
+ * own error, so their mean's error is the slope's (energy_ratio_se);
+ * with the ramp's, an error of 0.002 deg in it (what a lab's ramp is
+ * known to) moves every ratio by 4e-5-9e-5 on the paper's prisms, and
+ * on the corpus the ramp's true slope left 6 chains with loss biases
+ * of 3-5 %, the run's own none.  A run near its terminal speed, whose
+ * tops barely change, keeps the ramp's. */
+static double tops_beta(const walk *wk, const tops *tp, size_t m, double K, double scale,
+                        double beta, pl_lattice_stats *st)
+{
+    energy e;
+    if (pl_lat_energy_fit(tp->top, tp->low, m, K, wk->delta, scale, &e) == 0) {
+        st->beta_data_rad = e.beta;
+        st->beta_data_se_rad = e.beta_se;
+        st->energy_ratio = e.r;
+        st->energy_ratio_se = e.r_se;
+        if (!isfinite(beta) || e.r_se < 0.1 * (1 - e.r)) {
+            beta = e.beta;
+            st->beta_from_data = 1;
+        }
+    }
+    st->beta_used_rad = beta;
+    return beta;
+}
+
+/* Each slot's lag (samples) from its smoothed angle ths[i] to where its
+ * tops put it, into lag[]; returns how many slots have tops both sides. */
+static size_t tops_lags(const walk *wk, const slot *v, size_t m, const tops *tp, double scale,
+                        double beta, const double *ths, double *lag)
+{
+    const double *top = tp->top;
+    size_t n = 0;
+    for (size_t i = 1; i < m; i++) {
+        size_t c = (size_t)llround(v[i].tc);
+        if (isnan(top[i - 1]) || isnan(top[i]) || c < wk->G || c + wk->G >= wk->n)
+            continue;
+        double rate = (wk->theta[c + wk->G] - wk->theta[c - wk->G]) / (double)(2 * wk->G);
+        if (rate > 0)
+            lag[n++] = (0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i]) / rate;
+    }
+    return n;
+}
+
+/* Moves every smoothed angle by omega times shift (samples). */
+static void shift_angles(const walk *wk, const slot *v, size_t m, double shift, double *ths)
+{
+    for (size_t i = 0; i < m; i++) {
+        size_t c = (size_t)llround(v[i].tc);
+        if (c < wk->G || c + wk->G >= wk->n)
+            continue;
+        ths[i] += shift * (wk->theta[c + wk->G] - wk->theta[c - wk->G]) / (double)(2 * wk->G);
+    }
+}
+
+/* How much the tops' own variances understate the scatter of their
+ * angles about the lattice's (excess_scatter(), r2 the scratch).  A top's
+ * variance from its fit's residuals holds for white noise only; 1/f noise
+ * bends the arc as a whole, so the variances are first scaled to the
+ * scatter of the two angles about each other (the median of the squared
+ * differences over their summed variances, which is 0.455 for a
+ * consistent pair). */
+static double tops_inflate(size_t m, const tops *tp, double scale, double beta,
+                           const double *ths, const double *vars, double *r2)
+{
+    const double *top = tp->top;
+    size_t nr = 0;
+    for (size_t i = 1; i < m; i++) {
+        double vt = 0.25 * (tp->top_var[i - 1] + tp->top_var[i]);
+        if (isnan(top[i - 1]) || isnan(top[i]) || !(vt > 0) || !isfinite(vt) ||
+            !(vars[i] > 0) || !isfinite(vars[i]))
+            continue;
+        double d = 0.5 * (top[i - 1] + top[i]) + scale * beta - ths[i];
+        r2[nr++] = d * d / (vt + vars[i]);
+    }
+    return excess_scatter(r2, nr);
+}
+
+/* Each impact's angle from its tops into tt[i] and its variance into
+ * vt[i] (tt NAN where none): the mean of the tops either side plus beta,
+ * from the smoothed tops (s_top, s_var; s_var NULL: none) where both
+ * sides have them, from the raw tops' variances times inflate where
+ * only those are, from one smoothed top where one side has none. */
+static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, double beta,
+                        double inflate, const double *s_top, const double *s_var, double *tt,
+                        double *vt)
+{
+    const double *top = tp->top;
+    double half = 0.5 * wk->delta;
+    for (size_t i = 0; i < m; i++) {
+        int left = i > 0 && !isnan(top[i - 1]), right = !isnan(top[i]);
+        int sl = s_var && i > 0 && isfinite(s_top[i - 1]) && isfinite(s_var[i - 1]),
+            sr = s_var && isfinite(s_top[i]) && isfinite(s_var[i]);
+        tt[i] = NAN;
+        if (!(left && right)) {
+            /* An impact with a top on one side only - the first, whose
+             * phase before starts from rest, and the last, whose phase
+             * after the data cut - lies pi/N - beta before the top
+             * after it or pi/N + beta after the top before it.  On
+             * second-corpus seed 325 (535 um/s of 1/f noise) the first
+             * impact had been placed by the lattice's line alone,
+             * 0.0039 rad (2.3 ms) early, where its top said 0.0005-0.001
+             * early; joined, 1.9 ms.  From the smoothed tops only: a
+             * lone top is no better than the line. */
+            if (right && sr) {
+                tt[i] = s_top[i] - scale * (half - beta);
+                vt[i] = s_var[i];
+            } else if (left && sl) {
+                tt[i] = s_top[i - 1] + scale * (half + beta);
+                vt[i] = s_var[i - 1];
+            }
+            continue;
+        }
+        vt[i] = 0.25 * inflate * (tp->top_var[i - 1] + tp->top_var[i]);
+        tt[i] = 0.5 * (top[i - 1] + top[i]) + scale * beta;
+        if (!(vt[i] > 0) || !isfinite(vt[i])) {
+            tt[i] = NAN;
+            continue;
+        }
+        if (sl && sr) {
+            /* (the two smoothed tops share neighbours: their errors
+             * correlate, which a quarter of the summed variances
+             * leaves out) */
+            tt[i] = 0.5 * (s_top[i - 1] + s_top[i]) + scale * beta;
+            vt[i] = 0.25 * (s_var[i - 1] + s_var[i]);
+        }
+    }
+}
+
+/* The lattice's angles (ths, vars) and the tops' (tt, vt) joined by
+ * their variances, r2 the scratch.  The two angles' variances each come
+ * from a scatter that misses
+ * what neighbours share: 1/f noise slow enough to tilt several
+ * phases' arcs alike moves their smoothed tops together, where it
+ * leaves the steps (a few milliseconds wide) alone.  Their
+ * disagreement measures it, so the combined variance is scaled by
+ * it (the Birge ratio: the median of d^2 over the summed variances,
+ * against 0.455 for a consistent pair).  On corpus chains with
+ * 1/f noise the stated time errors were 1.2-4.4 times too small
+ * without it and are 1.2-3.0 with it: the slowest noise moves both
+ * angles alike, which no disagreement shows (docs/process.md,
+ * step 7). */
+static void join_angles(size_t m, const double *tt, const double *vt, double *ths,
+                        double *vars, double *r2)
+{
+    size_t nb = 0;
+    for (size_t i = 0; i < m; i++)
+        if (isfinite(tt[i]) && vars[i] > 0 && isfinite(vars[i])) {
+            double d = tt[i] - ths[i];
+            r2[nb++] = d * d / (vt[i] + vars[i]);
+        }
+    double birge = excess_scatter(r2, nb);
+    for (size_t i = 0; i < m; i++) {
+        if (isnan(tt[i]))
+            continue;
+        if (!(vars[i] > 0) || !isfinite(vars[i])) {
+            ths[i] = tt[i];
+            vars[i] = vt[i];
+            continue;
+        }
+        double w1 = 1 / vars[i], w2 = 1 / vt[i];
+        ths[i] = (w1 * ths[i] + w2 * tt[i]) / (w1 + w2);
+        vars[i] = birge / (w1 + w2);
+    }
+}
+
+/* Then each impact's own angle from its two tops joins the lattice's by
+ * their variances.  The lattice's line rests on the slots' steps, which
+ * at the start of a run (slow, small steps in the noise) are few and
+ * extrapolated from one side: there it was 0.006 rad off (2.6 ms) where
+ * the tops, each from a whole contact phase, were within 0.002.  lag is
+ * m doubles of scratch. */
+static void join_tops(const walk *wk, const slot *v, size_t m, const tops *tp, double scale,
+                      double beta, double *ths, double *vars, double *lag)
+{
+    size_t sz = (m ? m : 1) * sizeof(double);
+    double inflate = tops_inflate(m, tp, scale, beta, ths, vars, lag);
+    /* the tops smoothed along their lattice (smooth_tops()), in lag[]
+     * and a second array */
+    double *sv = malloc(sz), *s_top = lag, *tt = malloc(sz), *vt = malloc(sz);
+    if (sv && tt && vt)
+        smooth_tops(wk, v, m, tp, inflate, s_top, sv);
+    if (tt && vt) {
+        tops_angles(wk, m, tp, scale, beta, inflate, s_top, sv, tt, vt);
+        join_angles(m, tt, vt, ths, vars, lag);   /* s_top[] is done with */
+    }
+    free(tt);
+    free(vt);
+    free(sv);
+}
+
+/* Where the impacts lie by the contact phase's geometry, and the one
+ * shift of every instant that puts them there.  Between two impacts the
+ * prism turns pi/N - beta from the landing to the top and pi/N + beta
+ * from the top to the next landing (seed 000 section 2), so an impact
+ * lies at the mean of the tops either side plus beta, in the angle that
+ * the decoder delays exactly as it delays the arcs.  The instants found
+ * so far lag the impact by what the transition holds besides the rigid
+ * body: a ringing's onset by its phase through the decoder and the
+ * structure, which no model of the ringing knows (on the foreign runs
+ * 0.55-0.87 of the decoder's delay, on the rig simulator all of it); the
+ * equal areas by a ringing that dies inside the gap and by a slow
+ * decoder's rounding of the kink.  The median over the slots of
+ * (top-mean + beta - instant) / omega is that lag, and it moves every
+ * smoothed angle (ths) by omega times it.  Returns the shift in samples
+ * (0 when fewer than 8 slots have tops both sides). */
+double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
+                        double beta, tops *tp, pl_lattice_stats *st)
+{
+    size_t sz = (m ? m : 1) * sizeof(double);
+    double *lag = malloc(sz), shift = 0, scale, K;
+    if (tops_alloc(tp, m) != 0 || !lag) {
+        free(lag);
+        pl_lat_tops_free(tp);
+        *tp = (tops){.A = NAN, .B = NAN};
+        return 0;
+    }
+    tops_fit(wk, v, m, tp, &scale, &K);
+    beta = tops_beta(wk, tp, m, K, scale, beta, st);
+    if (isfinite(beta) && K > 0) {
+        double al = wk->delta / 2;
+        tp->A = scale * scale * K * (1 - cos(al + beta));
+        tp->B = scale * scale * K * (1 - cos(al - beta));
+        size_t n = tops_lags(wk, v, m, tp, scale, beta, ths, lag);
+        if (n >= 8) {
+            shift = pl_median(lag, n);
+            shift_angles(wk, v, m, shift, ths);
+            join_tops(wk, v, m, tp, scale, beta, ths, vars, lag);
+        }
+    }
+    free(lag);
+    return shift;
+}

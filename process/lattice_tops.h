@@ -1,0 +1,66 @@
+/* process/lattice_tops.h - the arcs' tops (lattice.h step 4,
+ * docs/process.md section 4): over a contact phase omega^2 is a
+ * parabola in theta whose minimum, the top, lies where the centre passes
+ * over the pivot, pi/N - beta after the landing before and pi/N + beta
+ * before the landing after.  The tops need no instant, so neither the
+ * decoder's rounding of the kink nor a ringing inside the gap moves
+ * them: they place the impacts (the one shift, then each impact's own
+ * tops) and give omega- and omega+ (lattice_eval.c), and the line
+ * through consecutive tops' speeds gives the ramp's slope and the ratio
+ * from the run alone. */
+#ifndef PL_PROCESS_LATTICE_TOPS_H
+#define PL_PROCESS_LATTICE_TOPS_H
+
+#include "process/lattice.h"
+#include "process/lattice_core.h"
+
+/* The contact phases between consecutive slots, as the tops see them:
+ * top[i], low[i] (omega^2 there) and its variance for the interval after
+ * slot i (NAN where slots i and i + 1 are not neighbours), and what
+ * omega^2 gains from a top to the landing after it (A) and to the
+ * landing before it (B) in the measured units, once beta is known. */
+typedef struct {
+    double *top, *top_var, *low, *low_var, *curv;
+    double A, B;     /* NAN: no beta */
+} tops;
+
+
+/* The top of the contact phase over samples [a, b): the angle where the
+ * parabola of omega^2 in theta fitted there is least, its variance, the
+ * least omega^2 (*low) and its variance, the curvature (K / 2 in the
+ * measured angle) and *raw, the vertex whichever way the parabola opens
+ * (a peak marks a landing).  A parabola to a part in a thousand and
+ * symmetric about the top, so all of a phase's samples fix it.  NAN when
+ * it cannot be fitted or has no minimum inside. */
+double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
+                      double *low_var, double *curv, double *raw);
+
+/* What the line through consecutive tops' squared speeds says. */
+typedef struct {
+    double beta, beta_se, r, r_se;
+    double w2;      /* mean omega^2 at the tops */
+} energy;
+
+/* The ramp's slope beta and the ratio r from the tops' squared speeds
+ * low[i] (top[i] NAN: none) alone, K from their curvature, delta the
+ * lattice's spacing and scale the calibration's (lattice_tops.c gives
+ * the line): no instant enters, so what moves the instants does not move
+ * them.  -1 with fewer than 8 pairs, no spread of speeds, or no root. */
+int pl_lat_energy_fit(const double *top, const double *low, size_t m, double K,
+                      double delta, double scale, energy *e);
+
+/* Frees tp's arrays (NULL ones too); the struct itself is the caller's. */
+void pl_lat_tops_free(tops *t);
+
+/* Fits the tops of every contact phase between neighbouring slots into
+ * *tp (freed by pl_lat_tops_free(), also after a failure), picks the
+ * slope (beta, the ramp's, NaN when unknown; or the run's own from the
+ * tops' speeds: st's beta_* and energy_* figures), moves every smoothed
+ * angle ths by the one lag that puts the impacts where the tops do, then
+ * joins each impact's own tops' angle to ths and vars.  The instants so
+ * far lag the impacts by what no model of the transition knows; the tops
+ * do not.  Returns the shift in samples (0 when not applied). */
+double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
+                        double beta, tops *tp, pl_lattice_stats *st);
+
+#endif

@@ -1,0 +1,75 @@
+/* tests/process/lattice_tops_test.c - the arcs' tops
+ * (process/lattice_tops.h): a contact phase's parabola of omega^2 in
+ * theta gives its top, its least speed and curvature exactly, and the
+ * line through consecutive tops' speeds gives back the ramp's slope and
+ * the ratio a rolling prism's tops were made with. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "process/lattice_tops.h"
+#include "tests/util/testutil.h"
+
+#include <math.h>
+
+static void a_phases_parabola_gives_its_top(void **state)
+{
+    (void)state;
+    enum { N = 500 };
+    double theta[N], om[N];
+    for (size_t k = 0; k < N; k++) {
+        theta[k] = 0.002 * (double)k + 1e-6 * (double)k * (double)k;
+        double x = theta[k] - 0.6;
+        om[k] = sqrt(4.0 + 25 * x * x);   /* the top at 0.6, omega^2 4 there */
+    }
+    walk wk = {.om = om, .theta = theta, .n = N, .release = 0, .end = N};
+    double top_var, low, low_var, curv, raw;
+    double top = pl_lat_arc_top(&wk, 100, 400, &top_var, &low, &low_var, &curv, &raw);
+    tu_assert_close(top, 0.6, 1e-10);
+    tu_assert_close(raw, 0.6, 1e-10);
+    tu_assert_close(low, 4.0, 1e-10);
+    tu_assert_close(curv, 25, 1e-8);
+    assert_true(top_var >= 0 && top_var < 1e-20);   /* an exact fit */
+    /* the top outside the window: none, though the vertex is known */
+    assert_true(isnan(pl_lat_arc_top(&wk, 300, 450, &top_var, &low, &low_var, &curv, &raw)));
+    tu_assert_close(raw, 0.6, 1e-8);
+}
+
+static void the_tops_line_gives_beta_and_r(void **state)
+{
+    (void)state;
+    enum { M = 20 };
+    const double delta = 2 * M_PI / 30, beta = 0.01, r = 0.95, K = 50;
+    double a = delta / 2, r2 = r * r, top[M], low[M];
+    /* w'^2 = r^2 w^2 + K [(r^2 - 1)(1 - cos a cos b) + (r^2 + 1) sin a sin b] */
+    double gain = K * ((r2 - 1) * (1 - cos(a) * cos(beta)) + (r2 + 1) * sin(a) * sin(beta));
+    low[0] = 1.0;
+    for (size_t i = 0; i < M; i++) {
+        top[i] = 0.1 + (double)i * delta;
+        if (i > 0)
+            low[i] = r2 * low[i - 1] + gain;
+    }
+    energy e;
+    assert_int_equal(pl_lat_energy_fit(top, low, M, K, delta, 1.0, &e), 0);
+    tu_assert_close(e.beta, beta, 1e-9);
+    tu_assert_close(e.r, r, 1e-12);
+    /* a calibration 1 % long: the intercept in its square, beta the same */
+    for (size_t i = 0; i < M; i++)
+        low[i] *= 1.01 * 1.01;
+    assert_int_equal(pl_lat_energy_fit(top, low, M, K, delta, 1.01, &e), 0);
+    tu_assert_close(e.beta, beta, 1e-9);
+    /* fewer than 8 pairs: no line */
+    for (size_t i = 0; i < M; i += 2)
+        top[i] = NAN;
+    assert_int_equal(pl_lat_energy_fit(top, low, M, K, delta, 1.0, &e), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_phases_parabola_gives_its_top),
+        cmocka_unit_test(the_tops_line_gives_beta_and_r),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
