@@ -492,8 +492,9 @@ static void both_line(double *v[2], const double h[2], size_t n, size_t a, size_
 
 /* Bridges the drop-out [a, b) of at most 20 ms: the channel that left
  * the common level is carried by the other; when both left it, both
- * follow the line between the levels at the edges. */
-static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
+ * follow the line between the levels at the edges.  Returns the channel
+ * carried, or -1 for the line. */
+static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
                    size_t r, double thr, double agree, pl_frontend_report *rep, double rate)
 {
     double la, lb, dev[2] = {0, 0};
@@ -508,12 +509,13 @@ static void bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b
     if (dev[0] > 0.5 * thr && dev[1] > 0.5 * thr) {
         both_line(v, h, n, a, b, r);
         rep->both_out++;
-        return;
+        return -1;
     }
     int bad = dev[0] > dev[1] ? 0 : 1;
     carry(v, h, n, a, b, r, agree, bad);
     rep->dropouts[bad]++;
     rep->dropout_s[bad] += (double)(b - a) / rate;
+    return bad;
 }
 
 /* Over a stretch longer than a bridge the common level is no line: the
@@ -640,16 +642,34 @@ static int both_fell(const double a[2], const int cs[2], double ref, double floo
            (cs[1] || fabs(a[1]) < 0.3 * ref);
 }
 
-/* Adds to `unknown` the parts of [a, b) where channel c sits at a rail:
- * the beam carried there had no beam to carry it. */
-static int add_clipped_parts(const spans *clip, size_t a, size_t b, spans *unknown)
+/* Adds to `unknown` the parts of [a, b) where channel c, which carried
+ * the other beam there, held nothing itself: at a rail (a bound only),
+ * or fallen below 0.3 of its median |v / h| over the stretch (its own
+ * drop-out to 0 V, which the carried beam now repeats).  `pad` samples
+ * either side, within [a, b), take the decoder's transitions.  -1 when
+ * out of memory. */
+static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, size_t pad,
+                        int c, const spans *clip, spans *unknown)
 {
-    size_t cur = 0;
-    clip_at(clip, a, &cur);
-    for (size_t k = cur; k < clip->n && clip->s[k].a < b; k++) {
-        size_t x = clip->s[k].a > a ? clip->s[k].a : a, y = clip->s[k].b < b ? clip->s[k].b : b;
-        if (y > x && spans_add(unknown, x, y, 0) != 0)
-            return -1;
+    size_t step = (b - a) / 4096 + 1, m = 0, cur = 0;
+    double t[4097];
+    for (size_t i = a; i < b && m < 4097; i += step)
+        if (!clip_at(clip, i, &cur))
+            t[m++] = fabs(v[c][i] / h[c]);
+    double lvl = m ? pl_median(t, m) : 0;
+    size_t x = 0;
+    int open = 0;
+    for (size_t i = a; i <= b; i++) {
+        int gap = i < b && (clip_at(clip, i, &cur) || fabs(v[c][i] / h[c]) < 0.3 * lvl);
+        if (gap && !open) {
+            x = i;
+            open = 1;
+        } else if (!gap && open) {
+            open = 0;
+            size_t lo = x > a + pad ? x - pad : a, hi = i + pad < b ? i + pad : b;
+            if (spans_add(unknown, lo, hi, 0) != 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -750,8 +770,19 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             }
         }
         size_t a = k > from + pad ? k - pad : from, b = last + 1 + pad < n ? last + 1 + pad : n;
-        int both = 0;
-        if (fell || (clipped_in[0] && clipped_in[1])) {
+        int both = 0, carrier = -1;
+        if (clipped_in[0] != clipped_in[1]) {
+            /* the beam at its rail is the bound the other broke: the other
+             * is out, carried where the clipped one holds the level */
+            carrier = clipped_in[0] ? 0 : 1;
+            carry(v, h, n, a, b, r, floor_e, 1 - carrier);
+            if (b - a > max_len)
+                note_lost(rep, 1 - carrier, a, b, rate);
+            else {
+                rep->dropouts[1 - carrier]++;
+                rep->dropout_s[1 - carrier] += (double)(b - a) / rate;
+            }
+        } else if (fell || clipped_in[0]) {
             /* neither beam holds the level: a line when short, else the end */
             if (b - a > max_len) {
                 rep->lost_t_s = (double)a / rate;
@@ -761,19 +792,6 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
                 return -1;
             rep->both_out++;
             both = 1;
-        } else if (clipped_in[0] || clipped_in[1]) {
-            /* the beam at its rail is the bound the other broke: the other
-             * is out, carried where the clipped one is not at its rail */
-            int c = clipped_in[0] ? 0 : 1;
-            carry(v, h, n, a, b, r, floor_e, 1 - c);
-            if (add_clipped_parts(&clip[c], a, b, unknown) != 0)
-                return -1;
-            if (b - a > max_len)
-                note_lost(rep, 1 - c, a, b, rate);
-            else {
-                rep->dropouts[1 - c]++;
-                rep->dropout_s[1 - c] += (double)(b - a) / rate;
-            }
         } else if (b - a > max_len) {
             int bad = lost_beam(v, h, n, a, b, r);
             if (bad < 0) {
@@ -782,11 +800,14 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             }
             carry(v, h, n, a, b, r, floor_e, bad);
             note_lost(rep, bad, a, b, rate);
+            carrier = 1 - bad;
         } else {
-            size_t before = rep->both_out;
-            bridge(v, h, n, a, b, r, thr, floor_e, rep, rate);
-            both = rep->both_out > before;
+            int bad = bridge(v, h, n, a, b, r, thr, floor_e, rep, rate);
+            both = bad < 0;
+            carrier = bad < 0 ? -1 : 1 - bad;
         }
+        if (carrier >= 0 && carrier_gaps(v, h, a, b, pad, carrier, &clip[carrier], unknown) != 0)
+            return -1;
         if (trouble_note(&tb, a, b, both, rate)) {
             rep->lost_t_s = (double)tb.first / rate;
             return 0;
