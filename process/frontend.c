@@ -1211,7 +1211,9 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     if (st == PL_OK && dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
         st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the drop-outs");
     if (st == PL_OK && (clip[0].n || clip[1].n)) {
-        double sd_e = pl_robust_spread(v[0], v[1], h[0], h[1], from, n, 0);
+        /* (the clipped samples are still there: their distance from the
+         * other beam is no measure of agreement) */
+        double sd_e = spread_unclipped(v, h, from, n, clip);
         carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY, rep);
     }
     for (size_t k = 0; st == PL_OK && k < unknown.n; k++)
