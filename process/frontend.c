@@ -305,6 +305,7 @@ typedef struct {
     struct span {
         size_t a, b;
         int sign;
+        size_t at;    /* clipped: the samples exactly at the rail */
     } *s;
     size_t n, cap;
 } spans;
@@ -324,7 +325,7 @@ static int spans_add(spans *l, size_t a, size_t b, int sign)
         l->s = p;
         l->cap = cap;
     }
-    l->s[l->n] = (struct span){a, b, sign};
+    l->s[l->n] = (struct span){a, b, sign, 0};
     l->n++;
     return 0;
 }
@@ -359,15 +360,13 @@ static int clip_at(const spans *l, size_t i, size_t *cur)
  * extreme code for as long as the input stays beyond it; a signal in
  * range reaches its extreme value once or twice, never as a plateau.
  * Stretches closer than `merge` samples join (the few samples between
- * two stretches at a rail are where the input dipped just inside it).
- * *count receives the samples at the rails.  -1 when out of memory. */
+ * two stretches at a rail are where the input dipped just inside it);
+ * each stretch counts its samples at the rail.  -1 when out of memory. */
 #define CLIP_HOLD 3
 #define CLIP_MIN 8
 
-static int find_clips(const double *v, size_t n, double rest, size_t merge, spans *out,
-                      size_t *count)
+static int find_clips(const double *v, size_t n, double rest, size_t merge, spans *out)
 {
-    *count = 0;
     if (n == 0)
         return 0;
     double lo = v[0], hi = v[0];
@@ -392,13 +391,12 @@ static int find_clips(const double *v, size_t n, double rest, size_t merge, span
     }
     if (!use[0] && !use[1])
         return 0;
-    size_t a = 0, last = 0;
+    size_t a = 0, last = 0, count = 0;
     int open = 0, sign = 0;
     for (size_t i = 0; i < n; i++) {
         int at = use[0] && v[i] == hi ? 1 : use[1] && v[i] == lo ? -1 : 0;
         if (!at)
             continue;
-        ++*count;
         if (open && i <= last + merge && at == sign) {
             /* only across samples near the rail: a drop-out to 0 V
              * between two clipped stretches is not at a rail */
@@ -408,17 +406,23 @@ static int find_clips(const double *v, size_t n, double rest, size_t merge, span
                 g++;
             if (g == i) {
                 last = i;
+                count++;
                 continue;
             }
         }
         if (open && spans_add(out, a, last + 1, sign) != 0)
             return -1;
+        if (open)
+            out->s[out->n - 1].at = count;
         a = last = i;
         sign = at;
+        count = 1;
         open = 1;
     }
     if (open && spans_add(out, a, last + 1, sign) != 0)
         return -1;
+    if (open)
+        out->s[out->n - 1].at = count;
     return 0;
 }
 
@@ -555,14 +559,17 @@ static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double
     rep->lost_total_s += (double)(b - a) / rate;
 }
 
-/* Both beams at their rails together for longer than a bridge: no beam
- * saw the prism there, and a line over an impact would hide it. */
-static pl_status clips_refused(const spans clip[2], double rate, size_t max_len, pl_err *err)
+/* Both beams at their rails together for longer than a bridge before
+ * the motion's end: no beam saw the prism there, and a line over an
+ * impact would hide it (speckle garbage after the prism left may reach
+ * the rails: that is no clipping of the motion). */
+static pl_status clips_refused(const spans clip[2], double rate, size_t max_len, size_t end,
+                               pl_err *err)
 {
     for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
         size_t a = clip[0].s[i].a > clip[1].s[j].a ? clip[0].s[i].a : clip[1].s[j].a;
         size_t b = clip[0].s[i].b < clip[1].s[j].b ? clip[0].s[i].b : clip[1].s[j].b;
-        if (b > a && b - a > max_len)
+        if (b > a && b - a > max_len && a < end)
             return pl_err_set(err, PL_ENUMERIC, "both beams sit at their rails together "
                               "from %.4f s to %.4f s (%.1f ms, longer than a %.0f ms "
                               "bridge): clipped (widen the LDV's velocity range or the "
@@ -576,16 +583,18 @@ static pl_status clips_refused(const spans clip[2], double rate, size_t max_len,
     return PL_OK;
 }
 
-/* The clipped stretches, each carried by the other beam; where both
- * beams sit at their rails together (at most a bridge, clips_refused()
- * saw to that) both follow a line. */
+/* The clipped stretches that begin before the motion's end, each carried
+ * by the other beam; where both beams sit at their rails together (at
+ * most a bridge, clips_refused() saw to that) both follow a line. */
 static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
-                        const spans clip[2], size_t r, double agree, pl_frontend_report *rep)
+                        const spans clip[2], size_t r, double agree, size_t end,
+                        pl_frontend_report *rep)
 {
     for (int c = 0; c < 2; c++)
-        for (size_t k = 0; k < clip[c].n; k++) {
+        for (size_t k = 0; k < clip[c].n && clip[c].s[k].a < end; k++) {
             size_t a = clip[c].s[k].a, b = clip[c].s[k].b;
             carry(v, h, n, a, b, r, agree, c);
+            rep->clipped[c] += clip[c].s[k].at;
             rep->clip_spans[c]++;
             if (rep->clip_spans[c] == 1)
                 rep->clip_from_s[c] = (double)a / rate;
@@ -646,10 +655,12 @@ static int both_fell(const double a[2], const int cs[2], double ref, double floo
  * the other beam there, held nothing itself: at a rail (a bound only),
  * or fallen below 0.3 of its median |v / h| over the stretch (its own
  * drop-out to 0 V, which the carried beam now repeats).  `pad` samples
- * either side, within [a, b), take the decoder's transitions.  -1 when
- * out of memory. */
+ * either side, within [a, b), take the decoder's transitions.  A part
+ * longer than max_len is both beams lost: *blind receives its start
+ * (when earlier than *blind).  -1 when out of memory. */
 static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, size_t pad,
-                        int c, const spans *clip, spans *unknown)
+                        int c, const spans *clip, size_t max_len, size_t *blind,
+                        spans *unknown)
 {
     size_t step = (b - a) / 4096 + 1, m = 0, cur = 0;
     double t[4097];
@@ -666,6 +677,8 @@ static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, siz
             open = 1;
         } else if (!gap && open) {
             open = 0;
+            if (i - x > max_len && *blind > x)
+                *blind = x;
             size_t lo = x > a + pad ? x - pad : a, hi = i + pad < b ? i + pad : b;
             if (spans_add(unknown, lo, hi, 0) != 0)
                 return -1;
@@ -806,8 +819,14 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             both = bad < 0;
             carrier = bad < 0 ? -1 : 1 - bad;
         }
-        if (carrier >= 0 && carrier_gaps(v, h, a, b, pad, carrier, &clip[carrier], unknown) != 0)
+        size_t blind = n;
+        if (carrier >= 0 &&
+            carrier_gaps(v, h, a, b, pad, carrier, &clip[carrier], max_len, &blind, unknown) != 0)
             return -1;
+        if (blind < n) {   /* the carrier lost it too: neither beam sees the prism */
+            rep->lost_t_s = (double)blind / rate;
+            return 0;
+        }
         if (trouble_note(&tb, a, b, both, rate)) {
             rep->lost_t_s = (double)tb.first / rate;
             return 0;
@@ -1138,7 +1157,7 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     spans clip[2] = {{0}, {0}};
     size_t merge = (size_t)ceil(0.0005 * rate);
     for (int c = 0; c < 2; c++)
-        if (find_clips(v[c], n, level[c], merge, &clip[c], &rep->clipped[c]) != 0) {
+        if (find_clips(v[c], n, level[c], merge, &clip[c]) != 0) {
             free(use[0]);
             free(use[1]);
             free(clip[0].s);
@@ -1207,14 +1226,17 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
      * between edges that are all mended by then */
     size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
     spans unknown = {0};
-    pl_status st = clips_refused(clip, rate, max_len, err);
-    if (st == PL_OK && dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
+    pl_status st = PL_OK;
+    if (dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
         st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the drop-outs");
+    size_t end = isnan(rep->lost_t_s) ? n : (size_t)(rep->lost_t_s * rate);
+    if (st == PL_OK)
+        st = clips_refused(clip, rate, max_len, end, err);
     if (st == PL_OK && (clip[0].n || clip[1].n)) {
         /* (the clipped samples are still there: their distance from the
          * other beam is no measure of agreement) */
         double sd_e = spread_unclipped(v, h, from, n, clip);
-        carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY, rep);
+        carry_clips(v, h, n, rate, clip, r, sd_e > 0 ? 10 * sd_e : INFINITY, end, rep);
     }
     for (size_t k = 0; st == PL_OK && k < unknown.n; k++)
         both_line(v, h, n, unknown.s[k].a, unknown.s[k].b, r);

@@ -81,6 +81,43 @@ static void print_misses(const double *tt, size_t nt, const double *dt, size_t n
     }
 }
 
+/* The first frame of [from, to] where neither beam sees the prism for
+ * longer than a bridge (20 ms): each beam at one of the converter's
+ * extreme codes (clipped) or inside its beam loss, stretches closer than
+ * 0.5 ms joined.  No instrument measured the prism there, and processing
+ * ends the motion at it (docs/process.md, "A lost beam"): the truth's
+ * view ends there too.  to + 1 when there is none. */
+static size_t first_blind(const pl_simrun *sim, const pl_simrun_config *cfg, size_t from,
+                          size_t to)
+{
+    const uint16_t *codes = pl_simrun_codes(sim);
+    uint16_t top = (uint16_t)((1u << cfg->rig.adc_bits) - 1);
+    size_t k0 = 0, k1 = 0, lost = cfg->rig.beam_loss ? (size_t)cfg->rig.beam_loss_channel : 2;
+    pl_simrun_beam_loss_span(sim, &k0, &k1);
+    double rate = cfg->rate_hz;
+    size_t merge = (size_t)ceil(0.0005 * rate), bridge = (size_t)(0.020 * rate);
+    size_t start = 0, last = 0;
+    int open = 0;
+    for (size_t i = from; i <= to; i++) {
+        int blind = 1;
+        for (size_t c = 0; c < 2; c++) {
+            uint16_t x = codes[2 * i + c];
+            blind &= x == 0 || x == top || (c == lost && i >= k0 && i < k1);
+        }
+        if (!blind)
+            continue;
+        if (open && i <= last + merge) {
+            last = i;
+            if (last + 1 - start > bridge)
+                return start;
+            continue;
+        }
+        start = last = i;
+        open = 1;
+    }
+    return to + 1;
+}
+
 /* The truth: every impact (recording clock) and L_p at the last frame
  * the prism is in view, where the measured L_p is read as score.py reads
  * it (theta holds its last value after the processed window). */
@@ -100,7 +137,10 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
         tr[i] = m->impacts[i].ratio;
     }
     size_t k_end = rel + m->n_samples - 1, nt = 0;
-    double lp_true = m->lp[m->n_samples - 1], cut = INFINITY;
+    size_t blind = first_blind(sim, &c->cfg, rel, k_end);
+    if (blind < k_end)
+        k_end = blind > rel ? blind - 1 : rel;
+    double lp_true = m->lp[k_end - rel], cut = INFINITY;
     while (nt < m->n_impacts && tt[nt] <= k_end / rate - TU_CORPUS_END_MARGIN_S)
         nt++;
     if (nt < m->n_impacts)
