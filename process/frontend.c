@@ -699,8 +699,20 @@ static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, siz
 #define BOTH_OUT_MIN 2
 
 typedef struct {
-    size_t first, last_end, count, both;
+    size_t first, first_both, last_end, count, both;
 } trouble;
+
+/* Where the motion ended, for a stretch from a on where neither beam
+ * sees the prism any more: at the first stretch with both beams out in
+ * the troubled run that led up to it, when it follows that run within
+ * TROUBLE_GAP_S (the prism left the beams there, and the garbage it left
+ * behind was bridged before its run grew longer than a bridge; a beam's
+ * own drop-out just before is no sign of the end). */
+static size_t trouble_end(const trouble *t, size_t a, double rate)
+{
+    return t->both > 0 && (double)(a - t->last_end) <= TROUBLE_GAP_S * rate ? t->first_both
+                                                                              : a;
+}
 
 /* Notes a stretch [a, b) that was bridged (both: both beams out); 1 when
  * it completes the motion's end. */
@@ -710,6 +722,8 @@ static int trouble_note(trouble *t, size_t a, size_t b, int both, double rate)
         t->first = a;
         t->count = t->both = 0;
     }
+    if (both && t->both == 0)
+        t->first_both = a;
     t->count++;
     t->both += both != 0;
     t->last_end = b;
@@ -798,7 +812,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         } else if (fell || clipped_in[0]) {
             /* neither beam holds the level: a line when short, else the end */
             if (b - a > max_len) {
-                rep->lost_t_s = (double)a / rate;
+                rep->lost_t_s = (double)trouble_end(&tb, a, rate) / rate;
                 return 0;
             }
             if (spans_add(unknown, a, b, 0) != 0)
@@ -808,7 +822,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         } else if (b - a > max_len) {
             int bad = lost_beam(v, h, n, a, b, r);
             if (bad < 0) {
-                rep->lost_t_s = (double)a / rate;
+                rep->lost_t_s = (double)trouble_end(&tb, a, rate) / rate;
                 return 0;
             }
             carry(v, h, n, a, b, r, floor_e, bad);
