@@ -871,14 +871,36 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
 #define COMMON_LINE 50.0
 #define COMMON_BLOCK_S 0.5
 
-/* The lines of e (decimated to about 1 kHz by block means, the samples
- * marked in `skip` left out) that stand COMMON_LINE above the median of
- * the spectrum within 8 Hz, between COMMON_LO_HZ and COMMON_HI_HZ and
- * away from the first four harmonics of 50 and 60 Hz (hum is not common
- * motion: it enters the channels in volts, and has its own fit).  Their frequencies go to f[], at most `max`,
- * strongest first; returns how many. */
-static size_t common_lines(const double *e, const unsigned char *skip, size_t a, size_t b,
-                           double rate, double *f, size_t max)
+/* e = v1/h1 - v2/h2 read sample by sample (a ten-minute run would spend
+ * 54 MB on it and a mask), with whether sample i counts: not at a rail
+ * and within 8 robust deviations of e's median (the spread includes the
+ * motion sought: 8 of it keeps every sample of a sinusoid and leaves out
+ * drop-outs, which leave the common level by a third of omega or more). */
+typedef struct {
+    double *const *v;
+    const double *h;
+    const spans *clip;
+    double med, sd;
+    size_t cur[2];
+} diffsig;
+
+static int diff_at(diffsig *d, size_t i, double *e)
+{
+    *e = d->v[0][i] / d->h[0] - d->v[1][i] / d->h[1];
+    if (clip_at(&d->clip[0], i, &d->cur[0]) || clip_at(&d->clip[1], i, &d->cur[1]))
+        return 0;
+    return !(d->sd > 0) || fabs(*e - d->med) <= 8 * d->sd;
+}
+
+/* The lines of e over [a, b) (decimated to about 1 kHz by block means of
+ * the samples that count) that stand COMMON_LINE above the median of the
+ * spectrum within 8 Hz, between COMMON_LO_HZ and COMMON_HI_HZ and away
+ * from the first four harmonics of 50 and 60 Hz (hum is not common
+ * motion: it enters the channels in volts, and has its own fit).  Their
+ * frequencies go to f[], at most `max`, strongest first; returns how
+ * many. */
+static size_t common_lines(diffsig *d, size_t a, size_t b, double rate, double *f,
+                           size_t max)
 {
     size_t dec = (size_t)fmax(1, floor(rate / 1000)), m = (b - a) / dec;
     double rd = rate / (double)dec;
@@ -895,11 +917,13 @@ static size_t common_lines(const double *e, const unsigned char *skip, size_t a,
     for (size_t k = 0; k < m; k++) {
         double s = 0;
         size_t used = 0;
-        for (size_t i = a + k * dec; i < a + (k + 1) * dec; i++)
-            if (!skip[i]) {
-                s += e[i];
+        for (size_t i = a + k * dec; i < a + (k + 1) * dec; i++) {
+            double e;
+            if (diff_at(d, i, &e)) {
+                s += e;
                 used++;
             }
+        }
         x[k] = prev = used ? s / (double)used : prev;
     }
     pl_err ignore = {0};
@@ -950,15 +974,14 @@ out:
 }
 
 /* Fits a constant, a slope and the lines f[0..nl) to e over blocks of
- * about COMMON_BLOCK_S (whole blocks from sample 0; the samples marked in
- * skip left out), and subtracts the lines, their coefficients joined
+ * about COMMON_BLOCK_S (whole blocks from sample 0; the samples that
+ * count), and subtracts the lines, their coefficients joined
  * linearly between block centres, times `to_u` (m/s of u per unit of e)
  * from both channels: the floor's motion in each beam.  A block with
  * fewer than half its samples usable takes its neighbours'.  *rms
  * receives the RMS of u removed over [a, b).  -1 when out of memory. */
-static int remove_common(double *v[2], const double *e, const unsigned char *skip, size_t n,
-                         size_t a, size_t b, double rate, const double *f, size_t nl,
-                         double to_u, double *amp, double *rms)
+static int remove_common(double *v[2], diffsig *d, size_t n, size_t a, size_t b, double rate,
+                         const double *f, size_t nl, double to_u, double *amp, double *rms)
 {
     size_t B = (size_t)(COMMON_BLOCK_S * rate), nb = n / B ? n / B : 1, P = 2 + 2 * nl;
     if (B == 0 || nb == 0)
@@ -975,7 +998,8 @@ static int remove_common(double *v[2], const double *e, const unsigned char *ski
         size_t s0 = bk * B, s1 = bk + 1 == nb ? n : s0 + B, used = 0;
         double A[100] = {0}, y[10] = {0}, x[10], mid = 0.5 * (double)(s0 + s1);
         for (size_t i = s0; i < s1; i++) {
-            if (skip[i])
+            double ei;
+            if (!diff_at(d, i, &ei))
                 continue;
             x[0] = 1;
             x[1] = ((double)i - mid) / (double)B;
@@ -985,7 +1009,7 @@ static int remove_common(double *v[2], const double *e, const unsigned char *ski
                 x[3 + 2 * l] = sin(ph);
             }
             for (size_t r = 0; r < P; r++) {
-                y[r] += x[r] * e[i];
+                y[r] += x[r] * ei;
                 for (size_t q = 0; q < P; q++)
                     A[P * r + q] += x[r] * x[q];
             }
@@ -1062,49 +1086,30 @@ static int common_motion(double *v[2], const double h[2], size_t n, size_t from,
 {
     if (n <= from + (size_t)rate)
         return 0;
-    double *e = malloc(n * sizeof *e);
-    unsigned char *skip = calloc(n, 1);
-    if (!e || !skip) {
-        free(e);
-        free(skip);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        e[i] = v[0][i] / h[0] - v[1][i] / h[1];
-    for (int c = 0; c < 2; c++)
-        for (size_t k = 0; k < clip[c].n; k++)
-            memset(skip + clip[c].s[k].a, 1, clip[c].s[k].b - clip[c].s[k].a);
     /* the level and spread from every k-th sample of the motion */
+    diffsig d = {v, h, clip, 0, 0, {0, 0}};
     size_t step = (n - from) / 20000 + 1, ns = 0;
     double *t = malloc(((n - from) / step + 1) * sizeof *t);
-    if (!t) {
-        free(e);
-        free(skip);
+    if (!t)
         return -1;
+    for (size_t i = from; i < n; i += step) {
+        double e;
+        if (diff_at(&d, i, &e))   /* (sd is 0 yet: only the rails count) */
+            t[ns++] = e;
     }
-    for (size_t i = from; i < n; i += step)
-        if (!skip[i])
-            t[ns++] = e[i];
-    double med = pl_median(t, ns), sd = pl_robust_sd(t, ns);
+    d.med = pl_median(t, ns);
+    d.sd = pl_robust_sd(t, ns);
     free(t);
-    /* the spread includes the motion sought: 8 of it keeps every sample
-     * of a sinusoid and leaves out drop-outs, which leave the common
-     * level by a third of omega or more */
-    for (size_t i = 0; i < n && sd > 0; i++)
-        if (fabs(e[i] - med) > 8 * sd)
-            skip[i] = 1;
     double f[PL_FRONTEND_MAX_LINES];
-    size_t nl = common_lines(e, skip, from, n, rate, f, PL_FRONTEND_MAX_LINES);
+    size_t nl = common_lines(&d, from, n, rate, f, PL_FRONTEND_MAX_LINES);
     int rc = 0;
     if (nl > 0) {
         double to_u = h[0] * h[1] / (h[1] - h[0]);
-        rc = remove_common(v, e, skip, n, from, n, rate, f, nl, to_u, rep->common_amp_mps,
+        rc = remove_common(v, &d, n, from, n, rate, f, nl, to_u, rep->common_amp_mps,
                            &rep->common_rms_mps);
         rep->n_common = nl;
         memcpy(rep->common_hz, f, nl * sizeof *f);
     }
-    free(e);
-    free(skip);
     return rc;
 }
 
