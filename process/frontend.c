@@ -698,9 +698,9 @@ static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, siz
  * garbage as the prism leaves: stretches where neither beam holds the
  * common level follow each other within TROUBLE_GAP_S.  TROUBLE_RUN of
  * them in a row, BOTH_OUT_MIN of them with both beams out, is the
- * motion's end, at the first; two coinciding drop-outs of a rolling
- * prism (about one in twenty seconds at 3 drop-outs a second a beam)
- * never come three to 30 ms. */
+ * motion's end, at the first with both out; two coinciding drop-outs of
+ * a rolling prism (about one in twenty seconds at 3 drop-outs a second a
+ * beam) never come three to 30 ms. */
 #define TROUBLE_GAP_S 0.030
 #define TROUBLE_RUN 3
 #define BOTH_OUT_MIN 2
@@ -849,7 +849,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             return 0;
         }
         if (trouble_note(&tb, a, b, both, rate)) {
-            rep->lost_t_s = (double)tb.first / rate;
+            rep->lost_t_s = (double)tb.first_both / rate;
             return 0;
         }
         k = b;
