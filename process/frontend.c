@@ -299,6 +299,8 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
     return 0;
 }
 
+static inline double dmax(double x, double y) { return x > y ? x : y; }
+
 /* Stretches [s[k].a, s[k].b) of samples, in order; for a clipped
  * stretch, sign says which rail (+1 the highest value, -1 the lowest). */
 typedef struct {
@@ -376,26 +378,32 @@ static int find_clips(const double *v, size_t n, double rest, size_t merge, span
 {
     if (n == 0)
         return 0;
-    double lo = v[0], hi = v[0];
+    /* the extremes, then how often each occurs, then (rarely: a signal
+     * in range reaches its extreme a few times) its longest run: three
+     * plain loops cost less than one that branches on every sample */
+    double hi = v[0], lo = v[0];
     for (size_t i = 1; i < n; i++) {
-        lo = fmin(lo, v[i]);
-        hi = fmax(hi, v[i]);
+        hi = v[i] > hi ? v[i] : hi;
+        lo = v[i] < lo ? v[i] : lo;
     }
-    double swing = fmax(fabs(hi - rest), fabs(lo - rest));
+    size_t total[2] = {0, 0}, longest[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        total[0] += v[i] == hi;
+        total[1] += v[i] == lo;
+    }
+    for (int r = 0; r < 2; r++) {
+        double x = r ? lo : hi;
+        for (size_t i = 0, run = 0; total[r] >= CLIP_MIN && i < n; i++) {
+            run = v[i] == x ? run + 1 : 0;
+            longest[r] = run > longest[r] ? run : longest[r];
+        }
+    }
+    double swing = dmax(fabs(hi - rest), fabs(lo - rest));
     double rail[2] = {hi, lo};
     int use[2];
-    for (int r = 0; r < 2; r++) {
-        use[r] = 0;
-        if (!(fabs(rail[r] - rest) >= 0.5 * swing && swing > 0))
-            continue;
-        size_t total = 0, run = 0, longest = 0;
-        for (size_t i = 0; i < n; i++) {
-            run = v[i] == rail[r] ? run + 1 : 0;
-            total += v[i] == rail[r];
-            longest = run > longest ? run : longest;
-        }
-        use[r] = total >= CLIP_MIN && longest >= CLIP_HOLD;
-    }
+    for (int r = 0; r < 2; r++)
+        use[r] = fabs(rail[r] - rest) >= 0.5 * swing && swing > 0 && total[r] >= CLIP_MIN &&
+                 longest[r] >= CLIP_HOLD;
     if (!use[0] && !use[1])
         return 0;
     size_t a = 0, last = 0, count = 0;
@@ -622,29 +630,37 @@ static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
     }
 }
 
-/* The beams' disagreement at sample k, a clipped sample counting as the
- * bound it is: a channel at its top rail read at most the prism's speed,
- * so it disagrees only with another beam below it (at the bottom rail,
- * above it); both clipped say nothing.  *lvl receives the larger |v / h|
- * of the channels not clipped (both when neither is). */
-static double disagreement(double *v[2], const double h[2], size_t k, const int cs[2],
-                           double *lvl)
+/* The beams' disagreement at a sample where they read a[0] = v1/h1 and
+ * a[1] = v2/h2, a clipped sample counting as the bound it is: a channel
+ * at its top rail read at most the prism's speed, so it disagrees only
+ * with another beam below it (at the bottom rail, above it); both
+ * clipped say nothing.  *lvl receives the larger |a| of the channels not
+ * clipped (both when neither is).  Inline: it runs on every sample. */
+static inline double disagreement(const double a[2], const int cs[2], double *lvl)
 {
-    double a0 = v[0][k] / h[0], a1 = v[1][k] / h[1];
+    double d = a[0] - a[1];
+    if (!cs[0] && !cs[1]) {
+        *lvl = dmax(fabs(a[0]), fabs(a[1]));
+        return fabs(d);
+    }
     if (cs[0] && cs[1]) {
         *lvl = 0;
         return 0;
     }
     if (cs[0]) {
-        *lvl = fabs(a1);
-        return cs[0] * (a0 - a1) > 0 ? fabs(a0 - a1) : 0;
+        *lvl = fabs(a[1]);
+        return cs[0] * d > 0 ? fabs(d) : 0;
     }
-    if (cs[1]) {
-        *lvl = fabs(a0);
-        return cs[1] * (a1 - a0) > 0 ? fabs(a0 - a1) : 0;
-    }
-    *lvl = fmax(fabs(a0), fabs(a1));
-    return fabs(a0 - a1);
+    *lvl = fabs(a[0]);
+    return cs[1] * d < 0 ? fabs(d) : 0;
+}
+
+/* The rails (+1, -1, 0) of both channels at sample i: none without
+ * clipped stretches, and the per-sample loops then pay nothing for them. */
+static inline void clips_at(const spans clip[2], size_t i, size_t cur[2], int cs[2])
+{
+    cs[0] = clip[0].n ? clip_at(&clip[0], i, &cur[0]) : 0;
+    cs[1] = clip[1].n ? clip_at(&clip[1], i, &cur[1]) : 0;
 }
 
 /* Every beam not at a rail far below the motion's level `ref`: both
@@ -652,7 +668,7 @@ static double disagreement(double *v[2], const double h[2], size_t k, const int 
  * beam that carries a lost or clipped one), which no disagreement
  * shows.  The motion never loses two thirds of its speed in the 2 ms
  * that ref lags. */
-static int both_fell(const double a[2], const int cs[2], double ref, double floor_e)
+static inline int both_fell(const double a[2], const int cs[2], double ref, double floor_e)
 {
     return !(cs[0] && cs[1]) && ref > 3 * floor_e && (cs[0] || fabs(a[0]) < 0.3 * ref) &&
            (cs[1] || fabs(a[1]) < 0.3 * ref);
@@ -776,12 +792,13 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
     double floor_e = 10 * sd_e, ref = 0, alpha = 1.0 / fmax(1, 0.002 * rate);
     size_t cur[2] = {0, 0};
     trouble tb = {0};
+    double i0 = 1.0 / h[0], i1 = 1.0 / h[1];   /* a multiply a sample, not a divide */
     for (size_t k = from; k < n; k++) {
-        int cs[2] = {clip_at(&clip[0], k, &cur[0]), clip_at(&clip[1], k, &cur[1])};
-        double lvl, e = disagreement(v, h, k, cs, &lvl);
-        double ak[2] = {v[0][k] / h[0], v[1][k] / h[1]};
+        int cs[2];
+        clips_at(clip, k, cur, cs);
+        double ak[2] = {v[0][k] * i0, v[1][k] * i1}, lvl, e = disagreement(ak, cs, &lvl);
         int fell = both_fell(ak, cs, ref, floor_e);
-        double thr = fmax(floor_e, 0.3 * lvl);
+        double thr = dmax(floor_e, 0.3 * lvl);
         if (!fell && !(e > floor_e && e > thr && lvl > 0)) {
             /* the common level, from the beams not at a rail */
             double m = cs[0] ? ak[1] : cs[1] ? ak[0] : 0.5 * (ak[0] + ak[1]);
@@ -793,10 +810,10 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         size_t last = k, j = k + 1;
         int clipped_in[2] = {cs[0] != 0, cs[1] != 0};
         for (; j < n && j <= last + merge; j++) {
-            int cj[2] = {clip_at(&clip[0], j, &cur[0]), clip_at(&clip[1], j, &cur[1])};
-            double lj, ej = disagreement(v, h, j, cj, &lj);
-            double aj[2] = {v[0][j] / h[0], v[1][j] / h[1]};
-            if ((ej > fmax(floor_e, 0.3 * lj) && lj > 0) ||
+            int cj[2];
+            clips_at(clip, j, cur, cj);
+            double aj[2] = {v[0][j] / h[0], v[1][j] / h[1]}, lj, ej = disagreement(aj, cj, &lj);
+            if ((ej > dmax(floor_e, 0.3 * lj) && lj > 0) ||
                 both_fell(aj, cj, ref, floor_e)) {
                 last = j;
                 clipped_in[0] |= cj[0] != 0;
@@ -878,16 +895,18 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
  * drop-outs, which leave the common level by a third of omega or more). */
 typedef struct {
     double *const *v;
-    const double *h;
+    double ih[2];             /* 1 / h */
     const spans *clip;
     double med, sd;
     size_t cur[2];
 } diffsig;
 
-static int diff_at(diffsig *d, size_t i, double *e)
+static inline int diff_at(diffsig *d, size_t i, double *e)
 {
-    *e = d->v[0][i] / d->h[0] - d->v[1][i] / d->h[1];
-    if (clip_at(&d->clip[0], i, &d->cur[0]) || clip_at(&d->clip[1], i, &d->cur[1]))
+    *e = d->v[0][i] * d->ih[0] - d->v[1][i] * d->ih[1];
+    int cs[2];
+    clips_at(d->clip, i, d->cur, cs);
+    if (cs[0] || cs[1])
         return 0;
     return !(d->sd > 0) || fabs(*e - d->med) <= 8 * d->sd;
 }
@@ -1087,7 +1106,7 @@ static int common_motion(double *v[2], const double h[2], size_t n, size_t from,
     if (n <= from + (size_t)rate)
         return 0;
     /* the level and spread from every k-th sample of the motion */
-    diffsig d = {v, h, clip, 0, 0, {0, 0}};
+    diffsig d = {v, {1.0 / h[0], 1.0 / h[1]}, clip, 0, 0, {0, 0}};
     size_t step = (n - from) / 20000 + 1, ns = 0;
     double *t = malloc(((n - from) / step + 1) * sizeof *t);
     if (!t)
@@ -1144,6 +1163,24 @@ static unsigned char *lead_mask(const double *v, size_t L, double *level)
     return use;
 }
 
+/* One channel's clipped stretches, for the channels' own threads (a
+ * pass over a ten-minute run each). */
+typedef struct {
+    const double *v;
+    size_t n;
+    double rest;
+    size_t merge;
+    spans *out;
+    int rc;
+} clip_job;
+
+static void *clip_run(void *p)
+{
+    clip_job *j = p;
+    j->rc = find_clips(j->v, j->n, j->rest, j->merge, j->out);
+    return NULL;
+}
+
 /* One channel's hum, for the channels' own threads. */
 typedef struct {
     double *v;
@@ -1182,8 +1219,18 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
      * samples off the rails' exact values */
     spans clip[2] = {{0}, {0}};
     size_t merge = (size_t)ceil(0.0005 * rate);
+    clip_job cj[2];
     for (int c = 0; c < 2; c++)
-        if (find_clips(v[c], n, level[c], merge, &clip[c]) != 0) {
+        cj[c] = (clip_job){v[c], n, level[c], merge, &clip[c], 0};
+    pthread_t ct;
+    int cpar = threads != 1 && pthread_create(&ct, NULL, clip_run, &cj[1]) == 0;
+    clip_run(&cj[0]);
+    if (cpar)
+        pthread_join(ct, NULL);
+    else
+        clip_run(&cj[1]);
+    for (int c = 0; c < 2; c++)
+        if (cj[c].rc != 0) {
             free(use[0]);
             free(use[1]);
             free(clip[0].s);
