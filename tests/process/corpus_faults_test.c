@@ -34,13 +34,13 @@
 #include <stdlib.h>
 
 /* How many of the 200 chains must meet issue 16's numbers.  Issue 28's
- * goal is 198; processing reaches 194 today (from 82 before it learned
+ * goal is 198; processing reaches 195 today (from 82 before it learned
  * the faults), and this is a ratchet at that: raise it as chains are
- * won, never lower it.  The 9 short are chains with two or three faults
- * at once (a beam lost or clipped under a shaking ramp, the clipped
- * beam's partner carrying 1/f noise of 0.5 mm/s alone): docs/process.md,
+ * won, never lower it.  The 5 short all clip beam 1, four of them with a
+ * second or third fault (a beam lost under a shaking ramp, a tail), one
+ * whose other beam carries 0.5 mm/s of 1/f noise alone: docs/process.md,
  * "Measured", lists them. */
-#define MIN_PASSING 194
+#define MIN_PASSING 195
 #define FULL_CORPUS 200
 
 #if defined(__SANITIZE_ADDRESS__)
