@@ -113,7 +113,12 @@ grep -q 'VM-RESULT check rc=0' "$log.txt" || fail "db check failed in the VM"
 slow=$(grep 'VM-RESULT slowclient' "$log.txt" | head -1)
 echo "$slow" | grep -q 'state: complete frames: [1-9]' ||
     fail "the daemon lost frames while a client trickled: $slow"
-echo "$slow" | grep -q 'worst_status_s=[01] ' ||
+# the old loop stalled for the whole trickle (7.2 s); a status call may
+# take what the loaded host makes it take without the slow client, and
+# 3 s more, never the trickle's length
+worst=$(echo "$slow" | sed -n 's/.*worst_status_cs=\([0-9]*\).*/\1/p')
+quiet=$(echo "$slow" | sed -n 's/.*quiet_status_cs=\([0-9]*\).*/\1/p')
+[ -n "$worst" ] && [ -n "$quiet" ] && [ "$worst" -le $((quiet + 300)) ] && [ "$worst" -lt 600 ] ||
     fail "status answered slowly while a client trickled: $slow"
 
 # 4. The database, back on the host.
