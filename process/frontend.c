@@ -725,8 +725,10 @@ typedef struct {
     size_t first, first_both, last_end, count, both;
 } trouble;
 
-/* Where the motion ended, for a stretch from a on where neither beam
- * sees the prism any more: at the first stretch with both beams out in
+/* Where the motion ended, for a stretch whose first flagged sample is a
+ * and from which neither beam sees the prism any more: at a itself (not
+ * the stretch's padded start: the window's end adds its own guard, as
+ * at a drop of omega), or at the first stretch with both beams out in
  * the troubled run that led up to it, when it follows that run within
  * TROUBLE_GAP_S (the prism left the beams there, and the garbage it left
  * behind was bridged before its run grew longer than a bridge; a beam's
@@ -836,7 +838,9 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         } else if (fell || clipped_in[0]) {
             /* neither beam holds the level: a line when short, else the end */
             if (b - a > max_len) {
-                rep->lost_t_s = (double)trouble_end(&tb, a, rate) / rate;
+                size_t e = trouble_end(&tb, k, rate);
+                rep->lost_t_s = (double)e / rate;
+                rep->lost_at_drop = fell && e == k;
                 return 0;
             }
             if (spans_add(unknown, a, b, 0) != 0)
@@ -846,7 +850,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         } else if (b - a > max_len) {
             int bad = lost_beam(v, h, n, a, b, r);
             if (bad < 0) {
-                rep->lost_t_s = (double)trouble_end(&tb, a, rate) / rate;
+                rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
                 return 0;
             }
             carry(v, h, n, a, b, r, floor_e, bad);
@@ -1328,7 +1332,9 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
         carry_clips(v, h, n, rate, clip, (size_t)ceil(CLIP_EDGE_S * rate),
                     sd_e > 0 ? 10 * sd_e : INFINITY, end, rep);
     }
-    for (size_t k = 0; st == PL_OK && k < unknown.n; k++)
+    /* (none past the motion's end: a line there would only blur the
+     * drop where the beams lose the prism, which the window's end reads) */
+    for (size_t k = 0; st == PL_OK && k < unknown.n && unknown.s[k].a < end; k++)
         both_line(v, h, n, unknown.s[k].a, unknown.s[k].b, r);
     free(unknown.s);
     free(clip[0].s);

@@ -65,6 +65,8 @@ typedef struct {
     double lost_t_s;           /* both beams lost the prism for good here
                                   (the motion's end); NaN */
     int lost_channel;          /* 0 when lost_t_s is set (both) */
+    int lost_at_drop;          /* 1: both beams fell to 0 V there at once
+                                  (the prism left them cleanly) */
     /* clipping: samples at a channel's rails, carried by the other beam */
     size_t clipped[2];         /* samples */
     size_t clip_spans[2];      /* stretches */

@@ -189,11 +189,21 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
         r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
     pl_window_end(r->omega, n, rate, &w);
     if (!isnan(r->front.lost_t_s)) {
+        /* Where both beams lost the prism before omega's own drop says
+         * so (garbage after the prism left, which the drop's search reads
+         * as motion), the window ends there; where they fell to 0 V at
+         * once, with the same guard as at a drop of omega (the low-pass's
+         * support).  Within 5 ms of the drop it is the same event, which
+         * the drop places to the sample.  (A guard at the garbage's first
+         * stretch too cut into the last impact's arc: faulted corpus seed
+         * 4 lost its impact 7.6 ms before the prism left.) */
         size_t lost = (size_t)(r->front.lost_t_s * rate);
-        if (lost < w.end && lost > w.release) {
+        size_t guard = r->front.lost_at_drop ? (size_t)ceil(0.002 * rate) : 0;
+        if (lost + (size_t)(0.005 * rate) < w.end && lost > w.release + guard) {
             warn(r, "both beams lost the prism at %.3f s: the window ends there",
                  r->front.lost_t_s);
-            w.end = w.seen = lost;
+            w.end = lost - guard;
+            w.seen = lost;
         }
     }
     r->release = w.release;

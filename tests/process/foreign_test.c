@@ -176,7 +176,7 @@ static void faulted_runs_are_measured_and_said(void **state)
                                         "foreign2-us60-n32"};
     static const char *const quality[] = {"degraded", "degraded", "degraded", "good", "good"};
     static const char *const fault[] = {"beam_lost channel=1 from_s=3.09", "clipped channel=1",
-                                        "common_motion", "tail_cut at_s=5.4",
+                                        "common_motion", "tail_cut at_s=5.",
                                         "hum freq_hz=59.9"};
     assert_int_equal(score_set("foreign2", stems, 5, quality, fault), 0);
 }
