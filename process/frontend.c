@@ -1217,6 +1217,97 @@ static void *hum_run(void *p)
     return NULL;
 }
 
+/* Both channels' clipped stretches (find_clips()), the second on a
+ * thread of its own unless threads is 1.  -1 when out of memory. */
+static int clips_of(double *v[2], size_t n, const double level[2], double rate, int threads,
+                    spans clip[2])
+{
+    size_t merge = (size_t)ceil(0.0005 * rate);
+    clip_job cj[2];
+    for (int c = 0; c < 2; c++)
+        cj[c] = (clip_job){v[c], n, level[c], merge, &clip[c], 0};
+    pthread_t ct;
+    int par = threads != 1 && pthread_create(&ct, NULL, clip_run, &cj[1]) == 0;
+    clip_run(&cj[0]);
+    if (par)
+        pthread_join(ct, NULL);
+    else
+        clip_run(&cj[1]);
+    return cj[0].rc != 0 || cj[1].rc != 0 ? -1 : 0;
+}
+
+/* The offsets and the hum over the lead-in [0, lead) (use[] its masks,
+ * level[] its medians; both freed here), removed from the whole channels.
+ * The hum fit needs a few mains periods; a shorter lead-in gives the
+ * offsets only (the medians).  -1 when out of memory. */
+static int offsets_and_hum(double *v[2], const double h[2], size_t n, double rate,
+                           size_t lead, unsigned char *use[2], const double level[2],
+                           int threads, pl_frontend_report *rep)
+{
+    int rc = 0;
+    if (lead >= (size_t)(0.1 * rate)) {
+        rep->hum_hz = mains_refine(v, h, n, rate, mains_frequency(v, use, lead, rate));
+        /* the channels are independent: the second on a thread of its own
+         * (the whole run is swept once per harmonic) */
+        hum_job job[2];
+        for (int c = 0; c < 2; c++)
+            job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
+        pthread_t tid;
+        int par = threads != 1 && pthread_create(&tid, NULL, hum_run, &job[1]) == 0;
+        hum_run(&job[0]);
+        if (par)
+            pthread_join(tid, NULL);
+        else
+            hum_run(&job[1]);
+        for (int c = 0; c < 2; c++) {
+            rc |= job[c].rc;
+            rep->offset_mps[c] = job[c].offset;
+            rep->hum_amp_mps[c] = job[c].amp1;
+        }
+        if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
+            rep->hum_hz = 0;
+    } else if (lead > 0) {
+        for (int c = 0; c < 2; c++) {
+            rep->offset_mps[c] = level[c];
+            for (size_t i = 0; i < n; i++)
+                v[c][i] -= rep->offset_mps[c];
+        }
+    }
+    free(use[0]);
+    free(use[1]);
+    return rc != 0 ? -1 : 0;
+}
+
+/* Mends what neither channel measured: the drop-outs first, the clipped
+ * samples counting as the bounds they are; then the clipped samples
+ * carried by the other beam; last the stretches where neither beam holds
+ * the level, bridged by lines between edges that are all mended by then
+ * (none past the motion's end: a line there would only blur the drop
+ * where the beams lose the prism, which the window's end reads). */
+static pl_status mend(double *v[2], const double h[2], size_t n, double rate, size_t from,
+                      const spans clip[2], pl_frontend_report *rep, pl_err *err)
+{
+    size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
+    spans unknown = {0};
+    pl_status st = PL_OK;
+    if (dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the drop-outs");
+    size_t end = isnan(rep->lost_t_s) ? n : (size_t)(rep->lost_t_s * rate);
+    if (st == PL_OK)
+        st = clips_refused(clip, rate, max_len, end, err);
+    if (st == PL_OK && (clip[0].n || clip[1].n)) {
+        /* (the clipped samples are still there: their distance from the
+         * other beam is no measure of agreement) */
+        double sd_e = spread_unclipped(v, h, from, n, clip);
+        carry_clips(v, h, n, rate, clip, (size_t)ceil(CLIP_EDGE_S * rate),
+                    sd_e > 0 ? 10 * sd_e : INFINITY, end, rep);
+    }
+    for (size_t k = 0; st == PL_OK && k < unknown.n && unknown.s[k].a < end; k++)
+        both_line(v, h, n, unknown.s[k].a, unknown.s[k].b, r);
+    free(unknown.s);
+    return st;
+}
+
 pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
                           size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err)
@@ -1236,107 +1327,31 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
                               lead);
         }
     /* the clipped stretches first: the hum's removal below moves the
-     * samples off the rails' exact values */
+     * samples off the rails' exact values.  Motion common to both beams
+     * before the hum, whose fit over the short lead-in would take part of
+     * a 23 Hz shake for 50 Hz hum and subtract that from the whole run,
+     * and before the drop-outs, whose threshold it would raise; the
+     * clipped samples are left out of it. */
     spans clip[2] = {{0}, {0}};
-    size_t merge = (size_t)ceil(0.0005 * rate);
-    clip_job cj[2];
-    for (int c = 0; c < 2; c++)
-        cj[c] = (clip_job){v[c], n, level[c], merge, &clip[c], 0};
-    pthread_t ct;
-    int cpar = threads != 1 && pthread_create(&ct, NULL, clip_run, &cj[1]) == 0;
-    clip_run(&cj[0]);
-    if (cpar)
-        pthread_join(ct, NULL);
-    else
-        clip_run(&cj[1]);
-    for (int c = 0; c < 2; c++)
-        if (cj[c].rc != 0) {
-            free(use[0]);
-            free(use[1]);
-            free(clip[0].s);
-            free(clip[1].s);
-            return pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
-                              "stretches");
-        }
-    /* Motion common to both beams before the hum, whose fit over the
-     * short lead-in would take part of a 23 Hz shake for 50 Hz hum and
-     * subtract that from the whole run, and before the drop-outs, whose
-     * threshold it would raise; the clipped samples are left out of it. */
-    if (common_motion(v, h, n, from, rate, clip, rep) != 0) {
+    pl_status st = PL_OK;
+    if (clips_of(v, n, level, rate, threads, clip) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
+                        "stretches");
+    else if (common_motion(v, h, n, from, rate, clip, rep) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
+    if (st != PL_OK) {
         free(use[0]);
         free(use[1]);
-        free(clip[0].s);
-        free(clip[1].s);
-        return pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
+    } else if (offsets_and_hum(v, h, n, rate, lead, use, level, threads, rep) != 0) {
+        st = pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu samples", lead);
     }
-    /* The hum fit needs a few mains periods; a shorter lead-in gives the
-     * offsets only (the medians). */
-    if (lead >= (size_t)(0.1 * rate)) {
-        rep->hum_hz = mains_refine(v, h, n, rate, mains_frequency(v, use, lead, rate));
-        /* the channels are independent: the second on a thread of its own
-         * (the whole run is swept once per harmonic) */
-        hum_job job[2];
-        for (int c = 0; c < 2; c++)
-            job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
-        pthread_t tid;
-        int par = threads != 1 && pthread_create(&tid, NULL, hum_run, &job[1]) == 0;
-        hum_run(&job[0]);
-        if (par)
-            pthread_join(tid, NULL);
-        else
-            hum_run(&job[1]);
-        free(use[0]);
-        free(use[1]);
-        for (int c = 0; c < 2; c++) {
-            if (job[c].rc != 0) {
-                free(clip[0].s);
-                free(clip[1].s);
-                return pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu "
-                                  "samples", lead);
-            }
-            rep->offset_mps[c] = job[c].offset;
-            rep->hum_amp_mps[c] = job[c].amp1;
-        }
-        if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
-            rep->hum_hz = 0;
-    } else if (lead > 0) {
-        free(use[0]);
-        free(use[1]);
-        for (int c = 0; c < 2; c++) {
-            rep->offset_mps[c] = level[c];
-            for (size_t i = 0; i < n; i++)
-                v[c][i] -= rep->offset_mps[c];
-        }
-    }
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; st == PL_OK && c < 2; c++) {
         rep->noise_mps[c] = lead > 16 ? pl_robust_spread(v[c], NULL, 1, 1, 0, lead, 1) : NAN;
         if (!(rep->noise_mps[c] >= 0))
             rep->noise_mps[c] = NAN;
     }
-    /* the drop-outs first, the clipped samples counting as the bounds
-     * they are; then the clipped samples carried by the other beam; last
-     * the stretches where neither beam holds the level, bridged by lines
-     * between edges that are all mended by then */
-    size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
-    spans unknown = {0};
-    pl_status st = PL_OK;
-    if (dropouts(v, h, n, from, rate, clip, &unknown, rep) != 0)
-        st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the drop-outs");
-    size_t end = isnan(rep->lost_t_s) ? n : (size_t)(rep->lost_t_s * rate);
     if (st == PL_OK)
-        st = clips_refused(clip, rate, max_len, end, err);
-    if (st == PL_OK && (clip[0].n || clip[1].n)) {
-        /* (the clipped samples are still there: their distance from the
-         * other beam is no measure of agreement) */
-        double sd_e = spread_unclipped(v, h, from, n, clip);
-        carry_clips(v, h, n, rate, clip, (size_t)ceil(CLIP_EDGE_S * rate),
-                    sd_e > 0 ? 10 * sd_e : INFINITY, end, rep);
-    }
-    /* (none past the motion's end: a line there would only blur the
-     * drop where the beams lose the prism, which the window's end reads) */
-    for (size_t k = 0; st == PL_OK && k < unknown.n && unknown.s[k].a < end; k++)
-        both_line(v, h, n, unknown.s[k].a, unknown.s[k].b, r);
-    free(unknown.s);
+        st = mend(v, h, n, rate, from, clip, rep, err);
     free(clip[0].s);
     free(clip[1].s);
     if (st != PL_OK)
