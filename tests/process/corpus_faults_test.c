@@ -122,8 +122,11 @@ static void corpus_with_faults(void **state)
     tu_corpus_run(cs, first, count, pl_simrun_config_random_faults, &u);
     tu_corpus_print_sum(&u);
     size_t passing = count - u.bad;
-    /* MIN_PASSING of 200, as a share of the chains run (rounded up) */
-    size_t need = count - (size_t)floor((double)(FULL_CORPUS - MIN_PASSING) * count / FULL_CORPUS);
+    /* the failures MIN_PASSING allows in 200, as a share of the chains
+     * run, rounded up: the 20 under AddressSanitizer are there for memory
+     * errors, and a share rounded down asked all 20 to pass whenever one
+     * of the 200's few failures fell among them (seed 4) */
+    size_t need = count - (size_t)ceil((double)(FULL_CORPUS - MIN_PASSING) * count / FULL_CORPUS);
     const char *env = getenv("PRISMLAB_CORPUS_MIN");
     if (env && *env)
         need = strtoul(env, NULL, 10);
