@@ -574,6 +574,25 @@ static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double
     rep->lost_total_s += (double)(b - a) / rate;
 }
 
+/* The next stretch [*a, *b) where both channels' clipped stretches
+ * overlap, walking the two ordered lists with the cursors *i and *j
+ * (both 0 at the start); 0 when there is none left. */
+static int both_clipped_next(const spans clip[2], size_t *i, size_t *j, size_t *a, size_t *b)
+{
+    while (*i < clip[0].n && *j < clip[1].n) {
+        const struct span *x = &clip[0].s[*i], *y = &clip[1].s[*j];
+        *a = x->a > y->a ? x->a : y->a;
+        *b = x->b < y->b ? x->b : y->b;
+        if (x->b < y->b)
+            ++*i;
+        else
+            ++*j;
+        if (*b > *a)
+            return 1;
+    }
+    return 0;
+}
+
 /* Both beams at their rails together for longer than a bridge before
  * the motion's end: no beam saw the prism there, and a line over an
  * impact would hide it (speckle garbage after the prism left may reach
@@ -581,20 +600,14 @@ static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double
 static pl_status clips_refused(const spans clip[2], double rate, size_t max_len, size_t end,
                                pl_err *err)
 {
-    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
-        size_t a = clip[0].s[i].a > clip[1].s[j].a ? clip[0].s[i].a : clip[1].s[j].a;
-        size_t b = clip[0].s[i].b < clip[1].s[j].b ? clip[0].s[i].b : clip[1].s[j].b;
-        if (b > a && b - a > max_len && a < end)
+    size_t i = 0, j = 0, a, b;
+    while (both_clipped_next(clip, &i, &j, &a, &b))
+        if (b - a > max_len && a < end)
             return pl_err_set(err, PL_ENUMERIC, "both beams sit at their rails together "
                               "from %.4f s to %.4f s (%.1f ms, longer than a %.0f ms "
                               "bridge): clipped (widen the LDV's velocity range or the "
                               "DAQ's input range)", (double)a / rate, (double)b / rate,
                               1e3 * (double)(b - a) / rate, 1e3 * (double)max_len / rate);
-        if (clip[0].s[i].b < clip[1].s[j].b)
-            i++;
-        else
-            j++;
-    }
     return PL_OK;
 }
 
@@ -616,17 +629,10 @@ static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
             rep->clip_to_s[c] = (double)b / rate;
         }
     /* where both were clipped the second carry copied a clipped value */
-    for (size_t i = 0, j = 0; i < clip[0].n && j < clip[1].n;) {
-        size_t a = clip[0].s[i].a > clip[1].s[j].a ? clip[0].s[i].a : clip[1].s[j].a;
-        size_t b = clip[0].s[i].b < clip[1].s[j].b ? clip[0].s[i].b : clip[1].s[j].b;
-        if (b > a) {
-            both_line(v, h, n, a, b, r);
-            rep->both_out++;
-        }
-        if (clip[0].s[i].b < clip[1].s[j].b)
-            i++;
-        else
-            j++;
+    size_t i = 0, j = 0, a, b;
+    while (both_clipped_next(clip, &i, &j, &a, &b)) {
+        both_line(v, h, n, a, b, r);
+        rep->both_out++;
     }
 }
 
