@@ -537,6 +537,10 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
     return bad;
 }
 
+/* How much rougher than over the 20 ms before a beam must be to have lost
+ * the prism: lost_beam(). */
+#define LOST_ROUGH 10.0
+
 /* Over a stretch longer than a bridge the common level is no line: the
  * prism turns through arcs and impacts.  Which beam lost it is told by
  * what no rolling prism does: a level far from the motion's on both
@@ -544,7 +548,6 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
  * edges' level), or a roughness (mean |v[i+1] - v[i]| / h) many times
  * the other beam's (speckle garbage).  Returns the channel (0 or 1) that
  * lost the prism, or -1 when both did or neither can be told. */
-#define LOST_ROUGH 10.0
 static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r)
 {
     double la, lb;
@@ -1123,13 +1126,19 @@ enum { REFINE_BLOCKS = 120 };
 /* Sum over the blocks of their residual sums of squares, each over its
  * weight w[b] (its noise: the residual variance at the frequencies found
  * first), with the lines at f[]; blocks without weight are passed over. */
+/* The first sample of the b-th of nb blocks of B spread over z. */
+static size_t spread_block(const decimated *z, size_t B, size_t nb, size_t b)
+{
+    size_t all = z->m / B;
+    return (nb > 1 ? b * (all - 1) / (nb - 1) : 0) * B;
+}
+
 static double lines_cost(const decimated *z, size_t B, size_t nb, const double *w,
                          const double *f, size_t nl)
 {
     double cost = 0;
-    size_t stride_num = z->m / B;
     for (size_t b = 0; b < nb; b++) {
-        size_t k0 = (nb > 1 ? b * (stride_num - 1) / (nb - 1) : 0) * B, used;
+        size_t k0 = spread_block(z, B, nb, b), used;
         if (!(w[b] > 0))
             continue;
         double rss = block_rss(z, k0, k0 + B, f, nl, &used);
@@ -1159,9 +1168,8 @@ static int refine_lines(const decimated *z, double *f, size_t nl, double df)
     double *w = malloc(nb * sizeof *w);
     if (!w)
         return -1;
-    size_t stride_num = z->m / B;
     for (size_t b = 0; b < nb; b++) {
-        size_t k0 = (nb > 1 ? b * (stride_num - 1) / (nb - 1) : 0) * B, used;
+        size_t k0 = spread_block(z, B, nb, b), used;
         double rss = block_rss(z, k0, k0 + B, f, nl, &used);
         w[b] = isfinite(rss) && used > 2 + 2 * nl ? rss / (double)(used - 2 - 2 * nl) : 0;
     }
