@@ -57,6 +57,11 @@ typedef struct {
 typedef struct {
     double offset_mps[2];      /* removed */
     double hum_hz;             /* fundamental fitted; 0: none found */
+    double hum_drift_hz;       /* how far the mains moved over the
+                                  recording (end less start, from the
+                                  trend of the hum's phase); NaN: not
+                                  measured (no hum, or too weak to tell) */
+    double hum_drift_se_hz;    /* its standard error; NaN with it */
     double hum_amp_mps[2];     /* amplitude of the fundamental removed */
     double noise_mps[2];       /* white noise per sample in the lead-in */
     size_t dropouts[2];        /* stretches bridged per channel */
