@@ -7,7 +7,9 @@
  *              frequency refined from the beams' difference over the first
  *              20 s, and its harmonics up to the 7th) is fitted in the
  *              lead-in by least squares, kept only where it stands above
- *              the noise, and subtracted from the whole channel;
+ *              the noise, and subtracted from the whole channel; the
+ *              mains' drift over the recording is measured from the
+ *              same blocks of the beams' difference, not followed;
  *   clipping   the samples at a channel's rails (its extreme values, far
  *              from its resting level, held for several samples) are not
  *              data: they are lost samples of that beam, carried by the
