@@ -145,9 +145,11 @@ static int block_phase(double *v[2], const double h[2], size_t a, size_t B, doub
             continue;
         x[0] = 1;
         x[1] = ((double)i - mid) / (double)B;
+        /* the upper triangle only (this pass runs over the whole
+         * recording), mirrored below: the same sums */
         for (int r = 0; r < 4; r++) {
             y[r] += x[r] * e;
-            for (int q = 0; q < 4; q++)
+            for (int q = r; q < 4; q++)
                 A[4 * r + q] += x[r] * x[q];
         }
         yy += e * e;
@@ -155,6 +157,9 @@ static int block_phase(double *v[2], const double h[2], size_t a, size_t B, doub
     }
     if (m < (size_t)(0.8 * (double)B))
         return 0;
+    for (int r = 1; r < 4; r++)
+        for (int q = 0; q < r; q++)
+            A[4 * r + q] = A[4 * q + r];
     gsl_matrix_view Av = gsl_matrix_view_array(A, 4, 4);
     gsl_vector_view yv = gsl_vector_view_array(y, 4);
     double c[4];
