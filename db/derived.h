@@ -46,7 +46,8 @@ typedef struct {
      *   beam_lost channel=C from_s=A to_s=B
      *   clipped channel=C samples=K spans=S from_s=A to_s=B
      *   common_motion level_mps=X freqs_hz=F1,F2,...
-     *   hum freq_hz=F drift_hz=D amp1_mps=X amp2_mps=Y
+     *   hum freq_hz=F drift_hz=D drift_se_hz=S amp1_mps=X amp2_mps=Y
+     *       (drift_hz, drift_se_hz absent: the drift not measured)
      *   dropouts channel=C count=K total_s=X
      *   tail_cut at_s=A
      *   refused reason="..."

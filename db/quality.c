@@ -292,6 +292,22 @@ static void spaced_list(const char *list, char *out, size_t n)
     out[at] = '\0';
 }
 
+/* A hum line in words.  No drift_hz is a drift not measured (the hum too
+ * weak beside the noise to follow, or a record older than the
+ * measurement), which a reader must not take for a steady mains. */
+static void hum_words(const pl_fault *f, char *buf, size_t n)
+{
+    char a1[32], a2[32], drift[2 * PL_FAULT_TEXT_MAX + 64] = "its drift not measured";
+    if (pl_fault_get(f, "drift_hz") && pl_fault_get(f, "drift_se_hz"))
+        snprintf(drift, sizeof drift, "drifting %s Hz over the run, +- %s",
+                 val(f, "drift_hz"), val(f, "drift_se_hz"));
+    else if (pl_fault_get(f, "drift_hz"))
+        snprintf(drift, sizeof drift, "drifting %s Hz over the run", val(f, "drift_hz"));
+    snprintf(buf, n, "mains hum at %s Hz (%s) removed: %s on beam 1, %s on beam 2",
+             val(f, "freq_hz"), drift, mm_s(f, "amp1_mps", a1, sizeof a1),
+             mm_s(f, "amp2_mps", a2, sizeof a2));
+}
+
 void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
 {
     const char *k = f->kind;
@@ -311,14 +327,8 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  "removed (not the prism's rotation)", mm_s(f, "level_mps", lvl, sizeof lvl),
                  freqs);
     }
-    else if (strcmp(k, "hum") == 0) {
-        char a1[32], a2[32], drift[PL_FAULT_TEXT_MAX + 32] = "";
-        if (pl_fault_get(f, "drift_hz"))
-            snprintf(drift, sizeof drift, " (drifting by %s Hz)", val(f, "drift_hz"));
-        snprintf(buf, n, "mains hum at %s Hz%s removed: %s on beam 1, %s on beam 2",
-                 val(f, "freq_hz"), drift, mm_s(f, "amp1_mps", a1, sizeof a1),
-                 mm_s(f, "amp2_mps", a2, sizeof a2));
-    }
+    else if (strcmp(k, "hum") == 0)
+        hum_words(f, buf, n);
     else if (strcmp(k, "dropouts") == 0)
         snprintf(buf, n, "beam %s dropped out %s time%s, %s s in all",
                  val(f, "channel"), val(f, "count"),

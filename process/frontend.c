@@ -83,113 +83,219 @@ static double mains_frequency(double *v[2], unsigned char *use[2], size_t L, dou
  * (about 0.2 s), and the phases of the blocks whose fundamental stands
  * 5 standard errors out fall on a line whose slope is 2 pi times the
  * frequency's error.  The samples where the beams disagree by more than
- * 8 robust standard deviations (drop-outs, spikes) are left out.  Returns
- * f refined, or f when fewer than 4 blocks or than half of them show the
- * hum, or the line says more than MAINS_REFINE_HZ off (not the same
- * mains). */
+ * 8 robust standard deviations (drop-outs, spikes) are left out.  The
+ * frequency is refined when at least 4 blocks and half of them show the
+ * hum and the line says less than MAINS_REFINE_HZ off (not the same
+ * mains); the same blocks over the whole recording measure its drift
+ * (hum_drift()). */
 #define MAINS_SPAN_S 20.0
 #define MAINS_BLOCK_S 0.2
 #define MAINS_REFINE_HZ 0.1
 
-static double mains_refine(double *v[2], const double h[2], size_t n, double rate, double f)
+/* The phases of the hum's fundamental at f, block by block over the
+ * whole recording: ph[k] (unwrapped), at tb[k] (s), with weight wb[k]
+ * (its inverse variance under white noise) for the kept blocks k <
+ * kept of nb; kept_span of them lie in the first MAINS_SPAN_S (nb_span
+ * blocks). */
+typedef struct {
+    double *ph, *tb, *wb;
+    size_t nb, kept, nb_span, kept_span;
+} hum_blocks;
+
+/* The level (median) and robust spread of e = v1/h1 - v2/h2 over [0, S)
+ * from every k-th sample (k odd), at most about 20 000 of them: a robust
+ * statistic needs no more, and selection over 20 s of a fast card would
+ * cost more than the fit.  -1 when out of memory. */
+static int diff_level(double *v[2], const double h[2], size_t S, double *med, double *sd)
 {
-    size_t S = (size_t)fmin((double)n, MAINS_SPAN_S * rate);
-    double periods = fmax(1, round(MAINS_BLOCK_S * f)), Bd = periods * rate / f;
-    size_t B = (size_t)llround(Bd), nb = B > 8 ? S / B : 0;
-    if (nb < 4)
-        return f;
-    double *e = malloc(S * sizeof *e), *t = malloc(S * sizeof *t);
-    double *ph = malloc(3 * nb * sizeof *ph), *tb = ph ? ph + nb : NULL, *wb = ph ? ph + 2 * nb : NULL;
-    if (!e || !t || !ph) {
-        free(e);
-        free(t);
-        free(ph);
-        return f;
-    }
-    for (size_t i = 0; i < S; i++)
-        e[i] = v[0][i] / h[0] - v[1][i] / h[1];
-    /* the level and spread from every k-th sample (k odd), at most about
-     * 20 000 of them: a robust statistic needs no more, and selection over
-     * 20 s of a fast card would cost more than the fit */
     size_t step = S > 20000 ? S / 20000 : 1, ns = 0;
     if (step > 1 && step % 2 == 0)
         step++;
+    double *t = malloc((S / step + 1) * sizeof *t);
+    if (!t)
+        return -1;
     for (size_t i = 0; i < S; i += step)
-        t[ns++] = e[i];
+        t[ns++] = v[0][i] / h[0] - v[1][i] / h[1];
     /* (pl_median() only reorders t: the spread needs no fresh copy) */
-    double med = pl_median(t, ns), sd = pl_robust_sd(t, ns), w = 2 * M_PI * f / rate;
+    *med = pl_median(t, ns);
+    *sd = pl_robust_sd(t, ns);
     free(t);
+    return 0;
+}
+
+/* A constant, a slope and the fundamental (w rad a sample) fitted to e
+ * over the block [a, a + B), the samples more than 8 sd from med left
+ * out.  1 with the phase (of cos(w i + phase)) and its weight when the
+ * fundamental stands 5 standard errors out, else 0. */
+static int block_phase(double *v[2], const double h[2], size_t a, size_t B, double w,
+                       double med, double sd, double *ph, double *wt)
+{
+    double A[16] = {0}, y[4] = {0}, yy = 0, x[4], mid = (double)a + 0.5 * (double)(B - 1);
+    size_t m = 0;
+    /* the fundamental by rotation, exact at each block's start */
+    double co = cos(w * (double)a), si = sin(w * (double)a), cr = cos(w), sr = sin(w);
+    for (size_t i = a; i < a + B; i++) {
+        x[2] = co;
+        x[3] = si;
+        double nc = co * cr - si * sr;
+        si = si * cr + co * sr;
+        co = nc;
+        double e = v[0][i] / h[0] - v[1][i] / h[1];
+        if (sd > 0 && fabs(e - med) > 8 * sd)
+            continue;
+        x[0] = 1;
+        x[1] = ((double)i - mid) / (double)B;
+        /* the upper triangle only (this pass runs over the whole
+         * recording), mirrored below: the same sums */
+        for (int r = 0; r < 4; r++) {
+            y[r] += x[r] * e;
+            for (int q = r; q < 4; q++)
+                A[4 * r + q] += x[r] * x[q];
+        }
+        yy += e * e;
+        m++;
+    }
+    if (m < (size_t)(0.8 * (double)B))
+        return 0;
+    for (int r = 1; r < 4; r++)
+        for (int q = 0; q < r; q++)
+            A[4 * r + q] = A[4 * q + r];
+    gsl_matrix_view Av = gsl_matrix_view_array(A, 4, 4);
+    gsl_vector_view yv = gsl_vector_view_array(y, 4);
+    double c[4];
+    gsl_vector_view cv = gsl_vector_view_array(c, 4);
+    if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
+        gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
+        return 0;
+    double fit = 0;
+    for (int r = 0; r < 4; r++)
+        fit += c[r] * y[r];
+    double s2 = fmax(0, yy - fit) / (double)(m - 4), var = 2 * s2 / (double)m;
+    double amp2 = c[2] * c[2] + c[3] * c[3];
+    if (!(amp2 > 25 * 2 * var))
+        return 0;
+    *ph = atan2(-c[3], c[2]);
+    *wt = amp2 / var;
+    return 1;
+}
+
+/* The blocks of whole periods of f (about MAINS_BLOCK_S) over [0, n),
+ * e's level taken over the first MAINS_SPAN_S.  -1 when out of memory
+ * or there are fewer than 4 blocks in that span (hb then empty). */
+static int hum_phases(double *v[2], const double h[2], size_t n, double rate, double f,
+                      hum_blocks *hb)
+{
+    memset(hb, 0, sizeof *hb);
+    size_t S = (size_t)fmin((double)n, MAINS_SPAN_S * rate);
+    double periods = fmax(1, round(MAINS_BLOCK_S * f)), Bd = periods * rate / f;
+    size_t B = (size_t)llround(Bd), nb_span = B > 8 ? S / B : 0;
+    if (nb_span < 4)
+        return -1;
+    size_t nb = n / B;
+    double med, sd;
+    hb->ph = malloc(3 * nb * sizeof *hb->ph);
+    if (!hb->ph || diff_level(v, h, S, &med, &sd) != 0) {
+        free(hb->ph);
+        hb->ph = NULL;
+        return -1;
+    }
+    hb->tb = hb->ph + nb;
+    hb->wb = hb->ph + 2 * nb;
+    hb->nb = nb;
+    hb->nb_span = nb_span;
+    double w = 2 * M_PI * f / rate;
     size_t kept = 0;
     for (size_t b = 0; b < nb; b++) {
-        size_t a = b * B;
-        double A[16] = {0}, y[4] = {0}, yy = 0, x[4], mid = (double)a + 0.5 * (double)(B - 1);
-        size_t m = 0;
-        /* the fundamental by rotation, exact at each block's start */
-        double co = cos(w * (double)a), si = sin(w * (double)a), cr = cos(w), sr = sin(w);
-        for (size_t i = a; i < a + B; i++) {
-            x[2] = co;
-            x[3] = si;
-            double nc = co * cr - si * sr;
-            si = si * cr + co * sr;
-            co = nc;
-            if (sd > 0 && fabs(e[i] - med) > 8 * sd)
-                continue;
-            x[0] = 1;
-            x[1] = ((double)i - mid) / (double)B;
-            for (int r = 0; r < 4; r++) {
-                y[r] += x[r] * e[i];
-                for (int q = 0; q < 4; q++)
-                    A[4 * r + q] += x[r] * x[q];
-            }
-            yy += e[i] * e[i];
-            m++;
-        }
-        if (m < (size_t)(0.8 * (double)B))
+        if (b == nb_span)
+            hb->kept_span = kept;
+        if (!block_phase(v, h, b * B, B, w, med, sd, &hb->ph[kept], &hb->wb[kept]))
             continue;
-        gsl_matrix_view Av = gsl_matrix_view_array(A, 4, 4);
-        gsl_vector_view yv = gsl_vector_view_array(y, 4);
-        double c[4];
-        gsl_vector_view cv = gsl_vector_view_array(c, 4);
-        if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
-            gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
-            continue;
-        double fit = 0;
-        for (int r = 0; r < 4; r++)
-            fit += c[r] * y[r];
-        double s2 = fmax(0, yy - fit) / (double)(m - 4), var = 2 * s2 / (double)m;
-        double amp2 = c[2] * c[2] + c[3] * c[3];
-        if (!(amp2 > 25 * 2 * var))
-            continue;
-        ph[kept] = atan2(-c[3], c[2]);   /* cos(w i + phase) */
-        tb[kept] = mid / rate;
-        wb[kept] = amp2 / var;           /* the phase's inverse variance, to a factor */
+        hb->tb[kept] = ((double)(b * B) + 0.5 * (double)(B - 1)) / rate;
         if (kept > 0)   /* unwrap: the hum moves well under half a turn a block */
-            ph[kept] -= 2 * M_PI * round((ph[kept] - ph[kept - 1]) / (2 * M_PI));
+            hb->ph[kept] -= 2 * M_PI * round((hb->ph[kept] - hb->ph[kept - 1]) / (2 * M_PI));
         kept++;
     }
-    free(e);
-    double refined = f;
+    if (nb == nb_span)
+        hb->kept_span = kept;
+    hb->kept = kept;
+    return 0;
+}
+
+/* f refined by the line through the first kept_span blocks' phases (see
+ * above); f when they do not show the hum. */
+static double mains_refine(const hum_blocks *hb, double f)
+{
+    size_t kept = hb->kept_span;
     /* (a hum that only some blocks show is noise that happened to look
      * like one: on a chain with 0.2 mV of hum under 556 um/s of 1/f
      * noise a few blocks passed and the line said 49.87 Hz) */
-    if (kept >= 4 && 2 * kept >= nb) {
-        double sw = 0, st = 0, sp = 0;
-        for (size_t k = 0; k < kept; k++) {
-            sw += wb[k];
-            st += wb[k] * tb[k];
-            sp += wb[k] * ph[k];
-        }
-        double tm = st / sw, pm = sp / sw, stt = 0, stp = 0;
-        for (size_t k = 0; k < kept; k++) {
-            stt += wb[k] * (tb[k] - tm) * (tb[k] - tm);
-            stp += wb[k] * (tb[k] - tm) * (ph[k] - pm);
-        }
-        double df = stt > 0 ? stp / stt / (2 * M_PI) : 0;
-        if (fabs(df) <= MAINS_REFINE_HZ)
-            refined = f + df;
+    if (kept < 4 || 2 * kept < hb->nb_span)
+        return f;
+    const double *ph = hb->ph, *tb = hb->tb, *wb = hb->wb;
+    double sw = 0, st = 0, sp = 0;
+    for (size_t k = 0; k < kept; k++) {
+        sw += wb[k];
+        st += wb[k] * tb[k];
+        sp += wb[k] * ph[k];
     }
-    free(ph);
-    return refined;
+    double tm = st / sw, pm = sp / sw, stt = 0, stp = 0;
+    for (size_t k = 0; k < kept; k++) {
+        stt += wb[k] * (tb[k] - tm) * (tb[k] - tm);
+        stp += wb[k] * (tb[k] - tm) * (ph[k] - pm);
+    }
+    double df = stt > 0 ? stp / stt / (2 * M_PI) : 0;
+    return fabs(df) <= MAINS_REFINE_HZ ? f + df : f;
+}
+
+/* A drift known no better than this says nothing a reader can use: it is
+ * reported as not measured (docs/process.md, "Faults"). */
+#define DRIFT_SE_MAX_HZ 0.01
+
+/* How far the mains frequency moved over the recording (duration T),
+ * into *drift with its standard error *se: a
+ * parabola fitted to the blocks' phases by weighted least squares,
+ * phase = c0 + c1 t + c2 t^2, is a frequency f + (c1 + 2 c2 t) / 2 pi,
+ * which changes by c2 T / pi over the run.  A slope and not the spread
+ * of frequencies fitted block by block: the spread (max - min) of noisy
+ * estimates grows with their number and their noise, so a steady mains
+ * would read as drifting; the slope is unbiased and has a standard error
+ * (the weights scaled by the phases' scatter about the parabola), which
+ * says when the data cannot resolve it.  A mains that wanders and comes
+ * back reads as its trend.  NaN in both when not measured: fewer than 4
+ * blocks or than half of them show the hum, or the standard error
+ * exceeds DRIFT_SE_MAX_HZ. */
+static void hum_drift(const hum_blocks *hb, double T, double *drift, double *se)
+{
+    size_t kept = hb->kept;
+    *drift = *se = NAN;
+    if (kept < 4 || 2 * kept < hb->nb)
+        return;
+    const double *ph = hb->ph, *tb = hb->tb, *wb = hb->wb;
+    double tm = 0.5 * (tb[0] + tb[kept - 1]), ts = fmax(tb[kept - 1] - tm, 1e-9);
+    double A[9] = {0}, y[3] = {0}, yy = 0, c[3];
+    for (size_t k = 0; k < kept; k++) {
+        double u = (tb[k] - tm) / ts, x[3] = {1, u, u * u};   /* scaled: well conditioned */
+        for (int r = 0; r < 3; r++) {
+            y[r] += wb[k] * x[r] * ph[k];
+            for (int q = 0; q < 3; q++)
+                A[3 * r + q] += wb[k] * x[r] * x[q];
+        }
+        yy += wb[k] * ph[k] * ph[k];
+    }
+    gsl_matrix_view Av = gsl_matrix_view_array(A, 3, 3);
+    gsl_vector_view yv = gsl_vector_view_array(y, 3), cv = gsl_vector_view_array(c, 3);
+    if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
+        gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS ||
+        gsl_linalg_cholesky_invert(&Av.matrix) != GSL_SUCCESS)
+        return;
+    double chi2 = yy - (c[0] * y[0] + c[1] * y[1] + c[2] * y[2]);
+    double scale = kept > 3 ? fmax(1, chi2 / (double)(kept - 3)) : 1;
+    double to_hz = T / (M_PI * ts * ts);   /* c2 is per u^2 = per (t / ts)^2 */
+    double sd = sqrt(A[8] * scale) * to_hz;
+    if (sd <= DRIFT_SE_MAX_HZ) {
+        *drift = c[2] * to_hz;
+        *se = sd;
+    }
 }
 
 /* Fits a constant and the harmonics of f to the lead-in of v and removes
@@ -1494,7 +1600,14 @@ static int offsets_and_hum(double *v[2], const double h[2], size_t n, double rat
 {
     int rc = 0;
     if (lead >= (size_t)(0.1 * rate)) {
-        rep->hum_hz = mains_refine(v, h, n, rate, mains_frequency(v, use, lead, rate));
+        double f = mains_frequency(v, use, lead, rate);
+        hum_blocks hb;
+        rep->hum_hz = f;
+        if (hum_phases(v, h, n, rate, f, &hb) == 0) {
+            rep->hum_hz = mains_refine(&hb, f);
+            hum_drift(&hb, (double)n / rate, &rep->hum_drift_hz, &rep->hum_drift_se_hz);
+            free(hb.ph);
+        }
         /* the channels are independent: the second on a thread of its own
          * (the whole run is swept once per harmonic) */
         hum_job job[2];
@@ -1512,8 +1625,10 @@ static int offsets_and_hum(double *v[2], const double h[2], size_t n, double rat
             rep->offset_mps[c] = job[c].offset;
             rep->hum_amp_mps[c] = job[c].amp1;
         }
-        if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0)
+        if (rep->hum_amp_mps[0] == 0 && rep->hum_amp_mps[1] == 0) {
             rep->hum_hz = 0;
+            rep->hum_drift_hz = rep->hum_drift_se_hz = NAN;
+        }
     } else if (lead > 0) {
         for (int c = 0; c < 2; c++) {
             rep->offset_mps[c] = level[c];
@@ -1562,6 +1677,7 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
 {
     memset(rep, 0, sizeof *rep);
     rep->lost_t_s = NAN;
+    rep->hum_drift_hz = rep->hum_drift_se_hz = NAN;
     rep->clip_from_s[0] = rep->clip_from_s[1] = NAN;
     rep->clip_to_s[0] = rep->clip_to_s[1] = NAN;
     if (lead > n)

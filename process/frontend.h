@@ -7,7 +7,9 @@
  *              frequency refined from the beams' difference over the first
  *              20 s, and its harmonics up to the 7th) is fitted in the
  *              lead-in by least squares, kept only where it stands above
- *              the noise, and subtracted from the whole channel;
+ *              the noise, and subtracted from the whole channel; the
+ *              mains' drift over the recording is measured from the
+ *              same blocks of the beams' difference, not followed;
  *   clipping   the samples at a channel's rails (its extreme values, far
  *              from its resting level, held for several samples) are not
  *              data: they are lost samples of that beam, carried by the
@@ -57,6 +59,11 @@ typedef struct {
 typedef struct {
     double offset_mps[2];      /* removed */
     double hum_hz;             /* fundamental fitted; 0: none found */
+    double hum_drift_hz;       /* how far the mains moved over the
+                                  recording (end less start, from the
+                                  trend of the hum's phase); NaN: not
+                                  measured (no hum, or too weak to tell) */
+    double hum_drift_se_hz;    /* its standard error; NaN with it */
     double hum_amp_mps[2];     /* amplitude of the fundamental removed */
     double noise_mps[2];       /* white noise per sample in the lead-in */
     size_t dropouts[2];        /* stretches bridged per channel */

@@ -573,9 +573,15 @@ static void assess_quality(pl_process_result *r)
              freqs, 1e3 * f->common_rms_mps);
         degraded = 1;
     }
-    if (f->hum_hz > 0)
-        fault(r, "hum freq_hz=%.3f amp1_mps=%.3g amp2_mps=%.3g", f->hum_hz, f->hum_amp_mps[0],
-              f->hum_amp_mps[1]);
+    if (f->hum_hz > 0) {
+        /* a drift the data could not resolve is left out, not written 0 */
+        char drift[64] = "";
+        if (isfinite(f->hum_drift_hz))   /* (+ 0.0: -0.0004 is written 0.000, not -0.000) */
+            snprintf(drift, sizeof drift, " drift_hz=%.3f drift_se_hz=%.2g",
+                     round(1e3 * f->hum_drift_hz) / 1e3 + 0.0, f->hum_drift_se_hz);
+        fault(r, "hum freq_hz=%.3f%s amp1_mps=%.3g amp2_mps=%.3g", f->hum_hz, drift,
+              f->hum_amp_mps[0], f->hum_amp_mps[1]);
+    }
     for (int c = 0; c < 2; c++)
         if (f->dropouts[c] > 0) {
             fault(r, "dropouts channel=%d count=%zu total_s=%.4f", c + 1, f->dropouts[c],

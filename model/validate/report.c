@@ -865,6 +865,96 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     return pl_atomicfile_commit(af, err);
 }
 
+/* The run's quality word for metrics.csv and summary.md: good, degraded
+ * or refused; "" when it has no record (neither processed nor refused)
+ * or was processed before prismlab recorded data quality. */
+static const char *quality_word(const run_data *r)
+{
+    return r->has_quality ? r->quality.quality : "";
+}
+
+/* The kinds of a run's faults, each once (two channels' drop-outs are
+ * one kind), and a refusal's reason: the short list of summary.md (the
+ * words are the report's and the run page's). */
+enum { KINDS_MAX = 16 };
+
+typedef struct {
+    char kind[KINDS_MAX][PL_FAULT_NAME_MAX];
+    int n;
+    char reason[PL_FAULT_TEXT_MAX];
+} fault_kinds;
+
+static int add_kind(void *ctx, const pl_fault *f, const char *line, size_t len)
+{
+    fault_kinds *k = ctx;
+    char kind[PL_FAULT_NAME_MAX];
+    size_t w = strcspn(line, " ");
+    if (f)
+        snprintf(kind, sizeof kind, "%s", f->kind);
+    else   /* a line that does not parse: its first word, as written */
+        snprintf(kind, sizeof kind, "%.*s", (int)(w < len ? w : len), line);
+    if (f && strcmp(f->kind, "refused") == 0 && pl_fault_get(f, "reason"))
+        snprintf(k->reason, sizeof k->reason, "%s", pl_fault_get(f, "reason")->text);
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->kind[i], kind) == 0)
+            return 0;
+    if (k->n < KINDS_MAX)
+        memcpy(k->kind[k->n++], kind, sizeof kind);
+    return 0;
+}
+
+/* Markdown table text: a '|' would end the cell. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+/* summary.md's quality cells: the word, and the faults as their kinds
+ * ("beam_lost, dropouts"; a refusal its reason). */
+static void md_quality(FILE *m, const run_data *r)
+{
+    fault_kinds k = {.n = 0};
+    fprintf(m, " %s | ", quality_word(r));
+    if (r->has_quality)
+        pl_faults_each(r->quality.faults, add_kind, &k);
+    for (int i = 0; i < k.n; i++) {
+        fputs(i ? ", " : "", m);
+        if (strcmp(k.kind[i], "refused") == 0 && k.reason[0])
+            md_text(m, k.reason);
+        else
+            md_text(m, k.kind[i]);
+    }
+    fputs(k.n ? " |\n" : "|\n", m);
+}
+
+/* The run's rows of metrics.csv, one per law and fit validated; the
+ * quality word last, so that readers of the older columns keep working. */
+static void csv_rows(FILE *c, const run_data *r)
+{
+    for (int law = 0; law < LAWS; law++)
+        for (int fit = 0; fit < FITS; fit++) {
+            if (!r->has[law][fit])
+                continue;
+            const pl_validation *v = &r->v[law][fit];
+            fprintf(c, "%lld,%d,%s,%d,%s,%s,%s,%s,%.6f,%.6g,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+                       "%.6g,%.6g,%lld,%lld,%s,%.6g,%.9f,%.9f,%s,%s\n",
+                    r->info.id, r->info.synthetic, r->prism.name, r->prism.n_edges,
+                    r->prism.material, r->info.ramp, law_name[law], fit_name[fit],
+                    v->lambda0_rad * 180 / M_PI, v->lambda0_sd_rad * 180 / M_PI, v->t0_s,
+                    v->beta_rad * 180 / M_PI, v->max_rel_err_lp, v->rms_err_lp,
+                    v->lp_end_meas, v->lp_end_sim, v->omega_last_meas, v->omega_last_sim,
+                    v->ratio_meas, v->ratio_pred, v->n_impacts_meas, v->n_impacts_sim,
+                    v->status, v->fit_residual,
+                    (v->lambda0_rad - pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
+                    (v->lambda0_rad + pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
+                    pl_verdict_name(r->verdict.law), quality_word(r));
+        }
+}
+
 static pl_status write_tables(const run_set *s, const char *exp, const char *dir,
                               pl_err *err)
 {
@@ -883,37 +973,22 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
     fputs("run,synthetic,prism,N,material,ramp,law,fit,lambda0_deg,lambda0_sd_deg,t0_s,beta_deg,"
           "max_rel_err_lp,rms_err_lp,lp_end_meas,lp_end_sim,omega_last_meas,omega_last_sim,"
           "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual,"
-          "lambda0_lo95_deg,lambda0_hi95_deg,verdict\n", c);
+          "lambda0_lo95_deg,lambda0_hi95_deg,verdict,quality\n", c);
     fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
                "stated.%s\n\n| run | N | material | lambda0 fitted (deg) | max rel err line fitted | "
-               "max rel err plastic fitted | L_p end meas/sim | status |\n|---|---|---|---|---|---|---|---|\n",
+               "max rel err plastic fitted | L_p end meas/sim | status | quality | faults |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n",
             exp, pl_version(), s->n && s->r[0].info.synthetic ? "  **SYNTHETIC runs (rig simulator).**" : "");
     for (size_t i = 0; i < s->n; i++) {
         const run_data *r = &s->r[i];
-        for (int law = 0; law < LAWS; law++)
-            for (int fit = 0; fit < FITS; fit++) {
-                if (!r->has[law][fit])
-                    continue;
-                const pl_validation *v = &r->v[law][fit];
-                fprintf(c, "%lld,%d,%s,%d,%s,%s,%s,%s,%.6f,%.6g,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-                           "%.6g,%.6g,%lld,%lld,%s,%.6g,%.9f,%.9f,%s\n",
-                        r->info.id, r->info.synthetic, r->prism.name, r->prism.n_edges,
-                        r->prism.material, r->info.ramp, law_name[law], fit_name[fit],
-                        v->lambda0_rad * 180 / M_PI, v->lambda0_sd_rad * 180 / M_PI, v->t0_s,
-                        v->beta_rad * 180 / M_PI, v->max_rel_err_lp, v->rms_err_lp,
-                        v->lp_end_meas, v->lp_end_sim, v->omega_last_meas, v->omega_last_sim,
-                        v->ratio_meas, v->ratio_pred, v->n_impacts_meas, v->n_impacts_sim,
-                        v->status, v->fit_residual,
-                        (v->lambda0_rad - pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
-                        (v->lambda0_rad + pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
-                        pl_verdict_name(r->verdict.law));
-            }
+        csv_rows(c, r);
         const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
         const pl_validation *pf = r->has[1][1] ? &r->v[1][1] : NULL;
-        fprintf(m, "| %lld | %d | %s | %.4f | %.3f | %.3f | %.2f / %.2f | %s |\n", r->info.id,
+        fprintf(m, "| %lld | %d | %s | %.4f | %.3f | %.3f | %.2f / %.2f | %s |", r->info.id,
                 r->prism.n_edges, r->prism.material, lf ? lf->lambda0_rad * 180 / M_PI : NAN,
                 lf ? 100 * lf->max_rel_err_lp : NAN, pf ? 100 * pf->max_rel_err_lp : NAN,
                 lf ? lf->lp_end_meas : NAN, lf ? lf->lp_end_sim : NAN, lf ? lf->status : "-");
+        md_quality(m, r);
     }
     fputs("\nFigures: lp.svg, lp_error.svg, omega.svg, vp.svg, ratio.svg; open index.html.\n", m);
     if (pl_atomicfile_commit(cf, err) != PL_OK) {

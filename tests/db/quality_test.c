@@ -158,6 +158,7 @@ static void format_round_trips(void **state)
         "clipped channel=1 samples=12345 spans=3 from_s=5.1 to_s=9.8",
         "common_motion level_mps=0.0015 freqs_hz=23.0,9.0",
         "hum freq_hz=60.00 drift_hz=0.1 amp1_mps=2e-5 amp2_mps=1e-5",
+        "hum freq_hz=59.999 drift_hz=0.099 drift_se_hz=0.0031 amp1_mps=0.000374 amp2_mps=0.000306",
         "dropouts channel=2 count=5 total_s=0.011",
         "tail_cut at_s=8.31",
         "refused reason=\"both beams clipped together from 5.100 s to 5.300 s\"",
@@ -206,10 +207,19 @@ static void words_for_a_person(void **state)
     f = parse_ok("common_motion level_mps=0.0015 freqs_hz=23.0,9.0");
     pl_fault_describe(&f, w, sizeof w);
     assert_non_null(strstr(w, "the same 1.5 mm/s RMS at 23.0, 9.0 Hz"));
+    /* a drift not measured is said so, not taken for a steady mains */
     f = parse_ok("hum freq_hz=60.000 amp1_mps=2e-05 amp2_mps=1e-05");
     pl_fault_describe(&f, w, sizeof w);
-    assert_string_equal(w, "mains hum at 60.000 Hz removed: 0.02 mm/s on beam 1, "
-                           "0.01 mm/s on beam 2");
+    assert_string_equal(w, "mains hum at 60.000 Hz (its drift not measured) removed: "
+                           "0.02 mm/s on beam 1, 0.01 mm/s on beam 2");
+    f = parse_ok("hum freq_hz=59.999 drift_hz=0.099 drift_se_hz=0.0031 amp1_mps=0.000374 "
+                 "amp2_mps=0.000306");
+    pl_fault_describe(&f, w, sizeof w);
+    assert_string_equal(w, "mains hum at 59.999 Hz (drifting 0.099 Hz over the run, "
+                           "+- 0.0031) removed: 0.374 mm/s on beam 1, 0.306 mm/s on beam 2");
+    f = parse_ok("hum freq_hz=60.000 drift_hz=0.000 amp1_mps=2e-05 amp2_mps=1e-05");
+    pl_fault_describe(&f, w, sizeof w);
+    assert_non_null(strstr(w, "(drifting 0.000 Hz over the run)"));
     f = parse_ok("refused reason=\"no motion\"");
     pl_fault_describe(&f, w, sizeof w);
     assert_string_equal(w, "processing refused the run: no motion");

@@ -16,12 +16,15 @@
  *
  * The same for the five runs with a lab's faults of fixtures/foreign2/
  * (issue 28), whose data-quality records must also name what happened;
- * the clean runs' records must call them good. */
+ * the clean runs' records must call them good.  The records' hum lines
+ * give the mains' drift: 0.1 Hz on the run whose mains drifts, 0 on the
+ * clean runs with hum. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "db/quality.h"
 #include "db/store.h"
 #include "process/process.h"
 #include "tests/util/score.h"
@@ -90,12 +93,37 @@ static void read_truth(const char *path, truth *tr)
     tr->t_end = json_number(text, "t_end");
 }
 
+/* Whether the record's hum line gives the mains' drift within
+ * DRIFT_TOL_HZ of want (NaN: no check).  The drift is the record's, as
+ * written, not the front end's number: what a reader gets. */
+#define DRIFT_TOL_HZ 0.01
+
+static int drift_said(const char *faults, double want, const char *stem)
+{
+    if (isnan(want))
+        return 1;
+    const char *line = strstr(faults, "hum ");
+    pl_fault f;
+    pl_err err = {0};
+    if (!line || pl_fault_parse(line, strcspn(line, "\n"), &f, &err) != PL_OK) {
+        print_message("%s: no hum line to give the drift\n", stem);
+        return 0;
+    }
+    const pl_fault_field *d = pl_fault_get(&f, "drift_hz");
+    int ok = d && d->type == PL_FAULT_NUMBER && fabs(d->number - want) <= DRIFT_TOL_HZ;
+    print_message("%-30s hum drift %s Hz (want %.3f +- %.3f)%s\n", stem, d ? d->text : "?",
+                  want, DRIFT_TOL_HZ, ok ? "" : " WRONG");
+    return ok;
+}
+
 /* Imports the manifest of set (a fixtures/ folder) into a fresh store,
  * processes its runs and scores them; each run's quality word and a
- * fault its record must hold (NULL, NULL: no check).  Returns how many
- * runs missed a number or their record. */
+ * fault its record must hold (NULL, NULL: no check), and the mains'
+ * drift its hum line must give (NULL, or NaN for a run: no check).
+ * Returns how many runs missed a number or their record. */
 static int score_set(const char *set, const char *const stems[], int n_runs,
-                     const char *const quality[], const char *const fault[])
+                     const char *const quality[], const char *const fault[],
+                     const double drift_hz[])
 {
     char *dir = tu_tmpdir("foreign");
     char *db = tu_path(dir, "f.db"), manifest[128];
@@ -131,6 +159,7 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
                                       tr.lp_end, &s), 0);
         int said = !quality || (strcmp(r.quality, quality[id - 1]) == 0 &&
                                 strstr(r.faults, fault[id - 1]) != NULL);
+        said &= drift_said(r.faults, drift_hz ? drift_hz[id - 1] : NAN, stems[id - 1]);
         print_message("%-30s impacts %3zu/%3zu recall %.4f precision %.4f dt_med %.3f ms "
                       "loss_bias %+.3f (limit %.3f) loss_sd %.3f L_p %.3f %% %s %s%s\n",
                       stems[id - 1], s.n_det, s.n_true, s.recall, s.precision,
@@ -163,7 +192,9 @@ static void foreign_runs_meet_issue_16s_numbers(void **state)
     /* clean runs: good, and nothing reported but what every rig has */
     static const char *const quality[] = {"good", "good", "good", "good", "good", "good"};
     static const char *const fault[] = {"", "hum", "dropouts", "", "", "hum"};
-    assert_int_equal(score_set("foreign", stems, 6, quality, fault), 0);
+    /* their mains is steady: the drift measured must say so */
+    static const double drift[] = {NAN, 0, NAN, NAN, NAN, 0};
+    assert_int_equal(score_set("foreign", stems, 6, quality, fault, drift), 0);
 }
 
 /* The runs with a lab's faults (issue 28): the same numbers, from
@@ -178,7 +209,10 @@ static void faulted_runs_are_measured_and_said(void **state)
     static const char *const fault[] = {"beam_lost channel=1 from_s=3.09", "clipped channel=1",
                                         "common_motion", "tail_cut at_s=5.",
                                         "hum freq_hz=59.9"};
-    assert_int_equal(score_set("foreign2", stems, 5, quality, fault), 0);
+    /* us60's mains runs from 59.95 to 60.05 Hz over the recording (its
+     * README); a constant frequency would read 0 and fail */
+    static const double drift[] = {NAN, NAN, NAN, NAN, 0.1};
+    assert_int_equal(score_set("foreign2", stems, 5, quality, fault, drift), 0);
 }
 
 int main(void)

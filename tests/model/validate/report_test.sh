@@ -5,7 +5,9 @@
 #     the data) matches every run to a max relative L_p error < 0.5 % and
 #     finds lambda0 within 0.05 deg of the simulator's truth;
 #   - the report's files exist, the HTML references only files that exist,
-#     and every metric in metrics.csv equals the stored one;
+#     every metric in metrics.csv equals the stored one, and the runs' data
+#     quality in metrics.csv and summary.md is their record's (good runs
+#     as processed; a degraded, a refused and an unassessed one rewritten);
 #   - headless Chromium renders index.html from disk with every image
 #     loaded and no console error; the screenshot stays in build/.
 set -eu
@@ -54,6 +56,39 @@ tail -n +2 "$out/metrics.csv" | while IFS=, read -r run syn prism n mat ramp law
 done
 rows=$(tail -n +2 "$out/metrics.csv" | wc -l)
 [ "$rows" -eq 24 ] || fail "metrics.csv has $rows rows, expected 6 runs x 2 laws x 2 fits"
+# The data quality: metrics.csv's last column is the run's word, summary.md's
+# last two the word and its faults' kinds, each once, in the record's order.
+check_quality() {   # check_quality REPORT_DIR
+    head -1 "$1/metrics.csv" | grep -q ',verdict,quality$' || fail "metrics.csv: quality is not the last column"
+    tail -n +2 "$1/metrics.csv" | while IFS=, read -r run rest; do
+        stored=$(sqlite3 "$db" "SELECT quality FROM run_quality WHERE run_id = $run")
+        [ "${rest##*,}" = "$stored" ] || fail "metrics.csv run $run: quality '${rest##*,}', stored '$stored'"
+    done
+    grep '^| [0-9]' "$1/summary.md" | grep -v '\\|' |
+    while IFS='|' read -r _ run _ _ _ _ _ _ _ q faults _; do
+        run=$(echo $run)
+        stored=$(sqlite3 "$db" "SELECT quality FROM run_quality WHERE run_id = $run")
+        kinds=$(sqlite3 "$db" "SELECT faults FROM run_quality WHERE run_id = $run" |
+                awk 'NF && !seen[$1]++ { printf "%s%s", n++ ? ", " : "", $1 }')
+        [ "$(echo $q)" = "$stored" ] || fail "summary.md run $run: quality '$q', stored '$stored'"
+        [ "$(echo $faults)" = "$kinds" ] || fail "summary.md run $run: faults '$faults', stored '$kinds'"
+    done
+}
+check_quality "$out"
+grep -q '| end | good | hum, dropouts, tail_cut |$' "$out/summary.md" ||
+    fail "summary.md: no good run with its hum, drop-outs and tail"
+# A degraded, a refused and an unassessed run read the same way (the
+# fixtures are all good: three records rewritten here).
+set -- $(sqlite3 "$db" "SELECT r.id FROM run r JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' ORDER BY r.id LIMIT 3")
+sqlite3 "$db" "UPDATE run_quality SET quality = 'degraded', faults = 'beam_lost channel=1 from_s=2.1 to_s=2.3' || char(10) || 'dropouts channel=1 count=2 total_s=0.002' || char(10) || 'dropouts channel=2 count=1 total_s=0.001' WHERE run_id = $1;
+               UPDATE run_quality SET quality = 'refused', faults = 'refused reason=\"beams a | b\"' WHERE run_id = $2;
+               DELETE FROM run_quality WHERE run_id = $3"
+$bin report --experiment fig8 -o "$dir/report2" --db "$db" >/dev/null
+check_quality "$dir/report2"
+grep -q "^| $1 |.* | degraded | beam_lost, dropouts |\$" "$dir/report2/summary.md" || fail "summary.md: the degraded run"
+grep -q "^| $2 |.* | refused | beams a \\\\| b |\$" "$dir/report2/summary.md" || fail "summary.md: the refused run's reason"
+grep -q "^| $3 |.* | end |  | |\$" "$dir/report2/summary.md" || fail "summary.md: the unassessed run"
+grep -q "^$3,.*,[a-z]*,\$" "$dir/report2/metrics.csv" || fail "metrics.csv: the unassessed run's quality is not empty"
 # ... and the HTML table shows the fitted line-law error of each run.
 sqlite3 "$db" "SELECT printf('%.3f', 100 * max_rel_err_lp) FROM validation v JOIN run r ON r.id = v.run_id JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' AND law = 'line' AND fit = 'fitted'" |
 while read -r pct; do
