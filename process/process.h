@@ -75,6 +75,9 @@ typedef struct {
                                 alone (process/lattice.h); NaN: not found */
     double beta_data_se_rad, beta_used_rad, energy_ratio, energy_ratio_se;
     int beta_from_data;
+    double ratio_se_scale;   /* every impact's ratio_se was multiplied by
+                                this (>= 1): the ratios' scatter about
+                                their neighbours over their stated errors */
     /* spectra: psd_len bins, bin k at k * psd_df Hz */
     size_t psd_len;
     double psd_df;
