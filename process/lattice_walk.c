@@ -366,7 +366,7 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
  * impact it stood in for. */
 static double lead_in_d_noise(const walk *wk)
 {
-    size_t ext = wk->g + wk->w, from = ext + 1, to = wk->release > ext + 1 ? wk->release - ext - 1 : 0;
+    size_t ext = wk->g + wk->w, from = ext + 1, to = wk->quiet > ext + 1 ? wk->quiet - ext - 1 : 0;
     if (to <= from + 64)
         return 0;
     double *d = malloc((to - from) * sizeof *d);
