@@ -8,7 +8,6 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
 #include <stdlib.h>
-#include <stdio.h>
 
 /* omega by (4.1) at sample i: from the two velocities before omega is
  * stored, from the array x once it is. */
@@ -169,7 +168,7 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
  * is on block means of omega (1 ms, or longer on a long rise so that
  * there are at most RISE_BLOCKS), over a stretch of lead-in before the
  * crossing (its level c) and the rise up to the first impact. */
-enum { RISE_BLOCKS = 500, RISE_S_GRID = 24 };
+enum { RISE_BLOCKS = 500, RISE_S_GRID = 16 };
 static const double RISE_LEAD_S = 0.3,   /* lead-in before the crossing */
     RISE_S_LO = 2, RISE_S_HI = 300,      /* s, 1/s: prisms of 0.1 mm to 2 m */
     RISE_MIN_S = 0.01,                   /* rise after t0 and before the end */
@@ -333,6 +332,38 @@ static size_t rise_end(const double *om, size_t n, double rate, const pl_window 
     return im > w->cross + h ? im - h : w->cross;
 }
 
+/* The fit over om[a, b): the release (fractional sample) into *z and its
+ * standard error (s) into *se; 1 when the fit stands (t0 inside the
+ * stretch, off its ends, a rising shape, s in range, t0 fixed to
+ * RISE_SE_MAX), 0 when not, -1 when out of memory. */
+static int fit_stretch(const double *om, size_t a, size_t b, double rate, double *z,
+                       double *se)
+{
+    size_t B = (size_t)llround(1e-3 * rate);
+    if (B < 1)
+        B = 1;
+    if ((b - a) / B > RISE_BLOCKS)
+        B = (b - a + RISE_BLOCKS - 1) / RISE_BLOCKS;
+    size_t m = (b - a) / B;
+    double *y = malloc((m + 1) * sizeof *y), x[4] = {0};
+    if (!y)
+        return -1;
+    for (size_t k = 0; k < m; k++) {
+        double sum = 0;
+        for (size_t i = a + k * B; i < a + (k + 1) * B; i++)
+            sum += om[i];
+        y[k] = sum / (double)B;
+    }
+    rise d = {y, m, (double)B / rate};
+    *se = INFINITY;
+    int ok = m > 8 && grid_start(&d, x) == 0 && rise_fit(&d, x, se) == 0;
+    free(y);
+    double T = (double)(m - 1) * d.dt, s = exp(x[2]);
+    *z = (double)a + 0.5 * (double)(B - 1) + x[3] * rate;
+    return ok && x[3] > d.dt && x[3] < T - RISE_MIN_S && x[1] > 0 &&
+           s > 0.5 * RISE_S_LO && s < 2 * RISE_S_HI && *se < RISE_SE_MAX;
+}
+
 int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
                     pl_window *w)
 {
@@ -347,39 +378,12 @@ int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
         return 0;
     if (lead_noise(&src, n, h, lead, &sd_s, &sd_raw) != 0)
         return -1;
-    size_t b = rise_end(om, n, rate, w, max_turn, sd_s);
-    size_t a = w->cross > (size_t)(RISE_LEAD_S * rate) ? w->cross - (size_t)(RISE_LEAD_S * rate) : 0;
-    size_t B = (size_t)llround(1e-3 * rate);
-    if (B < 1)
-        B = 1;
-    if ((b - a) / B > RISE_BLOCKS)
-        B = (b - a + RISE_BLOCKS - 1) / RISE_BLOCKS;
-    size_t m = (b - a) / B;
-    double *y = malloc((m + 1) * sizeof *y), x[4] = {0}, se = INFINITY;
-    if (!y)
-        return -1;
-    for (size_t k = 0; k < m; k++) {
-        double sum = 0;
-        for (size_t i = a + k * B; i < a + (k + 1) * B; i++)
-            sum += om[i];
-        y[k] = sum / (double)B;
-    }
-    rise d = {y, m, (double)B / rate};
-    int ok = m > 8 && grid_start(&d, x) == 0 && rise_fit(&d, x, &se) == 0;
-    free(y);
-    double T = (double)(m - 1) * d.dt, s = exp(x[2]);
-    /* a t0 at the stretch's ends, an s out of range or a t0 the data do
-     * not fix: the line's release stands */
-    if (getenv("PL_RELDBG") && !(ok && x[3] > d.dt && x[3] < T - RISE_MIN_S && x[1] > 0 && s > 0.5 * RISE_S_LO && s < 2 * RISE_S_HI && se < RISE_SE_MAX))
-        fprintf(stderr, "shapedbg REJECT ok=%d a=%zu b=%zu B=%zu m=%zu c=%g Y=%g s=%g t0=%g se=%g T=%g line=%zu cross=%zu\n",
-                ok, a, b, B, m, x[0], x[1], s, x[3], se, T, w->quiet, w->cross);
-    if (!ok || !(x[3] > d.dt && x[3] < T - RISE_MIN_S) || !(x[1] > 0) ||
-        !(s > 0.5 * RISE_S_LO && s < 2 * RISE_S_HI) || !(se < RISE_SE_MAX))
-        return 0;
-    double z = (double)a + 0.5 * (double)(B - 1) + x[3] * rate;
-    if (getenv("PL_RELDBG"))
-        fprintf(stderr, "shapedbg ok=%d a=%zu b=%zu B=%zu m=%zu c=%g Y=%g s=%g t0=%g se=%g z=%g line=%zu cross=%zu\n",
-                ok, a, b, B, m, x[0], x[1], s, x[3], se, z, w->quiet, w->cross);
+    size_t b = rise_end(om, n, rate, w, max_turn, sd_s), lead_n = (size_t)(RISE_LEAD_S * rate);
+    size_t a = w->cross > lead_n ? w->cross - lead_n : 0;
+    double z, se;
+    int ok = fit_stretch(om, a, b, rate, &z, &se);
+    if (ok != 1)
+        return ok;
     w->release = z < 0 ? 0 : z > (double)(n - 1) ? n - 1 : (size_t)llround(z);
     return 1;
 }
