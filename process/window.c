@@ -170,7 +170,8 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
  * crossing (its level c) and the rise up to the first impact. */
 enum { RISE_BLOCKS = 500, RISE_S_GRID = 16 };
 static const double RISE_LEAD_S = 0.3,   /* lead-in before the crossing */
-    RISE_S_LO = 2, RISE_S_HI = 300,      /* s, 1/s: prisms of 0.1 mm to 2 m */
+    RISE_S_LO = 2, RISE_S_HI = 300,      /* s, 1/s: s^2 ~ g / (1.5 r), prisms
+                                            of 0.1 mm to 1.6 m (corpus chains: ~20) */
     RISE_MIN_S = 0.01,                   /* rise after t0 and before the end */
     RISE_SE_MAX = 0.02;                  /* t0's standard error at most, s */
 
@@ -348,15 +349,17 @@ static int fit_stretch(const double *om, size_t a, size_t b, double rate, double
     double *y = malloc((m + 1) * sizeof *y), x[4] = {0};
     if (!y)
         return -1;
+    int finite = 1;
     for (size_t k = 0; k < m; k++) {
         double sum = 0;
         for (size_t i = a + k * B; i < a + (k + 1) * B; i++)
             sum += om[i];
         y[k] = sum / (double)B;
+        finite &= isfinite(y[k]) != 0;
     }
     rise d = {y, m, (double)B / rate};
     *se = INFINITY;
-    int ok = m > 8 && grid_start(&d, x) == 0 && rise_fit(&d, x, se) == 0;
+    int ok = finite && m > 8 && grid_start(&d, x) == 0 && rise_fit(&d, x, se) == 0;
     free(y);
     double T = (double)(m - 1) * d.dt, s = exp(x[2]);
     *z = (double)a + 0.5 * (double)(B - 1) + x[3] * rate;

@@ -1,12 +1,25 @@
 /* process/window.h - where the motion starts and where the data stop
  * being valid, from the rotary speed (4.1).
  *
- * Release: the 10 ms moving average of omega leaves the lead-in's noise
- * (release_sigmas of its standard deviation) for 50 ms in a row; from
- * rest the speed first grows linearly, so the line through the first rise
- * is extrapolated back to zero.  End: the last time the moving average is
- * above the same threshold, refined to the largest one-sample drop near it
- * (the beams lose the prism at once), less a 2 ms guard.
+ * Release, detected: the 10 ms moving average of omega leaves the
+ * lead-in's noise (release_sigmas of its standard deviation) for 50 ms in
+ * a row (the crossing); a line through the first rise, extrapolated back
+ * to zero, gives a first instant (the line's release).  Release, placed:
+ * from rest on its edge the prism falls away from an unstable balance,
+ * phi'' = s^2 sin(phi), so omega grows as A sinh(s (t - t0)), convex from
+ * the start, and the line meets zero late (tens of ms on noisy chains)
+ * or, when the rise runs into the first impacts, anywhere.  So, once the
+ * front end has cleaned the beams, omega = c before t0 and
+ * c + A sinh(s (t - t0)) after it is fitted to the 1 ms means of the
+ * combined omega from 0.3 s before the crossing to the first impact, and
+ * its t0 is the release; the line's stands when the fit does not (too
+ * little lead-in, no convergence, t0 at the stretch's ends, s out of
+ * range or t0's standard error over 20 ms).  The lead-in the front end
+ * and the impact search measure the noise in still ends at the line's
+ * release (w->quiet), as before the fit: the release placed earlier must
+ * not move those noise figures.  End: the last time the moving average
+ * is above the same threshold, refined to the largest one-sample drop
+ * near it (the beams lose the prism at once), less a 2 ms guard.
  *
  * Threading: no shared state. */
 #ifndef PL_PROCESS_WINDOW_H
