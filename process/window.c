@@ -168,7 +168,7 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
  * is on block means of omega (1 ms, or longer on a long rise so that
  * there are at most RISE_BLOCKS), over a stretch of lead-in before the
  * crossing (its level c) and the rise up to the first impact. */
-enum { RISE_BLOCKS = 500, RISE_S_GRID = 16 };
+enum { RISE_BLOCKS = 300, RISE_S_GRID = 16 };
 static const double RISE_LEAD_S = 0.3,   /* lead-in before the crossing */
     RISE_S_LO = 2, RISE_S_HI = 300,      /* s, 1/s: s^2 ~ g / (1.5 r), prisms
                                             of 0.1 mm to 1.6 m (corpus chains: ~20) */
