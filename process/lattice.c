@@ -110,7 +110,7 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
 }
 
 pl_status pl_lattice_find(double *om, const double *theta, size_t n,
-                          double rate, size_t release, size_t end, int N,
+                          double rate, size_t release, size_t quiet, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
                           size_t *n_out, pl_lattice_stats *st, pl_err *err)
 {
@@ -120,7 +120,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads, NULL};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads, NULL, quiet};
     double *powsum;
     if (walk_buffers(&wk, &powsum) != 0)
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");

@@ -97,7 +97,8 @@ typedef struct {
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
  * rate Hz, the detection signal: the ringing found is subtracted from it
  * in place) whose integral from the release is
- * theta[0..n-1], between samples release and end.  *out receives a
+ * theta[0..n-1], between samples release and end; the lead-in [0, quiet)
+ * gives the noise of the step statistic.  *out receives a
  * malloc'd array of *n_out impacts in time order (the caller frees it);
  * t_s is the located instant, t_sd_s its standard uncertainty, ratio_se
  * the ratio's standard error and confirmed 0 for a slot the lattice
@@ -105,7 +106,7 @@ typedef struct {
  * neighbours' phase).  PL_ENUMERIC when the window holds no confirmed
  * step; PL_ENOMEM. */
 pl_status pl_lattice_find(double *om, const double *theta, size_t n,
-                          double rate, size_t release, size_t end, int N,
+                          double rate, size_t release, size_t quiet, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
                           size_t *n_out, pl_lattice_stats *stats, pl_err *err);
 

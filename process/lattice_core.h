@@ -49,6 +49,8 @@ typedef struct {
     double *scratch;                /* 4 W + 64 doubles for the ringing's loops */
     int threads;                    /* for the per-impact passes; 0: one per CPU */
     const double *powsum;           /* [n * RJ_POW + p]: sum_{j<n} (j/n)^p, n <= W */
+    size_t quiet;                   /* the lead-in [0, quiet) gives D's noise
+                                       (lead_in_d_noise()) */
 } walk;
 
 /* A per-impact pass over slots [a, b) on a copy of the walk with its own

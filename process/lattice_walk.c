@@ -356,9 +356,12 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
     return 0;
 }
 
-/* D's noise measured on D itself over the lead-in, where the prism is
- * at rest and only the LDV chain speaks: 1.4826 x its median absolute
- * deviation (0 when the lead-in is too short).  The white noise from
+/* D's noise measured on D itself over the lead-in [0, quiet), where the
+ * prism is at rest and only the LDV chain speaks: 1.4826 x its median
+ * absolute deviation (0 when the lead-in is too short).  quiet is the
+ * line's release (process/window.h), not the release the shape fit
+ * places: that lies earlier or, where the line met zero at the start,
+ * later, and the noise figure must not move with it.  The white noise from
  * first differences (white_noise()) does not see 1/f noise, which moves
  * the two lines D compares as a whole: on a chain with 14 um/s of white
  * and 195 um/s of 1/f noise every bend of the 1/f noise stood 100-300
@@ -366,7 +369,7 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
  * impact it stood in for. */
 static double lead_in_d_noise(const walk *wk)
 {
-    size_t ext = wk->g + wk->w, from = ext + 1, to = wk->release > ext + 1 ? wk->release - ext - 1 : 0;
+    size_t ext = wk->g + wk->w, from = ext + 1, to = wk->quiet > ext + 1 ? wk->quiet - ext - 1 : 0;
     if (to <= from + 64)
         return 0;
     double *d = malloc((to - from) * sizeof *d);

@@ -153,7 +153,7 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
  * lead-in that the release leaves (less 20 ms of margin), omega (4.1)
  * from the cleaned beams into r->omega, the combined omega into omc, and
  * the end of valid data. */
-static pl_status find_window(pl_process_result *r, double h1, double h2,
+static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
                              const pl_process_config *cfg, double *omc, pl_err *err)
 {
     size_t n = r->n, q = (size_t)(cfg->quiet_s * r->rate_hz);
@@ -182,6 +182,12 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
     st = pl_frontend_run(v, n, rate, h, lead, w.release, omc, cfg->threads, &r->front, err);
     if (st != PL_OK)
         return st;
+    /* The release instant from the shape of the cleaned rise; the lead-in
+     * the front end measured stays the line's (w.quiet) */
+    double beta = cfg->lattice.beta_rad;
+    double max_turn = M_PI / N + (beta > 0 && beta < M_PI / N ? beta : M_PI / N);
+    if (pl_window_shape(omc, n, rate, max_turn, &w) < 0)
+        return pl_err_set(err, PL_ENOMEM, "release: out of memory");
     r->front.offset_mps[0] += o1;
     r->front.offset_mps[1] += o2;
     double inv_dh = 1.0 / (h1 - h2);   /* a multiply a sample, not a divide */
@@ -207,6 +213,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2,
         }
     }
     r->release = w.release;
+    r->quiet = w.quiet;
     r->end = w.end;
     r->seen = w.seen > w.end ? w.seen : w.end;
     r->release_t = (double)w.release / rate;
@@ -400,7 +407,7 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     pl_lattice_stats ls;
     pl_lattice_config lc = cfg->lattice;
     lc.threads = cfg->threads;
-    pl_status st = pl_lattice_find(omc, r->theta, r->n, r->rate_hz, r->release, r->end, N,
+    pl_status st = pl_lattice_find(omc, r->theta, r->n, r->rate_hz, r->release, r->quiet, r->end, N,
                                    &lc, &r->impacts, &r->n_impacts, &ls, err);
     if (st != PL_OK)
         return st;
@@ -670,7 +677,7 @@ static pl_status process_owned(double *vp1, double *vp2, const double *src1,
     if (st == PL_OK)
         st = prepare_channels(src1, src2, omc, r, cfg->threads, err);
     if (st == PL_OK)
-        st = find_window(r, h1, h2, cfg, omc, err);
+        st = find_window(r, h1, h2, N, cfg, omc, err);
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
     if (st == PL_OK)

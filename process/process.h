@@ -42,6 +42,8 @@ void pl_process_config_default(pl_process_config *cfg);
 typedef struct {
     /* window */
     size_t release, end;     /* samples: motion starts; valid data ends */
+    size_t quiet;            /* the lead-in the noise is measured in ends
+                                here (docs/process.md section 2) */
     size_t seen;             /* the prism in view up to here (end plus the
                                 guard before a drop; n if none) */
     double release_t, end_t; /* s */

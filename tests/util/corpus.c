@@ -153,6 +153,7 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
     pl_process_result r;
     pl_err err = {0};
     c->failed[0] = '\0';
+    c->release_err_s = NAN;
     if (pl_process_signals(v1, v2, n, rate, c->cfg.model.h1, c->cfg.model.h2, c->cfg.model.N,
                            &pc, &r, &err) != PL_OK) {
         snprintf(c->failed, sizeof c->failed, "%.199s", err.msg);
@@ -167,6 +168,7 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
                 dr[nd++] = r.impacts[j].ratio;
             }
         double lp = c->cfg.model.N * r.theta[k_end] / (2 * M_PI);
+        c->release_err_s = r.release_t - rel / rate;
         assert_int_equal(tu_score_run(tt, tr, nt, dt, dr, nd, lp, lp_true, &c->s), 0);
         if (verbose) {
             print_message("seed %lu: release %.4f s, processed %.4f .. %.4f s, recording ends "
@@ -186,6 +188,37 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
 }
 
 int tu_corpus_chain_ok(const tu_chain *c) { return c->s.ok && !c->failed[0]; }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The release's figures: how far the detected release lies from the
+ * true one, over the chains processing ran on. */
+static void release_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum)
+{
+    double *e = malloc((count + 1) * sizeof *e);
+    assert_non_null(e);
+    size_t m = 0;
+    sum->rel_med = sum->rel_p90 = sum->rel_worst = NAN;
+    for (size_t i = 0; i < count; i++) {
+        if (isnan(cs[i].release_err_s))
+            continue;
+        e[m++] = fabs(cs[i].release_err_s);
+        if (!(e[m - 1] <= sum->rel_worst)) {
+            sum->rel_worst = e[m - 1];
+            sum->rel_worst_seed = cs[i].seed;
+        }
+    }
+    if (m) {
+        qsort(e, m, sizeof *e, cmp_double);
+        sum->rel_med = m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]);
+        sum->rel_p90 = e[(size_t)ceil(0.9 * (double)m) - 1];
+    }
+    free(e);
+}
 
 void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw,
                    tu_corpus_sum *sum)
@@ -213,6 +246,7 @@ void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw
         sum->worst_dt = fmax(sum->worst_dt, s->dt_med_s);
     }
     sum->seconds = ((double)clock() - t0) / CLOCKS_PER_SEC;
+    release_figures(cs, count, sum);
 }
 
 void tu_corpus_print_sum(const tu_corpus_sum *u)
@@ -224,6 +258,9 @@ void tu_corpus_print_sum(const tu_corpus_sum *u)
                   u->truths ? (double)u->matched / u->truths : 0.0,
                   u->dets ? (double)u->matched / u->dets : 0.0,
                   u->worst_rec, u->worst_prec, 1e3 * u->worst_dt, 100 * u->worst_lp);
+    print_message("release: |detected - true| median %.3f ms, 90th percentile %.3f ms, "
+                  "worst %.3f ms (seed %lu)\n", 1e3 * u->rel_med, 1e3 * u->rel_p90,
+                  1e3 * u->rel_worst, u->rel_worst_seed);
     if (u->bad)
         print_message("failing on: processing refused %zu, recall %zu, precision %zu, "
                       "dt_med %zu, loss bias %zu, L_p %zu\n", u->why[0], u->why[1], u->why[2],
@@ -241,15 +278,15 @@ void tu_corpus_print_row(const tu_chain *c, const char *extra)
         snprintf(drop, sizeof drop, "%.1f", g->dropout_rate_hz);
     if (g->ringing)
         snprintf(ring, sizeof ring, "%.1fk x%.2f", 1e-3 * g->ring_freq_hz, g->ring_rel_amp);
-    print_message("%8lu %2d %-7s %5.0f %5.1f %4.0f %4s %4s %-11s %4.1f %5.1f/%5.1f %4zu/%4zu %6.4f %6.4f %6.3f %+7.3f(%5.3f) %6.3f%s%s%s\n",
+    print_message("%8lu %2d %-7s %5.0f %5.1f %4.0f %4s %4s %-11s %4.1f %5.1f/%5.1f %4zu/%4zu %6.4f %6.4f %6.3f %+7.3f(%5.3f) %6.3f %+8.3f%s%s%s\n",
                   c->seed, c->cfg.model.N, c->cfg.model.law == PL_LAW_LINE ? "line" : "plastic",
                   c->cfg.rate_hz, 1e-3 * g->track_cutoff_hz, 1e6 * g->noise_rms_mps, pink, drop,
                   ring, 1e3 * g->hum_amp_v, 1e3 * g->offset_v[0], 1e3 * g->offset_v[1], s->n_det,
                   s->n_true, s->recall, s->precision, 1e3 * s->dt_med_s, s->loss_bias,
-                  s->bias_limit, 100 * s->lp_err, extra, c->failed[0] ? "  " : "", c->failed);
+                  s->bias_limit, 100 * s->lp_err, 1e3 * c->release_err_s, extra, c->failed[0] ? "  " : "", c->failed);
 }
 
 void tu_corpus_print_header(const char *extra)
 {
-    print_message("    seed  N law      rate  f_kHz white pink drop ring        humV  offsets_mV  det/true recall precis dt_ms   bias(limit)   Lp_%%%s\n", extra);
+    print_message("    seed  N law      rate  f_kHz white pink drop ring        humV  offsets_mV  det/true recall precis dt_ms   bias(limit)   Lp_%%   rel_ms%s\n", extra);
 }

@@ -38,6 +38,8 @@ typedef struct {
     unsigned long seed;       /* what the draw function was given */
     pl_simrun_config cfg;
     tu_score s;
+    double release_err_s;     /* detected release less the true one, s;
+                                 NaN when processing refused */
     char failed[200];         /* why processing refused, "" when it ran */
 } tu_chain;
 
@@ -46,6 +48,10 @@ typedef struct {
     size_t count, bad, matched, truths, dets;
     size_t why[6];            /* refused, recall, precision, dt, bias, L_p */
     double worst_rec, worst_prec, worst_lp, worst_dt, seconds;
+    /* |release error| over the chains processing ran on: median, 90th
+     * percentile, worst (s), and the worst chain's seed */
+    double rel_med, rel_p90, rel_worst;
+    unsigned long rel_worst_seed;
 } tu_corpus_sum;
 
 /* Which chains to run: seeds first .. first + count - 1, from the
