@@ -17,6 +17,7 @@
  * Fields are split by libcsv, which handles quoting.
  */
 #include "acquire/csv_source.h"
+#include "core/fastfloat.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -82,6 +83,8 @@ typedef struct {
     double tscale;            /* seconds per unit of the time column */
     int col[PL_SOURCE_MAX_CHANNELS];   /* the LDV columns, in order */
     int nch;
+    int fast;                 /* rows may take fast_row() */
+    unsigned char need[MAX_FIELDS];    /* the time and LDV columns */
 } csv_layout;
 
 /* The time column's regular spacing, checked row by row against the
@@ -267,6 +270,25 @@ static pl_status pick_ldv(const csv_line *l, const pl_csv_options *o,
     return PL_OK;
 }
 
+/* Whether rows may take fast_row(): not when a separator could be part
+ * of a number or of a line's end, nor when a column to read lies past
+ * what csv_line keeps (the slow path's error says so). */
+static void plan_fast(csv_layout *lay)
+{
+    memset(lay->need, 0, sizeof lay->need);
+    lay->fast = !strchr("0123456789+-eE\"\r\n", lay->delimiter);
+    if (lay->tcol >= MAX_FIELDS)
+        lay->fast = 0;
+    else if (lay->tcol >= 0)
+        lay->need[lay->tcol] = 1;
+    for (int c = 0; c < lay->nch; c++) {
+        if (lay->col[c] >= MAX_FIELDS)
+            lay->fast = 0;
+        else
+            lay->need[lay->col[c]] = 1;
+    }
+}
+
 /* The header row: the separator (stated or sniffed), then the columns. */
 static pl_status settle_layout(struct csv_parser *p, const char *text,
                                csv_line *l, const pl_csv_options *o,
@@ -281,6 +303,8 @@ static pl_status settle_layout(struct csv_parser *p, const char *text,
     if (st == PL_OK)
         st = pick_ldv(l, o, lay, line, err);
     lay->ncols = l->n;
+    if (st == PL_OK)
+        plan_fast(lay);
     return st;
 }
 
@@ -335,7 +359,62 @@ static pl_status tick(csv_clock *c, const csv_layout *lay, double t, long line,
     return PL_OK;
 }
 
-/* One data row into the next frame. */
+/* A row the slow way would read without a complaint, read without libcsv
+ * or strtod into val[] (by column): 1 when done, 0 when the row holds
+ * anything the fast way does not vouch for, which then goes the slow way
+ * and gets its error there.  libcsv splits a row free of quotes, CR and
+ * NUL at each separator, trimming spaces and tabs (which only an unread
+ * column may hold here); a column to read must be a number
+ * pl_fastfloat() vouches for, ending at the separator, as short as
+ * csv_line keeps; the mark is the settled one (none yet: no mark). */
+static int fast_row(const csv_layout *lay, const char *text, size_t len,
+                    double *val)
+{
+    char mark = lay->decimal, delim = lay->delimiter;
+    if (!lay->fast || mark == delim || (mark && mark != '.' && mark != ','))
+        return 0;
+    const char *p = text, *end = text + len;
+    for (int i = 0; i < lay->ncols; i++) {
+        const char *q = p;
+        if (i < MAX_FIELDS && lay->need[i]) {
+            q = pl_fastfloat(p, end, mark, &val[i]);
+            if (!q || q - p >= FIELD_CHARS)
+                return 0;
+        } else {
+            for (; q < end && *q != delim; q++)
+                if (*q == '"' || *q == '\r' || *q == '\0')
+                    return 0;
+        }
+        if (q == end)
+            return i + 1 == lay->ncols;
+        if (*q != delim)
+            return 0;
+        p = q + 1;
+    }
+    return 0;   /* more fields than the header's */
+}
+
+/* A row fast_row() read into the next frame, in parse_row()'s order:
+ * room, the time column's tick (whose errors depend only on the value),
+ * the LDVs. */
+static pl_status take_row(csv_source *s, const csv_layout *lay,
+                          csv_clock *clock, const double *val, long line,
+                          pl_err *err)
+{
+    pl_status st = grow(s, lay->nch, err);
+    if (st == PL_OK && lay->tcol >= 0)
+        st = tick(clock, lay, val[lay->tcol], line, err);
+    if (st != PL_OK)
+        return st;
+    double *frame = s->v + s->frames * (size_t)lay->nch;
+    for (int c = 0; c < lay->nch; c++)
+        frame[c] = val[lay->col[c]];
+    s->frames++;
+    return PL_OK;
+}
+
+/* One data row into the next frame, the slow way: every error is found
+ * and worded here. */
 static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
                            csv_clock *clock, long line, pl_err *err)
 {
@@ -413,6 +492,7 @@ static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
     long line = 0;
     int header = 0;
     pl_status st = PL_OK;
+    double val[MAX_FIELDS];
     csv_line *l = malloc(sizeof *l);
     if (!l)
         return pl_err_set(err, PL_ENOMEM, "csv: out of memory");
@@ -426,6 +506,8 @@ static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
             st = comment(text, lay, info, line, err);
         else if (!header++)
             st = settle_layout(p, text, l, o, lay, line, err);
+        else if (fast_row(lay, text, (size_t)len, val))
+            st = take_row(s, lay, clock, val, line, err);
         else if ((st = split(p, text, l, lay->path, line, err)) == PL_OK)
             st = parse_row(s, l, lay, clock, line, err);
     }
