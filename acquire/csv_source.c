@@ -22,6 +22,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <math.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,13 +483,65 @@ static pl_status comment(const char *text, const csv_layout *lay,
     return st;
 }
 
-static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
+/* The file in big blocks, cut into the lines getline() would give (a
+ * line's bytes up to '\n', NULs and all), each ended by a '\0' in place of
+ * its '\n'; every block is hashed as it is read, so the run's SHA-256
+ * needs no second pass over the file. */
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t cap, start, fill;    /* unread: buf[start, fill) */
+    int eof;
+    struct sha256_ctx sha;
+} line_reader;
+
+enum { READ_BLOCK = 1 << 20 };
+
+/* The next line: 1 with *text and *len, 0 at the end of the file or on a
+ * read error (ferror() tells), -1 out of memory. */
+static int next_line(line_reader *r, char **text, size_t *len)
+{
+    for (;;) {
+        char *from = r->buf + r->start;
+        char *nl = memchr(from, '\n', r->fill - r->start);
+        if (nl || (r->eof && r->start < r->fill)) {
+            if (!nl)
+                nl = r->buf + r->fill;     /* the last line, unended */
+            *nl = '\0';
+            *text = from;
+            *len = (size_t)(nl - from);
+            r->start = (size_t)(nl - r->buf) + (r->start + *len < r->fill);
+            return 1;
+        }
+        if (r->eof)
+            return 0;
+        memmove(r->buf, from, r->fill - r->start);
+        r->fill -= r->start;
+        r->start = 0;
+        if (r->fill > (r->cap - 1) / 2) {   /* a line longer than half the buffer */
+            char *b = realloc(r->buf, 2 * r->cap);
+            if (!b)
+                return -1;
+            r->buf = b;
+            r->cap *= 2;
+        }
+        /* one byte kept for the last line's '\0' */
+        size_t n = fread(r->buf + r->fill, 1, r->cap - 1 - r->fill, r->f);
+        if (n == 0 && ferror(r->f))
+            return 0;
+        sha256_update(&r->sha, n, (const uint8_t *)r->buf + r->fill);
+        r->fill += n;
+        r->eof = n == 0;
+    }
+}
+
+static pl_status read_lines(csv_source *s, line_reader *rd, struct csv_parser *p,
                             csv_layout *lay, const pl_csv_options *o,
                             pl_source_info *info, csv_clock *clock, pl_err *err)
 {
     char *text = NULL;
-    size_t textcap = 0;
-    ssize_t len;
+    size_t len;
+    int got;
     long line = 0;
     int header = 0;
     pl_status st = PL_OK;
@@ -496,7 +549,7 @@ static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
     csv_line *l = malloc(sizeof *l);
     if (!l)
         return pl_err_set(err, PL_ENOMEM, "csv: out of memory");
-    while (st == PL_OK && (len = getline(&text, &textcap, f)) >= 0) {
+    while (st == PL_OK && (got = next_line(rd, &text, &len)) > 0) {
         line++;
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = '\0';
@@ -512,8 +565,9 @@ static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
             st = parse_row(s, l, lay, clock, line, err);
     }
     free(l);
-    free(text);
-    if (st == PL_OK && ferror(f))
+    if (st == PL_OK && got < 0)
+        st = pl_err_set(err, PL_ENOMEM, "csv: out of memory at line %ld", line + 1);
+    if (st == PL_OK && ferror(rd->f))
         st = pl_err_set(err, PL_EIO, "%s: read error", lay->path);
     if (st == PL_OK && !header)
         st = pl_err_set(err, PL_EFORMAT, "%s: no header row", lay->path);
@@ -531,10 +585,18 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
         return pl_err_set(err, PL_ENOMEM, "csv: cannot set up the parser");
     csv_layout lay = {.path = path, .tcol = -1};
     csv_clock clock = {0};
-    pl_status st = read_lines(s, f, &p, &lay, o, info, &clock, err);
+    line_reader rd = {.f = f, .cap = READ_BLOCK + 1};
+    sha256_init(&rd.sha);
+    pl_status st = (rd.buf = malloc(rd.cap))
+        ? read_lines(s, &rd, &p, &lay, o, info, &clock, err)
+        : pl_err_set(err, PL_ENOMEM, "csv: out of memory");
     csv_free(&p);
+    free(rd.buf);
     if (st != PL_OK)
         return st;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_digest(&rd.sha, sizeof digest, digest);
+    pl_source_sha256_hex(digest, info->sha256);
     info->n_channels = s->nch = lay.nch;
     return settle_rate(&clock, &lay, o, info, err);
 }
@@ -583,8 +645,6 @@ static pl_status csv_open(void **self, const void *options,
             ch->cal_coef[1] = 1.0 / ch->ldv_scale_mps_per_v;
         }
     }
-    if (st == PL_OK)
-        st = pl_source_file_sha256(path, info->sha256, err);
     if (st != PL_OK) {
         csv_close(s);
         return st;

@@ -41,23 +41,23 @@ const char *pl_fastfloat(const char *p, const char *end, char mark, double *out)
     (void)p, (void)end, (void)mark, (void)out;
     return NULL;
 #else
-    int neg = 0, digits = 0, frac = 0, seen_mark = 0;
+    int neg = 0;
     uint64_t w = 0;
     if (p < end && (*p == '+' || *p == '-'))
         neg = *p++ == '-';
-    for (; p < end; p++) {
-        if (is_digit(*p)) {
+    const char *first = p;
+    for (; p < end && is_digit(*p); p++)
+        w = 10 * w + (uint64_t)(*p - '0');
+    long digits = p - first, frac = 0;
+    if (p < end && mark && *p == mark) {
+        const char *point = ++p;
+        for (; p < end && is_digit(*p); p++)
             w = 10 * w + (uint64_t)(*p - '0');
-            digits++;
-            frac += seen_mark;
-        } else if (*p == mark && mark && !seen_mark) {
-            seen_mark = 1;
-        } else {
-            break;
-        }
+        frac = p - point;
+        digits += frac;
     }
-    /* 19 digits cannot overflow 64 bits; 2^53 is where doubles stop
-     * holding every integer */
+    /* 19 digits cannot overflow 64 bits (more may have wrapped w); 2^53
+     * is where doubles stop holding every integer */
     if (digits == 0 || digits > MAX_DIGITS || w > (UINT64_C(1) << 53))
         return NULL;
     /* strtod reads "0x1p3" as hex, past where a decimal ends */
@@ -67,7 +67,7 @@ const char *pl_fastfloat(const char *p, const char *end, char mark, double *out)
     if (p < end && (*p == 'e' || *p == 'E') &&
         !(p = exponent(p + 1, end, &e)))
         return NULL;
-    int k = e - frac;
+    long k = e - frac;
     if (k < -MAX_POW10 || k > MAX_POW10)
         return NULL;
     double v = (double)w;
