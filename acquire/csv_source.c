@@ -14,7 +14,10 @@
  * a bad cell on line 90000 leaves nothing half-imported; the error names
  * FILE:LINE, the column and what was expected.  Cost: 8 bytes a sample
  * held in memory (96 MB for ten minutes of two channels at 10 kHz).
- * Fields are split by libcsv, which handles quoting.
+ * Fields are split by libcsv, which handles quoting, and read by strtod;
+ * a row of plain numbers takes fast_row() instead (strtod's values bit for
+ * bit, see core/fastfloat.h), and any row it does not vouch for goes the
+ * libcsv way, which finds and words every error (docs/acquire.md).
  */
 #include "acquire/csv_source.h"
 #include "core/fastfloat.h"
