@@ -25,7 +25,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <math.h>
-#include <nettle/sha2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,14 +488,12 @@ static pl_status comment(const char *text, const csv_layout *lay,
 
 /* The file in big blocks, cut into the lines getline() would give (a
  * line's bytes up to '\n', NULs and all), each ended by a '\0' in place of
- * its '\n'; every block is hashed as it is read, so the run's SHA-256
- * needs no second pass over the file. */
+ * its '\n': no copy of each line, as getline() makes. */
 typedef struct {
     FILE *f;
     char *buf;
     size_t cap, start, fill;    /* unread: buf[start, fill) */
     int eof;
-    struct sha256_ctx sha;
 } line_reader;
 
 enum { READ_BLOCK = 1 << 20 };
@@ -532,7 +530,6 @@ static int next_line(line_reader *r, char **text, size_t *len)
         size_t n = fread(r->buf + r->fill, 1, r->cap - 1 - r->fill, r->f);
         if (n == 0 && ferror(r->f))
             return 0;
-        sha256_update(&r->sha, n, (const uint8_t *)r->buf + r->fill);
         r->fill += n;
         r->eof = n == 0;
     }
@@ -589,7 +586,6 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     csv_layout lay = {.path = path, .tcol = -1};
     csv_clock clock = {0};
     line_reader rd = {.f = f, .cap = READ_BLOCK + 1};
-    sha256_init(&rd.sha);
     pl_status st = (rd.buf = malloc(rd.cap))
         ? read_lines(s, &rd, &p, &lay, o, info, &clock, err)
         : pl_err_set(err, PL_ENOMEM, "csv: out of memory");
@@ -597,11 +593,53 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     free(rd.buf);
     if (st != PL_OK)
         return st;
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_digest(&rd.sha, sizeof digest, digest);
-    pl_source_sha256_hex(digest, info->sha256);
     info->n_channels = s->nch = lay.nch;
     return settle_rate(&clock, &lay, o, info, err);
+}
+
+/* The file's SHA-256, for the run's provenance.  It was a tenth of a
+ * CSV import's time, so it is computed on a second thread while the
+ * parse runs (the file read twice, the second time from the page cache). */
+typedef struct {
+    const char *path;
+    char hex[65];
+    pl_status st;
+    pl_err err;
+} hash_job;
+
+static void *hash_file(void *arg)
+{
+    hash_job *j = arg;
+    j->st = pl_source_file_sha256(j->path, j->hex, &j->err);
+    return NULL;
+}
+
+/* The parse, with the hash of job->path beside it (in line, after it,
+ * when no thread can be had); the parse's status. */
+static pl_status parse_and_hash(csv_source *s, FILE *f, const pl_csv_options *o,
+                                pl_source_info *info, hash_job *job, pl_err *err)
+{
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, hash_file, job) == 0;
+    pl_status st = parse_file(s, f, job->path, o, info, err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (st == PL_OK)
+        hash_file(job);
+    return st;
+}
+
+/* The hash into info, or its error: where the hash used to be taken, so
+ * that errors come in the order they did. */
+static pl_status hash_result(const hash_job *job, pl_source_info *info,
+                             pl_err *err)
+{
+    if (job->st != PL_OK) {
+        *err = job->err;
+        return job->st;
+    }
+    memcpy(info->sha256, job->hex, sizeof job->hex);
+    return PL_OK;
 }
 
 static pl_status csv_open(void **self, const void *options,
@@ -624,7 +662,8 @@ static pl_status csv_open(void **self, const void *options,
     }
     snprintf(info->kind, sizeof info->kind, "csv");
     snprintf(info->detail, sizeof info->detail, "%.255s", path);
-    pl_status st = parse_file(s, f, path, o, info, err);
+    hash_job job = {.path = path};
+    pl_status st = parse_and_hash(s, f, o, info, &job, err);
     fclose(f);
     if (st == PL_OK) {
         info->format = PL_FMT_F64;
@@ -648,6 +687,8 @@ static pl_status csv_open(void **self, const void *options,
             ch->cal_coef[1] = 1.0 / ch->ldv_scale_mps_per_v;
         }
     }
+    if (st == PL_OK)
+        st = hash_result(&job, info, err);
     if (st != PL_OK) {
         csv_close(s);
         return st;

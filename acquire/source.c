@@ -188,12 +188,7 @@ pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err)
         return pl_err_set(err, PL_EIO, "%s: read error", path);
     uint8_t d[SHA256_DIGEST_SIZE];
     sha256_digest(&ctx, sizeof d, d);
-    pl_source_sha256_hex(d, hex);
-    return PL_OK;
-}
-
-void pl_source_sha256_hex(const unsigned char digest[32], char hex[65])
-{
     for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    return PL_OK;
 }

@@ -116,10 +116,6 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
 /* Hex SHA-256 of a file (nettle), for the run's provenance. */
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err);
 
-/* A SHA-256 digest (32 bytes) in the hex of pl_source_file_sha256(), for a
- * source that hashes the file as it reads it (one pass, not two). */
-void pl_source_sha256_hex(const unsigned char digest[32], char hex[65]);
-
 /* PL_EINVAL naming the value unless lambda0_rad is NaN (not known) or a
  * release angle some prism could have: (0, 120) degrees. */
 pl_status pl_source_check_lambda0(double lambda0_rad, pl_err *err);
