@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 void pl_csv_options_init(pl_csv_options *o)
 {
@@ -614,13 +615,16 @@ static void *hash_file(void *arg)
     return NULL;
 }
 
-/* The parse, with the hash of job->path beside it (in line, after it,
- * when no thread can be had); the parse's status. */
+/* The parse, with the hash of job->path beside it; after it, as before,
+ * when no thread can be had or the file is not a regular one (a second
+ * reader of a pipe would take the parse's bytes).  The parse's status. */
 static pl_status parse_and_hash(csv_source *s, FILE *f, const pl_csv_options *o,
                                 pl_source_info *info, hash_job *job, pl_err *err)
 {
+    struct stat sb;
     pthread_t th;
-    int threaded = pthread_create(&th, NULL, hash_file, job) == 0;
+    int threaded = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                   pthread_create(&th, NULL, hash_file, job) == 0;
     pl_status st = parse_file(s, f, job->path, o, info, err);
     if (threaded)
         pthread_join(th, NULL);
