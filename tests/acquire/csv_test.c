@@ -259,7 +259,7 @@ static double cell_value(const char *cell, char mark)
     return strtod(buf, NULL);
 }
 
-static void check_spellings(fixture *f, char delim, char mark)
+static void check_spellings(fixture *f, char delim, char mark, int stated)
 {
     FILE *out = fopen(f->csv, "w");
     assert_non_null(out);
@@ -277,7 +277,7 @@ static void check_spellings(fixture *f, char delim, char mark)
     fclose(out);
     pl_csv_options o;
     pl_csv_options_init(&o);
-    o.decimal = mark;
+    o.decimal = stated ? mark : 0;
     pl_source_info info;
     pl_err err = {0};
     double v[2 * NSPELL];
@@ -299,9 +299,10 @@ static void check_spellings(fixture *f, char delim, char mark)
 static void test_spellings(void **state)
 {
     fixture *f = *state;
-    check_spellings(f, ',', '.');
-    check_spellings(f, ';', ',');
-    check_spellings(f, '\t', '.');
+    check_spellings(f, ',', '.', 0);
+    check_spellings(f, ';', ',', 1);
+    check_spellings(f, ';', ',', 0);   /* the mark settled by row 1 */
+    check_spellings(f, '\t', '.', 0);
 }
 
 /* Rows with a fault among good ones, where the fast path reads the rows
@@ -369,6 +370,13 @@ static void test_fast_refusals(void **state)
                      "42: t_s = 0.005 breaks the regular spacing of 0.0001 s (expected 0.004)");
     expect_row_error(f, ";", "0.0040;0,5;0.5", 0,
                      "42: column 1 (from 0, as --columns counts): expected a number, got '0,5'");
+    /* rows without a mark leave it unsettled; the first mark settles it */
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    expect_error(f, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;0,5;2\n3;1.5;2\n", &o,
+                 "5: column 1 (from 0, as --columns counts): expected a number, got '1.5'");
+    expect_error(f, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;0.5;2\n3;1,5;2\n", &o,
+                 "5: column 1 (from 0, as --columns counts): expected a number, got '1,5'");
 }
 
 static void test_time_unit_names(void **state)
