@@ -26,9 +26,12 @@ static const char *exponent(const char *p, const char *end, int *e)
     int neg = 0, n = 0, v = 0;
     if (p < end && (*p == '+' || *p == '-'))
         neg = *p++ == '-';
-    for (; p < end && is_digit(*p); p++, n++)
+    for (; p < end && is_digit(*p); p++) {
+        if (++n > MAX_EXP_DIGITS)   /* before v can overflow */
+            return NULL;
         v = 10 * v + (*p - '0');
-    if (n == 0 || n > MAX_EXP_DIGITS)
+    }
+    if (n == 0)
         return NULL;
     *e = neg ? -v : v;
     return p;
