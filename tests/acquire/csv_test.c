@@ -370,13 +370,22 @@ static void test_fast_refusals(void **state)
                      "42: t_s = 0.005 breaks the regular spacing of 0.0001 s (expected 0.004)");
     expect_row_error(f, ";", "0.0040;0,5;0.5", 0,
                      "42: column 1 (from 0, as --columns counts): expected a number, got '0,5'");
-    /* rows without a mark leave it unsettled; the first mark settles it */
-    pl_csv_options o;
-    pl_csv_options_init(&o);
-    expect_error(f, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;0,5;2\n3;1.5;2\n", &o,
-                 "5: column 1 (from 0, as --columns counts): expected a number, got '1.5'");
-    expect_error(f, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;0.5;2\n3;1,5;2\n", &o,
-                 "5: column 1 (from 0, as --columns counts): expected a number, got '1,5'");
+    /* rows without a mark leave it unsettled; the first mark settles it
+     * and the other is refused */
+    static const char *const unsettled[][2] = {
+        {"0,5", "1.5"},
+        {"0.5", "1,5"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char text[128], want[128];
+        snprintf(text, sizeof text, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;%s;2\n3;%s;2\n",
+                 unsettled[i][0], unsettled[i][1]);
+        snprintf(want, sizeof want, "5: column 1 (from 0, as --columns counts): "
+                 "expected a number, got '%s'", unsettled[i][1]);
+        pl_csv_options o;
+        pl_csv_options_init(&o);
+        expect_error(f, text, &o, want);
+    }
 }
 
 static void test_time_unit_names(void **state)
