@@ -14,17 +14,23 @@
  * a bad cell on line 90000 leaves nothing half-imported; the error names
  * FILE:LINE, the column and what was expected.  Cost: 8 bytes a sample
  * held in memory (96 MB for ten minutes of two channels at 10 kHz).
- * Fields are split by libcsv, which handles quoting.
+ * Fields are split by libcsv, which handles quoting, and read by strtod;
+ * a row of plain numbers takes fast_row() instead (strtod's values bit for
+ * bit, see core/fastfloat.h), and any row it does not vouch for goes the
+ * libcsv way, which finds and words every error (docs/acquire.md).
  */
 #include "acquire/csv_source.h"
+#include "core/fastfloat.h"
 
 #include <csv.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 void pl_csv_options_init(pl_csv_options *o)
 {
@@ -82,6 +88,8 @@ typedef struct {
     double tscale;            /* seconds per unit of the time column */
     int col[PL_SOURCE_MAX_CHANNELS];   /* the LDV columns, in order */
     int nch;
+    int fast;                 /* rows may take fast_row() */
+    unsigned char need[MAX_FIELDS];    /* the time and LDV columns */
 } csv_layout;
 
 /* The time column's regular spacing, checked row by row against the
@@ -267,6 +275,25 @@ static pl_status pick_ldv(const csv_line *l, const pl_csv_options *o,
     return PL_OK;
 }
 
+/* Whether rows may take fast_row(): not when a separator could be part
+ * of a number or of a line's end, nor when a column to read lies past
+ * what csv_line keeps (the slow path's error says so). */
+static void plan_fast(csv_layout *lay)
+{
+    memset(lay->need, 0, sizeof lay->need);
+    lay->fast = !strchr("0123456789+-eE\"\r\n", lay->delimiter);
+    if (lay->tcol >= MAX_FIELDS)
+        lay->fast = 0;
+    else if (lay->tcol >= 0)
+        lay->need[lay->tcol] = 1;
+    for (int c = 0; c < lay->nch; c++) {
+        if (lay->col[c] >= MAX_FIELDS)
+            lay->fast = 0;
+        else
+            lay->need[lay->col[c]] = 1;
+    }
+}
+
 /* The header row: the separator (stated or sniffed), then the columns. */
 static pl_status settle_layout(struct csv_parser *p, const char *text,
                                csv_line *l, const pl_csv_options *o,
@@ -281,6 +308,8 @@ static pl_status settle_layout(struct csv_parser *p, const char *text,
     if (st == PL_OK)
         st = pick_ldv(l, o, lay, line, err);
     lay->ncols = l->n;
+    if (st == PL_OK)
+        plan_fast(lay);
     return st;
 }
 
@@ -335,7 +364,62 @@ static pl_status tick(csv_clock *c, const csv_layout *lay, double t, long line,
     return PL_OK;
 }
 
-/* One data row into the next frame. */
+/* A row the slow way would read without a complaint, read without libcsv
+ * or strtod into val[] (by column): 1 when done, 0 when the row holds
+ * anything the fast way does not vouch for, which then goes the slow way
+ * and gets its error there.  libcsv splits a row free of quotes, CR and
+ * NUL at each separator, trimming spaces and tabs (which only an unread
+ * column may hold here); a column to read must be a number
+ * pl_fastfloat() vouches for, ending at the separator, as short as
+ * csv_line keeps; the mark is the settled one (none yet: no mark). */
+static int fast_row(const csv_layout *lay, const char *text, size_t len,
+                    double *val)
+{
+    char mark = lay->decimal, delim = lay->delimiter;
+    if (!lay->fast || mark == delim || (mark && mark != '.' && mark != ','))
+        return 0;
+    const char *p = text, *end = text + len;
+    for (int i = 0; i < lay->ncols; i++) {
+        const char *q = p;
+        if (i < MAX_FIELDS && lay->need[i]) {
+            q = pl_fastfloat(p, end, mark, &val[i]);
+            if (!q || q - p >= FIELD_CHARS)
+                return 0;
+        } else {
+            for (; q < end && *q != delim; q++)
+                if (*q == '"' || *q == '\r' || *q == '\0')
+                    return 0;
+        }
+        if (q == end)
+            return i + 1 == lay->ncols;
+        if (*q != delim)
+            return 0;
+        p = q + 1;
+    }
+    return 0;   /* more fields than the header's */
+}
+
+/* A row fast_row() read into the next frame, in parse_row()'s order:
+ * room, the time column's tick (whose errors depend only on the value),
+ * the LDVs. */
+static pl_status take_row(csv_source *s, const csv_layout *lay,
+                          csv_clock *clock, const double *val, long line,
+                          pl_err *err)
+{
+    pl_status st = grow(s, lay->nch, err);
+    if (st == PL_OK && lay->tcol >= 0)
+        st = tick(clock, lay, val[lay->tcol], line, err);
+    if (st != PL_OK)
+        return st;
+    double *frame = s->v + s->frames * (size_t)lay->nch;
+    for (int c = 0; c < lay->nch; c++)
+        frame[c] = val[lay->col[c]];
+    s->frames++;
+    return PL_OK;
+}
+
+/* One data row into the next frame, the slow way: every error is found
+ * and worded here. */
 static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
                            csv_clock *clock, long line, pl_err *err)
 {
@@ -403,20 +487,70 @@ static pl_status comment(const char *text, const csv_layout *lay,
     return st;
 }
 
-static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
+/* The file in big blocks, cut into the lines getline() would give (a
+ * line's bytes up to '\n', NULs and all), each ended by a '\0' in place of
+ * its '\n': no copy of each line, as getline() makes. */
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t cap, start, fill;    /* unread: buf[start, fill) */
+    int eof;
+} line_reader;
+
+enum { READ_BLOCK = 1 << 20 };
+
+/* The next line: 1 with *text and *len, 0 at the end of the file or on a
+ * read error (ferror() tells), -1 out of memory. */
+static int next_line(line_reader *r, char **text, size_t *len)
+{
+    for (;;) {
+        char *from = r->buf + r->start;
+        char *nl = memchr(from, '\n', r->fill - r->start);
+        if (nl || (r->eof && r->start < r->fill)) {
+            if (!nl)
+                nl = r->buf + r->fill;     /* the last line, unended */
+            *nl = '\0';
+            *text = from;
+            *len = (size_t)(nl - from);
+            r->start = (size_t)(nl - r->buf) + (r->start + *len < r->fill);
+            return 1;
+        }
+        if (r->eof)
+            return 0;
+        memmove(r->buf, from, r->fill - r->start);
+        r->fill -= r->start;
+        r->start = 0;
+        if (r->fill > (r->cap - 1) / 2) {   /* a line longer than half the buffer */
+            char *b = realloc(r->buf, 2 * r->cap);
+            if (!b)
+                return -1;
+            r->buf = b;
+            r->cap *= 2;
+        }
+        /* one byte kept for the last line's '\0' */
+        size_t n = fread(r->buf + r->fill, 1, r->cap - 1 - r->fill, r->f);
+        if (n == 0 && ferror(r->f))
+            return 0;
+        r->fill += n;
+        r->eof = n == 0;
+    }
+}
+
+static pl_status read_lines(csv_source *s, line_reader *rd, struct csv_parser *p,
                             csv_layout *lay, const pl_csv_options *o,
                             pl_source_info *info, csv_clock *clock, pl_err *err)
 {
     char *text = NULL;
-    size_t textcap = 0;
-    ssize_t len;
+    size_t len;
+    int got;
     long line = 0;
     int header = 0;
     pl_status st = PL_OK;
+    double val[MAX_FIELDS];
     csv_line *l = malloc(sizeof *l);
     if (!l)
         return pl_err_set(err, PL_ENOMEM, "csv: out of memory");
-    while (st == PL_OK && (len = getline(&text, &textcap, f)) >= 0) {
+    while (st == PL_OK && (got = next_line(rd, &text, &len)) > 0) {
         line++;
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = '\0';
@@ -426,12 +560,15 @@ static pl_status read_lines(csv_source *s, FILE *f, struct csv_parser *p,
             st = comment(text, lay, info, line, err);
         else if (!header++)
             st = settle_layout(p, text, l, o, lay, line, err);
+        else if (fast_row(lay, text, (size_t)len, val))
+            st = take_row(s, lay, clock, val, line, err);
         else if ((st = split(p, text, l, lay->path, line, err)) == PL_OK)
             st = parse_row(s, l, lay, clock, line, err);
     }
     free(l);
-    free(text);
-    if (st == PL_OK && ferror(f))
+    if (st == PL_OK && got < 0)
+        st = pl_err_set(err, PL_ENOMEM, "csv: out of memory at line %ld", line + 1);
+    if (st == PL_OK && ferror(rd->f))
         st = pl_err_set(err, PL_EIO, "%s: read error", lay->path);
     if (st == PL_OK && !header)
         st = pl_err_set(err, PL_EFORMAT, "%s: no header row", lay->path);
@@ -449,12 +586,64 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
         return pl_err_set(err, PL_ENOMEM, "csv: cannot set up the parser");
     csv_layout lay = {.path = path, .tcol = -1};
     csv_clock clock = {0};
-    pl_status st = read_lines(s, f, &p, &lay, o, info, &clock, err);
+    line_reader rd = {.f = f, .cap = READ_BLOCK + 1};
+    pl_status st = (rd.buf = malloc(rd.cap))
+        ? read_lines(s, &rd, &p, &lay, o, info, &clock, err)
+        : pl_err_set(err, PL_ENOMEM, "csv: out of memory");
     csv_free(&p);
+    free(rd.buf);
     if (st != PL_OK)
         return st;
     info->n_channels = s->nch = lay.nch;
     return settle_rate(&clock, &lay, o, info, err);
+}
+
+/* The file's SHA-256, for the run's provenance.  It was a tenth of a
+ * CSV import's time, so it is computed on a second thread while the
+ * parse runs (the file read twice, the second time from the page cache). */
+typedef struct {
+    const char *path;
+    char hex[65];
+    pl_status st;
+    pl_err err;
+} hash_job;
+
+static void *hash_file(void *arg)
+{
+    hash_job *j = arg;
+    j->st = pl_source_file_sha256(j->path, j->hex, &j->err);
+    return NULL;
+}
+
+/* The parse, with the hash of job->path beside it; after it, as before,
+ * when no thread can be had or the file is not a regular one (a second
+ * reader of a pipe would take the parse's bytes).  The parse's status. */
+static pl_status parse_and_hash(csv_source *s, FILE *f, const pl_csv_options *o,
+                                pl_source_info *info, hash_job *job, pl_err *err)
+{
+    struct stat sb;
+    pthread_t th;
+    int threaded = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                   pthread_create(&th, NULL, hash_file, job) == 0;
+    pl_status st = parse_file(s, f, job->path, o, info, err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (st == PL_OK)
+        hash_file(job);
+    return st;
+}
+
+/* The hash into info, or its error: where the hash used to be taken, so
+ * that errors come in the order they did. */
+static pl_status hash_result(const hash_job *job, pl_source_info *info,
+                             pl_err *err)
+{
+    if (job->st != PL_OK) {
+        *err = job->err;
+        return job->st;
+    }
+    memcpy(info->sha256, job->hex, sizeof job->hex);
+    return PL_OK;
 }
 
 static pl_status csv_open(void **self, const void *options,
@@ -477,7 +666,8 @@ static pl_status csv_open(void **self, const void *options,
     }
     snprintf(info->kind, sizeof info->kind, "csv");
     snprintf(info->detail, sizeof info->detail, "%.255s", path);
-    pl_status st = parse_file(s, f, path, o, info, err);
+    hash_job job = {.path = path};
+    pl_status st = parse_and_hash(s, f, o, info, &job, err);
     fclose(f);
     if (st == PL_OK) {
         info->format = PL_FMT_F64;
@@ -502,7 +692,7 @@ static pl_status csv_open(void **self, const void *options,
         }
     }
     if (st == PL_OK)
-        st = pl_source_file_sha256(path, info->sha256, err);
+        st = hash_result(&job, info, err);
     if (st != PL_OK) {
         csv_close(s);
         return st;

@@ -4,7 +4,10 @@
  * the time column's unit from its name or the option; time stamps rounded
  * by the logger accepted, gaps and backward steps refused with FILE:LINE;
  * a number with the other decimal mark refused; a time column that
- * disagrees with a stated rate refused; tab separators; columns by index. */
+ * disagrees with a stated rate refused; tab separators; columns by index;
+ * cells spelt every way stored as strtod's bits and faults among the fast
+ * rows worded as before (issue 29: these pass against the reader before
+ * the fast rows too); lines longer than the reader's blocks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,6 +237,188 @@ static void test_tabs_and_us(void **state)
     tu_assert_close(v[5], -0.7, 1e-12);
 }
 
+/* Cells spelt every way the slow path reads (what the fast path takes and
+ * what it hands back): each stored value is strtod()'s of the cell as
+ * libcsv gives it (unquoted, trimmed; the file's mark read as '.'), bit
+ * for bit; CRLF rows among LF ones. */
+static const char *const spellings[] = {
+    "1.5e-3", "-2E+2", "+0.5", "-0", "0", ".5", "5.", "+.25e1", "1e22",
+    "-1e-22", "7e22", "1e-30", "0.12345678901234567890", "123456789012345678",
+    "9007199254740993", "0x1p3", "\"0.75\"", " 0.5", "0.5 ", "  -3.25",
+    "6.637522", "-3.734951", "0000012.5", "4.9e-3", "2.2250738585072014e-8",
+};
+enum { NSPELL = sizeof spellings / sizeof spellings[0] };
+
+/* strtod() of a cell as libcsv hands it over: quotes and spaces gone,
+ * mark read as '.'. */
+static double cell_value(const char *cell, char mark)
+{
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = cell; *p && n < sizeof buf - 1; p++)
+        if (*p != '"' && *p != ' ' && *p != '\t')
+            buf[n++] = *p == mark ? '.' : *p;
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+static void check_spellings(fixture *f, char delim, char mark, int stated)
+{
+    FILE *out = fopen(f->csv, "w");
+    assert_non_null(out);
+    fprintf(out, "t_s%ca_V%cb_V\n", delim, delim);
+    for (int k = 0; k < NSPELL; k++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%s", spellings[k]);
+        snprintf(b, sizeof b, "%s", spellings[NSPELL - 1 - k]);
+        for (char *p = a; mark != '.' && *p; p++)
+            *p = *p == '.' ? mark : *p;
+        for (char *p = b; mark != '.' && *p; p++)
+            *p = *p == '.' ? mark : *p;
+        fprintf(out, "%d%c%s%c%s%s", k, delim, a, delim, b, k % 2 ? "\r\n" : "\n");
+    }
+    fclose(out);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    o.decimal = stated ? mark : 0;
+    pl_source_info info;
+    pl_err err = {0};
+    double v[2 * NSPELL];
+    long long n = load(f, &o, &info, v, NSPELL, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, NSPELL);
+    for (int k = 0; k < NSPELL; k++) {
+        double a = cell_value(spellings[k], '.');
+        double b = cell_value(spellings[NSPELL - 1 - k], '.');
+        if (memcmp(&v[2 * k], &a, sizeof a) || memcmp(&v[2 * k + 1], &b, sizeof b))
+            fail_msg("row %d ('%s', '%s'): %.17g %.17g, strtod %.17g %.17g", k,
+                     spellings[k], spellings[NSPELL - 1 - k], v[2 * k],
+                     v[2 * k + 1], a, b);
+    }
+    assert_true(signbit(v[2 * 3]));   /* "-0" */
+}
+
+static void test_spellings(void **state)
+{
+    fixture *f = *state;
+    check_spellings(f, ',', '.', 0);
+    check_spellings(f, ';', ',', 1);
+    check_spellings(f, ';', ',', 0);   /* the mark settled by row 1 */
+    check_spellings(f, '\t', '.', 0);
+}
+
+/* Rows with a fault among good ones, where the fast path reads the rows
+ * around them: the slow path's message, FILE:LINE and all. */
+static void expect_row_error(fixture *f, const char *sep, const char *bad,
+                             int crlf, const char *want)
+{
+    /* the good rows: 0.0k,0.5,-0.5 */
+    char full[8192];
+    size_t m = (size_t)snprintf(full, sizeof full, "t_s%sa_V%sb_V%s", sep, sep,
+                                crlf ? "\r\n" : "\n");
+    for (int k = 0; k < 50; k++) {
+        char good[64];
+        snprintf(good, sizeof good, "0.%04d%s0.5%s-0.5", k, sep, sep);
+        m += (size_t)snprintf(full + m, sizeof full - m, "%s%s",
+                              k == 40 ? bad : good, crlf ? "\r\n" : "\n");
+    }
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    expect_error(f, full, &o, want);
+}
+
+static void test_fast_refusals(void **state)
+{
+    fixture *f = *state;
+    /* row 40 is line 42 */
+    expect_row_error(f, ",", "0.0040,0.01O3,-0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '0.01O3'");
+    expect_row_error(f, ",", "0.0040,0.01O3,-0.5", 1,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '0.01O3'");
+    expect_row_error(f, ",", "0.0040,0.5,-0.5,", 0,
+                     "42: expected 3 fields as in the header, got 4");
+    expect_row_error(f, ",", "0.0040,0.5", 1,
+                     "42: expected 3 fields as in the header, got 2");
+    expect_row_error(f, ",", "0.0040,,-0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got ''");
+    expect_row_error(f, ",", "0.0040,nan,-0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got 'nan'");
+    expect_row_error(f, ",", "0.0040,0.5,inf", 0,
+                     "42: column 2 (from 0, as --columns counts): expected a number, got 'inf'");
+    expect_row_error(f, ",", "0.0040,-Infinity,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '-Infinity'");
+    expect_row_error(f, ",", "0.0040,1e400,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '1e400'");
+    expect_row_error(f, ",", "0.0040,1e-320,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '1e-320'");
+    expect_row_error(f, ",", "0.0040,1e,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '1e'");
+    expect_row_error(f, ",", "0.0040,+-1,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '+-1'");
+    expect_row_error(f, ",", "0.0040,\"0.5x\",0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '0.5x'");
+    expect_row_error(f, ",", "0.0040,0.5 x,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '0.5 x'");
+    /* an unended quote runs to the end of the line */
+    expect_row_error(f, ",", "0.0040,\"0.5,0.5", 0,
+                     "42: expected 3 fields as in the header, got 2");
+    expect_row_error(f, ",", "0.0040,0.5\r0.5,0.5", 0,
+                     "42: expected 3 fields as in the header, got 4");
+    expect_row_error(f, ",", "0.0040,0.1234567890123456789012345678901234567890"
+                     "1234567890123456789012345,0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got "
+                     "'0.1234567890123456789012345678901234567890123456789012345678901'");
+    expect_row_error(f, ",", "0.0050,0.5,0.5", 0,
+                     "42: t_s = 0.005 breaks the regular spacing of 0.0001 s (expected 0.004)");
+    expect_row_error(f, ";", "0.0040;0,5;0.5", 0,
+                     "42: column 1 (from 0, as --columns counts): expected a number, got '0,5'");
+    /* rows without a mark leave it unsettled; the first mark settles it
+     * and the other is refused */
+    static const char *const unsettled[][2] = {
+        {"0,5", "1.5"},
+        {"0.5", "1,5"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char text[128], want[128];
+        snprintf(text, sizeof text, "t_s;a_V;b_V\n0;1;2\n1;1;2\n2;%s;2\n3;%s;2\n",
+                 unsettled[i][0], unsettled[i][1]);
+        snprintf(want, sizeof want, "5: column 1 (from 0, as --columns counts): "
+                 "expected a number, got '%s'", unsettled[i][1]);
+        pl_csv_options o;
+        pl_csv_options_init(&o);
+        expect_error(f, text, &o, want);
+    }
+}
+
+/* Lines longer than the reader's 1 MB blocks (a 3 MB comment, a 1.5 MB
+ * cell in a column not read) and a last line without its newline. */
+static void test_long_lines(void **state)
+{
+    fixture *f = *state;
+    FILE *out = fopen(f->csv, "w");
+    assert_non_null(out);
+    fputs("t_s,note,a_V,b_V\n0,x,0.5,-0.5\n#", out);
+    for (int i = 0; i < 3000000; i++)
+        fputc('c', out);
+    fputs("\n0.001,", out);
+    for (int i = 0; i < 1500000; i++)
+        fputc('n', out);
+    fputs(",0.25,-0.25\n0.002,y,0.125,-0.125", out);
+    fclose(out);
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    pl_source_info info;
+    pl_err err = {0};
+    double v[6];
+    long long n = load(f, &o, &info, v, 3, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 3);
+    assert_true(v[2] == 0.25 && v[3] == -0.25 && v[4] == 0.125 && v[5] == -0.125);
+    tu_assert_close(info.sample_rate_hz, 1000, 1e-6);
+}
+
 static void test_time_unit_names(void **state)
 {
     (void)state;
@@ -255,6 +440,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rounded_stamps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tabs_and_us, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spellings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fast_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_lines, setup, teardown),
         cmocka_unit_test(test_time_unit_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,10 @@
  *     million samples per second, best of three (a shorter file measures
  *     the database's creation more than the import);
  *   acquire_import_wav_vs_raw: that over db_chunk_write measured here;
- *   acquire_import_csv: a 60 s rig-simulator recording as a CSV of volts. */
+ *   acquire_import_csv: a 60 s rig-simulator recording as a CSV of volts;
+ *   acquire_import_csv_10min: the same for ten minutes (issue 29's
+ *     target: 10 M samples/s; the shorter file measures the fixed costs
+ *     more). */
 #include "db/run.h"
 #include "db/store.h"
 #include "acquire/import.h"
@@ -123,6 +126,26 @@ static int write_long_wav(const char *path)
     return sf_close(f);
 }
 
+/* A rig-simulator recording of the given length as a CSV of volts, as
+ * `prismlab sim --csv` writes it. */
+static void write_sim_csv(const char *path, double seconds)
+{
+    pl_simrun_config c;
+    pl_simrun_config_default(&c);
+    c.model.ramp_length = 0;        /* roll on: all of it motion */
+    c.model.duration = seconds - 1.0;
+    c.lead_in_s = 1.0;
+    c.tail_s = 0.0;
+    pl_simrun *s = NULL;
+    pl_err err = {0};
+    if (pl_simrun_create(&s, &c, &err) != PL_OK ||
+        pl_simrun_write_csv(s, path, &err) != PL_OK) {
+        fprintf(stderr, "acquire_bench: %s\n", err.msg);
+        exit(1);
+    }
+    pl_simrun_destroy(s);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/prismlab-bench-XXXXXX";
@@ -132,23 +155,13 @@ int main(void)
     snprintf(wav, sizeof wav, "%s/a.wav", dir);
     snprintf(csv, sizeof csv, "%s/a.csv", dir);
     snprintf(db, sizeof db, "%s/a.db", dir);
-    pl_simrun_config c;
-    pl_simrun_config_default(&c);
-    c.model.ramp_length = 0;        /* roll on: 60 s of motion */
-    c.model.duration = 59.0;
-    c.lead_in_s = 1.0;
-    c.tail_s = 0.0;
-    pl_simrun *s = NULL;
-    pl_err err = {0};
-    if (pl_simrun_create(&s, &c, &err) != PL_OK ||
-        pl_simrun_write_csv(s, csv, &err) != PL_OK) {
-        fprintf(stderr, "acquire_bench: %s\n", err.msg);
-        return 1;
-    }
-    pl_simrun_destroy(s);
+    write_sim_csv(csv, 60.0);
     long long frames = 0;
     double t = best_import(db, csv, &frames);
     printf("acquire_import_csv: %.2f MS/s\n", 2.0 * frames / t / 1e6);
+    write_sim_csv(csv, 600.0);
+    t = best_import(db, csv, &frames);
+    printf("acquire_import_csv_10min: %.2f MS/s\n", 2.0 * frames / t / 1e6);
     if (write_long_wav(wav) != 0) {
         fprintf(stderr, "acquire_bench: cannot write %s\n", wav);
         return 1;
