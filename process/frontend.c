@@ -96,11 +96,11 @@ static double mains_frequency(double *v[2], unsigned char *use[2], size_t L, dou
 /* The phases of the hum's fundamental at f, block by block over the
  * whole recording: ph[k] (unwrapped), at tb[k] (s), with weight wb[k]
  * (its inverse variance under white noise) for the kept blocks k <
- * kept of nb; kept_span of them lie in the first MAINS_SPAN_S (nb_span
- * blocks). */
+ * kept of the `tried` fitted among nb; kept_span of them lie in the
+ * first MAINS_SPAN_S (nb_span blocks, all fitted). */
 typedef struct {
     double *ph, *tb, *wb;
-    size_t nb, kept, nb_span, kept_span;
+    size_t nb, tried, kept, nb_span, kept_span;
 } hum_blocks;
 
 /* The level (median) and robust spread of e = v1/h1 - v2/h2 over [0, S)
@@ -216,6 +216,7 @@ static int hum_phases(double *v[2], const double h[2], size_t n, double rate, do
             hb->kept_span = kept;
         if (b > nb_span && (b - nb_span) % stride != 0)
             continue;
+        hb->tried++;
         if (!block_phase(v, h, b * B, B, w, med, sd, &hb->ph[kept], &hb->wb[kept]))
             continue;
         hb->tb[kept] = ((double)(b * B) + 0.5 * (double)(B - 1)) / rate;
@@ -276,7 +277,7 @@ static void hum_drift(const hum_blocks *hb, double T, double *drift, double *se)
 {
     size_t kept = hb->kept;
     *drift = *se = NAN;
-    if (kept < 4 || 2 * kept < hb->nb)
+    if (kept < 4 || 2 * kept < hb->tried)
         return;
     const double *ph = hb->ph, *tb = hb->tb, *wb = hb->wb;
     double tm = 0.5 * (tb[0] + tb[kept - 1]), ts = fmax(tb[kept - 1] - tm, 1e-9);
