@@ -124,6 +124,33 @@ static int diff_level(double *v[2], const double h[2], size_t S, double *med, do
     return 0;
 }
 
+/* The block fits below (the hum's phase, a floor's lines) solve small
+ * linear least squares by their normal equations: P <= 10 columns of a
+ * constant, a slope and sinusoids over a block, well conditioned.  A
+ * sample's row x[0..P) with datum e goes into the lower triangle of A
+ * (P x P) and into y: the upper one is never read. */
+static void normal_add(double *A, double *y, const double *x, size_t P, double e)
+{
+    for (size_t r = 0; r < P; r++) {
+        y[r] += x[r] * e;
+        for (size_t q = 0; q <= r; q++)
+            A[P * r + q] += x[r] * x[q];
+    }
+}
+
+/* The normal equations' solution into c[0..P) by GSL's Cholesky, which
+ * reads A's lower triangle and leaves its factor there; -1 when A is
+ * not positive definite. */
+static int normal_solve(double *A, double *y, size_t P, double *c)
+{
+    gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
+    gsl_vector_view yv = gsl_vector_view_array(y, P), cv = gsl_vector_view_array(c, P);
+    return gsl_linalg_cholesky_decomp1(&Av.matrix) == GSL_SUCCESS &&
+                   gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) == GSL_SUCCESS
+               ? 0
+               : -1;
+}
+
 /* A constant, a slope and the fundamental (w rad a sample) fitted to e
  * over the block [a, a + B), the samples more than 8 sd from med left
  * out.  1 with the phase (of cos(w i + phase)) and its weight when the
@@ -146,27 +173,12 @@ static int block_phase(double *v[2], const double h[2], size_t a, size_t B, doub
             continue;
         x[0] = 1;
         x[1] = ((double)i - mid) / (double)B;
-        /* the upper triangle only (this pass runs over the whole
-         * recording), mirrored below: the same sums */
-        for (int r = 0; r < 4; r++) {
-            y[r] += x[r] * e;
-            for (int q = r; q < 4; q++)
-                A[4 * r + q] += x[r] * x[q];
-        }
+        normal_add(A, y, x, 4, e);
         yy += e * e;
         m++;
     }
-    if (m < (size_t)(0.8 * (double)B))
-        return 0;
-    for (int r = 1; r < 4; r++)
-        for (int q = 0; q < r; q++)
-            A[4 * r + q] = A[4 * q + r];
-    gsl_matrix_view Av = gsl_matrix_view_array(A, 4, 4);
-    gsl_vector_view yv = gsl_vector_view_array(y, 4);
     double c[4];
-    gsl_vector_view cv = gsl_vector_view_array(c, 4);
-    if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
+    if (m < (size_t)(0.8 * (double)B) || normal_solve(A, y, 4, c) != 0)
         return 0;
     double fit = 0;
     for (int r = 0; r < 4; r++)
@@ -292,10 +304,7 @@ static void hum_drift(const hum_blocks *hb, double T, double *drift, double *se)
         yy += wb[k] * ph[k] * ph[k];
     }
     gsl_matrix_view Av = gsl_matrix_view_array(A, 3, 3);
-    gsl_vector_view yv = gsl_vector_view_array(y, 3), cv = gsl_vector_view_array(c, 3);
-    if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_invert(&Av.matrix) != GSL_SUCCESS)
+    if (normal_solve(A, y, 3, c) != 0 || gsl_linalg_cholesky_invert(&Av.matrix) != GSL_SUCCESS)
         return;
     double chi2 = yy - (c[0] * y[0] + c[1] * y[1] + c[2] * y[2]);
     double scale = kept > 3 ? fmax(1, chi2 / (double)(kept - 3)) : 1;
@@ -1190,6 +1199,20 @@ out:
     return found;
 }
 
+/* The row of a floor's block fit at one sample: a constant, the slope's
+ * u, and each line's cosine and sine at the phase 2 pi f[l] s / div (s
+ * and div as the caller counts time: sample and rate, or seconds and 1). */
+static void lines_row(double *x, double u, const double *f, size_t nl, double s, double div)
+{
+    x[0] = 1;
+    x[1] = u;
+    for (size_t l = 0; l < nl; l++) {
+        double ph = 2 * M_PI * f[l] * s / div;
+        x[2 + 2 * l] = cos(ph);
+        x[3 + 2 * l] = sin(ph);
+    }
+}
+
 /* Least squares over one block [k0, k1) of the decimated e: a constant, a
  * slope and the lines f[0..nl); the residual sum of squares, and how many
  * samples counted (*used); NAN when the fit cannot be solved. */
@@ -1202,30 +1225,14 @@ static double block_rss(const decimated *z, size_t k0, size_t k1, const double *
     for (size_t k = k0; k < k1; k++) {
         if (!z->cnt[k])
             continue;
-        double t = z->t0 + (double)k / z->rd, e = z->x[k];
-        x[0] = 1;
-        x[1] = ((double)k - mid) / (double)(k1 - k0);
-        for (size_t l = 0; l < nl; l++) {
-            x[2 + 2 * l] = cos(2 * M_PI * f[l] * t);
-            x[3 + 2 * l] = sin(2 * M_PI * f[l] * t);
-        }
-        for (size_t r = 0; r < P; r++) {
-            y[r] += x[r] * e;
-            for (size_t q = 0; q <= r; q++)
-                A[P * r + q] += x[r] * x[q];
-        }
+        double e = z->x[k];
+        lines_row(x, ((double)k - mid) / (double)(k1 - k0), f, nl, z->t0 + (double)k / z->rd, 1);
+        normal_add(A, y, x, P, e);
         yy += e * e;
         (*used)++;
     }
-    if (*used < 2 * P)
-        return NAN;
-    double c[10], Ac[100];
-    memcpy(Ac, A, sizeof A);
-    gsl_matrix_view Av = gsl_matrix_view_array(Ac, P, P);
-    gsl_vector_view yv = gsl_vector_view_array(y, P), cv = gsl_vector_view_array(c, P);
-    /* (the Cholesky reads the lower triangle only) */
-    if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
+    double c[10];
+    if (*used < 2 * P || normal_solve(A, y, P, c) != 0)
         return NAN;
     double fit = 0;
     for (size_t r = 0; r < P; r++)
@@ -1347,28 +1354,12 @@ static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, c
             double ei;
             if (!diff_at(d, i, &ei))
                 continue;
-            x[0] = 1;
-            x[1] = ((double)i - mid) / (double)B;
-            for (size_t l = 0; l < nl; l++) {
-                double ph = 2 * M_PI * f[l] * (double)i / rate;
-                x[2 + 2 * l] = cos(ph);
-                x[3 + 2 * l] = sin(ph);
-            }
-            for (size_t r = 0; r < P; r++) {
-                y[r] += x[r] * ei;
-                for (size_t q = 0; q < P; q++)
-                    A[P * r + q] += x[r] * x[q];
-            }
+            lines_row(x, ((double)i - mid) / (double)B, f, nl, (double)i, rate);
+            normal_add(A, y, x, P, ei);
             used++;
         }
-        if (10 * used < s1 - s0)
-            continue;
-        gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
-        gsl_vector_view yv = gsl_vector_view_array(y, P);
         double c[10];
-        gsl_vector_view cv = gsl_vector_view_array(c, P);
-        if (gsl_linalg_cholesky_decomp1(&Av.matrix) != GSL_SUCCESS ||
-            gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) != GSL_SUCCESS)
+        if (10 * used < s1 - s0 || normal_solve(A, y, P, c) != 0)
             continue;
         memcpy(co + bk * 2 * nl, c + 2, 2 * nl * sizeof *c);
         ok[bk] = 1;
