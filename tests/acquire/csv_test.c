@@ -75,6 +75,18 @@ static long long load(fixture *f, pl_csv_options *o, pl_source_info *info,
     return (long long)got;
 }
 
+/* load() that must succeed: the frame count (the test fails with the
+ * error otherwise). */
+static size_t load_ok(fixture *f, pl_csv_options *o, pl_source_info *info, double *v,
+                      size_t max)
+{
+    pl_err err = {0};
+    long long n = load(f, o, info, v, max, &err);
+    if (n < 0)
+        fail_msg("%s", err.msg);
+    return (size_t)n;
+}
+
 /* The foreign logger's export: 2000 rows at 10 kHz, time in ms. */
 static void write_foreign(const char *path, double step_ms, int rows)
 {
@@ -100,11 +112,8 @@ static void test_foreign_unaided(void **state)
     pl_csv_options o;
     pl_csv_options_init(&o);
     pl_source_info info;
-    pl_err err = {0};
     double v[2 * 2000];
-    long long n = load(f, &o, &info, v, 2000, &err);
-    if (n < 0)
-        fail_msg("%s", err.msg);
+    size_t n = load_ok(f, &o, &info, v, 2000);
     assert_int_equal(n, 2000);
     assert_int_equal(info.n_channels, 2);
     tu_assert_close(info.sample_rate_hz, 10000, 1e-6);
@@ -162,11 +171,8 @@ static void test_rounded_stamps(void **state)
     pl_csv_options o;
     pl_csv_options_init(&o);
     pl_source_info info;
-    pl_err err = {0};
     double *v = malloc(2 * 30000 * sizeof *v);
-    long long n = load(f, &o, &info, v, 30000, &err);
-    if (n < 0)
-        fail_msg("%s", err.msg);
+    size_t n = load_ok(f, &o, &info, v, 30000);
     assert_int_equal(n, 30000);
     tu_assert_close(info.sample_rate_hz, 3000, 3000 * 1e-7);
     free(v);
@@ -226,11 +232,8 @@ static void test_tabs_and_us(void **state)
     pl_csv_options o;
     pl_csv_options_init(&o);
     pl_source_info info;
-    pl_err err = {0};
     double v[6];
-    long long n = load(f, &o, &info, v, 3, &err);
-    if (n < 0)
-        fail_msg("%s", err.msg);
+    size_t n = load_ok(f, &o, &info, v, 3);
     assert_int_equal(n, 3);
     tu_assert_close(info.sample_rate_hz, 20000, 1e-6);
     tu_assert_close(v[4], 0.7, 1e-12);
@@ -282,11 +285,8 @@ static void check_spellings(fixture *f, char delim, char mark, int stated)
     pl_csv_options_init(&o);
     o.decimal = stated ? mark : 0;
     pl_source_info info;
-    pl_err err = {0};
     double v[2 * NSPELL];
-    long long n = load(f, &o, &info, v, NSPELL, &err);
-    if (n < 0)
-        fail_msg("%s", err.msg);
+    size_t n = load_ok(f, &o, &info, v, NSPELL);
     assert_int_equal(n, NSPELL);
     for (int k = 0; k < NSPELL; k++) {
         double a = cell_value(spellings[k], '.');
@@ -409,11 +409,8 @@ static void test_long_lines(void **state)
     pl_csv_options o;
     pl_csv_options_init(&o);
     pl_source_info info;
-    pl_err err = {0};
     double v[6];
-    long long n = load(f, &o, &info, v, 3, &err);
-    if (n < 0)
-        fail_msg("%s", err.msg);
+    size_t n = load_ok(f, &o, &info, v, 3);
     assert_int_equal(n, 3);
     assert_true(v[2] == 0.25 && v[3] == -0.25 && v[4] == 0.125 && v[5] == -0.125);
     tu_assert_close(info.sample_rate_hz, 1000, 1e-6);
