@@ -16,6 +16,7 @@ void pl_lat_tops_free(tops *t)
     free(t->low);
     free(t->low_var);
     free(t->curv);
+    free(t->curv_var);
 }
 
 /* The angle at which omega^2(theta) over samples [a, b) is least: the
@@ -24,10 +25,10 @@ void pl_lat_tops_free(tops *t)
  * thousand and symmetric about the top whatever is left; fitted on the
  * whole interval between two gaps.  NAN when it cannot be fitted or has
  * no minimum inside. */
-double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
-                      double *low_var, double *curv, double *raw)
+double pl_lat_arc_top(const walk *wk, size_t a, size_t b, arc_top *out)
 {
-    *raw = NAN;
+    *out = (arc_top){.top_var = NAN, .low = NAN, .low_var = NAN, .curv = NAN,
+                     .curv_var = NAN, .raw = NAN};
     if (b <= a + 8 || b > wk->end)
         return NAN;
     double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3], yy = 0;
@@ -47,24 +48,130 @@ double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, doubl
     if (chol_factor(A, 3) != 0)
         return NAN;
     chol_solve_n(A, 3, Y, c);
-    /* *raw: the vertex whichever way the parabola opens, its sign in
-     * *curv (top_between() reads a peak as the landing it straddles) */
-    *curv = c[2];
+    /* raw: the vertex whichever way the parabola opens, its sign in curv
+     * (top_between() reads a peak as the landing it straddles) */
+    out->curv = c[2];
     if (c[2] != 0)
-        *raw = tm - c[1] / (2 * c[2]);
+        out->raw = tm - c[1] / (2 * c[2]);
+    double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2])), s2 = rss / (S[0] - 3);
+    double gc[3] = {0, 0, 1};
+    out->curv_var = s2 * chol_quad(A, 3, gc);
     if (!(c[2] > 0))
         return NAN;
     double top = tm - c[1] / (2 * c[2]);
-    *low = c[0] - c[1] * c[1] / (4 * c[2]);
-    *curv = c[2];
+    out->low = c[0] - c[1] * c[1] / (4 * c[2]);
     /* the minimum's variance: its gradient through (X'X)^-1, times the
      * residual variance of omega^2 */
     double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])};
-    double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2])), s2 = rss / (S[0] - 3);
-    *low_var = s2 * chol_quad(A, 3, g);
+    out->low_var = s2 * chol_quad(A, 3, g);
     double gt[3] = {0, -1 / (2 * c[2]), c[1] / (2 * c[2] * c[2])};   /* the top's */
-    *top_var = s2 * chol_quad(A, 3, gt);
+    out->top_var = s2 * chol_quad(A, 3, gt);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
+}
+
+/* How much a measurement of a constant of the run counts, from its
+ * variance var and the median variance med: fully up to the median, by
+ * its inverse variance beyond.  A phase seen by one beam through a
+ * shaking floor or 1/f noise has a residual thousands of times a clean
+ * one's and next to no say.  Below the median the variances differ by the
+ * phases' lengths and speeds and understate every phase's error alike
+ * (1/f noise tilts whole arcs, lattice_tops.c's smooth_tops()), and
+ * weighting those by them cost a clean corpus chain its median instant
+ * (seed 65, 0.207 ms); weights capped at 4 or 25 times the median lost
+ * 3 and 6 faulted chains of 400 that this won. */
+static double const_weight(double var, double med)
+{
+    if (!(var > 0) || !isfinite(var))
+        return 0;
+    return var <= med ? 1.0 : med / var;
+}
+
+/* The median of x[0..n) that are finite and positive (z[] scratch); NAN
+ * for none. */
+static double median_var(const double *x, size_t n, double *z)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (x[k] > 0 && isfinite(x[k]))
+            z[m++] = x[k];
+    return m ? pl_median(z, m) : NAN;
+}
+
+/* 4 times the median of |d_k| / sqrt(var_k) over the k with w[k] > 0
+ * (over 0.6745, at least 1): where a measurement lies farther from the
+ * run's constant than its own error allows.  INFINITY for fewer than 8
+ * (z[] scratch). */
+static double outlier_limit(const double *d, const double *var, const double *w, size_t n,
+                            double *z)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (w[k] > 0)
+            z[m++] = fabs(d[k]) / sqrt(var[k]);
+    return m >= 8 ? 4 * fmax(1, pl_median(z, m) / 0.6745) : INFINITY;
+}
+
+/* The line low[i] = ic + sl low[i - 1] through the pairs i = 1..m-1
+ * weighted by w[i] (0: left out), with the variances of sl and ic and
+ * their covariance from its residuals (the weights are relative).
+ * Returns the pairs used; 0 for fewer than 8 or no spread. */
+typedef struct {
+    double sl, ic, v_sl, v_ic, c_si, mx;
+} eline;
+
+static size_t energy_line(const double *low, const double *w, size_t m, eline *L)
+{
+    double n = 0, sw = 0, mx = 0, my = 0;
+    for (size_t i = 1; i < m; i++)
+        if (w[i] > 0) {
+            n += 1;
+            sw += w[i];
+            mx += w[i] * low[i - 1];
+            my += w[i] * low[i];
+        }
+    if (n < 8)
+        return 0;
+    mx /= sw;
+    my /= sw;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 1; i < m; i++)
+        if (w[i] > 0) {
+            sxx += w[i] * (low[i - 1] - mx) * (low[i - 1] - mx);
+            sxy += w[i] * (low[i - 1] - mx) * (low[i] - my);
+        }
+    if (!(sxx > 0))
+        return 0;
+    double sl = sxy / sxx, ic = my - sl * mx, rss = 0;
+    for (size_t i = 1; i < m; i++)
+        if (w[i] > 0) {
+            double d = low[i] - ic - sl * low[i - 1];
+            rss += w[i] * d * d;
+        }
+    double s2 = rss / (n - 2);
+    *L = (eline){sl, ic, s2 / sxx, s2 * (1 / sw + mx * mx / sxx), -mx * s2 / sxx, mx};
+    return (size_t)n;
+}
+
+/* The pairs' weights for energy_line() (const_weight() of each pair's
+ * variance through the line of slope sl; 1 each without variances),
+ * those beyond lim of the line (sl, ic) in their own errors 0; the pairs'
+ * variances into var[] and distances into d[]. */
+static void pair_weights(const double *top, const double *low, const double *low_var,
+                         size_t m, double sl, double ic, double lim, double *w, double *var,
+                         double *d, double *z)
+{
+    for (size_t i = 1; i < m; i++) {
+        int there = !isnan(top[i - 1]) && !isnan(top[i]);
+        var[i] = !there ? NAN : low_var ? low_var[i] + sl * sl * low_var[i - 1] : 1.0;
+        d[i] = low[i] - ic - sl * low[i - 1];
+    }
+    w[0] = var[0] = d[0] = 0;
+    double med = median_var(var + 1, m - 1, z);
+    for (size_t i = 1; i < m; i++) {
+        w[i] = const_weight(var[i], med);
+        if (w[i] > 0 && fabs(d[i]) / sqrt(var[i]) > lim)
+            w[i] = 0;
+    }
 }
 
 /* The ramp's slope and the run's ratio from the tops alone, without any
@@ -79,38 +186,39 @@ double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, doubl
  * the measured angle whatever the calibration's scale; the intercept is
  * in the scale's square).  The line needs r the same at every impact,
  * which both of the paper's laws give, and tops spread over a range of
- * speeds, which the run's acceleration gives.  Returns 0 with *beta, its
- * standard error and r, or -1 when fewer than 8 pairs or no spread. */
-int pl_lat_energy_fit(const double *top, const double *low, size_t m, double K,
-                      double delta, double scale, energy *e)
+ * speeds, which the run's acceleration gives.  The pairs count by
+ * const_weight(), and a second and a third pass leave out those farther
+ * from the line than outlier_limit(): where neither beam saw the prism
+ * the phases are bridged by lines, whose tops lie far off the run's line
+ * with small variances, and three such pairs at a run's end moved r by
+ * 2.7 of its standard errors (faulted corpus seed 85).  Returns 0 with
+ * *beta, its standard error and r, or -1 when fewer than 8 pairs, no
+ * spread, no root or no memory. */
+int pl_lat_energy_fit(const double *top, const double *low, const double *low_var, size_t m,
+                      double K, double delta, double scale, energy *e)
 {
-    double n = 0, mx = 0, my = 0;
-    for (size_t i = 1; i < m; i++)
-        if (!isnan(top[i - 1]) && !isnan(top[i])) {
-            n += 1;
-            mx += low[i - 1];
-            my += low[i];
-        }
-    if (n < 8)
+    if (m < 2)
         return -1;
-    mx /= n;
-    my /= n;
-    double sxx = 0, sxy = 0;
-    for (size_t i = 1; i < m; i++)
-        if (!isnan(top[i - 1]) && !isnan(top[i])) {
-            sxx += (low[i - 1] - mx) * (low[i - 1] - mx);
-            sxy += (low[i - 1] - mx) * (low[i] - my);
-        }
-    if (!(sxx > 0))
+    double *buf = malloc(4 * m * sizeof *buf);
+    if (!buf)
         return -1;
-    double sl = sxy / sxx, ic = my - sl * mx, rss = 0;
-    for (size_t i = 1; i < m; i++)
-        if (!isnan(top[i - 1]) && !isnan(top[i])) {
-            double d = low[i] - ic - sl * low[i - 1];
-            rss += d * d;
-        }
-    double s2 = rss / (n - 2), v_sl = s2 / sxx, v_ic = s2 * (1 / n + mx * mx / sxx),
-           c_si = -mx * s2 / sxx;
+    double *w = buf, *var = buf + m, *d = buf + 2 * m, *z = buf + 3 * m;
+    eline L = {0};
+    pair_weights(top, low, low_var, m, 1.0, 0.0, INFINITY, w, var, d, z);
+    size_t used = energy_line(low, w, m, &L);
+    for (int pass = 0; used && pass < 2; pass++) {
+        pair_weights(top, low, low_var, m, L.sl, L.ic, INFINITY, w, var, d, z);
+        double lim = outlier_limit(d + 1, var + 1, w + 1, m - 1, z);
+        pair_weights(top, low, low_var, m, L.sl, L.ic, lim, w, var, d, z);
+        eline next;
+        if (energy_line(low, w, m, &next) == 0)
+            break;
+        L = next;
+    }
+    free(buf);
+    if (!used)
+        return -1;
+    double sl = L.sl, ic = L.ic, v_sl = L.v_sl, v_ic = L.v_ic, c_si = L.c_si, mx = L.mx;
     double a = delta / 2, c = ic / (scale * scale), b = 0, f = 0, fb = 1;
     if (!(K > 0) || !(sl > 0))
         return -1;
@@ -155,18 +263,17 @@ enum { TOP_RECENTRE = 4 };
  * and 8 and keeps the best predictor). */
 enum { TOPS_SMOOTH = 8 };
 
-static double top_between(const walk *wk, const slot *v, size_t m, size_t i, double *top_var,
-                          double *low, double *low_var, double *curv)
+static double top_between(const walk *wk, const slot *v, size_t m, size_t i, arc_top *at)
 {
     double lo = ceil(v[i].tc) + (double)wk->G + 1,
-           hi = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0, raw = NAN;
+           hi = i + 1 < m ? floor(v[i + 1].tc) - (double)wk->G : 0;
     if (!(i + 1 < m && v[i + 1].k == v[i].k + 1 && lo > 0 && hi > lo))
         return NAN;
-    double top = pl_lat_arc_top(wk, (size_t)lo, (size_t)hi, top_var, low, low_var, curv, &raw);
+    double top = pl_lat_arc_top(wk, (size_t)lo, (size_t)hi, at), raw = at->raw;
     double mid = 0.5 * (wk->theta[(size_t)lo] + wk->theta[(size_t)hi - 1]), d = wk->delta;
     if (!isnan(top) && fabs(top - mid) <= 0.15 * d)
         return top;
-    if (isfinite(raw) && *curv < 0)
+    if (isfinite(raw) && at->curv < 0)
         raw += raw > mid ? -0.5 * d : 0.5 * d;   /* from the landing to its phase's top */
     for (int it = 0; it < TOP_RECENTRE && isfinite(raw) && fabs(raw - mid) < 0.5 * d; it++) {
         double a = pl_lat_time_of_theta(wk, raw - 0.4 * d, (size_t)lo > wk->W ? (size_t)lo - wk->W
@@ -175,8 +282,8 @@ static double top_between(const walk *wk, const slot *v, size_t m, size_t i, dou
         if (isnan(a) || isnan(b))
             return NAN;
         double prev = raw;
-        top = pl_lat_arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, top_var, low, low_var, curv,
-                      &raw);
+        top = pl_lat_arc_top(wk, (size_t)ceil(a), (size_t)floor(b) + 1, at);
+        raw = at->raw;
         if (isnan(top))
             return NAN;
         if (fabs(top - prev) < 0.01 * d)
@@ -190,9 +297,15 @@ static void tops_range(walk *wk, size_t a, size_t b, void *p)
 {
     const tops_ctx *x = p;
     tops *tp = x->tp;
-    for (size_t i = a; i < b; i++)
-        tp->top[i] = top_between(wk, x->v, x->m, i, &tp->top_var[i], &tp->low[i],
-                                 &tp->low_var[i], &tp->curv[i]);
+    for (size_t i = a; i < b; i++) {
+        arc_top at;
+        tp->top[i] = top_between(wk, x->v, x->m, i, &at);
+        tp->top_var[i] = at.top_var;
+        tp->low[i] = at.low;
+        tp->low_var[i] = at.low_var;
+        tp->curv[i] = at.curv;
+        tp->curv_var[i] = at.curv_var;
+    }
 }
 
 /* The tops smoothed along their own lattice: the top after slot i lies
@@ -255,31 +368,88 @@ static int tops_alloc(tops *tp, size_t m)
     tp->low = malloc(sz);
     tp->low_var = malloc(sz);
     tp->curv = malloc(sz);
+    tp->curv_var = malloc(sz);
     tp->top_var = malloc(sz);
     tp->A = tp->B = NAN;
-    return tp->top && tp->low && tp->low_var && tp->curv && tp->top_var ? 0 : -1;
+    return tp->top && tp->low && tp->low_var && tp->curv && tp->curv_var && tp->top_var ? 0 : -1;
+}
+
+/* A constant of the run from its measurements x[0..n) and their
+ * variances: their mean weighted by const_weight(), less, in a second
+ * and a third pass, those beyond outlier_limit() of it.  w[], d[], z[]
+ * scratch.  NAN when none counts. */
+static double robust_wmean(const double *x, const double *var, size_t n, double *w, double *d,
+                           double *z)
+{
+    double med = median_var(var, n, z), mean = NAN, lim = INFINITY;
+    for (int pass = 0; pass < 3; pass++) {
+        double s = 0, sw = 0;
+        for (size_t k = 0; k < n; k++) {
+            w[k] = isfinite(x[k]) ? const_weight(var[k], med) : 0;
+            if (w[k] > 0 && fabs(x[k] - mean) / sqrt(var[k]) > lim)
+                w[k] = 0;
+            s += w[k] * x[k];
+            sw += w[k];
+        }
+        if (!(sw > 0))
+            break;
+        mean = s / sw;
+        for (size_t k = 0; k < n; k++) {
+            d[k] = x[k] - mean;
+            w[k] = isfinite(x[k]) ? const_weight(var[k], med) : 0;
+        }
+        lim = outlier_limit(d, var, w, n, z);
+    }
+    return mean;
 }
 
 /* The tops of every interval into tp, the calibration's scale from their
  * spacing and K from their curvature (NAN when no two tops are
  * neighbours).  theta is measured in the calibration's units: a scale off
  * by a per cent stretches the lattice and beta alike, and the tops'
- * spacing (2 pi / N in truth) says by how much. */
+ * spacing (2 pi / N in truth) says by how much.  Both are constants of
+ * the run: a phase counts less where its fit's variance stands far above
+ * the others', and not at all far outside its own error
+ * (robust_wmean()).  In the plain mean, phases measured by one beam through a shaking floor moved K
+ * by 23 % and the scale by 1 % (faulted corpus seed 39, every ratio's
+ * loss 38 % off), and phases bridged by lines where neither beam saw the
+ * prism, with a third of the true curvature and a small residual, moved
+ * K by 3 % (seed 85). */
 static void tops_fit(const walk *wk, const slot *v, size_t m, tops *tp, double *scale,
                      double *K_out)
 {
     const double *top = tp->top;
     tops_ctx tc = {v, m, tp};
     pl_lat_for_slots(wk, m, tops_range, &tc);
-    double span = 0, K = 0, pairs = 0;
-    for (size_t i = 1; i < m; i++)
-        if (!isnan(top[i - 1]) && !isnan(top[i])) {
-            span += top[i] - top[i - 1];
-            K += tp->curv[i - 1] + tp->curv[i];
-            pairs += 1;
+    *scale = 1.0;
+    *K_out = NAN;
+    size_t sz = (m ? m : 1) * sizeof(double), ns = 0, nc = 0;
+    double *sp = malloc(sz), *spv = malloc(sz), *cu = malloc(2 * sz), *cuv = malloc(2 * sz),
+           *z = malloc(6 * sz);
+    if (sp && spv && cu && cuv && z) {
+        for (size_t i = 1; i < m; i++) {
+            if (isnan(top[i - 1]) || isnan(top[i]))
+                continue;
+            sp[ns] = top[i] - top[i - 1];
+            spv[ns++] = tp->top_var[i - 1] + tp->top_var[i];
+            /* each pair's two tops (as the plain mean of the pairs had it) */
+            for (size_t j = i - 1; j <= i; j++) {
+                cu[nc] = tp->curv[j];
+                cuv[nc++] = tp->curv_var[j];
+            }
         }
-    *scale = pairs > 0 && span > 0 ? span / (pairs * wk->delta) : 1.0;
-    *K_out = pairs > 0 ? K / pairs : NAN;   /* omega^2 = ... + K x^2 / 2 in either unit */
+        size_t mm = 2 * (m ? m : 1);
+        double s = robust_wmean(sp, spv, ns, z, z + mm, z + 2 * mm);
+        double c = robust_wmean(cu, cuv, nc, z, z + mm, z + 2 * mm);
+        if (s > 0)
+            *scale = s / wk->delta;
+        *K_out = 2 * c;   /* omega^2 = ... + K x^2 / 2 in either unit */
+    }
+    free(sp);
+    free(spv);
+    free(cu);
+    free(cuv);
+    free(z);
 }
 
 /* The slope that places the impacts, from the ramp's (beta, NaN when
@@ -298,7 +468,7 @@ static double tops_beta(const walk *wk, const tops *tp, size_t m, double K, doub
                         double beta, pl_lattice_stats *st)
 {
     energy e;
-    if (pl_lat_energy_fit(tp->top, tp->low, m, K, wk->delta, scale, &e) == 0) {
+    if (pl_lat_energy_fit(tp->top, tp->low, tp->low_var, m, K, wk->delta, scale, &e) == 0) {
         st->beta_data_rad = e.beta;
         st->beta_data_se_rad = e.beta_se;
         st->energy_ratio = e.r;

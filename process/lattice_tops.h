@@ -20,20 +20,28 @@
  * omega^2 gains from a top to the landing after it (A) and to the
  * landing before it (B) in the measured units, once beta is known. */
 typedef struct {
-    double *top, *top_var, *low, *low_var, *curv;
+    double *top, *top_var, *low, *low_var, *curv, *curv_var;
     double A, B;     /* NAN: no beta */
 } tops;
 
+/* One phase's parabola of omega^2 in theta (pl_lat_arc_top()). */
+typedef struct {
+    double top_var;          /* the top's variance, rad^2 */
+    double low, low_var;     /* the least omega^2 and its variance */
+    double curv, curv_var;   /* the curvature (K / 2 in the measured angle)
+                                and its variance */
+    double raw;              /* the vertex whichever way the parabola opens
+                                (a peak marks a landing); NAN: none */
+} arc_top;
+
 
 /* The top of the contact phase over samples [a, b): the angle where the
- * parabola of omega^2 in theta fitted there is least, its variance, the
- * least omega^2 (*low) and its variance, the curvature (K / 2 in the
- * measured angle) and *raw, the vertex whichever way the parabola opens
- * (a peak marks a landing).  A parabola to a part in a thousand and
- * symmetric about the top, so all of a phase's samples fix it.  NAN when
- * it cannot be fitted or has no minimum inside. */
-double pl_lat_arc_top(const walk *wk, size_t a, size_t b, double *top_var, double *low,
-                      double *low_var, double *curv, double *raw);
+ * parabola of omega^2 in theta fitted there is least, with the rest of
+ * the parabola's figures in *out.  A parabola to a part in a thousand
+ * and symmetric about the top, so all of a phase's samples fix it.  NAN
+ * when it cannot be fitted or has no minimum inside (out->raw may still
+ * hold the vertex). */
+double pl_lat_arc_top(const walk *wk, size_t a, size_t b, arc_top *out);
 
 /* What the line through consecutive tops' squared speeds says. */
 typedef struct {
@@ -42,12 +50,14 @@ typedef struct {
 } energy;
 
 /* The ramp's slope beta and the ratio r from the tops' squared speeds
- * low[i] (top[i] NAN: none) alone, K from their curvature, delta the
- * lattice's spacing and scale the calibration's (lattice_tops.c gives
- * the line): no instant enters, so what moves the instants does not move
- * them.  -1 with fewer than 8 pairs, no spread of speeds, or no root. */
-int pl_lat_energy_fit(const double *top, const double *low, size_t m, double K,
-                      double delta, double scale, energy *e);
+ * low[i] (top[i] NAN: none) alone, each pair weighted by its variances
+ * low_var[] (NULL: equal weights) and the outliers left out, K from
+ * their curvature, delta the lattice's spacing and scale the
+ * calibration's (lattice_tops.c gives the line): no instant enters, so
+ * what moves the instants does not move them.  -1 with fewer than 8
+ * pairs, no spread of speeds, or no root. */
+int pl_lat_energy_fit(const double *top, const double *low, const double *low_var, size_t m,
+                      double K, double delta, double scale, energy *e);
 
 /* Frees tp's arrays (NULL ones too); the struct itself is the caller's. */
 void pl_lat_tops_free(tops *t);

@@ -18,8 +18,8 @@
  * asserts that at least MIN_PASSING of the 200 chains pass (the same
  * share of the 20 run under AddressSanitizer).  PRISMLAB_CORPUS_MIN=K
  * asks for K passing chains instead (for development: while processing
- * learns the faults); PRISMLAB_CORPUS_SEED / FIRST / TABLE as in
- * corpus_test.c.  `prismlab sim --random-chain SEED --faults --wav F
+ * learns the faults); PRISMLAB_CORPUS_OFF=VLTC leaves the faults named
+ * out; PRISMLAB_CORPUS_SEED / FIRST / TABLE as in corpus_test.c.  `prismlab sim --random-chain SEED --faults --wav F
  * --truth T` writes any one chain to a file, its faults in the truth. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,15 +32,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* How many of the 200 chains must meet issue 16's numbers.  Issue 28's
- * goal is 198; processing reaches 194 today (from 82 before it learned
+ * goal is 198; processing reaches 195 today (from 82 before it learned
  * the faults), and this is a ratchet at that: raise it as chains are
- * won, never lower it.  All 6 short clip beam 1, five of them with a
+ * won, never lower it.  All 5 short clip beam 1, four of them with a
  * second or third fault (a beam lost under a shaking ramp, a tail), one
  * whose other beam carries 0.5 mm/s of 1/f noise alone: docs/process.md,
  * "Measured", lists them. */
-#define MIN_PASSING 194
+#define MIN_PASSING 195
 #define FULL_CORPUS 200
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -109,6 +110,23 @@ static void print_kinds(const tu_chain *cs, size_t count)
                       kind_name[k], pass[k], with[k], alone_pass[k], alone[k]);
 }
 
+/* pl_simrun_config_random_faults(), less the faults PRISMLAB_CORPUS_OFF
+ * names (letters of the faults' column: V, L, T, C) after the draw, so
+ * the chain and its other faults stay as drawn: for development, to see
+ * which of a chain's faults costs it. */
+static void draw_faults(pl_simrun_config *cfg, unsigned long seed)
+{
+    pl_simrun_config_random_faults(cfg, seed);
+    const char *off = getenv("PRISMLAB_CORPUS_OFF");
+    if (!off)
+        return;
+    pl_rigsim_config *g = &cfg->rig;
+    g->vibration = g->vibration && !strchr(off, 'V');
+    g->beam_loss = g->beam_loss && !strchr(off, 'L');
+    g->tail_garbage = g->tail_garbage && !strchr(off, 'T');
+    g->clip = g->clip && !strchr(off, 'C');
+}
+
 static void corpus_with_faults(void **state)
 {
     (void)state;
@@ -118,7 +136,7 @@ static void corpus_with_faults(void **state)
     tu_chain *cs = calloc(count, sizeof *cs);
     assert_non_null(cs);
     tu_corpus_sum u;
-    tu_corpus_run(cs, first, count, pl_simrun_config_random_faults, &u);
+    tu_corpus_run(cs, first, count, draw_faults, &u);
     tu_corpus_print_sum(&u);
     size_t passing = count - u.bad;
     /* the failures MIN_PASSING allows in 200, as a share of the chains

@@ -81,6 +81,26 @@ static void print_misses(const double *tt, size_t nt, const double *dt, size_t n
     }
 }
 
+/* Each detected impact beside the true one nearest it (PRISMLAB_CORPUS_IMPACTS
+ * set, one chain): where a chain's loss bias comes from. */
+static void print_impacts(const double *tt, const double *tr, size_t nt,
+                          const pl_process_result *r)
+{
+    print_message("       t_s   dt_ms  ratio  true   se     rel.loss.err  confirmed  omega-  omega+\n");
+    for (size_t j = 0; j < r->n_impacts; j++) {
+        const pl_impact *d = &r->impacts[j];
+        size_t best = 0;
+        for (size_t i = 1; i < nt; i++)
+            if (fabs(tt[i] - d->t_s) < fabs(tt[best] - d->t_s))
+                best = i;
+        if (nt == 0 || fabs(tt[best] - d->t_s) >= 0.002)
+            continue;
+        print_message("  %8.4f %+6.3f %6.4f %6.4f %6.4f %+8.3f %d %9.5f %9.5f\n", d->t_s,
+                      1e3 * (d->t_s - tt[best]), d->ratio, tr[best], d->ratio_se,
+                      (tr[best] - d->ratio) / (1 - tr[best]), d->confirmed, d->omega_minus, d->omega_plus);
+    }
+}
+
 /* The first frame of [from, to] where neither beam sees the prism for
  * longer than a bridge (20 ms): each beam at one of the converter's
  * extreme codes (clipped) or inside its beam loss, stretches closer than
@@ -175,6 +195,8 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
                           "%.4f s, L_p %.4f (truth %.4f)\n%s", c->seed, rel / rate, r.release_t,
                           r.end_t, n / rate, lp, lp_true, r.warnings);
             print_misses(tt, nt, dt, nd);
+            if (getenv("PRISMLAB_CORPUS_IMPACTS"))
+                print_impacts(tt, tr, nt, &r);
         }
         free(dt);
         free(dr);
