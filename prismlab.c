@@ -6,8 +6,8 @@
  * (found beside this one: ../libexec/prismlab from the folder this binary
  * is in), which loads only the shared libraries that command calls.  The
  * process stays the same (same pid, same argv), so launchers, signals and
- * `pgrep -f` see one prismlab.  Starting 48 libraries for every command
- * cost 4-16 ms; docs/layout.md ("Start-up") has the figures.
+ * `pgrep -f` see one prismlab.  Loading all 48 shared objects for every
+ * command cost 5-13 ms; docs/layout.md ("Start-up") has the figures.
  */
 #include "core/cli.h"
 #include "core/version.h"

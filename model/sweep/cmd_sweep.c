@@ -66,7 +66,7 @@ static void print_summary(const char *name, const pl_sweep_stats *s)
 }
 
 /* mpi: how to run over the ranks of an MPI job; NULL in the program
- * without MPI, which bin/prismlab never starts under a launcher. */
+ * without MPI, which bin/prismlab does not run under a launcher. */
 static int cmd_run(int argc, char **argv, const pl_sweep_mpi_ops *mpi)
 {
     const char *db = NULL;

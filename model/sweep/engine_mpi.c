@@ -155,7 +155,8 @@ static pl_status rank_worker(const pl_sweep_spec *spec, pl_err *err)
         return pl_err_set(err, PL_ENOMEM, "out of memory");
     for (int b = 0; b < 2; b++) {
         put(&p[b], hdr, HEADER);
-        MPI_Irecv(chunk[b], PL_SWEEP_MAX_CHUNK, MPI_LONG_LONG, 0, TAG_CHUNK, MPI_COMM_WORLD, &rreq[b]);
+        MPI_Irecv(chunk[b], PL_SWEEP_MAX_CHUNK, MPI_LONG_LONG, 0, TAG_CHUNK, MPI_COMM_WORLD,
+                  &rreq[b]);
         fifo[nf++] = b;
         send_results(&p[b], 0, 0, 1, 0, &sreq[b]);
     }
@@ -192,8 +193,8 @@ static pl_status rank_worker(const pl_sweep_spec *spec, pl_err *err)
         if (st != PL_OK)
             break;
         if (more) {
-            MPI_Irecv(chunk[b], PL_SWEEP_MAX_CHUNK, MPI_LONG_LONG, 0, TAG_CHUNK, MPI_COMM_WORLD,
-                      &rreq[b]);
+            MPI_Irecv(chunk[b], PL_SWEEP_MAX_CHUNK, MPI_LONG_LONG, 0, TAG_CHUNK,
+                      MPI_COMM_WORLD, &rreq[b]);
             fifo[nf++] = b;
         }
         send_results(pk, (uint64_t)k, t_idle, more, 0, &sreq[ps]);
