@@ -9,7 +9,8 @@
 #   make crashtest  SIGKILL import, record, process, daemon 50 times each
 #   make fuzz       libFuzzer (clang) on each parser for FUZZ_S seconds
 #   make demo       deps, build, run the pipeline on the bundled fixtures
-#   make install    PREFIX=/usr/local DESTDIR= : binary, schemas, man page, docs
+#   make install    PREFIX=/usr/local DESTDIR= : binary and the commands'
+#                   programs (libexec/prismlab), schemas, man page, docs
 #
 # Sources are found by folder: every .c below a stage folder goes into the
 # library build/libprismlab.a, tests/<stage>/**/*_test.c become one test
@@ -62,6 +63,10 @@ TEST_SH   := $(sort $(shell find $(addprefix tests/,$(STAGES) cli) -name '*_test
 BENCH_SRC := $(sort $(wildcard tests/bench/*_bench.c))
 TEST_UTIL := $(wildcard tests/util/*.c)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/*_fuzz.c))
+# One program a command: each `int pl_cmd_NAME(int argc, char **argv);` of
+# commands.h is libexec/prismlab/prismlab-NAME (underscores as dashes),
+# which bin/prismlab execs (docs/layout.md, "Start-up").
+PROGRAMS  := $(subst _,-,$(shell sed -n 's/^int pl_cmd_\([a-z0-9_]*\)(int argc, char \*\*argv);$$/\1/p' commands.h))
 
 .DEFAULT_GOAL := all
 
@@ -104,9 +109,21 @@ $(1)/libprismlab.a: $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRC)) $(1)/obj/gen/schemas
 		$(1)/obj/gen/version.o $(1)/obj/gen/webassets.o
 	rm -f $$@ && ar rcs $$@ $$^
 
-$(1)/bin/prismlab: $(1)/obj/prismlab.o $(1)/libprismlab.a
+# bin/prismlab, the dispatcher, links no library but the C library (the
+# link fails when it calls into one); it execs the commands' programs, each
+# linked with only the shared libraries its command calls (--as-needed).
+$(1)/bin/prismlab: $(1)/obj/prismlab.o $(1)/libprismlab.a | \
+		$(patsubst %,$(1)/libexec/prismlab/prismlab-%,$(PROGRAMS))
 	@mkdir -p $$(@D)
-	$$(CC) $(2) $$^ -o $$@ $$(PKG_LIBS)
+	$$(CC) $(2) $$^ -o $$@
+
+$(1)/obj/command_main-%.o: command_main.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(ALL_CFLAGS) -DPL_COMMAND=pl_cmd_$$(subst -,_,$$*) -c $$< -o $$@
+
+$(1)/libexec/prismlab/prismlab-%: $(1)/obj/command_main-%.o $(1)/libprismlab.a
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$^ -o $$@ -Wl,--as-needed $$(PKG_LIBS)
 
 $(1)/tests/%: $(1)/obj/tests/%.o $(patsubst %.c,$(1)/obj/%.o,$(TEST_UTIL)) $(1)/libprismlab.a
 	@mkdir -p $$(@D)
@@ -125,9 +142,15 @@ BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
 all: bin/prismlab
 
-# copy then rename: a running prismlab (a daemon) keeps its old binary
-bin/prismlab: build/bin/prismlab
+# copy then rename: a running prismlab (a daemon) keeps its old binary;
+# the commands' programs go to libexec/prismlab/, where bin/prismlab looks
+# for them (../libexec/prismlab from its own folder, as when installed)
+bin/prismlab: build/bin/prismlab | $(patsubst %,libexec/prismlab/prismlab-%,$(PROGRAMS))
 	@mkdir -p bin
+	cp $< $@.tmp && mv -f $@.tmp $@
+
+libexec/prismlab/prismlab-%: build/libexec/prismlab/prismlab-%
+	@mkdir -p $(@D)
 	cp $< $@.tmp && mv -f $@.tmp $@
 
 asan: build/asan/bin/prismlab $(ASAN_TESTS)
@@ -233,16 +256,20 @@ fixtures: bin/prismlab
 # core <- db <- acquire, process, model; commands on top; SQLite only in
 # db/ (docs/layout.md), from the compiler's own dependency lists.
 layering:
-	@sh tests/util/layering.sh scan "$(CC) $(CPP_FLAGS)" $(LIB_SRC) $(LIB_HDR) prismlab.c commands.h
+	@sh tests/util/layering.sh scan "$(CC) $(CPP_FLAGS)" $(LIB_SRC) $(LIB_HDR) prismlab.c \
+		command_main.c commands.h
 
 # README.md and docs/ go to share/doc/prismlab (docs/ keeping its name, so
 # the README's links work): --help and the man page point there.
 DOCS := $(wildcard docs/*.md) $(wildcard docs/*.service)
 DOC_FIGURES := $(wildcard docs/figures/*.png docs/figures/*.svg)
 install: bin/prismlab
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/prismlab/schemas \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/prismlab \
+		$(DESTDIR)$(PREFIX)/share/prismlab/schemas \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures
 	install -m 755 bin/prismlab $(DESTDIR)$(PREFIX)/bin/prismlab
+	install -m 755 $(patsubst %,libexec/prismlab/prismlab-%,$(PROGRAMS)) \
+		$(DESTDIR)$(PREFIX)/libexec/prismlab/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(PREFIX)/share/prismlab/schemas/
 	install -m 644 docs/prismlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/prismlab.1
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/prismlab/
@@ -250,6 +277,6 @@ install: bin/prismlab
 	$(if $(DOC_FIGURES),install -m 644 $(DOC_FIGURES) $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures/)
 
 clean:
-	rm -rf build bin
+	rm -rf build bin libexec
 
 -include $(shell find build -name '*.d' 2>/dev/null)

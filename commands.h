@@ -4,9 +4,15 @@
  * help text (a pl_cli_command), its option table and one pl_cli_parse()
  * call (core/cli.h: --help comes from the table), then a call into its
  * stage.  It returns the exit status: 0 on success, 1 on a usage error, 2
- * on a data or I/O error.  To add a command: write the file, declare it
- * here, add a row to the table in prismlab.c, and document it in
- * docs/prismlab.1.
+ * on a data or I/O error.
+ *
+ * Each line `int pl_cmd_NAME(int argc, char **argv);` below is also a
+ * program: the Makefile links libexec/prismlab/prismlab-NAME (underscores
+ * as dashes) from command_main.c and the library, with only the shared
+ * libraries that command's code calls, and bin/prismlab (prismlab.c)
+ * execs it (docs/layout.md, "Start-up").  To add a command: write the
+ * file, declare it here, add a row to the table in prismlab.c, and
+ * document it in docs/prismlab.1.
  */
 #ifndef PL_COMMANDS_H
 #define PL_COMMANDS_H
@@ -36,6 +42,12 @@ int pl_cmd_dimer(int argc, char **argv);
 int pl_cmd_dimer_report(int argc, char **argv);
 int pl_cmd_roughplane(int argc, char **argv);
 int pl_cmd_sweep(int argc, char **argv);
+/* `sweep` linked with Open MPI (cmd_sweep_mpi.c): the program bin/prismlab
+ * runs instead of prismlab-sweep when mpirun or srun started it */
+int pl_cmd_sweep_mpi(int argc, char **argv);
+/* both of them: mpi is the MPI run (engine.h), NULL without MPI */
+struct pl_sweep_mpi_ops;
+int pl_sweep_command(int argc, char **argv, const struct pl_sweep_mpi_ops *mpi);
 
 /* web/ */
 int pl_cmd_serve(int argc, char **argv);

@@ -1,44 +1,52 @@
 /* prismlab.c - the command dispatcher: `prismlab <command> [options]`.
  *
- * main() does only what is process-wide: it turns GSL's abort-on-error
- * handler off (library code checks GSL's return codes instead), makes
- * stdout line-buffered for scripts that read progress, and dispatches.
+ * bin/prismlab links no library but the C library: it answers --help and
+ * --version itself, moves the global options behind the command, and
+ * execs the command's own program, PREFIX/libexec/prismlab/prismlab-NAME
+ * (found beside this one: ../libexec/prismlab from the folder this binary
+ * is in), which loads only the shared libraries that command calls.  The
+ * process stays the same (same pid, same argv), so launchers, signals and
+ * `pgrep -f` see one prismlab.  Loading all 48 shared objects for every
+ * command cost 5-13 ms; docs/layout.md ("Start-up") has the figures.
  */
-#include "commands.h"
 #include "core/cli.h"
 #include "core/version.h"
+#include "model/sweep/launch.h"
 
-#include <gsl/gsl_errno.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct command {
     const char *name;
-    int (*fn)(int argc, char **argv);
     const char *summary;
+    /* the program to run instead when an MPI launcher started this one */
+    const char *mpi_program;
 };
 
 static const struct command commands[] = {
-    {"db", pl_cmd_db, "create, check and describe the database"},
-    {"prism", pl_cmd_prism, "add, list and import prisms of the catalogue"},
-    {"ramp", pl_cmd_ramp, "add, list and import ramps of the catalogue"},
-    {"experiment", pl_cmd_experiment, "add and list experiments"},
-    {"run", pl_cmd_run, "list, show, correct and delete runs"},
-    {"acquire", pl_cmd_acquire, "record a run from the rig (DAQ card or simulator)"},
-    {"export", pl_cmd_export, "write a run (CSV volts, WAV raw) or a processed series"},
-    {"import", pl_cmd_import, "store a recording from a WAV or CSV file (or a manifest of them)"},
-    {"sim", pl_cmd_sim, "the rig simulator: write a synthetic recording and its truth"},
-    {"process", pl_cmd_process, "derive omega, theta, L_p, impacts and spectra from runs"},
-    {"simulate", pl_cmd_simulate, "simulate a prism rolling down a ramp"},
-    {"validate", pl_cmd_validate, "match simulations to processed runs and measure the errors"},
-    {"roughplane", pl_cmd_roughplane, "a particle or rigid body sliding on a rough plane (seed 003)"},
-    {"sphere", pl_cmd_sphere, "rolling friction of a viscous sphere (seed 004)"},
-    {"dimer", pl_cmd_dimer, "a dimer bouncing on a vibrating plate (seed 002)"},
-    {"dimer-report", pl_cmd_dimer_report, "seed 002's figures 11-20 and basin maps, checked"},
-    {"report", pl_cmd_report, "write the validation report of an experiment (HTML)"},
-    {"serve", pl_cmd_serve, "the lab in a browser: runs, zoomable plots, reports, the live rig"},
-    {"sweep", pl_cmd_sweep, "run a parameter sweep (one machine, MPI, Slurm); list, export"},
+    {"db", "create, check and describe the database", NULL},
+    {"prism", "add, list and import prisms of the catalogue", NULL},
+    {"ramp", "add, list and import ramps of the catalogue", NULL},
+    {"experiment", "add and list experiments", NULL},
+    {"run", "list, show, correct and delete runs", NULL},
+    {"acquire", "record a run from the rig (DAQ card or simulator)", NULL},
+    {"export", "write a run (CSV volts, WAV raw) or a processed series", NULL},
+    {"import", "store a recording from a WAV or CSV file (or a manifest of them)", NULL},
+    {"sim", "the rig simulator: write a synthetic recording and its truth", NULL},
+    {"process", "derive omega, theta, L_p, impacts and spectra from runs", NULL},
+    {"simulate", "simulate a prism rolling down a ramp", NULL},
+    {"validate", "match simulations to processed runs and measure the errors", NULL},
+    {"roughplane", "a particle or rigid body sliding on a rough plane (seed 003)", NULL},
+    {"sphere", "rolling friction of a viscous sphere (seed 004)", NULL},
+    {"dimer", "a dimer bouncing on a vibrating plate (seed 002)", NULL},
+    {"dimer-report", "seed 002's figures 11-20 and basin maps, checked", NULL},
+    {"report", "write the validation report of an experiment (HTML)", NULL},
+    {"serve", "the lab in a browser: runs, zoomable plots, reports, the live rig", NULL},
+    {"sweep", "run a parameter sweep (one machine, MPI, Slurm); list, export", "sweep-mpi"},
 };
 
 static void usage(FILE *out)
@@ -105,10 +113,34 @@ static int move_global_options(int argc, char **argv, char **out)
     return n;
 }
 
+/* Execs libexec/prismlab/prismlab-PROGRAM beside this binary with argv
+ * as it is; returns only on a failure, with the exit status. */
+static int run_program(const char *program, char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || (size_t)n >= sizeof self - 1) {
+        fprintf(stderr, "prismlab: cannot tell where this program is (/proc/self/exe): %s\n",
+                n < 0 ? strerror(errno) : "path too long");
+        return PL_EXIT_DATA;
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    if (snprintf(path, sizeof path, "%s/../libexec/prismlab/prismlab-%s", self, program) >=
+        (int)sizeof path) {
+        fprintf(stderr, "prismlab: the path of '%s' is too long\n", program);
+        return PL_EXIT_DATA;
+    }
+    execv(path, argv);
+    fprintf(stderr, "prismlab: cannot run '%s': %s (the command's program, built by make "
+            "and installed by make install beside bin/prismlab)\n", path, strerror(errno));
+    return PL_EXIT_DATA;
+}
+
 int main(int argc, char **argv)
 {
-    gsl_set_error_handler_off();
-    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--help") &&
         strcmp(argv[1], "-h") && strcmp(argv[1], "--version")) {
         /* argv's own storage holds the reordered list: same length */
@@ -141,7 +173,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return run_program(commands[i].mpi_program && pl_sweep_mpi_launched()
+                                   ? commands[i].mpi_program : commands[i].name, argv);
     fprintf(stderr, "prismlab: '%s' is not a prismlab command (see 'prismlab "
                     "--help')\n", argv[1]);
     return PL_EXIT_USAGE;

@@ -1,12 +1,16 @@
 /* model/sweep/cmd_sweep.c - `prismlab sweep`: run a sweep file into the
  * store (one machine or an MPI job), list, show and export stored sweeps,
- * draw the prism's phase map.  Only this file prints. */
+ * draw the prism's phase map.  Only this file prints.  Two programs run
+ * it: prismlab-sweep without MPI (pl_cmd_sweep) and prismlab-sweep-mpi
+ * (cmd_sweep_mpi.c), which bin/prismlab runs when an MPI launcher started
+ * it. */
 #include "commands.h"
 #include "core/atomicfile.h"
 #include "core/cli.h"
 #include "db/store.h"
 #include "db/sweep.h"
 #include "model/sweep/engine.h"
+#include "model/sweep/launch.h"
 #include "model/sweep/report.h"
 #include "model/sweep/spec.h"
 
@@ -61,7 +65,9 @@ static void print_summary(const char *name, const pl_sweep_stats *s)
            s->sched_s * pp, s->write_s * pp, s->min_cost_s * 1e6);
 }
 
-static int cmd_run(int argc, char **argv)
+/* mpi: how to run over the ranks of an MPI job; NULL in the program
+ * without MPI, which bin/prismlab does not run under a launcher. */
+static int cmd_run(int argc, char **argv, const pl_sweep_mpi_ops *mpi)
 {
     const char *db = NULL;
     int resume = 0;
@@ -91,16 +97,21 @@ static int cmd_run(int argc, char **argv)
     char name[96];
     if (pl_sweep_launch_check(&err) != PL_OK)
         return pl_cli_fail("sweep", &err);
+    if (pl_sweep_mpi_launched() && !mpi) {
+        pl_err_set(&err, PL_ESTATE, "an MPI launcher started this program, which has no "
+                   "MPI: start bin/prismlab, which runs prismlab-sweep-mpi");
+        return pl_cli_fail("sweep", &err);
+    }
     if (pl_sweep_mpi_launched()) {
         int alone = 0;
-        st = pl_sweep_run_mpi(path, dbp, &o, &rank, &alone, &s, &err);
+        st = mpi->run(path, dbp, &o, &rank, &alone, &s, &err);
         snprintf(name, sizeof name, "%s", s.name);
         rc = st == PL_OK ? PL_EXIT_OK : pl_cli_exit_code(st);
         if (st != PL_OK && (rank == 0 || alone))   /* the others echo rank 0's */
             rc = pl_cli_fail("sweep", &err);
         else if (st == PL_OK && rank == 0)
             print_summary(name, &s);
-        pl_sweep_mpi_end(alone);
+        mpi->end(alone);
         return rc;
     }
     FILE *f = fopen(path, "rb");
@@ -424,17 +435,24 @@ static int cmd_report(int argc, char **argv)
     return PL_EXIT_OK;
 }
 
-int pl_cmd_sweep(int argc, char **argv)
+int pl_sweep_command(int argc, char **argv, const pl_sweep_mpi_ops *mpi)
 {
     if (argc >= 2) {
         static const struct {
             const char *name;
             int (*fn)(int, char **);
         } subs[] = {{"list", cmd_list}, {"show", cmd_show}, {"export", cmd_export},
-                    {"report", cmd_report}, {"delete", cmd_delete}, {"run", cmd_run}};
+                    {"report", cmd_report}, {"delete", cmd_delete}};
         for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
             if (!strcmp(argv[1], subs[i].name))
                 return subs[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], "run"))
+            return cmd_run(argc - 1, argv + 1, mpi);
     }
-    return cmd_run(argc, argv);
+    return cmd_run(argc, argv, mpi);
+}
+
+int pl_cmd_sweep(int argc, char **argv)
+{
+    return pl_sweep_command(argc, argv, NULL);
 }

@@ -15,6 +15,11 @@
  *
  * The rows depend only on the sweep file and the build, never on the
  * number of workers or ranks: each point's parameters come from its index.
+ *
+ * The MPI side (pl_sweep_run_mpi, pl_sweep_mpi_end) is engine_mpi.c, the
+ * one file that includes mpi.h; only the program prismlab-sweep-mpi links
+ * it (commands.h), and hands it to the command as a pl_sweep_mpi_ops.
+ * Whether an MPI launcher started this process is launch.h's.
  */
 #ifndef PL_MODEL_SWEEP_ENGINE_H
 #define PL_MODEL_SWEEP_ENGINE_H
@@ -66,14 +71,6 @@ pl_status pl_sweep_run_local(const pl_sweep_spec *spec, const char *db_path,
                              const pl_sweep_opts *opts, pl_sweep_stats *stats,
                              pl_err *err);
 
-/* True when this process was started by an MPI launcher (mpirun, mpiexec,
- * or srun with PMI/PMIx): the environment says so. */
-int pl_sweep_mpi_launched(void);
-
-/* PL_ESTATE when srun started several tasks of this step but no MPI
- * (srun --mpi=none): each would write alone. */
-pl_status pl_sweep_launch_check(pl_err *err);
-
 /* Runs the sweep file at path over the MPI job this process is a rank of:
  * MPI_Init, rank 0 reads the file and sends its text to every rank, rank
  * 0 writes (as pl_sweep_run_local).  *rank receives this process's rank
@@ -89,5 +86,14 @@ pl_status pl_sweep_run_mpi(const char *path, const char *db_path,
  * MPI_Abort, which takes every rank of the job down (stored points stay
  * for --resume).  A no-op when MPI was not started. */
 void pl_sweep_mpi_end(int alone);
+
+/* The two above as the command takes them: the program linked with Open
+ * MPI passes {pl_sweep_run_mpi, pl_sweep_mpi_end}, the other none, so
+ * that only the first refers to MPI at all. */
+typedef struct pl_sweep_mpi_ops {
+    pl_status (*run)(const char *path, const char *db_path, const pl_sweep_opts *opts,
+                     int *rank, int *alone, pl_sweep_stats *stats, pl_err *err);
+    void (*end)(int alone);
+} pl_sweep_mpi_ops;
 
 #endif

@@ -4,8 +4,9 @@
 #
 # Debian's kernel package (fetched with `apt-get download` into build/vm/
 # the first time, unpacked, never installed) provides vmlinuz, comedi.ko
-# and comedi_test.ko.  An initramfs holds busybox, those two modules, the
-# prismlab binary with its shared libraries, and tests/acquire/vm/init,
+# and comedi_test.ko.  An initramfs holds busybox, those two modules,
+# bin/prismlab and the programs of db, acquire and run with their shared
+# libraries, and tests/acquire/vm/init,
 # which records through the real driver (see there).  The database comes
 # back base64-encoded on the serial console and is checked here:
 #   - the clean run: state complete, exactly RECORD_S x 10 kHz frames, no
@@ -58,8 +59,16 @@ rm -rf "$root"
 mkdir -p "$root/bin" "$root/lib" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 cp /bin/busybox "$root/bin/busybox"
 cp "$vm/comedi.ko" "$vm/comedi_test.ko" "$root/lib/"
+# bin/prismlab and the programs of the commands the guest runs (init),
+# where it looks for them: ../libexec/prismlab from its folder
 cp "$bin" "$root/bin/prismlab"
-ldd "$bin" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | while read -r lib; do
+mkdir -p "$root/libexec/prismlab"
+for cmd in db acquire run; do
+    cp "$(dirname "$bin")/../libexec/prismlab/prismlab-$cmd" "$root/libexec/prismlab/" ||
+        fail "no program for '$cmd' beside $bin (make)"
+done
+for f in "$bin" "$root"/libexec/prismlab/prismlab-*; do ldd "$f"; done |
+    awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | sort -u | while read -r lib; do
     mkdir -p "$root$(dirname "$lib")"
     cp -L "$lib" "$root$lib"
 done
