@@ -272,6 +272,7 @@
     await load(0, meta.duration, firstWindow);
     if (state.error) return;
     if (loading) loading.hidden = true;
+    state.drawnMs = performance.now();   // from the navigation's start
     state.ready = true;
   }
   start();
