@@ -16,6 +16,16 @@
  * Series hold little-endian IEEE-754 doubles.  For time series sample k is
  * at t0_s + k / rate_hz; for spectra (names starting "psd_") bin k is at
  * frequency k / rate_hz, i.e. rate_hz holds 1 / bin width and t0_s = 0.
+ *
+ * Processing also stores, for viewers, the extremes of the raw velocities
+ * (calibrated volts x beam sign x LDV scale, before any processing) over
+ * every PL_DERIVED_RAW_BUCKET frames: series "vp1_raw_min", "vp1_raw_max",
+ * "vp2_raw_min", "vp2_raw_max" at decimation PL_DERIVED_RAW_BUCKET, value k
+ * the extreme of frames [k B, (k + 1) B) (the last bucket what is left),
+ * t0_s 0, rate_hz the run's rate / B (core/extremes.h computes them).  So
+ * the web view draws a whole 10-minute run from 750 kB instead of a pass
+ * over its 24 MB of chunks (docs/web.md).  They go with the processing
+ * record: `run set`, which may change a sign or a scale, drops them too.
  */
 #ifndef PL_DB_DERIVED_H
 #define PL_DB_DERIVED_H
@@ -24,6 +34,10 @@
 #include "db/store.h"
 
 #include <stddef.h>
+
+/* Frames a stored raw-velocity extreme covers (above); 65536, the web
+ * view's read slice, is a multiple of it. */
+#define PL_DERIVED_RAW_BUCKET 256
 
 typedef struct {
     long long run_id;

@@ -5,6 +5,7 @@
  * docs/process.md. */
 #include "process/process.h"
 
+#include "core/extremes.h"
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/run.h"
@@ -765,6 +766,27 @@ static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info 
     return PL_OK;
 }
 
+/* The raw velocities' extremes over every PL_DERIVED_RAW_BUCKET frames
+ * (db/derived.h), stored for viewers; taken before processing touches
+ * the samples (despiking and bridging work in place). */
+typedef struct {
+    size_t n;             /* buckets */
+    double *v;            /* 4 n: vp1 min, vp1 max, vp2 min, vp2 max */
+} raw_extremes;
+
+static pl_status raw_extremes_of(double *const v[2], size_t n, raw_extremes *rx,
+                                 pl_err *err)
+{
+    rx->n = (n + PL_DERIVED_RAW_BUCKET - 1) / PL_DERIVED_RAW_BUCKET;
+    rx->v = malloc(4 * (rx->n ? rx->n : 1) * sizeof *rx->v);
+    if (!rx->v)
+        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu buckets", rx->n);
+    for (int c = 0; c < 2; c++)
+        pl_bucket_extremes(v[c], n, PL_DERIVED_RAW_BUCKET, rx->v + 2 * c * rx->n,
+                           rx->v + (2 * c + 1) * rx->n);
+    return PL_OK;
+}
+
 /* The processing record of r: parameters, window, counts, warnings. */
 static void make_record(long long run_id, const pl_process_config *cfg,
                         const pl_process_result *r, int N, const pl_channel ch[2],
@@ -819,10 +841,11 @@ static void make_record(long long run_id, const pl_process_config *cfg,
  * 1 kHz (every 10th sample of the filtered series: enough for every plot
  * and for matching, a tenth of the bytes; the full-rate series are
  * recomputed exactly from the raw chunks and the stored parameters, since
- * processing is deterministic), the spectra and the impacts. */
+ * processing is deterministic), the spectra, the raw velocities' extremes
+ * and the impacts. */
 static pl_status save_result(pl_store *store, long long run_id, const pl_process_config *cfg,
                              const pl_process_result *r, int N, const pl_channel ch[2],
-                             pl_err *err)
+                             const raw_extremes *rx, pl_err *err)
 {
     size_t nd = (r->n + 9) / 10;
     double *dec = malloc(5 * nd * sizeof *dec), rate = r->rate_hz;
@@ -833,7 +856,8 @@ static pl_status save_result(pl_store *store, long long run_id, const pl_process
     for (int s = 0; s < 5; s++)
         for (size_t i = 0; i < nd; i++)
             dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
-    pl_series sv[8] = {
+    double brate = rate / PL_DERIVED_RAW_BUCKET;
+    pl_series sv[12] = {
         series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
         series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
         series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
@@ -842,10 +866,14 @@ static pl_status save_result(pl_store *store, long long run_id, const pl_process
         series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp1),
         series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp2),
         series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_residual),
+        series("vp1_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v),
+        series("vp1_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + rx->n),
+        series("vp2_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 2 * rx->n),
+        series("vp2_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 3 * rx->n),
     };
     pl_processing rec;
     make_record(run_id, cfg, r, N, ch, &rec);
-    pl_status st = pl_derived_save(store, &rec, sv, 8, r->impacts, r->n_impacts, err);
+    pl_status st = pl_derived_save(store, &rec, sv, 12, r->impacts, r->n_impacts, err);
     free(dec);
     return st;
 }
@@ -861,6 +889,12 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     pl_status st = read_velocities(store, run_id, &info, ch, &prism, v, err);
     if (st != PL_OK)
         return st;
+    raw_extremes rx;
+    if (raw_extremes_of(v, (size_t)info.n_frames, &rx, err) != PL_OK) {
+        free(v[0]);
+        free(v[1]);
+        return pl_err_prefix(err, "run %lld: ", run_id);
+    }
     /* the ramp's slope places the impacts by the arcs' tops when they
      * ring (process/lattice.h); a run without a ramp goes without */
     pl_process_config c = *cfg;
@@ -873,10 +907,12 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     st = process_owned(v[0], v[1], NULL, NULL, (size_t)info.n_frames, info.sample_rate_hz,
                        ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, &c, &r, err);
     if (st != PL_OK) {
+        free(rx.v);
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
-    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, err);
+    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, &rx, err);
+    free(rx.v);
     if (out && st == PL_OK)
         *out = r;
     else

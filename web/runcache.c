@@ -19,6 +19,7 @@ static void entry_free(pl_run_entry *e)
     pl_trace_close(e->trace);
     for (int k = 0; k < PL_RS_N; k++)
         free(e->s[k]);
+    free(e->imp);
     memset(e, 0, sizeof *e);
 }
 
@@ -99,6 +100,8 @@ static pl_status load(pl_store *store, long long run_id, pl_run_entry *e,
     }
     if (st != PL_OK)
         return st;
+    if (pl_derived_impacts(store, run_id, &e->imp, &e->n_imp, err) != PL_OK)
+        return err->code;
     const char *names[2] = {"omega", "Lp"};
     size_t n = 0;
     for (int k = 0; k < 2; k++) {

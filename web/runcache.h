@@ -2,10 +2,10 @@
  *
  * A zoom must not reread a 10-minute run, so the server keeps, for the
  * last few runs asked for (PL_RUNCACHE_SLOTS, least recently used
- * replaced), the run's trace (web/trace.h: the bucket level of v_p1 and
- * v_p2), its derived series at 1 kHz (omega, L_p) and the matching
- * simulation on the same times (the line law, fitted else recorded; NaN
- * outside the valid window), computed once.  A run that records is
+ * replaced), the run's trace (web/trace.h: the levels of extremes of v_p1
+ * and v_p2), its derived series at 1 kHz (omega, L_p), its impacts and the
+ * matching simulation on the same times (the line law, fitted else
+ * recorded; NaN outside the valid window), computed once.  A run that records is
  * extended on each request (only the new chunks are read).
  *
  * Not thread-safe: the server holds its store lock around every call.
@@ -35,6 +35,8 @@ typedef struct {
     double t0, rate;
     size_t n;
     double *s[PL_RS_N];
+    pl_impact *imp;           /* the impacts, in time order */
+    size_t n_imp;
     unsigned long long used;  /* LRU stamp */
 } pl_run_entry;
 

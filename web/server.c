@@ -486,15 +486,9 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     pthread_mutex_lock(&w->lock);
     pl_status st = pl_run_get(w->store, id, &r, &err);
     int processed = st == PL_OK && pl_derived_get(w->store, id, &p, &err) == PL_OK;
-    pl_impact *imp = NULL;
-    size_t nimp = 0;
-    if (processed && pl_derived_impacts(w->store, id, &imp, &nimp, &err) != PL_OK)
-        nimp = 0;
     pthread_mutex_unlock(&w->lock);
-    if (st != PL_OK) {
-        free(imp);
+    if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
-    }
     char title[32];
     snprintf(title, sizeof title, "run %lld", id);
     pl_buf b;
@@ -536,32 +530,33 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
         }
         pl_buf_puts(&b, "</ul>\n");
     }
+    /* the loading sign shows from the first paint until run.js has drawn
+     * the plots (or says what failed) */
     pl_buf_printf(&b, "<p class=\"hint\">Drag across a plot to zoom (all time plots follow); "
                       "double-click to see the whole run.  <span id=\"status\"></span></p>\n"
+                      "<p id=\"loading\" class=\"loading\" role=\"status\">"
+                      "<span class=\"spinner\"></span>Loading the plots&hellip;</p>\n"
                       "<div id=\"plots\" data-run=\"%lld\">\n"
                       "<div class=\"plot\" id=\"plot-vp\"></div>\n"
                       "<div class=\"plot\" id=\"plot-omega\"></div>\n"
                       "<div class=\"plot\" id=\"plot-lp\"></div>\n"
                       "<h2>Spectrum of the residual of &omega;</h2>\n"
                       "<div class=\"plot\" id=\"plot-psd\"></div>\n</div>\n", id);
-    if (nimp) {
-        pl_buf_printf(&b, "<h2>Impacts</h2>\n<table id=\"impacts\" data-count=\"%zu\"><thead><tr>"
+    /* the impacts' table is filled by run.js a page at a time from
+     * /api/run/ID/impacts: a 10-minute run has some 40 000, and a page
+     * holding them all took the browser seconds to lay out before the
+     * plots could start */
+    if (processed && p.n_impacts > 0)
+        pl_buf_printf(&b, "<h2>Impacts</h2>\n<p id=\"impacts-nav\"><button id=\"impacts-prev\" "
+                          "disabled>earlier</button> <span id=\"impacts-range\"></span> "
+                          "<button id=\"impacts-next\" disabled>later</button></p>\n"
+                          "<table id=\"impacts\" data-count=\"%lld\"><thead><tr>"
                           "<th>#</th><th>t (s)</th><th>&omega;<sub>-</sub> (rad/s)</th>"
                           "<th>&omega;<sub>+</sub> (rad/s)</th><th>&omega;<sub>+</sub>/&omega;<sub>-</sub></th>"
-                          "<th>step</th></tr></thead><tbody>\n", nimp);
-        for (size_t i = 0; i < nimp; i++) {
-            pl_buf_printf(&b, "<tr><td>%zu</td><td>%.5f</td><td>%.4f</td><td>%.4f</td>", i + 1,
-                          imp[i].t_s, imp[i].omega_minus, imp[i].omega_plus);
-            num_cell(&b, "<td>%.4f</td>", imp[i].ratio);
-            pl_buf_printf(&b, "<td>%s</td></tr>\n", imp[i].confirmed > 0 ? "seen"
-                                                    : imp[i].confirmed == 0 ? "lattice" : "?");
-        }
-        pl_buf_puts(&b, "</tbody></table>\n");
-    }
+                          "<th>step</th></tr></thead><tbody></tbody></table>\n", p.n_impacts);
     pl_buf_puts(&b, "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
                     "<script src=\"/static/run.js\"></script>\n");
     page_end(&b);
-    free(imp);
     return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
 }
 
@@ -626,21 +621,17 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
             pl_buf_json_str(&b, e->sim_label);
         else
             pl_buf_puts(&b, "null");
-        pl_impact *imp = NULL;
-        size_t n = 0;
-        st = pl_derived_impacts(w->store, id, &imp, &n, &err);
+        const pl_impact *imp = e->imp;
         pl_buf_puts(&b, ",\"impacts\":[");
-        for (size_t i = 0; st == PL_OK && i < n; i++) {
+        for (size_t i = 0; i < e->n_imp; i++) {
             pl_buf_printf(&b, "%s[%.10g,", i ? "," : "", imp[i].t_s);
             pl_buf_json_num(&b, imp[i].ratio, 6);
             pl_buf_printf(&b, ",%d]", imp[i].confirmed);
         }
         pl_buf_puts(&b, "]");
-        free(imp);
         double *psd = NULL, t0, df;
         size_t np = 0;
-        if (st == PL_OK &&
-            pl_derived_series(w->store, id, "psd_residual", 1, &psd, &np, &t0, &df, &err) == PL_OK) {
+        if (pl_derived_series(w->store, id, "psd_residual", 1, &psd, &np, &t0, &df, &err) == PL_OK) {
             pl_buf_printf(&b, ",\"psd\":{\"df\":%.10g,", 1 / df);
             json_array(&b, "v", psd, np, 6);
             pl_buf_puts(&b, "}");
@@ -655,6 +646,49 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
         pl_buf_free(&b);
         return fail(c, status_of(st), "%s", err.msg);
     }
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
+enum { IMPACTS_PAGE = 200, IMPACTS_MAX = 1000 };
+
+/* A page of the impacts' table: rows [from, from + n) (n at most
+ * IMPACTS_MAX, default IMPACTS_PAGE) as [t, omega-, omega+, ratio,
+ * confirmed], with the run's total. */
+static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    char msg[200];
+    double from = 0, n = IMPACTS_PAGE;
+    if (arg_double(c, "from", 0, 1e15, &from, msg, sizeof msg) < 0 ||
+        arg_double(c, "n", 1, IMPACTS_MAX, &n, msg, sizeof msg) < 0)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "%s", msg);
+    if (from != floor(from) || n != floor(n))
+        return fail(c, MHD_HTTP_BAD_REQUEST, "parameters 'from', 'n': expected whole "
+                    "numbers, got %g and %g", from, n);
+    pl_err err = {0};
+    pl_run_entry *e;
+    pl_buf b;
+    pl_buf_init(&b);
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_runcache_get(w->cache, w->store, id, &e, &err);
+    if (st != PL_OK) {
+        pthread_mutex_unlock(&w->lock);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    size_t a = (size_t)fmin(from, (double)e->n_imp);
+    size_t z = (size_t)fmin((double)a + n, (double)e->n_imp);
+    pl_buf_printf(&b, "{\"run\":%lld,\"total\":%zu,\"from\":%zu,\"rows\":[", id, e->n_imp, a);
+    for (size_t i = a; i < z; i++) {
+        const pl_impact *m = &e->imp[i];
+        pl_buf_printf(&b, "%s[%.10g,", i > a ? "," : "", m->t_s);
+        pl_buf_json_num(&b, m->omega_minus, 8);
+        pl_buf_puts(&b, ",");
+        pl_buf_json_num(&b, m->omega_plus, 8);
+        pl_buf_puts(&b, ",");
+        pl_buf_json_num(&b, m->ratio, 8);
+        pl_buf_printf(&b, ",%d]", m->confirmed);
+    }
+    pthread_mutex_unlock(&w->lock);
+    pl_buf_puts(&b, "]}\n");
     return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
 }
 
@@ -1148,7 +1182,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         const char *rest = url + 9, *slash = strchr(rest, '/');
         size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
         if (!slash || n >= sizeof idtext || strlen(slash + 1) >= sizeof what)
-            return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta or /api/run/ID/window");
+            return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window "
+                        "or /api/run/ID/impacts");
         memcpy(idtext, rest, n);
         idtext[n] = '\0';
         snprintf(what, sizeof what, "%s", slash + 1);
@@ -1159,7 +1194,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return api_meta(w, c, id);
         if (!strcmp(what, "window"))
             return api_window(w, c, id);
-        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta or /api/run/ID/window");
+        if (!strcmp(what, "impacts"))
+            return api_impacts(w, c, id);
+        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window "
+                    "or /api/run/ID/impacts");
     }
     return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
 }

@@ -1,6 +1,8 @@
 /* web/trace.c - see trace.h. */
 #include "web/trace.h"
 
+#include "core/extremes.h"
+#include "db/derived.h"
 #include "db/run.h"
 
 #include <math.h>
@@ -35,21 +37,6 @@ static pl_status cols_alloc(pl_envelope_cols *e, int n_ch, size_t n, pl_err *err
     return PL_OK;
 }
 
-/* min/max of x[a..b) without NaN: NaN, NaN when there is nothing else */
-static void extremes(const double *x, size_t a, size_t b, double *lo, double *hi)
-{
-    double mn = INFINITY, mx = -INFINITY;
-    for (size_t i = a; i < b; i++) {
-        double v = x[i];
-        if (v < mn) mn = v;
-        if (v > mx) mx = v;
-    }
-    if (mn > mx)
-        mn = mx = NAN;
-    *lo = mn;
-    *hi = mx;
-}
-
 pl_status pl_envelope(const double *const *x, int n_ch, size_t a, size_t b,
                       size_t px, pl_envelope_cols *out, pl_err *err)
 {
@@ -70,36 +57,91 @@ pl_status pl_envelope(const double *const *x, int n_ch, size_t a, size_t b,
             hi = b;
         out->first[i] = (long long)lo;
         for (int c = 0; c < n_ch; c++)
-            extremes(x[c], lo, hi, &out->min[c][i], &out->max[c][i]);
+            pl_extremes(x[c] + lo, hi - lo, &out->min[c][i], &out->max[c][i]);
     }
     return PL_OK;
 }
+
+/* The two levels live in one array each, bucket k of the whole run at
+ * index k, filled a slice (SLICE frames) at a time.  Per slice, how many
+ * of its frames each level covers: a slice is ready for a level when that
+ * is all the frames it holds now (the last slice of a recording grows). */
+enum { SLICE = 1 << 16 };   /* frames read at a time: 1 MiB of doubles */
+enum { FINE_PER_SLICE = SLICE / PL_TRACE_BUCKET, COARSE_PER_SLICE = SLICE / PL_TRACE_COARSE,
+       FINE_PER_COARSE = PL_TRACE_COARSE / PL_TRACE_BUCKET };
+
+_Static_assert(PL_TRACE_COARSE == PL_DERIVED_RAW_BUCKET,
+               "the coarse level is the one processing stores");
+_Static_assert(SLICE % PL_TRACE_COARSE == 0 && PL_TRACE_COARSE % PL_TRACE_BUCKET == 0,
+               "buckets tile a slice");
+
+typedef struct {
+    double *min[2], *max[2];
+    int *covered;             /* per slice: frames of it the level holds */
+} level;
 
 struct pl_trace {
     pl_run_info info;
     pl_channel ch[2];
     double gain[2];           /* volts -> m/s */
-    long long frames;         /* frames the level covers */
-    size_t nb, cap;           /* buckets (the last may be partial) */
-    double *bmin[2], *bmax[2];
+    long long frames;         /* frames the run holds (at the last refresh) */
+    size_t nslices, cap;      /* slices of the run; allocated for cap */
+    level fine, coarse;
+    long long frames_read;    /* from the chunks, since open */
+    int stored;               /* the coarse level came from the store */
 };
 
 long long pl_trace_frames(const pl_trace *tr) { return tr->frames; }
 double pl_trace_rate(const pl_trace *tr) { return tr->info.sample_rate_hz; }
 long long pl_trace_run(const pl_trace *tr) { return tr->info.id; }
+long long pl_trace_frames_read(const pl_trace *tr) { return tr->frames_read; }
+int pl_trace_stored(const pl_trace *tr) { return tr->stored; }
+
+static void level_free(level *l)
+{
+    for (int c = 0; c < 2; c++) {
+        free(l->min[c]);
+        free(l->max[c]);
+    }
+    free(l->covered);
+}
 
 void pl_trace_close(pl_trace *tr)
 {
     if (!tr)
         return;
-    for (int c = 0; c < 2; c++) {
-        free(tr->bmin[c]);
-        free(tr->bmax[c]);
-    }
+    level_free(&tr->fine);
+    level_free(&tr->coarse);
     free(tr);
 }
 
-enum { SLICE = 1 << 16 };   /* frames read at a time: 1 MiB of doubles */
+/* Room for cap slices of per_slice buckets; new slices cover nothing. */
+static int level_grow(level *l, size_t old, size_t cap, size_t per_slice)
+{
+    for (int c = 0; c < 2; c++) {
+        double *a = realloc(l->min[c], cap * per_slice * sizeof *a);
+        if (a)
+            l->min[c] = a;
+        double *b = realloc(l->max[c], cap * per_slice * sizeof *b);
+        if (b)
+            l->max[c] = b;
+        if (!a || !b)
+            return -1;
+    }
+    int *cov = realloc(l->covered, cap * sizeof *cov);
+    if (!cov)
+        return -1;
+    l->covered = cov;
+    memset(cov + old, 0, (cap - old) * sizeof *cov);
+    return 0;
+}
+
+/* Frames slice s holds now. */
+static int slice_frames(const pl_trace *tr, size_t s)
+{
+    long long left = tr->frames - (long long)s * SLICE;
+    return left < SLICE ? (int)left : SLICE;
+}
 
 /* Reads frames [first, first + n) as velocities into v[0], v[1]. */
 static pl_status read_vel(pl_trace *tr, pl_store *store, long long first,
@@ -119,6 +161,7 @@ static pl_status read_vel(pl_trace *tr, pl_store *store, long long first,
     free(spare);
     if (st != PL_OK)
         return st;
+    tr->frames_read += n;
     for (int c = 0; c < 2; c++)
         for (long long i = 0; i < n; i++)
             v[c][i] *= tr->gain[c];
@@ -132,54 +175,134 @@ pl_status pl_trace_refresh(pl_trace *tr, pl_store *store, pl_err *err)
         return err->code;
     tr->info.n_frames = now.n_frames;
     tr->info.state = now.state;
-    if (now.n_frames <= tr->frames)
+    if (now.n_frames == tr->frames && tr->cap)
         return PL_OK;
-    size_t need = (size_t)((now.n_frames + PL_TRACE_BUCKET - 1) / PL_TRACE_BUCKET);
-    if (need > tr->cap) {
-        size_t cap = tr->cap ? tr->cap : 1024;
+    size_t need = (size_t)((now.n_frames + SLICE - 1) / SLICE);
+    if (need > tr->cap || !tr->cap) {
+        size_t cap = tr->cap ? tr->cap : 16;
         while (cap < need)
             cap *= 2;
-        for (int c = 0; c < 2; c++) {
-            double *a = realloc(tr->bmin[c], cap * sizeof *a);
-            if (a)
-                tr->bmin[c] = a;
-            double *b = realloc(tr->bmax[c], cap * sizeof *b);
-            if (b)
-                tr->bmax[c] = b;
-            if (!a || !b)
-                return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for "
-                                  "%zu buckets", tr->info.id, cap);
-        }
+        if (level_grow(&tr->fine, tr->cap, cap, FINE_PER_SLICE) != 0 ||
+            level_grow(&tr->coarse, tr->cap, cap, COARSE_PER_SLICE) != 0)
+            return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for the "
+                              "envelope of %lld frames", tr->info.id, now.n_frames);
         tr->cap = cap;
     }
-    /* restart at the last whole bucket: a partial one is redone */
-    long long from = tr->frames / PL_TRACE_BUCKET * PL_TRACE_BUCKET;
-    double *v[2] = {malloc(SLICE * sizeof(double)), malloc(SLICE * sizeof(double))};
+    if (now.n_frames < tr->frames) {   /* never for a run as prismlab keeps it */
+        memset(tr->fine.covered, 0, tr->cap * sizeof(int));
+        memset(tr->coarse.covered, 0, tr->cap * sizeof(int));
+    }
+    tr->frames = now.n_frames;
+    tr->nslices = need;
+    return PL_OK;
+}
+
+/* Brings the fine level of slice s up to its frames from frame `from` of
+ * it on (a recording's last slice grows: its last partial bucket is
+ * redone), v[c] holding the velocities of those frames, and the coarse
+ * level with it. */
+static void fill_slice(pl_trace *tr, size_t s, int from, double *const v[2])
+{
+    int want = slice_frames(tr, s);
+    size_t k0 = s * FINE_PER_SLICE + (size_t)from / PL_TRACE_BUCKET;
+    for (int c = 0; c < 2; c++)
+        pl_bucket_extremes(v[c], (size_t)(want - from), PL_TRACE_BUCKET,
+                           tr->fine.min[c] + k0, tr->fine.max[c] + k0);
+    tr->fine.covered[s] = want;
+    /* the coarse buckets from the fine ones: the same extremes exactly */
+    size_t fa = s * FINE_PER_SLICE, fb = fa + (size_t)(want + PL_TRACE_BUCKET - 1) / PL_TRACE_BUCKET;
+    size_t ka = fa / FINE_PER_COARSE + (size_t)from / PL_TRACE_COARSE;
+    for (size_t k = ka; k * FINE_PER_COARSE < fb; k++) {
+        size_t a = k * FINE_PER_COARSE, b = a + FINE_PER_COARSE < fb ? a + FINE_PER_COARSE : fb;
+        for (int c = 0; c < 2; c++) {
+            double lo, hi, ignore;
+            pl_extremes(tr->fine.min[c] + a, b - a, &lo, &ignore);
+            pl_extremes(tr->fine.max[c] + a, b - a, &ignore, &hi);
+            tr->coarse.min[c][k] = lo;
+            tr->coarse.max[c][k] = hi;
+        }
+    }
+    tr->coarse.covered[s] = want;
+}
+
+/* Slices read at once: more than one, so that the read converts 16-bit
+ * codes through a table rather than a polynomial a sample (db/run.c). */
+enum { BATCH = 8 };
+
+/* Makes slices [s0, s1) ready at level l (the fine or the coarse one),
+ * reading what they lack, consecutive slices together. */
+static pl_status ensure(pl_trace *tr, pl_store *store, const level *l, size_t s0,
+                        size_t s1, pl_err *err)
+{
+    double *v[2] = {NULL, NULL};
     pl_status st = PL_OK;
-    if (!v[0] || !v[1])
-        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", tr->info.id);
-    for (long long f = from; st == PL_OK && f < now.n_frames; f += SLICE) {
-        long long n = now.n_frames - f < SLICE ? now.n_frames - f : SLICE;
-        if ((st = read_vel(tr, store, f, n, v, err)) != PL_OK)
-            break;
-        for (long long i = 0; i < n; i += PL_TRACE_BUCKET) {
-            size_t k = (size_t)((f + i) / PL_TRACE_BUCKET);
-            size_t e = (size_t)(i + PL_TRACE_BUCKET < n ? i + PL_TRACE_BUCKET : n);
-            for (int c = 0; c < 2; c++) {
-                double lo, hi;
-                extremes(v[c], (size_t)i, e, &lo, &hi);
-                tr->bmin[c][k] = lo;
-                tr->bmax[c][k] = hi;
+    if (s1 > tr->nslices)
+        s1 = tr->nslices;
+    for (size_t s = s0; s < s1 && st == PL_OK;) {
+        if (l->covered[s] == slice_frames(tr, s)) {
+            s++;
+            continue;
+        }
+        size_t e = s + 1;
+        while (e < s1 && e - s < BATCH && l->covered[e] != slice_frames(tr, e))
+            e++;
+        if (!v[0]) {
+            v[0] = malloc(BATCH * SLICE * sizeof(double));
+            v[1] = malloc(BATCH * SLICE * sizeof(double));
+            if (!v[0] || !v[1]) {
+                st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", tr->info.id);
+                break;
             }
         }
+        int from = tr->fine.covered[s] / PL_TRACE_BUCKET * PL_TRACE_BUCKET;
+        long long f0 = (long long)s * SLICE + from;
+        long long f1 = (long long)(e - 1) * SLICE + slice_frames(tr, e - 1);
+        st = read_vel(tr, store, f0, f1 - f0, v, err);
+        for (size_t k = s; k < e && st == PL_OK; k++) {
+            size_t off = k == s ? 0 : (size_t)((long long)k * SLICE - f0);
+            double *const at[2] = {v[0] + off, v[1] + off};
+            fill_slice(tr, k, k == s ? from : 0, at);
+        }
+        s = e;
     }
     free(v[0]);
     free(v[1]);
-    if (st != PL_OK)
-        return st;
-    tr->frames = now.n_frames;
-    tr->nb = need;
-    return PL_OK;
+    return st;
+}
+
+/* The coarse level from what processing stored (db/derived.h), when it
+ * covers the run as it is now; otherwise it is built from the chunks as
+ * windows need it. */
+static void load_stored(pl_trace *tr, pl_store *store)
+{
+    static const char *const names[2][2] = {{"vp1_raw_min", "vp1_raw_max"},
+                                            {"vp2_raw_min", "vp2_raw_max"}};
+    size_t want = (size_t)((tr->frames + PL_TRACE_COARSE - 1) / PL_TRACE_COARSE);
+    double *x[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    int ok = want > 0;
+    for (int c = 0; c < 2; c++)
+        for (int m = 0; m < 2; m++) {
+            size_t n = 0;
+            double t0 = NAN, rate = NAN;
+            pl_err ignore = {0};
+            ok = ok && pl_derived_series(store, tr->info.id, names[c][m], PL_TRACE_COARSE,
+                                         &x[c][m], &n, &t0, &rate, &ignore) == PL_OK &&
+                 n == want && t0 == 0 &&
+                 fabs(rate * PL_TRACE_COARSE - tr->info.sample_rate_hz) <=
+                     1e-9 * tr->info.sample_rate_hz;
+        }
+    if (ok) {
+        for (int c = 0; c < 2; c++) {
+            memcpy(tr->coarse.min[c], x[c][0], want * sizeof(double));
+            memcpy(tr->coarse.max[c], x[c][1], want * sizeof(double));
+        }
+        for (size_t s = 0; s < tr->nslices; s++)
+            tr->coarse.covered[s] = slice_frames(tr, s);
+        tr->stored = 1;
+    }
+    for (int c = 0; c < 2; c++)
+        for (int m = 0; m < 2; m++)
+            free(x[c][m]);
 }
 
 pl_status pl_trace_open(pl_trace **out, pl_store *store, long long run_id,
@@ -212,7 +335,39 @@ pl_status pl_trace_open(pl_trace **out, pl_store *store, long long run_id,
         pl_trace_close(tr);
         return err->code;
     }
+    if (tr->info.state != PL_RUN_RECORDING)
+        load_stored(tr, store);
     *out = tr;
+    return PL_OK;
+}
+
+/* Window [f0, f1) from a level of bucket frames each: column edges on
+ * bucket edges. */
+static pl_status from_level(pl_trace *tr, pl_store *store, const level *l, int bucket,
+                            long long f0, long long f1, size_t px,
+                            pl_envelope_cols *out, pl_err *err)
+{
+    size_t ka = (size_t)(f0 / bucket);
+    size_t kb = (size_t)((f1 + bucket - 1) / bucket);
+    size_t nk = kb - ka;
+    if (ensure(tr, store, l, (size_t)(f0 / SLICE), (size_t)((f1 + SLICE - 1) / SLICE),
+               err) != PL_OK)
+        return err->code;
+    if (cols_alloc(out, 2, px, err) != PL_OK)
+        return err->code;
+    out->n = px;
+    for (size_t i = 0; i < px; i++) {
+        size_t lo = ka + (size_t)((double)i * (double)nk / (double)px);
+        size_t hi = i + 1 == px ? kb : ka + (size_t)((double)(i + 1) * (double)nk / (double)px);
+        out->first[i] = (long long)lo * bucket;
+        for (int c = 0; c < 2; c++) {
+            double mn, mx, ignore;
+            pl_extremes(l->min[c] + lo, hi - lo, &mn, &ignore);
+            pl_extremes(l->max[c] + lo, hi - lo, &ignore, &mx);
+            out->min[c][i] = mn;
+            out->max[c][i] = mx;
+        }
+    }
     return PL_OK;
 }
 
@@ -230,44 +385,24 @@ pl_status pl_trace_window(pl_trace *tr, pl_store *store, long long f0,
     if (f1 < f0)
         f1 = f0;
     long long n = f1 - f0;
-    if (n < 8LL * PL_TRACE_BUCKET * (long long)px) {
-        /* narrow: exact, from the chunks */
-        double *v[2] = {malloc((size_t)(n ? n : 1) * sizeof(double)),
-                        malloc((size_t)(n ? n : 1) * sizeof(double))};
-        pl_status st = PL_OK;
-        if (!v[0] || !v[1])
-            st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", tr->info.id);
-        if (st == PL_OK && n > 0)
-            st = read_vel(tr, store, f0, n, v, err);
-        if (st == PL_OK)
-            st = pl_envelope((const double *const *)v, 2, 0, (size_t)n, px, out, err);
-        free(v[0]);
-        free(v[1]);
-        if (st == PL_OK)
-            for (size_t i = 0; i < out->n; i++)
-                out->first[i] += f0;
-        return st;
-    }
-    /* wide: from the bucket level, column edges on bucket edges */
-    size_t ka = (size_t)(f0 / PL_TRACE_BUCKET);
-    size_t kb = (size_t)((f1 + PL_TRACE_BUCKET - 1) / PL_TRACE_BUCKET);
-    size_t nk = kb - ka;
-    if (cols_alloc(out, 2, px, err) != PL_OK)
-        return err->code;
-    out->n = px;
-    for (size_t i = 0; i < px; i++) {
-        size_t lo = ka + (size_t)((double)i * (double)nk / (double)px);
-        size_t hi = i + 1 == px ? kb : ka + (size_t)((double)(i + 1) * (double)nk / (double)px);
-        out->first[i] = (long long)lo * PL_TRACE_BUCKET;
-        for (int c = 0; c < 2; c++) {
-            double mn = INFINITY, mx = -INFINITY;
-            for (size_t k = lo; k < hi; k++) {
-                if (tr->bmin[c][k] < mn) mn = tr->bmin[c][k];
-                if (tr->bmax[c][k] > mx) mx = tr->bmax[c][k];
-            }
-            out->min[c][i] = mn <= mx ? mn : NAN;
-            out->max[c][i] = mn <= mx ? mx : NAN;
-        }
-    }
-    return PL_OK;
+    if (n >= 8LL * PL_TRACE_COARSE * (long long)px)
+        return from_level(tr, store, &tr->coarse, PL_TRACE_COARSE, f0, f1, px, out, err);
+    if (n >= 8LL * PL_TRACE_BUCKET * (long long)px)
+        return from_level(tr, store, &tr->fine, PL_TRACE_BUCKET, f0, f1, px, out, err);
+    /* narrow: exact, from the chunks */
+    double *v[2] = {malloc((size_t)(n ? n : 1) * sizeof(double)),
+                    malloc((size_t)(n ? n : 1) * sizeof(double))};
+    pl_status st = PL_OK;
+    if (!v[0] || !v[1])
+        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", tr->info.id);
+    if (st == PL_OK && n > 0)
+        st = read_vel(tr, store, f0, n, v, err);
+    if (st == PL_OK)
+        st = pl_envelope((const double *const *)v, 2, 0, (size_t)n, px, out, err);
+    free(v[0]);
+    free(v[1]);
+    if (st == PL_OK)
+        for (size_t i = 0; i < out->n; i++)
+            out->first[i] += f0;
+    return st;
 }

@@ -9,14 +9,20 @@
  *
  * The velocities v_p1, v_p2 come straight from the stored chunks
  * (calibrated volts x beam sign x LDV scale: what the LDV decoder says,
- * before processing).  So that a zoom never rereads the whole run, a
- * pl_trace keeps one level of pre-computed extremes: the min and max of
- * every PL_TRACE_BUCKET frames, built by one pass over the chunks when the
- * run is first opened (and extended, not rebuilt, while it records).  A
- * window of at least 8 buckets a column is answered from that level, its
- * column edges moved to bucket edges (by less than an eighth of a column;
- * each column says which frame it starts at); a narrower window is read
- * from the chunks and answered exactly.
+ * before processing).  So that neither the first answer nor a zoom reads
+ * the whole run, a pl_trace keeps two levels of pre-computed extremes:
+ *   - coarse, the min and max of every PL_TRACE_COARSE frames: what
+ *     processing stored (db/derived.h, "vp1_raw_min"...), read when the
+ *     run is opened (750 kB for 10 minutes); a run not processed has it
+ *     built from the fine level;
+ *   - fine, of every PL_TRACE_BUCKET frames, built from the chunks a
+ *     slice of 65536 frames at a time, only for the slices a window
+ *     covers, when it first needs them (and extended, not rebuilt, while
+ *     the run records).
+ * A window of at least 8 buckets a column of a level is answered from the
+ * coarsest such level, its column edges moved to bucket edges (by less
+ * than an eighth of a column; each column says which frame it starts at);
+ * a narrower window is read from the chunks and answered exactly.
  *
  * The same envelope of an array in memory (the derived series, 1 kHz)
  * is pl_envelope().
@@ -29,7 +35,7 @@
 
 #include <stddef.h>
 
-enum { PL_TRACE_BUCKET = 16, PL_TRACE_MAXCH = 4 };
+enum { PL_TRACE_BUCKET = 16, PL_TRACE_COARSE = 256, PL_TRACE_MAXCH = 4 };
 
 /* An answer: n columns; column i starts at sample first[i] (a frame or
  * series index) and holds min[c][i] .. max[c][i] of channel c.  full: each
@@ -54,17 +60,17 @@ pl_status pl_envelope(const double *const *x, int n_ch, size_t a, size_t b,
 
 typedef struct pl_trace pl_trace;
 
-/* Reads run run_id's description and channels and builds the bucket
- * level from its chunks (one pass).  PL_ENOTFOUND for no such run;
- * PL_ECORRUPT when a chunk fails its CRC. */
+/* Reads run run_id's description and channels, and the coarse level
+ * processing stored when it covers the run; reads no chunk (windows read
+ * what they need).  PL_ENOTFOUND for no such run. */
 pl_status pl_trace_open(pl_trace **out, pl_store *store, long long run_id,
                         pl_err *err);
 
 /* Closes the handle; NULL is a no-op. */
 void pl_trace_close(pl_trace *tr);
 
-/* Brings the bucket level up to the frames the run holds now (a run that
- * records grows): reads only what was added. */
+/* Takes in the frames the run holds now (a run that records grows): the
+ * levels are extended, when a window needs them, by what was added. */
 pl_status pl_trace_refresh(pl_trace *tr, pl_store *store, pl_err *err);
 
 /* Frames covered, the sample rate (Hz), the run. */
@@ -72,9 +78,18 @@ long long pl_trace_frames(const pl_trace *tr);
 double pl_trace_rate(const pl_trace *tr);
 long long pl_trace_run(const pl_trace *tr);
 
+/* Frames read from the chunks since the trace was opened (what the
+ * levels and the narrow windows cost: tests and the bench look). */
+long long pl_trace_frames_read(const pl_trace *tr);
+
+/* 1 when the coarse level came from what processing stored. */
+int pl_trace_stored(const pl_trace *tr);
+
 /* The envelope of v_p1 and v_p2 (m/s; n_ch = 2) over frames [f0, f1)
- * (clipped to the run) in at most px columns: from the bucket level when
- * the window holds at least 8 buckets a column, else from the chunks. */
+ * (clipped to the run) in at most px columns: from the coarsest level of
+ * which the window holds at least 8 buckets a column (building what it
+ * lacks of the window's slices), else from the chunks.  PL_ECORRUPT when
+ * a chunk read fails its CRC. */
 pl_status pl_trace_window(pl_trace *tr, pl_store *store, long long f0,
                           long long f1, size_t px, pl_envelope_cols *out,
                           pl_err *err);

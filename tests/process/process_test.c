@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "acquire/sim/simrun.h"
+#include "db/derived.h"
+#include "db/run.h"
 #include "db/store.h"
 #include "process/frontend.h"
 #include "process/process.h"
@@ -938,6 +940,46 @@ static void test_threads_agree(void **state)
     pl_simrun_destroy(sim);
 }
 
+/* Processing stores, for viewers, the raw velocities' extremes of every
+ * PL_DERIVED_RAW_BUCKET frames (db/derived.h): each the very minimum and
+ * maximum of its frames as the chunks give them (volts x sign x scale),
+ * the last bucket what is left. */
+static void check_raw_extremes(pl_store *store, long long id)
+{
+    static const char *const names[4] = {"vp1_raw_min", "vp1_raw_max", "vp2_raw_min",
+                                         "vp2_raw_max"};
+    pl_run_info info;
+    pl_channel ch[2];
+    pl_err err = {0};
+    assert_int_equal(pl_run_get(store, id, &info, &err), PL_OK);
+    assert_int_equal(pl_run_channels(store, id, ch, 2, &err), PL_OK);
+    size_t n = (size_t)info.n_frames, nb = (n + 255) / 256;
+    assert_int_equal(PL_DERIVED_RAW_BUCKET, 256);
+    double *v[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+    assert_int_equal(pl_run_read_channels(store, id, 0, (long long)n, v, 2, &err), PL_OK);
+    for (int k = 0; k < 4; k++) {
+        int c = k / 2, is_max = k % 2;
+        double *x, t0, rate, gain = ch[c].beam_sign * ch[c].ldv_scale_mps_per_v;
+        size_t m;
+        assert_int_equal(pl_derived_series(store, id, names[k], 256, &x, &m, &t0, &rate, &err),
+                         PL_OK);
+        assert_int_equal(m, nb);
+        assert_true(t0 == 0);
+        tu_assert_close(rate, info.sample_rate_hz / 256, 1e-12);
+        for (size_t b = 0; b < nb; b++) {
+            double want = is_max ? -INFINITY : INFINITY;
+            for (size_t i = 256 * b; i < n && i < 256 * (b + 1); i++)
+                want = is_max ? fmax(want, v[c][i] * gain) : fmin(want, v[c][i] * gain);
+            if (x[b] != want)
+                fail_msg("run %lld %s bucket %zu: %.17g, the frames say %.17g", id,
+                         names[k], b, x[b], want);
+        }
+        free(x);
+    }
+    free(v[0]);
+    free(v[1]);
+}
+
 static void test_fixture_scores(void **state)
 {
     (void)state;
@@ -973,6 +1015,8 @@ static void test_fixture_scores(void **state)
         pl_process_result r;
         if (pl_process_run(store, id, &c, &r, &err) != PL_OK)
             fail_msg("run %lld (%s): %s", id, file, err.msg);
+        if (id == 1)
+            check_raw_extremes(store, id);
         /* truth inside the processed window */
         size_t in = 0, hit = 0, first_err = nerr;
         double tr_ratio = 0;

@@ -4,10 +4,11 @@
 // Checks, on the fixture database with a daemon recording from the rig
 // simulator in real time:
 //   - the runs page lists every fixture run;
-//   - a run page shows its data quality as a badge (and its faults), draws
-//     its four plots, shows its impacts, and a drag on a
-//     plot asks for the zoomed window and gets finer data (fewer frames a
-//     column), down to full-rate samples;
+//   - a run page shows a loading sign until its plots are drawn (its first
+//     window held back to see it), shows its data quality as a badge (and
+//     its faults), draws its four plots, shows its impacts, and a drag on
+//     a plot asks for the zoomed window and gets finer data (fewer frames
+//     a column), down to full-rate samples, the impacts' table following;
 //   - an experiment's page is its validation report, every figure loaded;
 //   - the live page shows the recording's blocks soon after the daemon
 //     read them; its arm button arms the daemon, its stop button stops it;
@@ -63,17 +64,37 @@ async function main() {
   if (rows !== +listed || rows < 17) fail(`runs page: ${rows} rows`);
   await runs.screenshot({ path: path.join(shots, 'web-runs.png') });
 
-  // a run: plots, impacts, zoom
-  const run = await openPage('run', 'run/1');
+  // a run: the loading sign while its data is on the way (the first
+  // window held back here), then plots, impacts, zoom
+  const run = await ctx.newPage();
+  watch(run, 'run');
+  let release;
+  const held = new Promise(r => { release = r; });
+  await run.route('**/api/run/1/window*', async route => { await held; await route.continue(); });
+  const r1 = await run.goto(url + 'run/1');
+  if (!r1.ok()) fail(`run/1: HTTP ${r1.status()}`);
+  const signShown = await run.locator('#loading').isVisible();
+  const signText = await run.locator('#loading').textContent();
+  const readyEarly = await run.evaluate(() => window.plRun.ready);
+  release();
   await run.waitForFunction(() => window.plRun && (window.plRun.ready || window.plRun.error), null, { timeout: 20000 });
+  await run.unroute('**/api/run/1/window*');
+  const signAfter = await run.locator('#loading').isVisible();
+  console.log(`browser: run 1 loading sign '${signText.trim()}' shown while loading: ${signShown}, ` +
+              `after drawing: ${signAfter}`);
+  if (!signShown || readyEarly || signAfter) fail('run page: the loading sign is not shown until the plots are drawn');
   let st = await run.evaluate(() => window.plRun);
   if (st.error) fail('run page: ' + st.error);
+  await run.waitForFunction(() => window.plRun.table, null, { timeout: 10000 });
+  st = await run.evaluate(() => window.plRun);
   const canvases = await run.locator('#plots canvas').count();
   const impactRows = await run.locator('#impacts tbody tr').count();
-  console.log(`browser: run 1 draws ${canvases} plots, ${st.impacts} impacts (table ${impactRows}); ` +
-              `whole run: ${st.last.n} columns, full=${st.last.full}`);
+  const impactCount = +(await run.locator('#impacts').getAttribute('data-count'));
+  console.log(`browser: run 1 draws ${canvases} plots, ${st.impacts} impacts (table ${impactRows} rows ` +
+              `of ${impactCount}); whole run: ${st.last.n} columns, full=${st.last.full}`);
   if (canvases < 4) fail(`run page: ${canvases} plots drawn`);
-  if (st.impacts < 10 || impactRows !== st.impacts) fail(`run page: ${st.impacts} impacts, ${impactRows} rows`);
+  if (st.impacts < 10 || impactCount !== st.impacts || impactRows !== Math.min(st.impacts, 200))
+    fail(`run page: ${st.impacts} impacts, ${impactRows} rows of ${impactCount}`);
   if (st.last.full) fail('the whole run came at full rate');
   const badge = await run.locator('#quality .badge').textContent();
   const faultItems = await run.locator('#faults li').count();
@@ -100,6 +121,13 @@ async function main() {
                 `${now.last.n} columns, ${perColumn(now.last).toFixed(2)} frames a column, full=${now.last.full}`);
     if (!(now.last.t1 - now.last.t0 < before.last.t1 - before.last.t0)) fail('the zoom did not narrow the window');
     if (!(perColumn(now.last) < perColumn(before.last))) fail('the zoomed window is not finer');
+    // the impacts' table follows: it starts at the first impact in view
+    await run.waitForFunction(t0 => {
+      const row = document.querySelector('#impacts tbody tr');
+      return row && +row.cells[1].textContent >= t0 - 1e-5;
+    }, now.last.t0, { timeout: 10000 }).catch(() => fail('the impacts table did not follow the zoom'));
+    const firstRow = await run.locator('#impacts tbody tr').first().locator('td').allTextContents();
+    console.log(`browser: impacts table from #${firstRow[0]} at ${firstRow[1]} s`);
     before = now;
   }
   if (!before.last.full) fail('a window of ~450 frames did not come at full rate');

@@ -6,7 +6,9 @@
  *     back as text), in HTML and in JSON;
  *   - bad URLs and parameters get a 4xx naming the parameter, never a
  *     crash: ids, numbers, ranges, methods, paths that try to leave;
- *   - the window endpoint's envelope equals pl_trace_window()'s;
+ *   - the run page shows a loading sign and leaves its impacts' table to
+ *     the script, which pages it from /api/run/N/impacts (rows equal to
+ *     the store's);
  *   - read-only without control; with it, the token is required and
  *     checked; a Host that is not loopback is refused (DNS rebinding).
  */
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "db/catalog.h"
+#include "db/derived.h"
 #include "db/run.h"
 #include "db/store.h"
 #include "tests/util/testutil.h"
@@ -171,6 +174,54 @@ static void start(fixture *f, int control)
     f->port = port_of(f->web);
 }
 
+/* The run page of a processed run: the loading sign, and the impacts'
+ * table empty with the count the store has, which the script fills a page
+ * at a time from /api/run/1/impacts: the store's impacts, in order. */
+static void check_run_page(fixture *f, const char *page)
+{
+    pl_store *s;
+    pl_err err = {0};
+    pl_impact *imp;
+    size_t n;
+    assert_int_equal(pl_store_open(&s, f->db, PL_STORE_READONLY, &err), PL_OK);
+    assert_int_equal(pl_derived_impacts(s, 1, &imp, &n, &err), PL_OK);
+    pl_store_close(s);
+    assert_true(n > 10);
+    assert_non_null(strstr(page, "<p id=\"loading\" class=\"loading\" role=\"status\">"));
+    char want[64];
+    snprintf(want, sizeof want, "<table id=\"impacts\" data-count=\"%zu\">", n);
+    assert_non_null(strstr(page, want));
+    assert_non_null(strstr(page, "<tbody></tbody></table>"));
+    assert_true(strlen(page) < 8000);
+
+    assert_int_equal(http(f->port, "GET", "/api/run/1/impacts?from=3&n=4", NULL), 200);
+    snprintf(want, sizeof want, "{\"run\":1,\"total\":%zu,\"from\":3,\"rows\":[[", n);
+    assert_non_null(strstr(body, want));
+    const char *p = strstr(body, "\"rows\":[") + 8;
+    for (size_t i = 3; i < 7; i++) {
+        double t, om, op, ratio;
+        int confirmed;
+        assert_int_equal(sscanf(p, "[%lf,%lf,%lf,%lf,%d]", &t, &om, &op, &ratio, &confirmed), 5);
+        tu_assert_close(t, imp[i].t_s, 1e-9);
+        tu_assert_close(om, imp[i].omega_minus, 1e-7);
+        tu_assert_close(op, imp[i].omega_plus, 1e-7);
+        tu_assert_close(ratio, imp[i].ratio, 1e-7);
+        assert_int_equal(confirmed, imp[i].confirmed);
+        p = strchr(p, ']') + 2;
+    }
+    assert_true(p[-1] == ']' && p[-2] == ']');   /* 4 rows, no more */
+    /* the last page holds what is left; past the end, nothing */
+    char path[96];
+    snprintf(path, sizeof path, "/api/run/1/impacts?from=%zu", n - 2);
+    assert_int_equal(http(f->port, "GET", path, NULL), 200);
+    assert_non_null(strstr(body, "],["));
+    assert_null(strstr(strstr(body, "],[") + 3, "],["));   /* two rows */
+    snprintf(path, sizeof path, "/api/run/1/impacts?from=%zu", n + 5);
+    assert_int_equal(http(f->port, "GET", path, NULL), 200);
+    assert_non_null(strstr(body, "\"rows\":[]}"));
+    free(imp);
+}
+
 static void pages_list_and_escape(void **state)
 {
     fixture *f = *state;
@@ -202,7 +253,7 @@ static void pages_list_and_escape(void **state)
     assert_non_null(strstr(body, "&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_null(strstr(body, "<script>alert"));
     assert_int_equal(http(f->port, "GET", "/run/1", NULL), 200);
-    assert_non_null(strstr(body, "id=\"impacts\""));
+    check_run_page(f, body);
 
     assert_int_equal(http(f->port, "GET", "/api/run/1/meta", NULL), 200);
     assert_non_null(strstr(body, "\"processed\":true"));
@@ -253,6 +304,11 @@ static void bad_requests_get_4xx(void **state)
         {"GET", "/api/run/1/window?t0=1x", 400, "parameter 't0'"},
         {"GET", "/api/run/1/window?t0=2&t1=1", 400, "t0 < t1"},
         {"GET", "/api/run/999/window", 404, "999"},
+        {"GET", "/api/run/1/impacts?from=-1", 400, "parameter 'from'"},
+        {"GET", "/api/run/1/impacts?n=0", 400, "parameter 'n'"},
+        {"GET", "/api/run/1/impacts?n=1001", 400, "parameter 'n'"},
+        {"GET", "/api/run/1/impacts?from=1.5", 400, "whole numbers"},
+        {"GET", "/api/run/999/impacts", 404, "999"},
         {"GET", "/api/run/1/nothing", 404, "/api/run/ID/meta"},
         {"GET", "/api/run/1", 404, "/api/run/ID/meta"},
         {"GET", "/static/../../etc/passwd", 404, "no static file"},

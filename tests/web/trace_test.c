@@ -6,14 +6,22 @@
  *     answered from the bucket level start each column on a bucket edge
  *     and hold exactly the extremes of the frames they cover; the spikes
  *     land in their columns; a window of few samples is the samples;
- *   - a run that grows (recording) is extended by pl_trace_refresh().
+ *   - the coarse level (256 frames a bucket) answers the widest windows,
+ *     exactly, from the chunks for a run not processed, from the stored
+ *     extremes (db/derived.h) without reading a chunk for one processed;
+ *     stored extremes that do not fit the run are passed over;
+ *   - the fine level is built only for the slices a window covers, once;
+ *   - a run that grows (recording) is extended by pl_trace_refresh(),
+ *     reading only the frames it gained.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/extremes.h"
 #include "core/sample.h"
+#include "db/derived.h"
 #include "db/run.h"
 #include "db/store.h"
 #include "tests/util/testutil.h"
@@ -251,18 +259,152 @@ static void wide_windows_from_buckets(void **state)
     pl_trace_close(tr);
 }
 
+static void coarse_windows_from_the_chunks(void **state)
+{
+    fixture *f = *state;
+    pl_trace *tr;
+    pl_err err = {0};
+    assert_int_equal(pl_trace_open(&tr, f->s, f->run, &err), PL_OK);
+    assert_int_equal(pl_trace_stored(tr), 0);
+    assert_int_equal(pl_trace_frames_read(tr), 0);
+    pl_envelope_cols e;
+    /* the whole run at 60 columns: ~3333 frames a column, 13 coarse buckets */
+    assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES, 60, &e, &err), PL_OK);
+    assert_int_equal(e.n, 60);
+    for (size_t i = 0; i < e.n; i++)
+        assert_int_equal(e.first[i] % PL_TRACE_COARSE, 0);
+    assert_true(e.first[1] - e.first[0] > 8 * PL_TRACE_COARSE);
+    check_columns(f, &e, FRAMES);
+    tu_assert_close(e.max[0][column_of(&e, 77777)], 0.025 * 30000 * 10.0 / 32768.0, 1e-12);
+    tu_assert_close(e.max[1][column_of(&e, 150001)], 0.025 * 31000 * 10.0 / 32768.0, 1e-12);
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES);   /* one pass, once */
+    pl_envelope_cols_free(&e);
+    assert_int_equal(pl_trace_window(tr, f->s, 1000, FRAMES - 1000, 50, &e, &err), PL_OK);
+    assert_true(e.first[0] <= 1000 && e.first[0] > 1000 - PL_TRACE_COARSE);
+    check_columns(f, &e, (FRAMES - 1000 + PL_TRACE_COARSE - 1) / PL_TRACE_COARSE * PL_TRACE_COARSE);
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES);
+    pl_envelope_cols_free(&e);
+    pl_trace_close(tr);
+}
+
+static void fine_level_built_where_needed(void **state)
+{
+    fixture *f = *state;
+    pl_trace *tr;
+    pl_err err = {0};
+    assert_int_equal(pl_trace_open(&tr, f->s, f->run, &err), PL_OK);
+    pl_envelope_cols e;
+    /* 70 000 frames at 300 columns (233 a column): the fine level, of the
+     * slices of 65536 frames the window touches (1 and 2) only */
+    assert_int_equal(pl_trace_window(tr, f->s, 70000, 140000, 300, &e, &err), PL_OK);
+    assert_int_equal(e.first[0], 70000);
+    check_columns(f, &e, 140000);
+    assert_int_equal(pl_trace_frames_read(tr), 2 * 65536);
+    pl_envelope_cols_free(&e);
+    assert_int_equal(pl_trace_window(tr, f->s, 66000, 130000, 250, &e, &err), PL_OK);
+    check_columns(f, &e, 130000);
+    assert_int_equal(pl_trace_frames_read(tr), 2 * 65536);   /* built already */
+    pl_envelope_cols_free(&e);
+    /* the whole run at 700 columns reads the other slices, not these again */
+    assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES, 700, &e, &err), PL_OK);
+    check_columns(f, &e, FRAMES);
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES);
+    pl_envelope_cols_free(&e);
+    pl_trace_close(tr);
+}
+
+/* Stores the extremes processing would store for the fixture's run,
+ * with vp1's maximum of coarse bucket 100 set to `planted` (a value no
+ * sample has, to see where an answer came from), n_cut buckets short. */
+static void store_extremes(fixture *f, double planted, size_t n_cut)
+{
+    pl_err err = {0};
+    size_t nb = (FRAMES + PL_DERIVED_RAW_BUCKET - 1) / PL_DERIVED_RAW_BUCKET;
+    double *x = malloc(4 * nb * sizeof *x);
+    for (int c = 0; c < 2; c++)
+        pl_bucket_extremes(f->v[c], FRAMES, PL_DERIVED_RAW_BUCKET, x + 2 * c * nb,
+                           x + (2 * c + 1) * nb);
+    x[nb + 100] = planted;
+    double rate = 10000.0 / PL_DERIVED_RAW_BUCKET;
+    size_t n = nb - n_cut;
+    pl_series sv[4] = {{"vp1_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, rate, n, x},
+                       {"vp1_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, rate, n, x + nb},
+                       {"vp2_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, rate, n, x + 2 * nb},
+                       {"vp2_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, rate, n, x + 3 * nb}};
+    pl_processing rec;
+    memset(&rec, 0, sizeof rec);
+    rec.run_id = f->run;
+    snprintf(rec.processed_utc, sizeof rec.processed_utc, "2026-01-01T00:00:00Z");
+    rec.ratio_mean_se = NAN;
+    rec.n_expected = -1;
+    assert_int_equal(pl_run_set_state(f->s, f->run, PL_RUN_COMPLETE, -1, &err), PL_OK);
+    if (pl_derived_save(f->s, &rec, sv, 4, NULL, 0, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    free(x);
+}
+
+static void coarse_windows_from_the_store(void **state)
+{
+    fixture *f = *state;
+    store_extremes(f, 99.0, 0);
+    pl_trace *tr;
+    pl_err err = {0};
+    assert_int_equal(pl_trace_open(&tr, f->s, f->run, &err), PL_OK);
+    assert_int_equal(pl_trace_stored(tr), 1);
+    pl_envelope_cols e;
+    assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES, 60, &e, &err), PL_OK);
+    assert_int_equal(pl_trace_frames_read(tr), 0);   /* not one chunk */
+    size_t k = column_of(&e, 100 * PL_DERIVED_RAW_BUCKET);
+    assert_true(e.max[0][k] == 99.0);                 /* the stored value */
+    /* every other column is the samples' extremes */
+    for (size_t i = 0; i < e.n; i++) {
+        if (i == k)
+            continue;
+        pl_envelope_cols one = e;
+        one.n = 1;
+        one.first = e.first + i;
+        for (int c = 0; c < 2; c++) {
+            one.min[c] = e.min[c] + i;
+            one.max[c] = e.max[c] + i;
+        }
+        check_columns(f, &one, i + 1 < e.n ? e.first[i + 1] : FRAMES);
+    }
+    pl_envelope_cols_free(&e);
+    /* a narrower window over the planted bucket reads the chunks: the truth */
+    assert_int_equal(pl_trace_window(tr, f->s, 20000, 40000, 100, &e, &err), PL_OK);
+    assert_true(pl_trace_frames_read(tr) > 0);
+    check_columns(f, &e, 40000);
+    pl_envelope_cols_free(&e);
+    pl_trace_close(tr);
+
+    /* extremes that do not cover the run are not used */
+    store_extremes(f, 99.0, 1);
+    assert_int_equal(pl_trace_open(&tr, f->s, f->run, &err), PL_OK);
+    assert_int_equal(pl_trace_stored(tr), 0);
+    assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES, 60, &e, &err), PL_OK);
+    check_columns(f, &e, FRAMES);
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES);
+    pl_envelope_cols_free(&e);
+    pl_trace_close(tr);
+}
+
 static void a_growing_run_is_extended(void **state)
 {
     fixture *f = *state;
     pl_trace *tr;
     pl_err err = {0};
     assert_int_equal(pl_trace_open(&tr, f->s, f->run, &err), PL_OK);
+    pl_envelope_cols e;
+    assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES, 500, &e, &err), PL_OK);
+    pl_envelope_cols_free(&e);
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES);
     append(f, FRAMES, FRAMES + MORE);
     assert_int_equal(pl_trace_refresh(tr, f->s, &err), PL_OK);
     assert_int_equal(pl_trace_frames(tr), FRAMES + MORE);
-    pl_envelope_cols e;
     assert_int_equal(pl_trace_window(tr, f->s, 0, FRAMES + MORE, 500, &e, &err), PL_OK);
     check_columns(f, &e, FRAMES + MORE);
+    /* FRAMES is a multiple of 16: only the frames gained were read */
+    assert_int_equal(pl_trace_frames_read(tr), FRAMES + MORE);
     size_t k = column_of(&e, FRAMES + 12345);
     tu_assert_close(e.max[0][k], 0.025 * 32000 * 10.0 / 32768.0, 1e-12);
     pl_envelope_cols_free(&e);
@@ -277,6 +419,9 @@ int main(void)
         cmocka_unit_test(envelope_of_arrays),
         cmocka_unit_test_setup_teardown(narrow_windows_are_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(wide_windows_from_buckets, setup, teardown),
+        cmocka_unit_test_setup_teardown(coarse_windows_from_the_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(fine_level_built_where_needed, setup, teardown),
+        cmocka_unit_test_setup_teardown(coarse_windows_from_the_store, setup, teardown),
         cmocka_unit_test_setup_teardown(a_growing_run_is_extended, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

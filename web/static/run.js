@@ -5,13 +5,17 @@
 // and its faults in words).  Each zoom asks the server for the
 // window's min/max envelope at the plot's width (full-rate samples once
 // the window is short enough); state for tests is in window.plRun.
+// The page shows a loading sign until the plots are drawn; the impacts'
+// table is filled a page at a time (/api/run/N/impacts) and follows the
+// zoom.  The first window is asked for together with /meta, not after it.
 'use strict';
 (function () {
   const root = document.getElementById('plots');
   const run = root.dataset.run;
   const status = document.getElementById('status');
+  const loading = document.getElementById('loading');
   const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0,
-                                 quality: null, faults: [] };
+                                 quality: null, faults: [], table: null };
   let meta = null;
   const plots = [];
   let syncing = false;
@@ -24,24 +28,58 @@
     state.error = msg;
     status.textContent = msg;
     status.style.color = '#b00';
+    if (loading) loading.hidden = true;
   }
 
-  // vertical lines at the impacts, and their ratios when there is room
+  async function getJson(url) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(await r.text());
+    return r.json();
+  }
+
+  // the first impact at or after t (meta.impacts is in time order)
+  function impactAt(t) {
+    const imp = meta.impacts;
+    let lo = 0, hi = imp.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (imp[mid][0] < t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // vertical lines at the impacts, and their ratios when there is room.
+  // Only those in view, one line a pixel column and colour, one path a
+  // colour: a 10-minute run has ~40 000 impacts, ~35 a column when whole.
   function drawImpacts(u, withRatio) {
-    if (!meta || !meta.impacts) return;
+    if (!meta || !meta.impacts || !meta.impacts.length) return;
     const ctx = u.ctx, xs = u.scales.x, top = u.bbox.top, h = u.bbox.height;
-    const inView = meta.impacts.filter(i => i[0] >= xs.min && i[0] <= xs.max);
-    const room = inView.length > 0 && u.bbox.width / inView.length > 45 * devicePixelRatio;
+    const imp = meta.impacts, a = impactAt(xs.min);
+    let b = a;
+    while (b < imp.length && imp[b][0] <= xs.max) b++;
+    const room = b > a && u.bbox.width / (b - a) > 45 * devicePixelRatio;
     ctx.save();
     ctx.lineWidth = 1;
-    ctx.font = (10 * devicePixelRatio) + 'px sans-serif';
-    for (const [t, ratio, confirmed] of inView) {
-      const x = Math.round(u.valToPos(t, 'x', true));
-      ctx.strokeStyle = confirmed > 0 ? 'rgba(200,0,0,0.45)' : 'rgba(200,120,0,0.35)';
-      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
-      if (withRatio && room && ratio !== null) {
-        ctx.fillStyle = '#900';
-        ctx.fillText(ratio.toFixed(3), x + 2, top + 12 * devicePixelRatio);
+    for (const [colour, seen] of [['rgba(200,0,0,0.45)', true], ['rgba(200,120,0,0.35)', false]]) {
+      ctx.strokeStyle = colour;
+      ctx.beginPath();
+      let last = null;
+      for (let i = a; i < b; i++) {
+        if ((imp[i][2] > 0) !== seen) continue;
+        const x = Math.round(u.valToPos(imp[i][0], 'x', true));
+        if (x === last) continue;
+        last = x;
+        ctx.moveTo(x, top); ctx.lineTo(x, top + h);
+      }
+      ctx.stroke();
+    }
+    if (withRatio && room) {
+      ctx.font = (10 * devicePixelRatio) + 'px sans-serif';
+      ctx.fillStyle = '#900';
+      for (let i = a; i < b; i++) {
+        if (imp[i][1] === null) continue;
+        ctx.fillText(imp[i][1].toFixed(3), Math.round(u.valToPos(imp[i][0], 'x', true)) + 2,
+                     top + 12 * devicePixelRatio);
       }
     }
     ctx.restore();
@@ -91,16 +129,15 @@
     syncing = false;
   }
 
-  async function load(t0, t1) {
+  async function load(t0, t1, first) {
     const px = Math.round(width());
     view = { t0, t1 };
     const seq = ++pending;
     const started = performance.now();
     let d;
     try {
-      const r = await fetch(`/api/run/${run}/window?t0=${t0}&t1=${t1}&px=${px}`);
-      if (!r.ok) throw new Error(await r.text());
-      d = await r.json();
+      // the first window is on its way since start(): its t1 is past the end
+      d = await (first || getJson(`/api/run/${run}/window?t0=${t0}&t1=${t1}&px=${px}`));
     } catch (e) {
       showError('loading the window failed: ' + e.message);
       return;
@@ -124,6 +161,48 @@
     status.textContent = `${t0.toFixed(4)} to ${t1.toFixed(4)} s: ` +
       (vp.full ? `${vp.n} samples a channel at full rate`
                : `min/max envelope of ${vp.n} columns (${((t1 - t0) * d.rate / vp.n).toFixed(0)} frames each)`);
+    if (meta.impacts && meta.impacts.length) showImpacts(impactAt(t0));
+  }
+
+  // the impacts' table: a page of rows from index `from`
+  const PAGE = 200;
+  let tableSeq = 0;
+  async function showImpacts(from) {
+    const table = document.getElementById('impacts');
+    if (!table) return;
+    from = Math.max(0, Math.min(from, meta.impacts.length - 1));
+    const seq = ++tableSeq;
+    let d;
+    try {
+      d = await getJson(`/api/run/${run}/impacts?from=${from}&n=${PAGE}`);
+    } catch (e) {
+      showError('loading the impacts failed: ' + e.message);
+      return;
+    }
+    if (seq !== tableSeq) return;
+    const body = document.createElement('tbody');
+    d.rows.forEach(([t, om, op, ratio, confirmed], k) => {
+      const tr = document.createElement('tr');
+      const cells = [String(d.from + k + 1), t.toFixed(5), om === null ? '-' : om.toFixed(4),
+                     op === null ? '-' : op.toFixed(4), ratio === null ? '-' : ratio.toFixed(4),
+                     confirmed > 0 ? 'seen' : confirmed === 0 ? 'lattice' : '?'];
+      for (const c of cells) {
+        const td = document.createElement('td');
+        td.textContent = c;
+        tr.append(td);
+      }
+      body.append(tr);
+    });
+    table.replaceChild(body, table.tBodies[0]);
+    const end = d.from + d.rows.length;
+    document.getElementById('impacts-range').textContent =
+      d.rows.length ? `impacts ${d.from + 1} to ${end} of ${d.total}` : `none of ${d.total}`;
+    const prev = document.getElementById('impacts-prev'), next = document.getElementById('impacts-next');
+    prev.disabled = d.from === 0;
+    next.disabled = end >= d.total;
+    prev.onclick = () => showImpacts(d.from - PAGE);
+    next.onclick = () => showImpacts(end);
+    state.table = { from: d.from, rows: d.rows.length, total: d.total };
   }
 
   function psdPlot(el) {
@@ -170,10 +249,10 @@
   }
 
   async function start() {
+    const firstWindow = getJson(`/api/run/${run}/window?t0=0&t1=1e12&px=${Math.round(width())}`);
+    firstWindow.catch(() => {});   // reported by load() below
     try {
-      const r = await fetch(`/api/run/${run}/meta`);
-      if (!r.ok) throw new Error(await r.text());
-      meta = await r.json();
+      meta = await getJson(`/api/run/${run}/meta`);
     } catch (e) {
       showError('loading the run failed: ' + e.message);
       return;
@@ -190,7 +269,10 @@
                         'L_p', ['L_p'].concat(sim), ['#9467bd', '#7f7f7f'], false);
       psdPlot(document.getElementById('plot-psd'));
     }
-    await load(0, meta.duration);
+    await load(0, meta.duration, firstWindow);
+    if (state.error) return;
+    if (loading) loading.hidden = true;
+    state.drawnMs = performance.now();   // from the navigation's start
     state.ready = true;
   }
   start();
