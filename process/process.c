@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void pl_process_config_default(pl_process_config *cfg)
 {
@@ -105,6 +108,41 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
 
 /* --- phase 1: the channels ----------------------------------------------- */
 
+/* The whole-length arrays of one processing: the two velocities and the
+ * three that processing writes (omega by (4.1), theta, the front end's
+ * combined omega), n doubles each. */
+typedef struct {
+    double *v[2], *omega, *theta, *omc;
+    size_t n;
+    int touched;   /* omega, theta and omc are faulted in already */
+} run_arrays;
+
+static void arrays_free(run_arrays *a)
+{
+    free(a->v[0]);
+    free(a->v[1]);
+    free(a->omega);
+    free(a->theta);
+    free(a->omc);
+    memset(a, 0, sizeof *a);
+}
+
+/* -1 when out of memory (a then holds nothing). */
+static int arrays_alloc(run_arrays *a, size_t n)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->v[0] = malloc(sizeof(double) * n);
+    a->v[1] = malloc(sizeof(double) * n);
+    a->omega = malloc(sizeof(double) * n);
+    a->theta = malloc(sizeof(double) * n);
+    a->omc = malloc(sizeof(double) * n);
+    if (a->v[0] && a->v[1] && a->omega && a->theta && a->omc)
+        return 0;
+    arrays_free(a);
+    return -1;
+}
+
 /* Copies a channel in (when src is not NULL) and touches each page of the arrays in touch[] (writing zeros):
  * one channel per thread.  A ten-minute run's arrays are 48 MB each and
  * the kernel's first-touch faults on them cost about 20 ms an array;
@@ -130,12 +168,16 @@ static void *chan_worker(void *arg)
     return NULL;
 }
 
+/* omc NULL: omega, theta and omc were faulted in already (while the
+ * chunks were read: fault_in_start()). */
 static pl_status prepare_channels(const double *src1, const double *src2, double *omc,
                                   pl_process_result *r, int threads, pl_err *err)
 {
     size_t half = r->n / 2;
     chan_job cj[2] = {{src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}},
                       {src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}}};
+    if (!omc)
+        memset(cj[0].touch, 0, sizeof cj[0].touch), memset(cj[1].touch, 0, sizeof cj[1].touch);
     pthread_t ct;
     int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
     chan_worker(&cj[0]);
@@ -652,40 +694,38 @@ static void assess_quality(pl_process_result *r)
     snprintf(r->quality, sizeof r->quality, "%s", degraded ? "degraded" : "good");
 }
 
-static pl_status process_owned(double *vp1, double *vp2, const double *src1,
-                               const double *src2, size_t n,
+/* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
+ * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
+ * are not NULL), a->omega and a->theta; a->omc, the combined omega, stays
+ * the caller's (pl_process_run() writes its decimated series into it).
+ * On failure r holds nothing and those arrays are freed. */
+static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
                                pl_process_result *r, pl_err *err)
 {
     memset(r, 0, sizeof *r);
     r->ring_freq_hz = NAN;
-    r->vp1 = vp1;
-    r->vp2 = vp2;
-    r->n = n;
+    r->vp1 = a->v[0];
+    r->vp2 = a->v[1];
+    r->omega = a->omega;
+    r->theta = a->theta;
+    r->n = a->n;
     r->rate_hz = rate;
+    a->v[0] = a->v[1] = a->omega = a->theta = NULL;
     spectra sp = {0};
-    double *omc = NULL;
-    pl_status st = check_geometry(n, rate, h1, h2, N, err);
-    if (st == PL_OK) {
-        r->omega = malloc(sizeof(double) * n);
-        r->theta = malloc(sizeof(double) * n);
-        omc = malloc(sizeof(double) * n);
-        if (!r->omega || !r->theta || !omc)
-            st = pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    }
+    pl_status st = check_geometry(r->n, rate, h1, h2, N, err);
     if (st == PL_OK)
-        st = prepare_channels(src1, src2, omc, r, cfg->threads, err);
+        st = prepare_channels(src1, src2, a->touched ? NULL : a->omc, r, cfg->threads, err);
     if (st == PL_OK)
-        st = find_window(r, h1, h2, N, cfg, omc, err);
+        st = find_window(r, h1, h2, N, cfg, a->omc, err);
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
     if (st == PL_OK)
-        st = find_impacts(r, N, cfg, omc, err);
+        st = find_impacts(r, N, cfg, a->omc, err);
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
-    free(omc);
     if (st != PL_OK) {
         pl_process_result_free(r);
         return st;
@@ -709,13 +749,12 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     memset(r, 0, sizeof *r);
     if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
         return err->code;
-    double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    run_arrays a;
+    if (arrays_alloc(&a, n) != 0)
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    }
-    return process_owned(a, b, v1, v2, n, rate, h1, h2, N, cfg, r, err);
+    pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, err);
+    arrays_free(&a);
+    return st;
 }
 
 /* --- the stored run ----------------------------------------------------- */
@@ -727,11 +766,100 @@ static pl_series series(const char *name, const char *unit, int dec,
     return s;
 }
 
-/* The run's two channels as downhill velocities (m/s) into v[0], v[1]
- * (malloc'd, n frames), with its channels and prism. */
-static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info *info,
-                                 pl_channel ch[2], pl_prism *prism, double *v[2],
-                                 pl_err *err)
+/* Faulting in the arrays while the chunks are read.  A fresh page costs
+ * the kernel about as much to map as the decoding costs to fill (a
+ * ten-minute run's five arrays are 240 MB, 59,000 pages: 0.05 to 0.1 s
+ * on the 2-core machine); the read is SQLite's and one thread's, so the
+ * other cores map the work arrays meanwhile and, with four or more to
+ * spare, the velocities ahead of the decoding too.  MADV_POPULATE_WRITE
+ * (Linux 5.14) maps pages without writing to them, so it may run on the
+ * arrays being decoded into; where the kernel lacks it the work arrays
+ * are touched by writing zeros (nobody reads them yet) and the
+ * velocities are left to the decoding. */
+enum { FAULT_MAX = 5, FAULT_BLOCK = 4 << 20 };
+
+typedef struct {
+    double *p[FAULT_MAX];
+    int may_write[FAULT_MAX];
+    size_t count, n;
+} fault_job;
+
+/* Maps the pages of p[0..n) back to front in FAULT_BLOCK pieces (the
+ * decoding goes front to back); 0 when the kernel did. */
+static int populate(double *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = (uintptr_t)(p + n) & ~(page - 1);
+    while (hi > lo) {
+        uintptr_t from = hi - lo > FAULT_BLOCK ? hi - FAULT_BLOCK : lo;
+        if (madvise((void *)from, hi - from, MADV_POPULATE_WRITE) != 0)
+            return -1;
+        hi = from;
+    }
+    return 0;
+#else
+    (void)p;
+    (void)n;
+    return -1;
+#endif
+}
+
+static void *fault_worker(void *arg)
+{
+    fault_job *j = arg;
+    for (size_t k = 0; k < j->count; k++)
+        if (populate(j->p[k], j->n) != 0 && j->may_write[k])
+            for (size_t i = 0; i < j->n; i += 512)
+                j->p[k][i] = 0;
+    return NULL;
+}
+
+typedef struct {
+    fault_job job[FAULT_MAX];
+    pthread_t tid[FAULT_MAX];
+    int started[FAULT_MAX];
+    size_t helpers;
+} faulting;
+
+/* Starts up to threads - 1 helpers (threads 0: one a CPU) on a's arrays
+ * and marks the work arrays touched; none for threads 1, when
+ * prepare_channels() touches them as before. */
+static void fault_in_start(faulting *f, run_arrays *a, int threads)
+{
+    long cpus = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    memset(f, 0, sizeof *f);
+    f->helpers = cpus > 1 ? (size_t)(cpus - 1 < FAULT_MAX ? cpus - 1 : FAULT_MAX) : 0;
+    if (f->helpers == 0)
+        return;
+    double *arr[FAULT_MAX] = {a->omega, a->theta, a->omc, a->v[1], a->v[0]};
+    size_t count = f->helpers >= 4 ? 5 : 3;
+    for (size_t k = 0; k < count; k++) {
+        fault_job *j = &f->job[k % f->helpers];
+        j->n = a->n;
+        j->may_write[j->count] = k < 3;
+        j->p[j->count++] = arr[k];
+    }
+    for (size_t h = 0; h < f->helpers; h++)
+        f->started[h] = pthread_create(&f->tid[h], NULL, fault_worker, &f->job[h]) == 0;
+    for (size_t h = 0; h < f->helpers; h++)
+        if (!f->started[h])
+            fault_worker(&f->job[h]);
+    a->touched = 1;
+}
+
+static void fault_in_finish(faulting *f)
+{
+    for (size_t h = 0; h < f->helpers; h++)
+        if (f->started[h])
+            pthread_join(f->tid[h], NULL);
+    f->helpers = 0;
+}
+
+/* The run's description: its record, two channels and prism. */
+static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
+                           pl_channel ch[2], pl_prism *prism, pl_err *err)
 {
     if (pl_run_get(store, run_id, info, err) != PL_OK)
         return err->code;
@@ -746,21 +874,28 @@ static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info 
     if (pl_prism_get(store, info->prism, prism, err) != PL_OK ||
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
         return err->code;
+    return PL_OK;
+}
+
+/* The run's arrays with its two channels as downhill velocities (m/s)
+ * in a->v[0], a->v[1], its other arrays faulted in meanwhile. */
+static pl_status read_velocities(pl_store *store, long long run_id, const pl_run_info *info,
+                                 const pl_channel ch[2], int threads, run_arrays *a,
+                                 pl_err *err)
+{
     size_t n = (size_t)info->n_frames;
-    v[0] = malloc(sizeof(double) * n);
-    v[1] = malloc(sizeof(double) * n);
-    pl_status st = v[0] && v[1] ? pl_run_read_channels(store, run_id, 0, (long long)n, v, 2, err)
-                                : pl_err_set(err, PL_ENOMEM, "out of memory for %zu frames", n);
+    double k[2] = {ch[0].beam_sign * ch[0].ldv_scale_mps_per_v,
+                   ch[1].beam_sign * ch[1].ldv_scale_mps_per_v};
+    if (arrays_alloc(a, n) != 0)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
+                          run_id, n);
+    faulting f;
+    fault_in_start(&f, a, threads);
+    pl_status st = pl_run_read_scaled(store, run_id, 0, (long long)n, a->v, k, 2, err);
+    fault_in_finish(&f);
     if (st != PL_OK) {
-        free(v[0]);
-        free(v[1]);
-        pl_err_prefix(err, "run %lld: ", run_id);
-        return st;
-    }
-    for (int c = 0; c < 2; c++) {
-        double k = ch[c].beam_sign * ch[c].ldv_scale_mps_per_v;
-        for (size_t i = 0; i < n; i++)
-            v[c][i] *= k;
+        arrays_free(a);
+        return pl_err_prefix(err, "run %lld: ", run_id);
     }
     return PL_OK;
 }
@@ -822,11 +957,14 @@ static void make_record(long long run_id, const pl_process_config *cfg,
  * processing is deterministic), the spectra and the impacts. */
 static pl_status save_result(pl_store *store, long long run_id, const pl_process_config *cfg,
                              const pl_process_result *r, int N, const pl_channel ch[2],
-                             pl_err *err)
+                             double *scratch, pl_err *err)
 {
     size_t nd = (r->n + 9) / 10;
-    double *dec = malloc(5 * nd * sizeof *dec), rate = r->rate_hz;
-    if (!dec)
+    /* the combined omega's array, done with, holds the five (a fresh one
+     * would be 24 MB more to fault in) */
+    double *own = 5 * nd > r->n ? malloc(5 * nd * sizeof *own) : NULL;
+    double *dec = own ? own : scratch, rate = r->rate_hz;
+    if (5 * nd > r->n && !own)
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
     const double *full[5] = {r->omega, r->theta, r->theta, r->vp1, r->vp2};
     double lp_per_rad = N / (2 * M_PI);
@@ -846,7 +984,7 @@ static pl_status save_result(pl_store *store, long long run_id, const pl_process
     pl_processing rec;
     make_record(run_id, cfg, r, N, ch, &rec);
     pl_status st = pl_derived_save(store, &rec, sv, 8, r->impacts, r->n_impacts, err);
-    free(dec);
+    free(own);
     return st;
 }
 
@@ -857,9 +995,10 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     pl_run_info info;
     pl_channel ch[2];
     pl_prism prism;
-    double *v[2];
-    pl_status st = read_velocities(store, run_id, &info, ch, &prism, v, err);
-    if (st != PL_OK)
+    run_arrays a;
+    pl_status st = read_meta(store, run_id, &info, ch, &prism, err);
+    if (st != PL_OK || (st = read_velocities(store, run_id, &info, ch, cfg->threads, &a,
+                                             err)) != PL_OK)
         return st;
     /* the ramp's slope places the impacts by the arcs' tops when they
      * ring (process/lattice.h); a run without a ramp goes without */
@@ -870,13 +1009,15 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
         c.lattice.beta_rad = ramp.beta_rad;
     pl_process_result r;
-    st = process_owned(v[0], v[1], NULL, NULL, (size_t)info.n_frames, info.sample_rate_hz,
-                       ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, &c, &r, err);
+    st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
+                       ch[1].beam_height_m, prism.n_edges, &c, &r, err);
     if (st != PL_OK) {
+        arrays_free(&a);
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
-    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, err);
+    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, a.omc, err);
+    arrays_free(&a);
     if (out && st == PL_OK)
         *out = r;
     else

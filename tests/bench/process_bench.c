@@ -270,6 +270,7 @@ static double time_inprocess(pl_store *store, long long id, const pl_channel ch[
                                38, cfg, &r, &err) != PL_OK)
             die(err.msg);
         best = min_of(best, now_s() - t0);
+        fprintf(stderr, "inprocess call %d: %.3f\n", k, now_s() - t0);
         pl_process_result_free(&r);
     }
     free(v[0]);
