@@ -174,10 +174,12 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
                                   pl_process_result *r, int threads, pl_err *err)
 {
     size_t half = r->n / 2;
-    chan_job cj[2] = {{src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}},
-                      {src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}}};
-    if (!omc)
-        memset(cj[0].touch, 0, sizeof cj[0].touch), memset(cj[1].touch, 0, sizeof cj[1].touch);
+    chan_job cj[2] = {{src1, r->vp1, r->n, {NULL, NULL}, {0, 0}},
+                      {src2, r->vp2, r->n, {NULL, NULL}, {0, 0}}};
+    if (omc) {
+        cj[0] = (chan_job){src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}};
+        cj[1] = (chan_job){src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}};
+    }
     pthread_t ct;
     int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
     chan_worker(&cj[0]);

@@ -27,7 +27,8 @@
  *     the run length;
  *   process_10min_impacts: impacts found (a sanity figure).
  * PRISMLAB_BIN names the binary (default bin/prismlab), PRISMLAB_SRC the
- * tree (default .); PRISMLAB_BENCH_KEEP=1 leaves the store and the WAV in
+ * tree (default .), PRISMLAB_PYTHON the interpreter (default
+ * /usr/bin/python3); PRISMLAB_BENCH_KEEP=1 leaves the store and the WAV in
  * /tmp for profiling the command by hand. */
 #include "acquire/sim/simrun.h"
 #include "db/catalog.h"
@@ -215,13 +216,14 @@ static double time_command(const char *bin, long long run_id, int fresh, int rep
 static double time_scipy(const char *src, int reps, double *compute)
 {
     char script[4096], out[] = "/tmp/prismlab-process-bench-scipy.txt";
+    const char *python = getenv("PRISMLAB_PYTHON");
     snprintf(script, sizeof script, "%s/tests/bench/scipy_reference.py", src);
-    char *argv[] = {"/usr/bin/python3", script, WAV, NULL};
+    char *argv[] = {(char *)(python && *python ? python : "/usr/bin/python3"), script, WAV, NULL};
     double best = -1;
     *compute = -1;
     if (access(argv[0], X_OK) != 0) {
-        printf("# process_10min_scipy: skipped: no /usr/bin/python3 "
-               "(apt-get install python3-numpy python3-scipy)\n");
+        printf("# process_10min_scipy: skipped: no %s "
+               "(apt-get install python3-numpy python3-scipy)\n", argv[0]);
         return -1;
     }
     for (int k = 0; k < reps; k++) {
@@ -270,7 +272,6 @@ static double time_inprocess(pl_store *store, long long id, const pl_channel ch[
                                38, cfg, &r, &err) != PL_OK)
             die(err.msg);
         best = min_of(best, now_s() - t0);
-        fprintf(stderr, "inprocess call %d: %.3f\n", k, now_s() - t0);
         pl_process_result_free(&r);
     }
     free(v[0]);

@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include "acquire/sim/simrun.h"
+#include "db/catalog.h"
+#include "db/derived.h"
+#include "db/run.h"
 #include "db/store.h"
 #include "process/frontend.h"
 #include "process/process.h"
@@ -884,6 +887,168 @@ static void test_threads_agree(void **state)
     pl_simrun_destroy(sim);
 }
 
+/* The stored run of a 12-second simulation (N = 38, raw 16-bit codes as
+ * the simulator's card gives them) in a new store at db; its id. */
+static long long stored_run(const char *db, const pl_simrun *sim, pl_store **store)
+{
+    pl_err err = {0};
+    pl_prism pr;
+    pl_prism_init(&pr);
+    snprintf(pr.name, sizeof pr.name, "p38");
+    pr.n_edges = 38;
+    pr.a0_m = 0.015;
+    pr.length_m = 0.05;
+    pr.mass_kg = 0.27;
+    snprintf(pr.material, sizeof pr.material, "steel");
+    pl_run_info info;
+    pl_run_info_init(&info);
+    snprintf(info.prism, sizeof info.prism, "p38");
+    info.sample_rate_hz = RATE;
+    info.n_channels = 2;
+    info.format = PL_FMT_U16;
+    info.little_endian = pl_host_little_endian();
+    snprintf(info.source_kind, sizeof info.source_kind, "sim");
+    pl_channel ch[2];
+    pl_simrun_channels(sim, ch);
+    size_t n = pl_simrun_frames(sim);
+    if (pl_store_open(store, db, PL_STORE_CREATE, &err) != PL_OK ||
+        pl_prism_add(*store, &pr, &err) != PL_OK ||
+        pl_run_create(*store, &info, ch, &err) != PL_OK ||
+        pl_run_append_chunk(*store, info.id, 0, (long long)n, pl_simrun_codes(sim), 4 * n,
+                            &err) != PL_OK)
+        fail_msg("store: %s", err.msg);
+    return info.id;
+}
+
+/* What a processing stored: the five series and the impacts. */
+typedef struct {
+    double *s[5];
+    size_t n[5], n_impacts;
+    pl_impact *imp;
+} stored;
+
+static const char *const series_names[5] = {"omega", "theta", "Lp", "vp1", "vp2"};
+
+static void read_stored(pl_store *store, long long id, stored *out)
+{
+    pl_err err = {0};
+    for (int k = 0; k < 5; k++)
+        if (pl_derived_series(store, id, series_names[k], 10, &out->s[k], &out->n[k], NULL,
+                              NULL, &err) != PL_OK)
+            fail_msg("series %s: %s", series_names[k], err.msg);
+    if (pl_derived_impacts(store, id, &out->imp, &out->n_impacts, &err) != PL_OK)
+        fail_msg("impacts: %s", err.msg);
+}
+
+static void free_stored(stored *s)
+{
+    for (int k = 0; k < 5; k++)
+        free(s->s[k]);
+    free(s->imp);
+}
+
+/* Each field of a[i] is b[i]'s, NaN for NaN (the struct's padding is
+ * not compared). */
+static int same_real(double x, double y)
+{
+    return x == y || (isnan(x) && isnan(y));
+}
+
+static void same_impacts(const pl_impact *a, const pl_impact *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(a[i].t_s == b[i].t_s && a[i].omega_minus == b[i].omega_minus &&
+              a[i].omega_plus == b[i].omega_plus && a[i].ratio == b[i].ratio &&
+              a[i].confirmed == b[i].confirmed && same_real(a[i].interval_s, b[i].interval_s) &&
+              same_real(a[i].ratio_se, b[i].ratio_se) && same_real(a[i].t_sd_s, b[i].t_sd_s)))
+            fail_msg("impact %zu differs: t %.17g/%.17g ratio %.17g/%.17g", i, a[i].t_s,
+                     b[i].t_s, a[i].ratio, b[i].ratio);
+}
+
+/* The command's path (chunks read and scaled in one pass, its arrays
+ * faulted in by helper threads meanwhile, the decimated series written
+ * through the combined omega's array, the impacts 64 rows a statement)
+ * against the plain one: processing the stored run on one thread and on
+ * six (five helpers, the velocities' pages among theirs) gives the same
+ * full-rate result, bit for bit, as pl_process_signals() on the
+ * velocities scaled by hand; and what is stored is every 10th sample of
+ * it, with the impacts as found, each field, the NULLs of the last
+ * interval included. */
+static void test_stored_run_as_signals(void **state)
+{
+    (void)state;
+    pl_simrun_config sc;
+    pl_simrun_config_default(&sc);
+    sc.model.N = 38;
+    sc.model.lambda0 = 4.5 * M_PI / 180;
+    sc.model.ramp_length = 0;
+    sc.model.duration = 11;
+    pl_simrun *sim = NULL;
+    pl_err err = {0};
+    assert_int_equal(pl_simrun_create(&sim, &sc, &err), PL_OK);
+    char *dir = tu_tmpdir("process-stored");
+    char *db = tu_path(dir, "s.db");
+    pl_store *store = NULL;
+    long long id = stored_run(db, sim, &store);
+    pl_channel ch[2];
+    pl_simrun_channels(sim, ch);
+    size_t n = pl_simrun_frames(sim);
+    const uint16_t *codes = pl_simrun_codes(sim);
+    double *v[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            double volts = pl_channel_volts(&ch[k], codes[2 * i + k]);
+            v[k][i] = volts * (ch[k].beam_sign * ch[k].ldv_scale_mps_per_v);
+        }
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.threads = 1;
+    pl_process_result r0, r[2];
+    stored st[2];
+    assert_int_equal(pl_process_signals(v[0], v[1], n, RATE, ch[0].beam_height_m,
+                                        ch[1].beam_height_m, 38, &c, &r0, &err), PL_OK);
+    for (int t = 0; t < 2; t++) {
+        c.threads = t ? 6 : 1;
+        if (pl_process_run(store, id, &c, &r[t], &err) != PL_OK)
+            fail_msg("threads %d: %s", c.threads, err.msg);
+        read_stored(store, id, &st[t]);
+        assert_memory_equal(r[t].vp1, r0.vp1, n * sizeof(double));
+        assert_memory_equal(r[t].vp2, r0.vp2, n * sizeof(double));
+        assert_memory_equal(r[t].omega, r0.omega, n * sizeof(double));
+        assert_memory_equal(r[t].theta, r0.theta, n * sizeof(double));
+        assert_int_equal(r[t].n_impacts, r0.n_impacts);
+        same_impacts(r[t].impacts, r0.impacts, r0.n_impacts);
+    }
+    /* the run's impacts fill some 64-row statements and leave a rest */
+    assert_true(r0.n_impacts > 256 && r0.n_impacts % 64 != 0);
+    size_t nd = (n + 9) / 10;
+    const double *full[5] = {r0.omega, r0.theta, r0.theta, r0.vp1, r0.vp2};
+    for (int t = 0; t < 2; t++) {
+        for (int k = 0; k < 5; k++) {
+            assert_int_equal(st[t].n[k], nd);
+            for (size_t i = 0; i < nd; i++) {
+                double want = full[k][10 * i] * (k == 2 ? 38 / (2 * M_PI) : 1.0);
+                if (memcmp(&st[t].s[k][i], &want, sizeof want) != 0)
+                    fail_msg("threads %d: %s[%zu] = %.17g, the result's %.17g",
+                             t ? 6 : 1, series_names[k], i, st[t].s[k][i], want);
+            }
+        }
+        assert_int_equal(st[t].n_impacts, r0.n_impacts);
+        same_impacts(st[t].imp, r0.impacts, r0.n_impacts);
+        assert_true(isnan(st[t].imp[r0.n_impacts - 1].interval_s));
+        free_stored(&st[t]);
+        pl_process_result_free(&r[t]);
+    }
+    pl_process_result_free(&r0);
+    pl_store_close(store);
+    free(v[0]);
+    free(v[1]);
+    pl_simrun_destroy(sim);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void test_fixture_scores(void **state)
 {
     (void)state;
@@ -1020,6 +1185,7 @@ int main(void)
         cmocka_unit_test(test_spectrum_and_filter),
         cmocka_unit_test(test_malformed_inputs),
         cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_stored_run_as_signals),
         cmocka_unit_test(test_fixture_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
