@@ -159,31 +159,71 @@ static pl_status save_quality(pl_store *store, long long run_id,
     return PL_OK;
 }
 
-pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
-                          const pl_series *series, size_t n_series,
-                          const pl_impact *impacts, size_t n_impacts,
-                          pl_err *err)
+struct pl_derived_writer {
+    pl_store *store;
+    long long run_id;
+};
+
+pl_status pl_derived_begin(pl_store *store, long long run_id, pl_derived_writer **out,
+                           pl_err *err)
 {
-    sqlite3_stmt *st = NULL;
+    char sql[96];
+    *out = NULL;
+    pl_derived_writer *w = malloc(sizeof *w);
+    if (!w)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
+    w->store = store;
+    w->run_id = run_id;
+    if (pl_store_begin(store, err) != PL_OK) {
+        free(w);
+        return err->code;
+    }
+    /* the series may come before their processing row: the foreign key
+     * is checked at the commit (the pragma ends with the transaction) */
+    snprintf(sql, sizeof sql, "PRAGMA defer_foreign_keys = ON; "
+             "DELETE FROM processing WHERE run_id = %lld", run_id);
+    if (pl_store_exec(store, sql, err) != PL_OK) {
+        pl_derived_abort(w);
+        return err->code;
+    }
+    *out = w;
+    return PL_OK;
+}
+
+pl_status pl_derived_put(pl_derived_writer *w, const pl_series *s, pl_err *err)
+{
+    return save_series(w->store, w->run_id, s, err);
+}
+
+void pl_derived_abort(pl_derived_writer *w)
+{
+    if (!w)
+        return;
+    pl_store_rollback(w->store);
+    free(w);
+}
+
+static pl_status check_quality(const pl_processing *rec, pl_err *err)
+{
     if (rec->quality[0] && strcmp(rec->quality, "good") != 0 &&
         strcmp(rec->quality, "degraded") != 0)
         return pl_err_set(err, PL_EINVAL, "run %lld: quality '%s': expected "
                           "good or degraded (a refusal has no processing "
                           "record)", rec->run_id, rec->quality);
-    if (pl_store_begin(store, err) != PL_OK)
-        return err->code;
-    char sql[96];
-    snprintf(sql, sizeof sql, "DELETE FROM processing WHERE run_id = %lld",
-             rec->run_id);
-    if (pl_store_exec(store, sql, err) != PL_OK)
-        goto fail;
+    return PL_OK;
+}
+
+/* The processing row of rec, inside the caller's transaction. */
+static pl_status save_record(pl_store *store, const pl_processing *rec, pl_err *err)
+{
+    sqlite3_stmt *st = NULL;
     if (pl_store_prepare(store, "INSERT INTO processing (run_id, processed_utc, "
                          "prismlab_version, params, release_frame, end_frame, "
                          "release_t_s, end_t_s, n_impacts, lp_end, "
                          "omega_last_mean, ratio_mean, ratio_sd, warnings, "
                          "ratio_mean_se, n_expected, n_confirmed) "
                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, err) != PL_OK)
-        goto fail;
+        return err->code;
     sqlite3_bind_int64(st, 1, rec->run_id);
     sqlite3_bind_text(st, 2, rec->processed_utc, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, rec->version, -1, SQLITE_STATIC);
@@ -206,27 +246,48 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
         sqlite3_bind_null(st, 16);
         sqlite3_bind_null(st, 17);
     }
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        pl_store_fail(store, "saving the processing record", err);
-        goto fail;
-    }
+    int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    st = NULL;
-    if (save_quality(store, rec->run_id, rec->quality, rec->faults,
-                     rec->processed_utc, rec->version, err) != PL_OK)
-        goto fail;
-    for (size_t i = 0; i < n_series; i++)
-        if (save_series(store, rec->run_id, &series[i], err) != PL_OK)
-            goto fail;
-    if (save_impacts(store, rec->run_id, impacts, n_impacts, err) != PL_OK)
-        goto fail;
-    if (pl_store_commit(store, err) != PL_OK)
-        goto fail;
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "saving the processing record", err);
     return PL_OK;
-fail:
-    sqlite3_finalize(st);
-    pl_store_rollback(store);
+}
+
+pl_status pl_derived_finish(pl_derived_writer *w, const pl_processing *rec,
+                            const pl_impact *impacts, size_t n_impacts, pl_err *err)
+{
+    pl_store *store = w->store;
+    if (rec->run_id != w->run_id) {
+        pl_err_set(err, PL_EINVAL, "the record of run %lld given to the writer of "
+                   "run %lld", rec->run_id, w->run_id);
+    } else if (check_quality(rec, err) == PL_OK &&
+               save_record(store, rec, err) == PL_OK &&
+               save_quality(store, rec->run_id, rec->quality, rec->faults,
+                            rec->processed_utc, rec->version, err) == PL_OK &&
+               save_impacts(store, rec->run_id, impacts, n_impacts, err) == PL_OK &&
+               pl_store_commit(store, err) == PL_OK) {
+        free(w);
+        return PL_OK;
+    }
+    pl_derived_abort(w);
     return err->code;
+}
+
+pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
+                          const pl_series *series, size_t n_series,
+                          const pl_impact *impacts, size_t n_impacts,
+                          pl_err *err)
+{
+    pl_derived_writer *w;
+    if (check_quality(rec, err) != PL_OK ||
+        pl_derived_begin(store, rec->run_id, &w, err) != PL_OK)
+        return err->code;
+    for (size_t i = 0; i < n_series; i++)
+        if (pl_derived_put(w, &series[i], err) != PL_OK) {
+            pl_derived_abort(w);
+            return err->code;
+        }
+    return pl_derived_finish(w, rec, impacts, n_impacts, err);
 }
 
 pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
