@@ -696,6 +696,12 @@ static void assess_quality(pl_process_result *r)
     snprintf(r->quality, sizeof r->quality, "%s", degraded ? "degraded" : "good");
 }
 
+/* Writing the result while the impacts are searched: see "writing the
+ * result" below. */
+typedef struct writer writer;
+static void writer_start(writer *wr, const pl_process_result *r, int threads);
+static void writer_abort(writer *wr);
+
 /* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
  * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
  * are not NULL), a->omega and a->theta; a->omc, the combined omega, stays
@@ -704,7 +710,7 @@ static void assess_quality(pl_process_result *r)
 static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
-                               pl_process_result *r, pl_err *err)
+                               pl_process_result *r, writer *wr, pl_err *err)
 {
     memset(r, 0, sizeof *r);
     r->ring_freq_hz = NAN;
@@ -723,19 +729,20 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
         st = find_window(r, h1, h2, N, cfg, a->omc, err);
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
+    if (st == PL_OK && wr)
+        writer_start(wr, r, cfg->threads);
     if (st == PL_OK)
         st = find_impacts(r, N, cfg, a->omc, err);
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
+    if (st == PL_OK && scale_ratio_errors(r) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors",
+                        r->n_impacts);
     if (st != PL_OK) {
+        writer_abort(wr);   /* it reads r's arrays: done with them first */
         pl_process_result_free(r);
         return st;
-    }
-    if (scale_ratio_errors(r) != 0) {
-        size_t n = r->n_impacts;
-        pl_process_result_free(r);
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors", n);
     }
     summarise(r);
     check_count(r, N);
@@ -754,7 +761,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     run_arrays a;
     if (arrays_alloc(&a, n) != 0)
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, err);
+    pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, NULL, err);
     arrays_free(&a);
     return st;
 }
@@ -952,41 +959,146 @@ static void make_record(long long run_id, const pl_process_config *cfg,
     snprintf(rec->faults, sizeof rec->faults, "%s", r->faults);
 }
 
-/* Writes r back as run_id's derived data: the record, the series at
- * 1 kHz (every 10th sample of the filtered series: enough for every plot
- * and for matching, a tenth of the bytes; the full-rate series are
- * recomputed exactly from the raw chunks and the stored parameters, since
- * processing is deterministic), the spectra and the impacts. */
-static pl_status save_result(pl_store *store, long long run_id, const pl_process_config *cfg,
-                             const pl_process_result *r, int N, const pl_channel ch[2],
-                             double *scratch, pl_err *err)
+/* --- writing the result ---------------------------------------------------- */
+
+/* The run's derived data goes into the store in two parts of one
+ * transaction (db/derived.h's writer): first omega and the velocities,
+ * final once omega is filtered (the impact search reads the combined
+ * omega and writes theta only); then theta, L_p, the spectra, the record
+ * and the impacts.  With a thread to spare the first part is written on
+ * one of its own while this one searches for the impacts: a ten-minute
+ * run's 13 MB of it take some 30 ms of the 130 ms its writing takes, at
+ * the price of the store's write lock held through the search (0.25 s
+ * more on that run; other writers wait for it, up to the busy timeout).
+ * The series are at 1 kHz: every 10th sample of the filtered series,
+ * enough for every plot and for matching, a tenth of the bytes (the
+ * full-rate series are recomputed exactly from the raw chunks and the
+ * stored parameters, since processing is deterministic). */
+struct writer {
+    pl_store *store;
+    long long run_id;
+    const pl_process_result *r;
+    size_t nd;                 /* samples of a series at 1 kHz */
+    double *dec;               /* 3 * nd: omega, vp1, vp2 */
+    pl_derived_writer *w;
+    int first_done;            /* the first part is in the transaction */
+    pl_status st;
+    pl_err err;
+    pthread_t tid;
+    int running;
+};
+
+/* Every 10th sample of full times k into out[0..nd). */
+static void decimate(const double *full, size_t nd, double k, double *out)
 {
-    size_t nd = (r->n + 9) / 10;
-    /* the combined omega's array, done with, holds the five (a fresh one
-     * would be 24 MB more to fault in) */
-    double *own = 5 * nd > r->n ? malloc(5 * nd * sizeof *own) : NULL;
-    double *dec = own ? own : scratch, rate = r->rate_hz;
-    if (5 * nd > r->n && !own)
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
-    const double *full[5] = {r->omega, r->theta, r->theta, r->vp1, r->vp2};
-    double lp_per_rad = N / (2 * M_PI);
-    for (int s = 0; s < 5; s++)
-        for (size_t i = 0; i < nd; i++)
-            dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
-    pl_series sv[8] = {
-        series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
-        series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
-        series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
-        series("vp1", "m/s", 10, 0, rate / 10, nd, dec + 3 * nd),
-        series("vp2", "m/s", 10, 0, rate / 10, nd, dec + 4 * nd),
+    for (size_t i = 0; i < nd; i++)
+        out[i] = full[10 * i] * k;
+}
+
+static pl_status write_first(writer *wr, pl_err *err)
+{
+    const pl_process_result *r = wr->r;
+    double rate = r->rate_hz;
+    size_t nd = wr->nd;
+    if (!(wr->dec = malloc(3 * nd * sizeof *wr->dec)))
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
+    decimate(r->omega, nd, 1.0, wr->dec);
+    decimate(r->vp1, nd, 1.0, wr->dec + nd);
+    decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
+    pl_series sv[3] = {
+        series("omega", "rad/s", 10, 0, rate / 10, nd, wr->dec),
+        series("vp1", "m/s", 10, 0, rate / 10, nd, wr->dec + nd),
+        series("vp2", "m/s", 10, 0, rate / 10, nd, wr->dec + 2 * nd),
+    };
+    if (pl_derived_begin(wr->store, wr->run_id, &wr->w, err) != PL_OK)
+        return err->code;
+    for (int k = 0; k < 3; k++)
+        if (pl_derived_put(wr->w, &sv[k], err) != PL_OK)
+            return err->code;
+    wr->first_done = 1;
+    return PL_OK;
+}
+
+static void *write_first_thread(void *arg)
+{
+    writer *wr = arg;
+    wr->st = write_first(wr, &wr->err);
+    return NULL;
+}
+
+/* Once omega is filtered (process_owned()): the first part on a thread
+ * of its own, unless threads is 1 (it then waits for write_rest()). */
+static void writer_start(writer *wr, const pl_process_result *r, int threads)
+{
+    wr->r = r;
+    wr->nd = (r->n + 9) / 10;
+    wr->st = PL_OK;
+    if (threads != 1 && pthread_create(&wr->tid, NULL, write_first_thread, wr) == 0)
+        wr->running = 1;
+}
+
+static void writer_join(writer *wr)
+{
+    if (wr->running)
+        pthread_join(wr->tid, NULL);
+    wr->running = 0;
+}
+
+/* Rolls back whatever was written (NULL: nothing to do). */
+static void writer_abort(writer *wr)
+{
+    if (!wr)
+        return;
+    writer_join(wr);
+    pl_derived_abort(wr->w);
+    free(wr->dec);
+    wr->w = NULL;
+    wr->dec = NULL;
+}
+
+/* The second part and the commit; on failure nothing is written.
+ * scratch (the combined omega's array, done with) holds theta and L_p at
+ * 1 kHz: a fresh array would be 10 MB more to fault in. */
+static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
+                            const pl_channel ch[2], double *scratch, pl_err *err)
+{
+    const pl_process_result *r = wr->r;
+    size_t nd = wr->nd;
+    double rate = r->rate_hz, *own = NULL;
+    writer_join(wr);
+    pl_status st = wr->st;
+    if (st != PL_OK)
+        *err = wr->err;
+    else if (!wr->first_done)
+        st = write_first(wr, err);
+    if (st == PL_OK && 2 * nd > r->n && !(scratch = own = malloc(2 * nd * sizeof *own)))
+        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
+    if (st != PL_OK) {
+        writer_abort(wr);
+        return st;
+    }
+    decimate(r->theta, nd, 1.0, scratch);
+    decimate(r->theta, nd, N / (2 * M_PI), scratch + nd);
+    pl_series sv[5] = {
+        series("theta", "rad", 10, 0, rate / 10, nd, scratch),
+        series("Lp", "1", 10, 0, rate / 10, nd, scratch + nd),
         series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp1),
         series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp2),
         series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_residual),
     };
-    pl_processing rec;
-    make_record(run_id, cfg, r, N, ch, &rec);
-    pl_status st = pl_derived_save(store, &rec, sv, 8, r->impacts, r->n_impacts, err);
+    for (int k = 0; k < 5 && st == PL_OK; k++)
+        st = pl_derived_put(wr->w, &sv[k], err);
     free(own);
+    if (st != PL_OK) {
+        writer_abort(wr);
+        return st;
+    }
+    pl_processing rec;
+    make_record(wr->run_id, cfg, r, N, ch, &rec);
+    st = pl_derived_finish(wr->w, &rec, r->impacts, r->n_impacts, err);
+    wr->w = NULL;   /* finish frees it, whatever the outcome */
+    free(wr->dec);
+    wr->dec = NULL;
     return st;
 }
 
@@ -1011,14 +1123,15 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
         c.lattice.beta_rad = ramp.beta_rad;
     pl_process_result r;
+    writer wr = {.store = store, .run_id = run_id};
     st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
-                       ch[1].beam_height_m, prism.n_edges, &c, &r, err);
+                       ch[1].beam_height_m, prism.n_edges, &c, &r, &wr, err);
     if (st != PL_OK) {
         arrays_free(&a);
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
-    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, a.omc, err);
+    st = write_rest(&wr, &c, prism.n_edges, ch, a.omc, err);
     arrays_free(&a);
     if (out && st == PL_OK)
         *out = r;

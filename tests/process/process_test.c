@@ -1049,6 +1049,91 @@ static void test_stored_run_as_signals(void **state)
     free(dir);
 }
 
+/* A run refused by the impact search, which comes after the first part
+ * of the result went into the store on its own thread: the earlier
+ * result stays whole and the write lock is free again.  (The motion of
+ * test_malformed_inputs too short for one impact, stored as 64-bit
+ * float volts.) */
+static void test_refused_after_the_writer_started(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("process-refused");
+    char *db = tu_path(dir, "r.db");
+    pl_store *store = NULL;
+    pl_err err = {0};
+    pl_prism pr;
+    pl_prism_init(&pr);
+    snprintf(pr.name, sizeof pr.name, "p22");
+    pr.n_edges = 22;
+    pr.a0_m = 0.015;
+    pr.length_m = 0.05;
+    pr.mass_kg = 0.2;
+    snprintf(pr.material, sizeof pr.material, "steel");
+    pl_run_info info;
+    pl_run_info_init(&info);
+    snprintf(info.prism, sizeof info.prism, "p22");
+    info.sample_rate_hz = RATE;
+    info.n_channels = 2;
+    info.format = PL_FMT_F64;
+    info.little_endian = pl_host_little_endian();
+    snprintf(info.source_kind, sizeof info.source_kind, "csv");
+    pl_channel ch[2];
+    memset(ch, 0, sizeof ch);
+    for (int k = 0; k < 2; k++) {
+        ch[k].beam_height_m = k ? H2 : H1;
+        ch[k].beam_sign = 1;
+        ch[k].ldv_scale_mps_per_v = 1;
+        ch[k].cal_kind = PL_CAL_IDENTITY;
+        ch[k].cal_order = 1;
+        ch[k].cal_coef[1] = 1;
+    }
+    size_t n = 2 * RATE;
+    double *v = malloc(2 * n * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        double om = i > RATE ? 0.3 * (double)(i - RATE) / RATE : 0;
+        v[2 * i] = om * H1 + 1e-6 * sin(i * 1.7);
+        v[2 * i + 1] = om * H2 + 1e-6 * cos(i * 2.3);
+    }
+    if (pl_store_open(&store, db, PL_STORE_CREATE, &err) != PL_OK ||
+        pl_prism_add(store, &pr, &err) != PL_OK || pl_run_create(store, &info, ch, &err) != PL_OK ||
+        pl_run_append_chunk(store, info.id, 0, (long long)n, v, 2 * n * sizeof *v, &err) != PL_OK)
+        fail_msg("store: %s", err.msg);
+    /* an earlier result to keep */
+    pl_processing rec;
+    memset(&rec, 0, sizeof rec);
+    rec.run_id = info.id;
+    rec.n_expected = -1;
+    snprintf(rec.processed_utc, sizeof rec.processed_utc, "2026-11-26T10:00:00Z");
+    snprintf(rec.version, sizeof rec.version, "earlier");
+    double one = 1;
+    pl_series s = {"omega", "rad/s", 10, 0, 1000, 1, &one};
+    assert_int_equal(pl_derived_save(store, &rec, &s, 1, NULL, 0, &err), PL_OK);
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.threads = 4;
+    pl_process_result r;
+    assert_int_equal(pl_process_run(store, info.id, &c, &r, &err), PL_ENUMERIC);
+    if (!strstr(err.msg, "no line impact"))
+        fail_msg("expected 'no line impact', got: %s", err.msg);
+    assert_int_equal(pl_derived_get(store, info.id, &rec, &err), PL_OK);
+    assert_string_equal(rec.version, "earlier");
+    double *got;
+    size_t m;
+    assert_int_equal(pl_derived_series(store, info.id, "omega", 10, &got, &m, NULL, NULL, &err),
+                     PL_OK);
+    assert_int_equal(m, 1);
+    free(got);
+    assert_int_equal(pl_derived_series(store, info.id, "vp1", 10, &got, &m, NULL, NULL, &err),
+                     PL_ENOTFOUND);
+    assert_int_equal(pl_store_begin(store, &err), PL_OK);
+    assert_int_equal(pl_store_commit(store, &err), PL_OK);
+    pl_store_close(store);
+    free(v);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void test_fixture_scores(void **state)
 {
     (void)state;
@@ -1186,6 +1271,7 @@ int main(void)
         cmocka_unit_test(test_malformed_inputs),
         cmocka_unit_test(test_threads_agree),
         cmocka_unit_test(test_stored_run_as_signals),
+        cmocka_unit_test(test_refused_after_the_writer_started),
         cmocka_unit_test(test_fixture_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
