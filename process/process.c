@@ -115,6 +115,9 @@ typedef struct {
     double *v[2], *omega, *theta, *omc;
     size_t n;
     int touched;   /* omega, theta and omc are faulted in already */
+    int summary;   /* no theta of its own: it takes omega's memory once
+                      omega is filtered and written (the caller keeps no
+                      full-rate series) */
 } run_arrays;
 
 static void arrays_free(run_arrays *a)
@@ -128,16 +131,17 @@ static void arrays_free(run_arrays *a)
 }
 
 /* -1 when out of memory (a then holds nothing). */
-static int arrays_alloc(run_arrays *a, size_t n)
+static int arrays_alloc(run_arrays *a, size_t n, int summary)
 {
     memset(a, 0, sizeof *a);
     a->n = n;
+    a->summary = summary;
     a->v[0] = malloc(sizeof(double) * n);
     a->v[1] = malloc(sizeof(double) * n);
     a->omega = malloc(sizeof(double) * n);
-    a->theta = malloc(sizeof(double) * n);
+    a->theta = summary ? NULL : malloc(sizeof(double) * n);
     a->omc = malloc(sizeof(double) * n);
-    if (a->v[0] && a->v[1] && a->omega && a->theta && a->omc)
+    if (a->v[0] && a->v[1] && a->omega && (a->theta || summary) && a->omc)
         return 0;
     arrays_free(a);
     return -1;
@@ -178,7 +182,8 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
                       {src2, r->vp2, r->n, {NULL, NULL}, {0, 0}}};
     if (omc) {
         cj[0] = (chan_job){src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}};
-        cj[1] = (chan_job){src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}};
+        cj[1] = (chan_job){src2, r->vp2, r->n, {omc, r->theta ? r->theta + half : NULL},
+                           {r->n, r->n - half}};
     }
     pthread_t ct;
     int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
@@ -472,9 +477,6 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
-    size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz
-                                                             : r->release;
-    r->omega_last_mean = mean_of(r->omega, last_s, r->end);
     return PL_OK;
 }
 
@@ -729,8 +731,19 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
         st = find_window(r, h1, h2, N, cfg, a->omc, err);
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
-    if (st == PL_OK && wr)
-        writer_start(wr, r, cfg->threads);
+    if (st == PL_OK) {
+        size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz
+                                                                 : r->release;
+        r->omega_last_mean = mean_of(r->omega, last_s, r->end);
+        if (wr)
+            writer_start(wr, r, cfg->threads);
+        if (a->summary) {
+            /* omega's 1 kHz series is out (writer_start): theta takes its
+             * memory, 48 MB of a ten-minute run not faulted in */
+            r->theta = r->omega;
+            r->omega = NULL;
+        }
+    }
     if (st == PL_OK)
         st = find_impacts(r, N, cfg, a->omc, err);
     pl_status st2 = spectra_finish(&sp, err);
@@ -759,7 +772,7 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
         return err->code;
     run_arrays a;
-    if (arrays_alloc(&a, n) != 0)
+    if (arrays_alloc(&a, n, 0) != 0)
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
     pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, NULL, err);
     arrays_free(&a);
@@ -842,9 +855,11 @@ static void fault_in_start(faulting *f, run_arrays *a, int threads)
     f->helpers = cpus > 1 ? (size_t)(cpus - 1 < FAULT_MAX ? cpus - 1 : FAULT_MAX) : 0;
     if (f->helpers == 0)
         return;
-    double *arr[FAULT_MAX] = {a->omega, a->theta, a->omc, a->v[1], a->v[0]};
+    double *arr[FAULT_MAX] = {a->omega, a->omc, a->theta, a->v[1], a->v[0]};
     size_t count = f->helpers >= 4 ? 5 : 3;
     for (size_t k = 0; k < count; k++) {
+        if (!arr[k])
+            continue;   /* theta in omega's memory */
         fault_job *j = &f->job[k % f->helpers];
         j->n = a->n;
         j->may_write[j->count] = k < 3;
@@ -889,13 +904,13 @@ static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
 /* The run's arrays with its two channels as downhill velocities (m/s)
  * in a->v[0], a->v[1], its other arrays faulted in meanwhile. */
 static pl_status read_velocities(pl_store *store, long long run_id, const pl_run_info *info,
-                                 const pl_channel ch[2], int threads, run_arrays *a,
-                                 pl_err *err)
+                                 const pl_channel ch[2], int threads, int summary,
+                                 run_arrays *a, pl_err *err)
 {
     size_t n = (size_t)info->n_frames;
     double k[2] = {ch[0].beam_sign * ch[0].ldv_scale_mps_per_v,
                    ch[1].beam_sign * ch[1].ldv_scale_mps_per_v};
-    if (arrays_alloc(a, n) != 0)
+    if (arrays_alloc(a, n, summary) != 0)
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
                           run_id, n);
     faulting f;
@@ -995,14 +1010,14 @@ static void decimate(const double *full, size_t nd, double k, double *out)
         out[i] = full[10 * i] * k;
 }
 
+/* omega's series is in wr->dec already (writer_start()). */
 static pl_status write_first(writer *wr, pl_err *err)
 {
     const pl_process_result *r = wr->r;
     double rate = r->rate_hz;
     size_t nd = wr->nd;
-    if (!(wr->dec = malloc(3 * nd * sizeof *wr->dec)))
+    if (!wr->dec)
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
-    decimate(r->omega, nd, 1.0, wr->dec);
     decimate(r->vp1, nd, 1.0, wr->dec + nd);
     decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
     pl_series sv[3] = {
@@ -1026,13 +1041,19 @@ static void *write_first_thread(void *arg)
     return NULL;
 }
 
-/* Once omega is filtered (process_owned()): the first part on a thread
- * of its own, unless threads is 1 (it then waits for write_rest()). */
+/* Once omega is filtered (process_owned()): omega's series taken here
+ * (theta may take omega's memory next), the rest of the first part on a
+ * thread of its own unless threads is 1 (it then waits for
+ * write_rest()). */
 static void writer_start(writer *wr, const pl_process_result *r, int threads)
 {
     wr->r = r;
     wr->nd = (r->n + 9) / 10;
     wr->st = PL_OK;
+    wr->dec = malloc(3 * wr->nd * sizeof *wr->dec);
+    if (!wr->dec)
+        return;   /* write_first() says so */
+    decimate(r->omega, wr->nd, 1.0, wr->dec);
     if (threads != 1 && pthread_create(&wr->tid, NULL, write_first_thread, wr) == 0)
         wr->running = 1;
 }
@@ -1102,17 +1123,17 @@ static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
     return st;
 }
 
-pl_status pl_process_run(pl_store *store, long long run_id,
-                         const pl_process_config *cfg, pl_process_result *out,
-                         pl_err *err)
+/* pl_process_run() and pl_process_run_summary(). */
+static pl_status process_run(pl_store *store, long long run_id, const pl_process_config *cfg,
+                             int summary, pl_process_result *out, pl_err *err)
 {
     pl_run_info info;
     pl_channel ch[2];
     pl_prism prism;
     run_arrays a;
     pl_status st = read_meta(store, run_id, &info, ch, &prism, err);
-    if (st != PL_OK || (st = read_velocities(store, run_id, &info, ch, cfg->threads, &a,
-                                             err)) != PL_OK)
+    if (st != PL_OK || (st = read_velocities(store, run_id, &info, ch, cfg->threads, summary,
+                                             &a, err)) != PL_OK)
         return st;
     /* the ramp's slope places the impacts by the arcs' tops when they
      * ring (process/lattice.h); a run without a ramp goes without */
@@ -1133,9 +1154,29 @@ pl_status pl_process_run(pl_store *store, long long run_id,
     }
     st = write_rest(&wr, &c, prism.n_edges, ch, a.omc, err);
     arrays_free(&a);
+    if (summary) {
+        free(r.vp1);
+        free(r.vp2);
+        free(r.theta);
+        r.vp1 = r.vp2 = r.theta = NULL;
+    }
     if (out && st == PL_OK)
         *out = r;
     else
         pl_process_result_free(&r);
     return st;
+}
+
+pl_status pl_process_run(pl_store *store, long long run_id,
+                         const pl_process_config *cfg, pl_process_result *out,
+                         pl_err *err)
+{
+    return process_run(store, run_id, cfg, 0, out, err);
+}
+
+pl_status pl_process_run_summary(pl_store *store, long long run_id,
+                                 const pl_process_config *cfg, pl_process_result *out,
+                                 pl_err *err)
+{
+    return process_run(store, run_id, cfg, 1, out, err);
 }

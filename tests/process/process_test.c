@@ -966,11 +966,12 @@ static void same_impacts(const pl_impact *a, const pl_impact *b, size_t n)
 }
 
 /* The command's path (chunks read and scaled in one pass, its arrays
- * faulted in by helper threads meanwhile, the decimated series written
- * through the combined omega's array, the impacts 64 rows a statement)
- * against the plain one: processing the stored run on one thread and on
- * six (five helpers, the velocities' pages among theirs) gives the same
- * full-rate result, bit for bit, as pl_process_signals() on the
+ * faulted in by helper threads meanwhile, omega and the velocities
+ * written while the impacts are searched, theta in omega's memory for
+ * the summary, the impacts 64 rows a statement) against the plain one:
+ * processing the stored run, full or for the figures alone, on one
+ * thread and on six (five helpers, the velocities' pages among theirs)
+ * gives the same result, bit for bit, as pl_process_signals() on the
  * velocities scaled by hand; and what is stored is every 10th sample of
  * it, with the impacts as found, each field, the NULLs of the last
  * interval included. */
@@ -1003,19 +1004,33 @@ static void test_stored_run_as_signals(void **state)
     pl_process_config c;
     pl_process_config_default(&c);
     c.threads = 1;
-    pl_process_result r0, r[2];
-    stored st[2];
+    /* the library's call (full-rate result) and the command's (figures
+     * alone, theta in omega's memory), each on one thread and on six */
+    enum { VARIANTS = 4 };
+    pl_process_result r0, r[VARIANTS];
+    stored st[VARIANTS];
     assert_int_equal(pl_process_signals(v[0], v[1], n, RATE, ch[0].beam_height_m,
                                         ch[1].beam_height_m, 38, &c, &r0, &err), PL_OK);
-    for (int t = 0; t < 2; t++) {
-        c.threads = t ? 6 : 1;
-        if (pl_process_run(store, id, &c, &r[t], &err) != PL_OK)
-            fail_msg("threads %d: %s", c.threads, err.msg);
+    for (int t = 0; t < VARIANTS; t++) {
+        int summary = t >= 2;
+        c.threads = t % 2 ? 6 : 1;
+        if ((summary ? pl_process_run_summary : pl_process_run)(store, id, &c, &r[t], &err) !=
+            PL_OK)
+            fail_msg("%s, threads %d: %s", summary ? "summary" : "full", c.threads, err.msg);
         read_stored(store, id, &st[t]);
-        assert_memory_equal(r[t].vp1, r0.vp1, n * sizeof(double));
-        assert_memory_equal(r[t].vp2, r0.vp2, n * sizeof(double));
-        assert_memory_equal(r[t].omega, r0.omega, n * sizeof(double));
-        assert_memory_equal(r[t].theta, r0.theta, n * sizeof(double));
+        if (summary) {
+            assert_null(r[t].vp1);
+            assert_null(r[t].omega);
+            assert_null(r[t].theta);
+        } else {
+            assert_memory_equal(r[t].vp1, r0.vp1, n * sizeof(double));
+            assert_memory_equal(r[t].vp2, r0.vp2, n * sizeof(double));
+            assert_memory_equal(r[t].omega, r0.omega, n * sizeof(double));
+            assert_memory_equal(r[t].theta, r0.theta, n * sizeof(double));
+        }
+        assert_true(r[t].lp_end == r0.lp_end && r[t].omega_last_mean == r0.omega_last_mean &&
+                    r[t].ratio_mean == r0.ratio_mean && r[t].release == r0.release &&
+                    r[t].end == r0.end);
         assert_int_equal(r[t].n_impacts, r0.n_impacts);
         same_impacts(r[t].impacts, r0.impacts, r0.n_impacts);
     }
@@ -1023,14 +1038,14 @@ static void test_stored_run_as_signals(void **state)
     assert_true(r0.n_impacts > 256 && r0.n_impacts % 64 != 0);
     size_t nd = (n + 9) / 10;
     const double *full[5] = {r0.omega, r0.theta, r0.theta, r0.vp1, r0.vp2};
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < VARIANTS; t++) {
         for (int k = 0; k < 5; k++) {
             assert_int_equal(st[t].n[k], nd);
             for (size_t i = 0; i < nd; i++) {
                 double want = full[k][10 * i] * (k == 2 ? 38 / (2 * M_PI) : 1.0);
                 if (memcmp(&st[t].s[k][i], &want, sizeof want) != 0)
-                    fail_msg("threads %d: %s[%zu] = %.17g, the result's %.17g",
-                             t ? 6 : 1, series_names[k], i, st[t].s[k][i], want);
+                    fail_msg("variant %d: %s[%zu] = %.17g, the result's %.17g", t,
+                             series_names[k], i, st[t].s[k][i], want);
             }
         }
         assert_int_equal(st[t].n_impacts, r0.n_impacts);
@@ -1115,6 +1130,7 @@ static void test_refused_after_the_writer_started(void **state)
     assert_int_equal(pl_process_run(store, info.id, &c, &r, &err), PL_ENUMERIC);
     if (!strstr(err.msg, "no line impact"))
         fail_msg("expected 'no line impact', got: %s", err.msg);
+    assert_int_equal(pl_process_run_summary(store, info.id, &c, &r, &err), PL_ENUMERIC);
     assert_int_equal(pl_derived_get(store, info.id, &rec, &err), PL_OK);
     assert_string_equal(rec.version, "earlier");
     double *got;
