@@ -706,9 +706,12 @@ static void writer_abort(writer *wr);
 
 /* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
  * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
- * are not NULL), a->omega and a->theta; a->omc, the combined omega, stays
- * the caller's (pl_process_run() writes its decimated series into it).
- * On failure r holds nothing and those arrays are freed. */
+ * are not NULL), a->omega and a->theta (for a summary, theta is omega's
+ * memory once omega is filtered and r->omega NULL); a->omc, the combined
+ * omega, stays the caller's (write_rest() puts theta and L_p at 1 kHz
+ * into it).  wr, when not NULL, starts writing once omega is filtered.
+ * On failure r holds nothing, those arrays are freed and wr rolled
+ * back. */
 static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
@@ -981,10 +984,10 @@ static void make_record(long long run_id, const pl_process_config *cfg,
  * final once omega is filtered (the impact search reads the combined
  * omega and writes theta only); then theta, L_p, the spectra, the record
  * and the impacts.  With a thread to spare the first part is written on
- * one of its own while this one searches for the impacts: a ten-minute
- * run's 13 MB of it take some 30 ms of the 130 ms its writing takes, at
- * the price of the store's write lock held through the search (0.25 s
- * more on that run; other writers wait for it, up to the busy timeout).
+ * one of its own while this one searches for the impacts (a ten-minute
+ * run's 14 MB of its 28), at the price of the store's write lock held
+ * through the search (0.25 s more on that run; other writers wait for
+ * it, up to the busy timeout).
  * The series are at 1 kHz: every 10th sample of the filtered series,
  * enough for every plot and for matching, a tenth of the bytes (the
  * full-rate series are recomputed exactly from the raw chunks and the
