@@ -109,6 +109,29 @@ pl_status pl_derived_save(pl_store *store, const pl_processing *rec,
                           const pl_impact *impacts, size_t n_impacts,
                           pl_err *err);
 
+/* The same in steps, for a caller that has some series before the rest
+ * (processing writes the velocities and omega while it still looks for
+ * the impacts):
+ *   pl_derived_begin()  takes the store's write lock and drops the run's
+ *                       derived data, inside a transaction;
+ *   pl_derived_put()    adds a series;
+ *   pl_derived_finish() adds the record, its quality and the impacts and
+ *                       commits; pl_derived_abort() rolls back instead.
+ * Both free the writer, whatever the outcome.  Other writers of the store
+ * wait (up to its busy timeout) from begin to finish or abort, and the
+ * connection is the writer's meanwhile: one thread at a time uses it,
+ * which need not be the one that began. */
+typedef struct pl_derived_writer pl_derived_writer;
+
+pl_status pl_derived_begin(pl_store *store, long long run_id,
+                           pl_derived_writer **out, pl_err *err);
+pl_status pl_derived_put(pl_derived_writer *w, const pl_series *series,
+                         pl_err *err);
+pl_status pl_derived_finish(pl_derived_writer *w, const pl_processing *rec,
+                            const pl_impact *impacts, size_t n_impacts,
+                            pl_err *err);
+void      pl_derived_abort(pl_derived_writer *w);   /* NULL: no-op */
+
 /* Reads the processing record with its quality and faults (quality ""
  * when the run was processed before schema 5); PL_ENOTFOUND when the run
  * is not processed. */

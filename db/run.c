@@ -487,6 +487,7 @@ typedef struct {
     double *const *out;
     size_t stride;
     const double *lut;      /* 65536 volts per channel, or NULL */
+    const double *scale;    /* a factor per channel, or NULL */
     int swap;
 } chan_ctx;
 
@@ -508,10 +509,11 @@ static void decode_piece(void *ctx, size_t at, const unsigned char *data,
         return;
     }
     for (size_t i = 0; i < frames; i++)
-        for (size_t k = 0; k < nc; k++)
-            c->out[k][(at + i) * c->stride] = pl_channel_volts(
-                &c->ch[k], decode_sample(data + (i * nc + k) * ss,
-                                         c->info->format, c->swap));
+        for (size_t k = 0; k < nc; k++) {
+            double v = pl_channel_volts(&c->ch[k], decode_sample(data + (i * nc + k) * ss,
+                                                                 c->info->format, c->swap));
+            c->out[k][(at + i) * c->stride] = c->scale ? v * c->scale[k] : v;
+        }
 }
 
 /* Reads frames [first, first + n) as volts into out[k] with the given
@@ -519,19 +521,21 @@ static void decode_piece(void *ctx, size_t at, const unsigned char *data,
 static pl_status read_decoded(pl_store *store, long long run_id,
                               const pl_run_info *info, const pl_channel *ch,
                               long long first, long long n, double *const *out,
-                              size_t stride, pl_err *err)
+                              size_t stride, const double *scale, pl_err *err)
 {
-    chan_ctx c = {info, ch, out, stride, NULL,
+    chan_ctx c = {info, ch, out, stride, NULL, scale,
                   info->little_endian != pl_host_little_endian()};
     /* A 16-bit code has 65536 values: past that many frames a table of
-     * their volts is cheaper than a polynomial per sample, and exact. */
+     * their volts (times the scale: the same product as afterwards) is
+     * cheaper than a polynomial per sample, and exact. */
     double *lut = NULL;
     int narrow = info->format == PL_FMT_S16 || info->format == PL_FMT_U16;
     if (narrow && n > 65536 && (lut = malloc((size_t)info->n_channels * 65536 * sizeof *lut))) {
         for (int k = 0; k < info->n_channels; k++)
             for (unsigned code = 0; code < 65536; code++) {
                 double v = info->format == PL_FMT_S16 && code >= 32768 ? (double)code - 65536.0 : (double)code;
-                lut[(size_t)k * 65536 + code] = pl_channel_volts(&ch[k], v);
+                v = pl_channel_volts(&ch[k], v);
+                lut[(size_t)k * 65536 + code] = scale ? v * scale[k] : v;
             }
         c.lut = lut;
     }
@@ -553,12 +557,19 @@ pl_status pl_run_read_volts(pl_store *store, long long run_id, long long first,
     for (int k = 0; k < info.n_channels; k++)
         col[k] = out + k;
     return read_decoded(store, run_id, &info, ch, first, n, col,
-                        (size_t)info.n_channels, err);
+                        (size_t)info.n_channels, NULL, err);
 }
 
 pl_status pl_run_read_channels(pl_store *store, long long run_id,
                                long long first, long long n,
                                double *const *out, int n_out, pl_err *err)
+{
+    return pl_run_read_scaled(store, run_id, first, n, out, NULL, n_out, err);
+}
+
+pl_status pl_run_read_scaled(pl_store *store, long long run_id,
+                             long long first, long long n, double *const *out,
+                             const double *scale, int n_out, pl_err *err)
 {
     pl_run_info info;
     pl_channel ch[64];
@@ -569,7 +580,7 @@ pl_status pl_run_read_channels(pl_store *store, long long run_id,
     if (n_out != info.n_channels)
         return pl_err_set(err, PL_EINVAL, "run %lld has %d channels, %d "
                           "arrays given", run_id, info.n_channels, n_out);
-    return read_decoded(store, run_id, &info, ch, first, n, out, 1, err);
+    return read_decoded(store, run_id, &info, ch, first, n, out, 1, scale, err);
 }
 
 pl_status pl_run_mark_interrupted(pl_store *store, long long *count,

@@ -97,6 +97,14 @@ pl_status pl_run_read_channels(pl_store *store, long long run_id,
                                long long first, long long n,
                                double *const *out, int n_out, pl_err *err);
 
+/* pl_run_read_channels() with each channel's volts times scale[k] (the
+ * LDV's m/s per volt and the beam's sign, say; scale NULL: volts): to the
+ * bit the product a caller would form afterwards, without a second pass
+ * over the arrays. */
+pl_status pl_run_read_scaled(pl_store *store, long long run_id,
+                             long long first, long long n, double *const *out,
+                             const double *scale, int n_out, pl_err *err);
+
 /* Calls fn for each run, newest first, restricted to experiment when it is
  * not NULL; stops early when fn returns non-zero. */
 typedef int (*pl_run_visit_fn)(void *ctx, const pl_run_info *info);

@@ -101,7 +101,7 @@ static void record_refusal(pl_store *store, long long id, const pl_err *failure)
 
     if (failure->code != PL_ENUMERIC)
         return;
-    /* pl_process_run names the run first; the record is the run's own */
+    /* pl_process_run_summary names the run first; the record is the run's own */
     snprintf(prefix, sizeof prefix, "run %lld: ", id);
     if (strncmp(reason, prefix, strlen(prefix)) == 0)
         reason += strlen(prefix);
@@ -133,7 +133,7 @@ int pl_cmd_process(int argc, char **argv)
         pl_process_result r;
         if (sel.n > 1)
             pl_cli_progress_clear();
-        if (pl_process_run(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
+        if (pl_process_run_summary(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
             pl_cli_fail(command.name, &err);
             record_refusal(sel.store, sel.ids[k], &err);
             diagnose(sel.store, sel.ids[k], NULL, &err);

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void pl_process_config_default(pl_process_config *cfg)
 {
@@ -106,6 +109,45 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
 
 /* --- phase 1: the channels ----------------------------------------------- */
 
+/* The whole-length arrays of one processing: the two velocities and the
+ * three that processing writes (omega by (4.1), theta, the front end's
+ * combined omega), n doubles each. */
+typedef struct {
+    double *v[2], *omega, *theta, *omc;
+    size_t n;
+    int touched;   /* omega, theta and omc are faulted in already */
+    int summary;   /* no theta of its own: it takes omega's memory once
+                      omega is filtered and written (the caller keeps no
+                      full-rate series) */
+} run_arrays;
+
+static void arrays_free(run_arrays *a)
+{
+    free(a->v[0]);
+    free(a->v[1]);
+    free(a->omega);
+    free(a->theta);
+    free(a->omc);
+    memset(a, 0, sizeof *a);
+}
+
+/* -1 when out of memory (a then holds nothing). */
+static int arrays_alloc(run_arrays *a, size_t n, int summary)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->summary = summary;
+    a->v[0] = malloc(sizeof(double) * n);
+    a->v[1] = malloc(sizeof(double) * n);
+    a->omega = malloc(sizeof(double) * n);
+    a->theta = summary ? NULL : malloc(sizeof(double) * n);
+    a->omc = malloc(sizeof(double) * n);
+    if (a->v[0] && a->v[1] && a->omega && (a->theta || summary) && a->omc)
+        return 0;
+    arrays_free(a);
+    return -1;
+}
+
 /* Copies a channel in (when src is not NULL) and touches each page of the arrays in touch[] (writing zeros):
  * one channel per thread.  A ten-minute run's arrays are 48 MB each and
  * the kernel's first-touch faults on them cost about 20 ms an array;
@@ -131,12 +173,19 @@ static void *chan_worker(void *arg)
     return NULL;
 }
 
+/* omc NULL: omega, theta and omc were faulted in already (while the
+ * chunks were read: fault_in_start()). */
 static pl_status prepare_channels(const double *src1, const double *src2, double *omc,
                                   pl_process_result *r, int threads, pl_err *err)
 {
     size_t half = r->n / 2;
-    chan_job cj[2] = {{src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}},
-                      {src2, r->vp2, r->n, {omc, r->theta + half}, {r->n, r->n - half}}};
+    chan_job cj[2] = {{src1, r->vp1, r->n, {NULL, NULL}, {0, 0}},
+                      {src2, r->vp2, r->n, {NULL, NULL}, {0, 0}}};
+    if (omc) {
+        cj[0] = (chan_job){src1, r->vp1, r->n, {r->omega, r->theta}, {r->n, half}};
+        cj[1] = (chan_job){src2, r->vp2, r->n, {omc, r->theta ? r->theta + half : NULL},
+                           {r->n, r->n - half}};
+    }
     pthread_t ct;
     int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
     chan_worker(&cj[0]);
@@ -429,9 +478,6 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
-    size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz
-                                                             : r->release;
-    r->omega_last_mean = mean_of(r->omega, last_s, r->end);
     return PL_OK;
 }
 
@@ -653,48 +699,67 @@ static void assess_quality(pl_process_result *r)
     snprintf(r->quality, sizeof r->quality, "%s", degraded ? "degraded" : "good");
 }
 
-static pl_status process_owned(double *vp1, double *vp2, const double *src1,
-                               const double *src2, size_t n,
+/* Writing the result while the impacts are searched: see "writing the
+ * result" below. */
+typedef struct writer writer;
+static void writer_start(writer *wr, const pl_process_result *r, int threads);
+static void writer_abort(writer *wr);
+
+/* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
+ * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
+ * are not NULL), a->omega and a->theta (for a summary, theta is omega's
+ * memory once omega is filtered and r->omega NULL); a->omc, the combined
+ * omega, stays the caller's (write_rest() puts theta and L_p at 1 kHz
+ * into it).  wr, when not NULL, starts writing once omega is filtered.
+ * On failure r holds nothing, those arrays are freed and wr rolled
+ * back. */
+static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
-                               pl_process_result *r, pl_err *err)
+                               pl_process_result *r, writer *wr, pl_err *err)
 {
     memset(r, 0, sizeof *r);
     r->ring_freq_hz = NAN;
-    r->vp1 = vp1;
-    r->vp2 = vp2;
-    r->n = n;
+    r->vp1 = a->v[0];
+    r->vp2 = a->v[1];
+    r->omega = a->omega;
+    r->theta = a->theta;
+    r->n = a->n;
     r->rate_hz = rate;
+    a->v[0] = a->v[1] = a->omega = a->theta = NULL;
     spectra sp = {0};
-    double *omc = NULL;
-    pl_status st = check_geometry(n, rate, h1, h2, N, err);
-    if (st == PL_OK) {
-        r->omega = malloc(sizeof(double) * n);
-        r->theta = malloc(sizeof(double) * n);
-        omc = malloc(sizeof(double) * n);
-        if (!r->omega || !r->theta || !omc)
-            st = pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    }
+    pl_status st = check_geometry(r->n, rate, h1, h2, N, err);
     if (st == PL_OK)
-        st = prepare_channels(src1, src2, omc, r, cfg->threads, err);
+        st = prepare_channels(src1, src2, a->touched ? NULL : a->omc, r, cfg->threads, err);
     if (st == PL_OK)
-        st = find_window(r, h1, h2, N, cfg, omc, err);
+        st = find_window(r, h1, h2, N, cfg, a->omc, err);
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
+    if (st == PL_OK) {
+        size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz
+                                                                 : r->release;
+        r->omega_last_mean = mean_of(r->omega, last_s, r->end);
+        if (wr)
+            writer_start(wr, r, cfg->threads);
+        if (a->summary) {
+            /* omega's 1 kHz series is out (writer_start): theta takes its
+             * memory, 48 MB of a ten-minute run not faulted in */
+            r->theta = r->omega;
+            r->omega = NULL;
+        }
+    }
     if (st == PL_OK)
-        st = find_impacts(r, N, cfg, omc, err);
+        st = find_impacts(r, N, cfg, a->omc, err);
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
-    free(omc);
+    if (st == PL_OK && scale_ratio_errors(r) != 0)
+        st = pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors",
+                        r->n_impacts);
     if (st != PL_OK) {
+        writer_abort(wr);   /* it reads r's arrays: done with them first */
         pl_process_result_free(r);
         return st;
-    }
-    if (scale_ratio_errors(r) != 0) {
-        size_t n = r->n_impacts;
-        pl_process_result_free(r);
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors", n);
     }
     summarise(r);
     check_count(r, N);
@@ -710,13 +775,12 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     memset(r, 0, sizeof *r);
     if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
         return err->code;
-    double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    run_arrays a;
+    if (arrays_alloc(&a, n, 0) != 0)
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    }
-    return process_owned(a, b, v1, v2, n, rate, h1, h2, N, cfg, r, err);
+    pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, NULL, err);
+    arrays_free(&a);
+    return st;
 }
 
 /* --- the stored run ----------------------------------------------------- */
@@ -728,11 +792,102 @@ static pl_series series(const char *name, const char *unit, int dec,
     return s;
 }
 
-/* The run's two channels as downhill velocities (m/s) into v[0], v[1]
- * (malloc'd, n frames), with its channels and prism. */
-static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info *info,
-                                 pl_channel ch[2], pl_prism *prism, double *v[2],
-                                 pl_err *err)
+/* Faulting in the arrays while the chunks are read.  A fresh page costs
+ * the kernel about as much to map as the decoding costs to fill (a
+ * ten-minute run's five arrays are 240 MB, 59,000 pages: 0.05 to 0.1 s
+ * on the 2-core machine); the read is SQLite's and one thread's, so the
+ * other cores map the work arrays meanwhile and, with four or more to
+ * spare, the velocities ahead of the decoding too.  MADV_POPULATE_WRITE
+ * (Linux 5.14) maps pages without writing to them, so it may run on the
+ * arrays being decoded into; where the kernel lacks it the work arrays
+ * are touched by writing zeros (nobody reads them yet) and the
+ * velocities are left to the decoding. */
+enum { FAULT_MAX = 5, FAULT_BLOCK = 4 << 20 };
+
+typedef struct {
+    double *p[FAULT_MAX];
+    int may_write[FAULT_MAX];
+    size_t count, n;
+} fault_job;
+
+/* Maps the pages of p[0..n) back to front in FAULT_BLOCK pieces (the
+ * decoding goes front to back); 0 when the kernel did. */
+static int populate(double *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = (uintptr_t)(p + n) & ~(page - 1);
+    while (hi > lo) {
+        uintptr_t from = hi - lo > FAULT_BLOCK ? hi - FAULT_BLOCK : lo;
+        if (madvise((void *)from, hi - from, MADV_POPULATE_WRITE) != 0)
+            return -1;
+        hi = from;
+    }
+    return 0;
+#else
+    (void)p;
+    (void)n;
+    return -1;
+#endif
+}
+
+static void *fault_worker(void *arg)
+{
+    fault_job *j = arg;
+    for (size_t k = 0; k < j->count; k++)
+        if (populate(j->p[k], j->n) != 0 && j->may_write[k])
+            for (size_t i = 0; i < j->n; i += 512)
+                j->p[k][i] = 0;
+    return NULL;
+}
+
+typedef struct {
+    fault_job job[FAULT_MAX];
+    pthread_t tid[FAULT_MAX];
+    int started[FAULT_MAX];
+    size_t helpers;
+} faulting;
+
+/* Starts up to threads - 1 helpers (threads 0: one a CPU) on a's arrays
+ * and marks the work arrays touched; none for threads 1, when
+ * prepare_channels() touches them as before. */
+static void fault_in_start(faulting *f, run_arrays *a, int threads)
+{
+    long cpus = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    memset(f, 0, sizeof *f);
+    f->helpers = cpus > 1 ? (size_t)(cpus - 1 < FAULT_MAX ? cpus - 1 : FAULT_MAX) : 0;
+    if (f->helpers == 0)
+        return;
+    double *arr[FAULT_MAX] = {a->omega, a->omc, a->theta, a->v[1], a->v[0]};
+    size_t count = f->helpers >= 4 ? 5 : 3;
+    for (size_t k = 0; k < count; k++) {
+        if (!arr[k])
+            continue;   /* theta in omega's memory */
+        fault_job *j = &f->job[k % f->helpers];
+        j->n = a->n;
+        j->may_write[j->count] = k < 3;
+        j->p[j->count++] = arr[k];
+    }
+    for (size_t h = 0; h < f->helpers; h++)
+        f->started[h] = pthread_create(&f->tid[h], NULL, fault_worker, &f->job[h]) == 0;
+    for (size_t h = 0; h < f->helpers; h++)
+        if (!f->started[h])
+            fault_worker(&f->job[h]);
+    a->touched = 1;
+}
+
+static void fault_in_finish(faulting *f)
+{
+    for (size_t h = 0; h < f->helpers; h++)
+        if (f->started[h])
+            pthread_join(f->tid[h], NULL);
+    f->helpers = 0;
+}
+
+/* The run's description: its record, two channels and prism. */
+static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
+                           pl_channel ch[2], pl_prism *prism, pl_err *err)
 {
     if (pl_run_get(store, run_id, info, err) != PL_OK)
         return err->code;
@@ -747,21 +902,28 @@ static pl_status read_velocities(pl_store *store, long long run_id, pl_run_info 
     if (pl_prism_get(store, info->prism, prism, err) != PL_OK ||
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
         return err->code;
+    return PL_OK;
+}
+
+/* The run's arrays with its two channels as downhill velocities (m/s)
+ * in a->v[0], a->v[1], its other arrays faulted in meanwhile. */
+static pl_status read_velocities(pl_store *store, long long run_id, const pl_run_info *info,
+                                 const pl_channel ch[2], int threads, int summary,
+                                 run_arrays *a, pl_err *err)
+{
     size_t n = (size_t)info->n_frames;
-    v[0] = malloc(sizeof(double) * n);
-    v[1] = malloc(sizeof(double) * n);
-    pl_status st = v[0] && v[1] ? pl_run_read_channels(store, run_id, 0, (long long)n, v, 2, err)
-                                : pl_err_set(err, PL_ENOMEM, "out of memory for %zu frames", n);
+    double k[2] = {ch[0].beam_sign * ch[0].ldv_scale_mps_per_v,
+                   ch[1].beam_sign * ch[1].ldv_scale_mps_per_v};
+    if (arrays_alloc(a, n, summary) != 0)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
+                          run_id, n);
+    faulting f;
+    fault_in_start(&f, a, threads);
+    pl_status st = pl_run_read_scaled(store, run_id, 0, (long long)n, a->v, k, 2, err);
+    fault_in_finish(&f);
     if (st != PL_OK) {
-        free(v[0]);
-        free(v[1]);
-        pl_err_prefix(err, "run %lld: ", run_id);
-        return st;
-    }
-    for (int c = 0; c < 2; c++) {
-        double k = ch[c].beam_sign * ch[c].ldv_scale_mps_per_v;
-        for (size_t i = 0; i < n; i++)
-            v[c][i] *= k;
+        arrays_free(a);
+        return pl_err_prefix(err, "run %lld: ", run_id);
     }
     return PL_OK;
 }
@@ -837,32 +999,137 @@ static void make_record(long long run_id, const pl_process_config *cfg,
     snprintf(rec->faults, sizeof rec->faults, "%s", r->faults);
 }
 
-/* Writes r back as run_id's derived data: the record, the series at
- * 1 kHz (every 10th sample of the filtered series: enough for every plot
- * and for matching, a tenth of the bytes; the full-rate series are
- * recomputed exactly from the raw chunks and the stored parameters, since
- * processing is deterministic), the spectra, the raw velocities' extremes
- * and the impacts. */
-static pl_status save_result(pl_store *store, long long run_id, const pl_process_config *cfg,
-                             const pl_process_result *r, int N, const pl_channel ch[2],
-                             const raw_extremes *rx, pl_err *err)
+/* --- writing the result ---------------------------------------------------- */
+
+/* The run's derived data goes into the store in two parts of one
+ * transaction (db/derived.h's writer): first omega and the velocities,
+ * final once omega is filtered (the impact search reads the combined
+ * omega and writes theta only); then theta, L_p, the spectra, the record
+ * and the impacts.  With a thread to spare the first part is written on
+ * one of its own while this one searches for the impacts (a ten-minute
+ * run's 14 MB of its 28), at the price of the store's write lock held
+ * through the search (0.25 s more on that run; other writers wait for
+ * it, up to the busy timeout).
+ * The series are at 1 kHz: every 10th sample of the filtered series,
+ * enough for every plot and for matching, a tenth of the bytes (the
+ * full-rate series are recomputed exactly from the raw chunks and the
+ * stored parameters, since processing is deterministic). */
+struct writer {
+    pl_store *store;
+    long long run_id;
+    const pl_process_result *r;
+    size_t nd;                 /* samples of a series at 1 kHz */
+    double *dec;               /* 3 * nd: omega, vp1, vp2 */
+    pl_derived_writer *w;
+    int first_done;            /* the first part is in the transaction */
+    pl_status st;
+    pl_err err;
+    pthread_t tid;
+    int running;
+};
+
+/* Every 10th sample of full times k into out[0..nd). */
+static void decimate(const double *full, size_t nd, double k, double *out)
 {
-    size_t nd = (r->n + 9) / 10;
-    double *dec = malloc(5 * nd * sizeof *dec), rate = r->rate_hz;
-    if (!dec)
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", run_id);
-    const double *full[5] = {r->omega, r->theta, r->theta, r->vp1, r->vp2};
-    double lp_per_rad = N / (2 * M_PI);
-    for (int s = 0; s < 5; s++)
-        for (size_t i = 0; i < nd; i++)
-            dec[s * nd + i] = full[s][10 * i] * (s == 2 ? lp_per_rad : 1.0);
+    for (size_t i = 0; i < nd; i++)
+        out[i] = full[10 * i] * k;
+}
+
+/* omega's series is in wr->dec already (writer_start()). */
+static pl_status write_first(writer *wr, pl_err *err)
+{
+    const pl_process_result *r = wr->r;
+    double rate = r->rate_hz;
+    size_t nd = wr->nd;
+    if (!wr->dec)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
+    decimate(r->vp1, nd, 1.0, wr->dec + nd);
+    decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
+    pl_series sv[3] = {
+        series("omega", "rad/s", 10, 0, rate / 10, nd, wr->dec),
+        series("vp1", "m/s", 10, 0, rate / 10, nd, wr->dec + nd),
+        series("vp2", "m/s", 10, 0, rate / 10, nd, wr->dec + 2 * nd),
+    };
+    if (pl_derived_begin(wr->store, wr->run_id, &wr->w, err) != PL_OK)
+        return err->code;
+    for (int k = 0; k < 3; k++)
+        if (pl_derived_put(wr->w, &sv[k], err) != PL_OK)
+            return err->code;
+    wr->first_done = 1;
+    return PL_OK;
+}
+
+static void *write_first_thread(void *arg)
+{
+    writer *wr = arg;
+    wr->st = write_first(wr, &wr->err);
+    return NULL;
+}
+
+/* Once omega is filtered (process_owned()): omega's series taken here
+ * (theta may take omega's memory next), the rest of the first part on a
+ * thread of its own unless threads is 1 (it then waits for
+ * write_rest()). */
+static void writer_start(writer *wr, const pl_process_result *r, int threads)
+{
+    wr->r = r;
+    wr->nd = (r->n + 9) / 10;
+    wr->st = PL_OK;
+    wr->dec = malloc(3 * wr->nd * sizeof *wr->dec);
+    if (!wr->dec)
+        return;   /* write_first() says so */
+    decimate(r->omega, wr->nd, 1.0, wr->dec);
+    if (threads != 1 && pthread_create(&wr->tid, NULL, write_first_thread, wr) == 0)
+        wr->running = 1;
+}
+
+static void writer_join(writer *wr)
+{
+    if (wr->running)
+        pthread_join(wr->tid, NULL);
+    wr->running = 0;
+}
+
+/* Rolls back whatever was written (NULL: nothing to do). */
+static void writer_abort(writer *wr)
+{
+    if (!wr)
+        return;
+    writer_join(wr);
+    pl_derived_abort(wr->w);
+    free(wr->dec);
+    wr->w = NULL;
+    wr->dec = NULL;
+}
+
+/* The second part and the commit; on failure nothing is written.
+ * scratch (the combined omega's array, done with) holds theta and L_p at
+ * 1 kHz: a fresh array would be 10 MB more to fault in. */
+static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
+                            const pl_channel ch[2], const raw_extremes *rx, double *scratch,
+                            pl_err *err)
+{
+    const pl_process_result *r = wr->r;
+    size_t nd = wr->nd;
+    double rate = r->rate_hz, *own = NULL;
+    writer_join(wr);
+    pl_status st = wr->st;
+    if (st != PL_OK)
+        *err = wr->err;
+    else if (!wr->first_done)
+        st = write_first(wr, err);
+    if (st == PL_OK && 2 * nd > r->n && !(scratch = own = malloc(2 * nd * sizeof *own)))
+        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
+    if (st != PL_OK) {
+        writer_abort(wr);
+        return st;
+    }
+    decimate(r->theta, nd, 1.0, scratch);
+    decimate(r->theta, nd, N / (2 * M_PI), scratch + nd);
     double brate = rate / PL_DERIVED_RAW_BUCKET;
-    pl_series sv[12] = {
-        series("omega", "rad/s", 10, 0, rate / 10, nd, dec),
-        series("theta", "rad", 10, 0, rate / 10, nd, dec + nd),
-        series("Lp", "1", 10, 0, rate / 10, nd, dec + 2 * nd),
-        series("vp1", "m/s", 10, 0, rate / 10, nd, dec + 3 * nd),
-        series("vp2", "m/s", 10, 0, rate / 10, nd, dec + 4 * nd),
+    pl_series sv[9] = {
+        series("theta", "rad", 10, 0, rate / 10, nd, scratch),
+        series("Lp", "1", 10, 0, rate / 10, nd, scratch + nd),
         series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp1),
         series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp2),
         series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_residual),
@@ -871,28 +1138,38 @@ static pl_status save_result(pl_store *store, long long run_id, const pl_process
         series("vp2_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 2 * rx->n),
         series("vp2_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 3 * rx->n),
     };
+    for (int k = 0; k < 9 && st == PL_OK; k++)
+        st = pl_derived_put(wr->w, &sv[k], err);
+    free(own);
+    if (st != PL_OK) {
+        writer_abort(wr);
+        return st;
+    }
     pl_processing rec;
-    make_record(run_id, cfg, r, N, ch, &rec);
-    pl_status st = pl_derived_save(store, &rec, sv, 12, r->impacts, r->n_impacts, err);
-    free(dec);
+    make_record(wr->run_id, cfg, r, N, ch, &rec);
+    st = pl_derived_finish(wr->w, &rec, r->impacts, r->n_impacts, err);
+    wr->w = NULL;   /* finish frees it, whatever the outcome */
+    free(wr->dec);
+    wr->dec = NULL;
     return st;
 }
 
-pl_status pl_process_run(pl_store *store, long long run_id,
-                         const pl_process_config *cfg, pl_process_result *out,
-                         pl_err *err)
+/* pl_process_run() and pl_process_run_summary(). */
+static pl_status process_run(pl_store *store, long long run_id, const pl_process_config *cfg,
+                             int summary, pl_process_result *out, pl_err *err)
 {
     pl_run_info info;
     pl_channel ch[2];
     pl_prism prism;
-    double *v[2];
-    pl_status st = read_velocities(store, run_id, &info, ch, &prism, v, err);
-    if (st != PL_OK)
+    run_arrays a;
+    pl_status st = read_meta(store, run_id, &info, ch, &prism, err);
+    if (st != PL_OK || (st = read_velocities(store, run_id, &info, ch, cfg->threads, summary,
+                                             &a, err)) != PL_OK)
         return st;
+    /* the raw velocities' extremes, before processing cleans them in place */
     raw_extremes rx;
-    if (raw_extremes_of(v, (size_t)info.n_frames, &rx, err) != PL_OK) {
-        free(v[0]);
-        free(v[1]);
+    if (raw_extremes_of(a.v, (size_t)info.n_frames, &rx, err) != PL_OK) {
+        arrays_free(&a);
         return pl_err_prefix(err, "run %lld: ", run_id);
     }
     /* the ramp's slope places the impacts by the arcs' tops when they
@@ -904,18 +1181,41 @@ pl_status pl_process_run(pl_store *store, long long run_id,
         pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
         c.lattice.beta_rad = ramp.beta_rad;
     pl_process_result r;
-    st = process_owned(v[0], v[1], NULL, NULL, (size_t)info.n_frames, info.sample_rate_hz,
-                       ch[0].beam_height_m, ch[1].beam_height_m, prism.n_edges, &c, &r, err);
+    writer wr = {.store = store, .run_id = run_id};
+    st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
+                       ch[1].beam_height_m, prism.n_edges, &c, &r, &wr, err);
     if (st != PL_OK) {
+        arrays_free(&a);
         free(rx.v);
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
-    st = save_result(store, run_id, &c, &r, prism.n_edges, ch, &rx, err);
+    st = write_rest(&wr, &c, prism.n_edges, ch, &rx, a.omc, err);
     free(rx.v);
+    arrays_free(&a);
+    if (summary) {
+        free(r.vp1);
+        free(r.vp2);
+        free(r.theta);
+        r.vp1 = r.vp2 = r.theta = NULL;
+    }
     if (out && st == PL_OK)
         *out = r;
     else
         pl_process_result_free(&r);
     return st;
+}
+
+pl_status pl_process_run(pl_store *store, long long run_id,
+                         const pl_process_config *cfg, pl_process_result *out,
+                         pl_err *err)
+{
+    return process_run(store, run_id, cfg, 0, out, err);
+}
+
+pl_status pl_process_run_summary(pl_store *store, long long run_id,
+                                 const pl_process_config *cfg, pl_process_result *out,
+                                 pl_err *err)
+{
+    return process_run(store, run_id, cfg, 1, out, err);
 }

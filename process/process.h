@@ -114,4 +114,13 @@ pl_status pl_process_run(pl_store *store, long long run_id,
                          const pl_process_config *cfg, pl_process_result *out,
                          pl_err *err);
 
+/* The same for a caller that wants the figures alone (the command): out
+ * receives the result without its full-rate series (vp1, vp2, omega and
+ * theta NULL, n still the run's frames), and theta takes omega's memory
+ * once omega is filtered and written, 48 MB of a ten-minute run that the
+ * kernel need not map.  What is stored is the same to the bit. */
+pl_status pl_process_run_summary(pl_store *store, long long run_id,
+                                 const pl_process_config *cfg,
+                                 pl_process_result *out, pl_err *err);
+
 #endif

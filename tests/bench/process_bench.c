@@ -1,27 +1,57 @@
 /* tests/bench/process_bench.c - the whole processing of a 10-minute
- * two-channel 10 kHz recording:
+ * two-channel 10 kHz recording (6 M frames, a 38-edged prism on an
+ * endless ramp), in process and as the command a user runs:
  *   process_10min: million samples per second through
  *     pl_process_signals() (despike, omega, release and end, filter,
- *     integrate, spectra, impacts) from calibrated velocities in memory;
+ *     integrate, spectra, impacts) from calibrated velocities in memory,
+ *     and process_10min_seconds, its time (best of 3 in one process: the
+ *     arrays' pages are fresh each time, the heap's smaller blocks and
+ *     the caches warm), process_10min_cold_seconds the first call's;
  *   process_10min_store_to_store: the same with the chunks read from the
- *     store and the result written back (pl_process_run());
- *   process_10min_maxrss_per_sample: peak resident memory of the process
- *     divided by the run's samples (bytes), a check that memory stays a
- *     small constant times the run length;
- *   process_10min_impacts: impacts found (a sanity figure). */
+ *     store and the result written back (pl_process_run(), best of 3);
+ *   process_10min_command: `bin/prismlab process RUN --db FILE` as a
+ *     fresh process, wall time from fork to exit, best of 6, each on a
+ *     fresh copy of the store holding the run unprocessed (what a user
+ *     runs after the import), and process_10min_command_reprocess, the
+ *     same on a store that holds an earlier result to replace (best of
+ *     4); the command and the script below take turns, in two rounds;
+ *   process_10min_scipy: tests/bench/scipy_reference.py on the same
+ *     recording as a WAV (`prismlab sim --wav`'s format), as a fresh
+ *     process, best of 5, in the same minutes (skipped, saying why, when
+ *     /usr/bin/python3 has no numpy or scipy), with its time without the
+ *     interpreter's start (process_10min_scipy_compute);
+ *   process_10min_command_vs_scipy: the SciPy script's time over the
+ *     command's (above 1: the command is faster);
+ *   process_10min_command_over_inprocess: the command's time over
+ *     process_10min_seconds;
+ *   process_10min_command_maxrss: the command's peak resident memory;
+ *   process_10min_maxrss_per_sample: this process's peak over the run's
+ *     samples (bytes), a check that memory stays a small constant times
+ *     the run length;
+ *   process_10min_impacts: impacts found (a sanity figure).
+ * PRISMLAB_BIN names the binary (default bin/prismlab), PRISMLAB_SRC the
+ * tree (default .), PRISMLAB_PYTHON the interpreter (default
+ * /usr/bin/python3); PRISMLAB_BENCH_KEEP=1 leaves the store and the WAV in
+ * /tmp for profiling the command by hand. */
 #include "acquire/sim/simrun.h"
 #include "db/catalog.h"
 #include "db/run.h"
 #include "db/store.h"
 #include "process/process.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define DB "/tmp/prismlab-process-bench.db"
+#define DB_COPY "/tmp/prismlab-process-bench-cmd.db"
+#define WAV "/tmp/prismlab-process-bench.wav"
 
 static double now_s(void)
 {
@@ -30,10 +60,27 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(void)
+static void die(const char *what)
 {
-    const char *db = "/tmp/prismlab-process-bench.db";
-    pl_err err = {0};
+    fprintf(stderr, "process_bench: %s\n", what);
+    exit(1);
+}
+
+static void remove_store(const char *db)
+{
+    char side[80];
+    unlink(db);
+    snprintf(side, sizeof side, "%s-wal", db);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db);
+    unlink(side);
+}
+
+/* The bench's run: the simulator's codes stored as an import would, its
+ * prism and ramp in the catalogue (the command reads the slope from the
+ * ramp), and the same recording as a WAV for the SciPy script. */
+static pl_simrun *make_run(pl_store **store, long long *run_id, pl_err *err)
+{
     pl_simrun_config c;
     pl_simrun_config_default(&c);
     c.model.N = 38;
@@ -43,12 +90,9 @@ int main(void)
     c.lead_in_s = 1.0;
     c.tail_s = 0.5;
     pl_simrun *s = NULL;
-    if (pl_simrun_create(&s, &c, &err) != PL_OK) {
-        fprintf(stderr, "process_bench: %s\n", err.msg);
-        return 1;
-    }
-    unlink(db);
-    pl_store *store = NULL;
+    if (pl_simrun_create(&s, &c, err) != PL_OK || pl_simrun_write_wav(s, WAV, err) != PL_OK)
+        die(err->msg);
+    remove_store(DB);
     pl_prism pr;
     pl_prism_init(&pr);
     snprintf(pr.name, sizeof pr.name, "bench-38");
@@ -57,9 +101,16 @@ int main(void)
     pr.length_m = 0.05;
     pr.mass_kg = 0.27;
     snprintf(pr.material, sizeof pr.material, "steel");
+    pl_ramp ramp;
+    pl_ramp_init(&ramp);
+    snprintf(ramp.name, sizeof ramp.name, "bench-ramp");
+    snprintf(ramp.material, sizeof ramp.material, "glass");
+    ramp.beta_rad = c.model.beta;
+    ramp.mu_s = c.model.mu_s;
     pl_run_info info;
     pl_run_info_init(&info);
     snprintf(info.prism, sizeof info.prism, "bench-38");
+    snprintf(info.ramp, sizeof info.ramp, "bench-ramp");
     info.sample_rate_hz = c.rate_hz;
     info.n_channels = 2;
     info.format = PL_FMT_U16;
@@ -70,74 +121,257 @@ int main(void)
     pl_simrun_channels(s, ch);
     size_t n = pl_simrun_frames(s);
     const uint16_t *codes = pl_simrun_codes(s);
-    if (pl_store_open(&store, db, PL_STORE_CREATE, &err) != PL_OK ||
-        pl_prism_add(store, &pr, &err) != PL_OK ||
-        pl_store_begin(store, &err) != PL_OK ||
-        pl_run_create(store, &info, ch, &err) != PL_OK) {
-        fprintf(stderr, "process_bench: %s\n", err.msg);
-        return 1;
-    }
+    if (pl_store_open(store, DB, PL_STORE_CREATE, err) != PL_OK ||
+        pl_prism_add(*store, &pr, err) != PL_OK || pl_ramp_add(*store, &ramp, err) != PL_OK ||
+        pl_store_begin(*store, err) != PL_OK || pl_run_create(*store, &info, ch, err) != PL_OK)
+        die(err->msg);
     for (size_t at = 0; at < n; at += 65536) {
         size_t m = n - at < 65536 ? n - at : 65536;
-        if (pl_run_append_chunk(store, info.id, (long long)at, (long long)m,
-                                codes + 2 * at, m * 4, &err) != PL_OK) {
-            fprintf(stderr, "process_bench: %s\n", err.msg);
-            return 1;
+        if (pl_run_append_chunk(*store, info.id, (long long)at, (long long)m,
+                                codes + 2 * at, m * 4, err) != PL_OK)
+            die(err->msg);
+    }
+    if (pl_store_commit(*store, err) != PL_OK)
+        die(err->msg);
+    /* the store whole in its file, as an import leaves it after its
+     * checkpoint: the copies the command runs on need no WAL */
+    pl_store_close(*store);
+    if (pl_store_open(store, DB, 0, err) != PL_OK)
+        die(err->msg);
+    *run_id = info.id;
+    return s;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    char buf[1 << 16];
+    size_t k;
+    if (!a || !b)
+        die("cannot copy the store");
+    while ((k = fread(buf, 1, sizeof buf, a)) > 0)
+        if (fwrite(buf, 1, k, b) != k)
+            die("cannot copy the store");
+    fclose(a);
+    if (fclose(b) != 0)
+        die("cannot copy the store");
+}
+
+/* Runs argv as a fresh process with its output into out (NULL: thrown
+ * away); returns its wall time in seconds, -1 when it did not exit 0.
+ * *maxrss_kb receives its peak resident memory. */
+static double run_timed(char *const argv[], const char *out, long *maxrss_kb)
+{
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_WRONLY);
+        if (fd >= 0)
+            dup2(fd, 1);
+        if (nul >= 0 && !out)
+            dup2(nul, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid)
+        return -1;
+    double dt = now_s() - t0;
+    if (maxrss_kb)
+        *maxrss_kb = ru.ru_maxrss;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? dt : -(double)WEXITSTATUS(status);
+}
+
+static double min_of(double a, double b) { return a < 0 || b < a ? b : a; }
+
+/* The command, fresh store each time (fresh = 1) or re-processing. */
+static double time_command(const char *bin, long long run_id, int fresh, int reps,
+                           long *maxrss_kb)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%lld", run_id);
+    char *argv[] = {(char *)bin, "process", id, "--db", DB_COPY, NULL};
+    double best = -1;
+    for (int k = 0; k < reps; k++) {
+        if (fresh || k == 0) {
+            remove_store(DB_COPY);
+            copy_file(DB, DB_COPY);
         }
+        if (!fresh && k == 0 && run_timed(argv, NULL, NULL) < 0)
+            die("prismlab process failed");
+        double dt = run_timed(argv, NULL, maxrss_kb);
+        if (dt < 0) {
+            fprintf(stderr, "process_bench: '%s process %s --db %s' failed (exit %.0f)\n",
+                    bin, id, DB_COPY, -dt);
+            exit(1);
+        }
+        best = min_of(best, dt);
     }
-    if (pl_store_commit(store, &err) != PL_OK)
-        return 1;
-    pl_simrun_destroy(s);
+    return best;
+}
 
-    pl_process_config cfg;
-    pl_process_config_default(&cfg);
-    cfg.lattice.beta_rad = c.model.beta;   /* as the run's ramp would give it */
+/* The SciPy script, best of reps; *compute receives its own time
+ * without the interpreter's start.  -1 when it cannot run here. */
+static double time_scipy(const char *src, int reps, double *compute)
+{
+    char script[4096], out[] = "/tmp/prismlab-process-bench-scipy.txt";
+    const char *python = getenv("PRISMLAB_PYTHON");
+    snprintf(script, sizeof script, "%s/tests/bench/scipy_reference.py", src);
+    char *argv[] = {(char *)(python && *python ? python : "/usr/bin/python3"), script, WAV, NULL};
+    double best = -1;
+    *compute = -1;
+    if (access(argv[0], X_OK) != 0) {
+        printf("# process_10min_scipy: skipped: no %s "
+               "(apt-get install python3-numpy python3-scipy)\n", argv[0]);
+        return -1;
+    }
+    for (int k = 0; k < reps; k++) {
+        double dt = run_timed(argv, out, NULL), c;
+        FILE *f = fopen(out, "r");
+        char line[256] = "";
+        if (f) {
+            if (!fgets(line, sizeof line, f))
+                line[0] = '\0';
+            fclose(f);
+        }
+        if (dt < 0) {
+            printf("# process_10min_scipy: skipped: the script exits %.0f%s "
+                   "(apt-get install python3-numpy python3-scipy)\n", -dt,
+                   dt == -2 ? ": no numpy or scipy" : "");
+            unlink(out);
+            return -1;
+        }
+        const char *at = strstr(line, "compute_s=");
+        if (at && sscanf(at, "compute_s=%lf", &c) == 1)
+            *compute = min_of(*compute, c);
+        if (k == 0)
+            printf("# %s", line);
+        best = min_of(best, dt);
+    }
+    unlink(out);
+    return best;
+}
+
+/* pl_process_signals() on the run's calibrated velocities, best of reps;
+ * *cold receives the first call's time. */
+static double time_inprocess(pl_store *store, long long id, const pl_channel ch[2],
+                             size_t n, double rate, const pl_process_config *cfg, int reps,
+                             double *cold)
+{
+    pl_err err = {0};
     pl_process_result r;
-
-    /* The processing proper, from calibrated velocities in memory (what
-     * the issue's target is about): read and scaled outside the clock. */
     double *v[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
-    if (!v[0] || !v[1] ||
-        pl_run_read_channels(store, info.id, 0, (long long)n, v, 2, &err) != PL_OK) {
-        fprintf(stderr, "process_bench: %s\n", v[0] && v[1] ? err.msg : "out of memory");
-        return 1;
-    }
+    if (!v[0] || !v[1] || pl_run_read_channels(store, id, 0, (long long)n, v, 2, &err) != PL_OK)
+        die(v[0] && v[1] ? err.msg : "out of memory");
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < n; i++)
             v[k][i] *= ch[k].beam_sign * ch[k].ldv_scale_mps_per_v;
-    double t0 = now_s();
-    if (pl_process_signals(v[0], v[1], n, c.rate_hz, ch[0].beam_height_m,
-                           ch[1].beam_height_m, 38, &cfg, &r, &err) != PL_OK) {
-        fprintf(stderr, "process_bench: %s\n", err.msg);
-        return 1;
+    double best = -1;
+    for (int k = 0; k < reps; k++) {
+        double t0 = now_s();
+        if (pl_process_signals(v[0], v[1], n, rate, ch[0].beam_height_m, ch[1].beam_height_m,
+                               38, cfg, &r, &err) != PL_OK)
+            die(err.msg);
+        best = min_of(best, now_s() - t0);
+        if (k == 0)
+            *cold = best;
+        pl_process_result_free(&r);
     }
-    double dt = now_s() - t0;
-    pl_process_result_free(&r);
     free(v[0]);
     free(v[1]);
+    return best;
+}
 
-    /* The whole command: read the chunks, process, write the result. */
-    t0 = now_s();
-    if (pl_process_run(store, info.id, &cfg, &r, &err) != PL_OK) {
-        fprintf(stderr, "process_bench: %s\n", err.msg);
-        return 1;
+int main(void)
+{
+    pl_err err = {0};
+    pl_store *store = NULL;
+    long long id;
+    const char *bin = getenv("PRISMLAB_BIN"), *src = getenv("PRISMLAB_SRC");
+    const char *keep = getenv("PRISMLAB_BENCH_KEEP");
+    if (!bin || !*bin)
+        bin = "bin/prismlab";
+    if (!src || !*src)
+        src = ".";
+    pl_simrun *s = make_run(&store, &id, &err);
+    pl_channel ch[2];
+    pl_simrun_channels(s, ch);
+    size_t n = pl_simrun_frames(s);
+    double rate = pl_simrun_get_config(s)->rate_hz;
+    pl_process_config cfg;
+    pl_process_config_default(&cfg);
+    cfg.lattice.beta_rad = pl_simrun_get_config(s)->model.beta;  /* the ramp's */
+    pl_simrun_destroy(s);
+
+    /* The processing proper, from calibrated velocities in memory (what
+     * the issue's target is about): read and scaled outside the clock. */
+    double cold;
+    double dt = time_inprocess(store, id, ch, n, rate, &cfg, 3, &cold);
+
+    /* The whole processing through the library: read, process, write. */
+    pl_process_result r;
+    double dt_store = -1;
+    for (int k = 0; k < 3; k++) {
+        double t0 = now_s();
+        if (pl_process_run(store, id, &cfg, &r, &err) != PL_OK)
+            die(err.msg);
+        dt_store = min_of(dt_store, now_s() - t0);
+        if (k < 2)
+            pl_process_result_free(&r);
     }
-    double dt_store = now_s() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("process_10min: %.1f MS/s\n", 2.0 * n / dt / 1e6);
-    printf("process_10min_seconds: %.3f s\n", dt);
-    printf("process_10min_store_to_store: %.1f MS/s\n", 2.0 * n / dt_store / 1e6);
-    printf("process_10min_store_to_store_seconds: %.3f s\n", dt_store);
-    printf("process_10min_maxrss_per_sample: %.1f B\n", ru.ru_maxrss * 1024.0 / (2.0 * n));
-    printf("process_10min_impacts: %zu count\n", r.n_impacts);
+    size_t impacts = r.n_impacts;
     pl_process_result_free(&r);
     pl_store_close(store);
-    unlink(db);
-    char side[80];
-    snprintf(side, sizeof side, "%s-wal", db);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", db);
-    unlink(side);
+    /* the copies start from the run unprocessed */
+    remove_store(DB);
+    store = NULL;
+    s = make_run(&store, &id, &err);
+    pl_simrun_destroy(s);
+    pl_store_close(store);
+
+    /* The command and the SciPy script in turn, in the same minutes. */
+    long rss_kb = 0;
+    double cmd = -1, reproc = -1, scipy = -1, scipy_compute = -1;
+    for (int round = 0; round < 2; round++) {
+        double c, c2, sc, scc = -1;
+        c = time_command(bin, id, 1, 3, &rss_kb);
+        c2 = time_command(bin, id, 0, 2, NULL);
+        sc = time_scipy(src, round == 0 ? 3 : 2, &scc);
+        cmd = min_of(cmd, c);
+        reproc = min_of(reproc, c2);
+        if (sc > 0)
+            scipy = min_of(scipy, sc);
+        if (scc > 0)
+            scipy_compute = min_of(scipy_compute, scc);
+        if (sc < 0)
+            break;
+    }
+    printf("process_10min: %.1f MS/s\n", 2.0 * n / dt / 1e6);
+    printf("process_10min_seconds: %.3f s\n", dt);
+    printf("process_10min_cold_seconds: %.3f s\n", cold);
+    printf("process_10min_store_to_store: %.1f MS/s\n", 2.0 * n / dt_store / 1e6);
+    printf("process_10min_store_to_store_seconds: %.3f s\n", dt_store);
+    printf("process_10min_command: %.3f s\n", cmd);
+    printf("process_10min_command_reprocess: %.3f s\n", reproc);
+    printf("process_10min_command_maxrss: %.0f MB\n", rss_kb / 1024.0);
+    if (scipy > 0) {
+        printf("process_10min_scipy: %.3f s\n", scipy);
+        printf("process_10min_scipy_compute: %.3f s\n", scipy_compute);
+        printf("process_10min_command_vs_scipy: %.2f x\n", scipy / cmd);
+    }
+    printf("process_10min_command_over_inprocess: %.2f x\n", cmd / dt);
+    printf("process_10min_maxrss_per_sample: %.1f B\n", ru.ru_maxrss * 1024.0 / (2.0 * n));
+    printf("process_10min_impacts: %zu count\n", impacts);
+    if (!keep || strcmp(keep, "1") != 0) {
+        remove_store(DB);
+        remove_store(DB_COPY);
+        unlink(WAV);
+    }
     return 0;
 }

@@ -1,7 +1,7 @@
 /* tests/db/quality_test.c - the run's data-quality record: fault lines
  * (db/quality.c: parse, format, words, a line it cannot read) and the
  * record in the real SQLite (db/derived.c: saved and read with the
- * processing record, a refusal that drops the older derived data, a
+ * processing record, written in steps, a refusal that drops the older derived data, a
  * correction that drops the record, and a version-4 database whose
  * processed run reads as not assessed after the upgrade to 005). */
 #include <setjmp.h>
@@ -337,6 +337,85 @@ static void save_and_get_round_trip(void **state)
     assert_int_equal(pl_derived_get(f->store, f->run, &p, &err), PL_OK);
 }
 
+/* The derived data written in steps (pl_derived_begin/put/finish): the
+ * series before their processing row, all visible at the commit and none
+ * before it (a second connection reads the old result meanwhile); an
+ * abort, or a finish that fails (the record of another run), leaves the
+ * old result whole; the write lock is the writer's from begin to the
+ * end. */
+static void writer_in_steps(void **state)
+{
+    fixture *f = *state;
+    pl_err err = {0};
+    pl_processing p;
+    pl_derived_writer *w = NULL;
+    pl_store *other = NULL;
+    double a[3] = {1, 2, 3}, b[4] = {4, 5, 6, 7};
+    pl_series s1 = {"vp1", "m/s", 10, 0, 1000, 4, b};
+    pl_impact imp[70];
+
+    save(f, "good", "");   /* the old result: omega 1, 2, 3 and one impact */
+    assert_int_equal(pl_store_open(&other, f->db, 0, &err), PL_OK);
+    assert_int_equal(pl_derived_begin(f->store, f->run, &w, &err), PL_OK);
+    assert_int_equal(pl_derived_put(w, &s1, &err), PL_OK);
+    /* another writer waits for the lock (here: gives up at once) */
+    sqlite3_busy_timeout(pl_store_db(other), 0);
+    assert_int_not_equal(sqlite3_exec(pl_store_db(other), "BEGIN IMMEDIATE", NULL, NULL,
+                                      NULL), SQLITE_OK);
+    assert_int_equal(scalar(other, "SELECT count(*) FROM series WHERE name = 'omega'"), 1);
+    assert_int_equal(scalar(other, "SELECT count(*) FROM series WHERE name = 'vp1'"), 0);
+    pl_derived_abort(w);
+    assert_int_equal(scalar(f->store, "SELECT count(*) FROM series"), 1);
+    assert_int_equal(scalar(f->store, "SELECT count(*) FROM impact"), 1);
+
+    /* the record of another run: refused, rolled back */
+    pl_processing rec;
+    memset(&rec, 0, sizeof rec);
+    rec.run_id = f->run + 1;
+    rec.n_expected = -1;
+    snprintf(rec.processed_utc, sizeof rec.processed_utc, "2026-11-26T10:00:00Z");
+    snprintf(rec.version, sizeof rec.version, "steps");
+    assert_int_equal(pl_derived_begin(f->store, f->run, &w, &err), PL_OK);
+    assert_int_equal(pl_derived_put(w, &s1, &err), PL_OK);
+    assert_int_equal(pl_derived_finish(w, &rec, NULL, 0, &err), PL_EINVAL);
+    assert_int_equal(scalar(f->store, "SELECT count(*) FROM series WHERE name = 'vp1'"), 0);
+    assert_int_equal(pl_derived_get(f->store, f->run, &p, &err), PL_OK);
+    assert_string_equal(p.version, "test");
+
+    /* the whole: series first, the row, 70 impacts (a 64-row statement
+     * and six single rows), one commit */
+    for (int i = 0; i < 70; i++)
+        imp[i] = (pl_impact){.t_s = 0.01 * i, .t_sd_s = i % 3 ? 1e-5 : NAN, .omega_minus = i,
+                             .omega_plus = 0.99 * i, .ratio = 0.99, .ratio_se = NAN,
+                             .interval_s = i < 69 ? 0.01 : NAN, .confirmed = i % 2 ? 1 : -1};
+    rec.run_id = f->run;
+    pl_series s0 = {"omega", "rad/s", 10, 0, 1000, 3, a};
+    assert_int_equal(pl_derived_begin(f->store, f->run, &w, &err), PL_OK);
+    assert_int_equal(pl_derived_put(w, &s1, &err), PL_OK);
+    assert_int_equal(pl_derived_put(w, &s0, &err), PL_OK);
+    assert_int_equal(pl_derived_finish(w, &rec, imp, 70, &err), PL_OK);
+    assert_int_equal(pl_derived_get(other, f->run, &p, &err), PL_OK);
+    assert_string_equal(p.version, "steps");
+    double *v;
+    size_t n;
+    assert_int_equal(pl_derived_series(other, f->run, "vp1", 10, &v, &n, NULL, NULL, &err),
+                     PL_OK);
+    assert_int_equal(n, 4);
+    assert_true(v[0] == 4 && v[3] == 7);
+    free(v);
+    pl_impact *got;
+    assert_int_equal(pl_derived_impacts(other, f->run, &got, &n, &err), PL_OK);
+    assert_int_equal(n, 70);
+    for (int i = 0; i < 70; i++) {
+        assert_true(got[i].t_s == imp[i].t_s && got[i].omega_minus == imp[i].omega_minus);
+        assert_true(got[i].confirmed == imp[i].confirmed);
+        assert_true(isnan(got[i].t_sd_s) == isnan(imp[i].t_sd_s));
+        assert_true(isnan(got[i].interval_s) == (i == 69));
+    }
+    free(got);
+    pl_store_close(other);
+}
+
 static void refusal_replaces_the_older_derived_data(void **state)
 {
     fixture *f = *state;
@@ -456,6 +535,7 @@ int main(void)
         cmocka_unit_test(words_for_a_person),
         cmocka_unit_test(each_line_in_order_malformed_ones_included),
         cmocka_unit_test_setup_teardown(save_and_get_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(writer_in_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(refusal_replaces_the_older_derived_data, setup, teardown),
         cmocka_unit_test_setup_teardown(correction_drops_the_record, setup, teardown),
         cmocka_unit_test_setup_teardown(version_4_database_upgrades, setup, teardown),

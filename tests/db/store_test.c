@@ -378,7 +378,7 @@ static void chunks_round_trip_and_convert(void **state)
 /* Both readers give each channel's calibration polynomial of the stored
  * code, bit for bit, de-interleaved or not: through the polynomial for a
  * short read, through the 16-bit table past 65536 frames (a run of 70 000
- * frames of every code). */
+ * frames of every code); the scaled reader that times a factor. */
 static void channels_read_as_volts(void **state)
 {
     fixture *f = *state;
@@ -420,6 +420,21 @@ static void channels_read_as_volts(void **state)
     }
     assert_int_equal(pl_run_read_channels(s, info.id, 0, 10, out, 1, &err), PL_EINVAL);
     assert_non_null(strstr(err.msg, "2 channels"));
+    /* scaled (a beam's sign times its m/s per volt): the product of the
+     * volts and the factor, bit for bit, through the table and through
+     * the polynomial */
+    const double scale[2] = {0.025, -0.0125};
+    for (int len = N; len >= 500; len = len == N ? 500 : 0) {
+        assert_int_equal(pl_run_read_scaled(s, info.id, 0, len, out, scale, 2, &err), PL_OK);
+        for (int i = 0; i < len; i++) {
+            double v0 = pl_channel_volts(&ch[0], buf[2 * i]) * scale[0];
+            double v1 = pl_channel_volts(&ch[1], buf[2 * i + 1]) * scale[1];
+            if (c0[i] != v0 || c1[i] != v1)
+                fail_msg("%d frames: frame %d reads %.17g, %.17g, not %.17g, %.17g", len, i,
+                         c0[i], c1[i], v0, v1);
+        }
+    }
+    assert_int_equal(pl_run_read_scaled(s, info.id, 0, 10, out, scale, 1, &err), PL_EINVAL);
     pl_store_close(s);
 }
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "acquire/sim/simrun.h"
+#include "db/catalog.h"
 #include "db/derived.h"
 #include "db/run.h"
 #include "db/store.h"
@@ -980,6 +981,269 @@ static void check_raw_extremes(pl_store *store, long long id)
     free(v[1]);
 }
 
+/* The stored run of a 12-second simulation (N = 38, raw 16-bit codes as
+ * the simulator's card gives them) in a new store at db; its id. */
+static long long stored_run(const char *db, const pl_simrun *sim, pl_store **store)
+{
+    pl_err err = {0};
+    pl_prism pr;
+    pl_prism_init(&pr);
+    snprintf(pr.name, sizeof pr.name, "p38");
+    pr.n_edges = 38;
+    pr.a0_m = 0.015;
+    pr.length_m = 0.05;
+    pr.mass_kg = 0.27;
+    snprintf(pr.material, sizeof pr.material, "steel");
+    pl_run_info info;
+    pl_run_info_init(&info);
+    snprintf(info.prism, sizeof info.prism, "p38");
+    info.sample_rate_hz = RATE;
+    info.n_channels = 2;
+    info.format = PL_FMT_U16;
+    info.little_endian = pl_host_little_endian();
+    snprintf(info.source_kind, sizeof info.source_kind, "sim");
+    pl_channel ch[2];
+    pl_simrun_channels(sim, ch);
+    size_t n = pl_simrun_frames(sim);
+    if (pl_store_open(store, db, PL_STORE_CREATE, &err) != PL_OK ||
+        pl_prism_add(*store, &pr, &err) != PL_OK ||
+        pl_run_create(*store, &info, ch, &err) != PL_OK ||
+        pl_run_append_chunk(*store, info.id, 0, (long long)n, pl_simrun_codes(sim), 4 * n,
+                            &err) != PL_OK)
+        fail_msg("store: %s", err.msg);
+    return info.id;
+}
+
+/* What a processing stored: the five series and the impacts. */
+typedef struct {
+    double *s[5];
+    size_t n[5], n_impacts;
+    pl_impact *imp;
+} stored;
+
+static const char *const series_names[5] = {"omega", "theta", "Lp", "vp1", "vp2"};
+
+static void read_stored(pl_store *store, long long id, stored *out)
+{
+    pl_err err = {0};
+    for (int k = 0; k < 5; k++)
+        if (pl_derived_series(store, id, series_names[k], 10, &out->s[k], &out->n[k], NULL,
+                              NULL, &err) != PL_OK)
+            fail_msg("series %s: %s", series_names[k], err.msg);
+    if (pl_derived_impacts(store, id, &out->imp, &out->n_impacts, &err) != PL_OK)
+        fail_msg("impacts: %s", err.msg);
+}
+
+static void free_stored(stored *s)
+{
+    for (int k = 0; k < 5; k++)
+        free(s->s[k]);
+    free(s->imp);
+}
+
+/* Each field of a[i] is b[i]'s, NaN for NaN (the struct's padding is
+ * not compared). */
+static int same_real(double x, double y)
+{
+    return x == y || (isnan(x) && isnan(y));
+}
+
+static void same_impacts(const pl_impact *a, const pl_impact *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(a[i].t_s == b[i].t_s && a[i].omega_minus == b[i].omega_minus &&
+              a[i].omega_plus == b[i].omega_plus && a[i].ratio == b[i].ratio &&
+              a[i].confirmed == b[i].confirmed && same_real(a[i].interval_s, b[i].interval_s) &&
+              same_real(a[i].ratio_se, b[i].ratio_se) && same_real(a[i].t_sd_s, b[i].t_sd_s)))
+            fail_msg("impact %zu differs: t %.17g/%.17g ratio %.17g/%.17g", i, a[i].t_s,
+                     b[i].t_s, a[i].ratio, b[i].ratio);
+}
+
+/* The command's path (chunks read and scaled in one pass, its arrays
+ * faulted in by helper threads meanwhile, omega and the velocities
+ * written while the impacts are searched, theta in omega's memory for
+ * the summary, the impacts 64 rows a statement) against the plain one:
+ * processing the stored run, full or for the figures alone, on one
+ * thread and on six (five helpers, the velocities' pages among theirs)
+ * gives the same result, bit for bit, as pl_process_signals() on the
+ * velocities scaled by hand; and what is stored is every 10th sample of
+ * it, with the impacts as found, each field, the NULLs of the last
+ * interval included. */
+static void test_stored_run_as_signals(void **state)
+{
+    (void)state;
+    pl_simrun_config sc;
+    pl_simrun_config_default(&sc);
+    sc.model.N = 38;
+    sc.model.lambda0 = 4.5 * M_PI / 180;
+    sc.model.ramp_length = 0;
+    sc.model.duration = 11;
+    pl_simrun *sim = NULL;
+    pl_err err = {0};
+    assert_int_equal(pl_simrun_create(&sim, &sc, &err), PL_OK);
+    char *dir = tu_tmpdir("process-stored");
+    char *db = tu_path(dir, "s.db");
+    pl_store *store = NULL;
+    long long id = stored_run(db, sim, &store);
+    pl_channel ch[2];
+    pl_simrun_channels(sim, ch);
+    size_t n = pl_simrun_frames(sim);
+    const uint16_t *codes = pl_simrun_codes(sim);
+    double *v[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            double volts = pl_channel_volts(&ch[k], codes[2 * i + k]);
+            v[k][i] = volts * (ch[k].beam_sign * ch[k].ldv_scale_mps_per_v);
+        }
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.threads = 1;
+    /* the library's call (full-rate result) and the command's (figures
+     * alone, theta in omega's memory), each on one thread and on six */
+    enum { VARIANTS = 4 };
+    pl_process_result r0, r[VARIANTS];
+    stored st[VARIANTS];
+    assert_int_equal(pl_process_signals(v[0], v[1], n, RATE, ch[0].beam_height_m,
+                                        ch[1].beam_height_m, 38, &c, &r0, &err), PL_OK);
+    for (int t = 0; t < VARIANTS; t++) {
+        int summary = t >= 2;
+        c.threads = t % 2 ? 6 : 1;
+        if ((summary ? pl_process_run_summary : pl_process_run)(store, id, &c, &r[t], &err) !=
+            PL_OK)
+            fail_msg("%s, threads %d: %s", summary ? "summary" : "full", c.threads, err.msg);
+        read_stored(store, id, &st[t]);
+        if (summary) {
+            assert_null(r[t].vp1);
+            assert_null(r[t].omega);
+            assert_null(r[t].theta);
+        } else {
+            assert_memory_equal(r[t].vp1, r0.vp1, n * sizeof(double));
+            assert_memory_equal(r[t].vp2, r0.vp2, n * sizeof(double));
+            assert_memory_equal(r[t].omega, r0.omega, n * sizeof(double));
+            assert_memory_equal(r[t].theta, r0.theta, n * sizeof(double));
+        }
+        assert_true(r[t].lp_end == r0.lp_end && r[t].omega_last_mean == r0.omega_last_mean &&
+                    r[t].ratio_mean == r0.ratio_mean && r[t].release == r0.release &&
+                    r[t].end == r0.end);
+        assert_int_equal(r[t].n_impacts, r0.n_impacts);
+        same_impacts(r[t].impacts, r0.impacts, r0.n_impacts);
+    }
+    /* the run's impacts fill some 64-row statements and leave a rest */
+    assert_true(r0.n_impacts > 256 && r0.n_impacts % 64 != 0);
+    size_t nd = (n + 9) / 10;
+    const double *full[5] = {r0.omega, r0.theta, r0.theta, r0.vp1, r0.vp2};
+    for (int t = 0; t < VARIANTS; t++) {
+        for (int k = 0; k < 5; k++) {
+            assert_int_equal(st[t].n[k], nd);
+            for (size_t i = 0; i < nd; i++) {
+                double want = full[k][10 * i] * (k == 2 ? 38 / (2 * M_PI) : 1.0);
+                if (memcmp(&st[t].s[k][i], &want, sizeof want) != 0)
+                    fail_msg("variant %d: %s[%zu] = %.17g, the result's %.17g", t,
+                             series_names[k], i, st[t].s[k][i], want);
+            }
+        }
+        assert_int_equal(st[t].n_impacts, r0.n_impacts);
+        same_impacts(st[t].imp, r0.impacts, r0.n_impacts);
+        assert_true(isnan(st[t].imp[r0.n_impacts - 1].interval_s));
+        free_stored(&st[t]);
+        pl_process_result_free(&r[t]);
+    }
+    pl_process_result_free(&r0);
+    pl_store_close(store);
+    free(v[0]);
+    free(v[1]);
+    pl_simrun_destroy(sim);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+/* A run refused by the impact search, which comes after the first part
+ * of the result went into the store on its own thread: the earlier
+ * result stays whole and the write lock is free again.  (The motion of
+ * test_malformed_inputs too short for one impact, stored as 64-bit
+ * float volts.) */
+static void test_refused_after_the_writer_started(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("process-refused");
+    char *db = tu_path(dir, "r.db");
+    pl_store *store = NULL;
+    pl_err err = {0};
+    pl_prism pr;
+    pl_prism_init(&pr);
+    snprintf(pr.name, sizeof pr.name, "p22");
+    pr.n_edges = 22;
+    pr.a0_m = 0.015;
+    pr.length_m = 0.05;
+    pr.mass_kg = 0.2;
+    snprintf(pr.material, sizeof pr.material, "steel");
+    pl_run_info info;
+    pl_run_info_init(&info);
+    snprintf(info.prism, sizeof info.prism, "p22");
+    info.sample_rate_hz = RATE;
+    info.n_channels = 2;
+    info.format = PL_FMT_F64;
+    info.little_endian = pl_host_little_endian();
+    snprintf(info.source_kind, sizeof info.source_kind, "csv");
+    pl_channel ch[2];
+    memset(ch, 0, sizeof ch);
+    for (int k = 0; k < 2; k++) {
+        ch[k].beam_height_m = k ? H2 : H1;
+        ch[k].beam_sign = 1;
+        ch[k].ldv_scale_mps_per_v = 1;
+        ch[k].cal_kind = PL_CAL_IDENTITY;
+        ch[k].cal_order = 1;
+        ch[k].cal_coef[1] = 1;
+    }
+    size_t n = 2 * RATE;
+    double *v = malloc(2 * n * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        double om = i > RATE ? 0.3 * (double)(i - RATE) / RATE : 0;
+        v[2 * i] = om * H1 + 1e-6 * sin(i * 1.7);
+        v[2 * i + 1] = om * H2 + 1e-6 * cos(i * 2.3);
+    }
+    if (pl_store_open(&store, db, PL_STORE_CREATE, &err) != PL_OK ||
+        pl_prism_add(store, &pr, &err) != PL_OK || pl_run_create(store, &info, ch, &err) != PL_OK ||
+        pl_run_append_chunk(store, info.id, 0, (long long)n, v, 2 * n * sizeof *v, &err) != PL_OK)
+        fail_msg("store: %s", err.msg);
+    /* an earlier result to keep */
+    pl_processing rec;
+    memset(&rec, 0, sizeof rec);
+    rec.run_id = info.id;
+    rec.n_expected = -1;
+    snprintf(rec.processed_utc, sizeof rec.processed_utc, "2026-11-26T10:00:00Z");
+    snprintf(rec.version, sizeof rec.version, "earlier");
+    double one = 1;
+    pl_series s = {"omega", "rad/s", 10, 0, 1000, 1, &one};
+    assert_int_equal(pl_derived_save(store, &rec, &s, 1, NULL, 0, &err), PL_OK);
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.threads = 4;
+    pl_process_result r;
+    assert_int_equal(pl_process_run(store, info.id, &c, &r, &err), PL_ENUMERIC);
+    if (!strstr(err.msg, "no line impact"))
+        fail_msg("expected 'no line impact', got: %s", err.msg);
+    assert_int_equal(pl_process_run_summary(store, info.id, &c, &r, &err), PL_ENUMERIC);
+    assert_int_equal(pl_derived_get(store, info.id, &rec, &err), PL_OK);
+    assert_string_equal(rec.version, "earlier");
+    double *got;
+    size_t m;
+    assert_int_equal(pl_derived_series(store, info.id, "omega", 10, &got, &m, NULL, NULL, &err),
+                     PL_OK);
+    assert_int_equal(m, 1);
+    free(got);
+    assert_int_equal(pl_derived_series(store, info.id, "vp1", 10, &got, &m, NULL, NULL, &err),
+                     PL_ENOTFOUND);
+    assert_int_equal(pl_store_begin(store, &err), PL_OK);
+    assert_int_equal(pl_store_commit(store, &err), PL_OK);
+    pl_store_close(store);
+    free(v);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void test_fixture_scores(void **state)
 {
     (void)state;
@@ -1119,6 +1383,8 @@ int main(void)
         cmocka_unit_test(test_spectrum_and_filter),
         cmocka_unit_test(test_malformed_inputs),
         cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_stored_run_as_signals),
+        cmocka_unit_test(test_refused_after_the_writer_started),
         cmocka_unit_test(test_fixture_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
