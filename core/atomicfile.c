@@ -298,3 +298,31 @@ void pl_atomicfile_abort(pl_atomicfile *af)
         unlink(af->temp);
     free_handle(af);
 }
+
+pl_status pl_mkdirs(const char *dir, pl_err *err)
+{
+    if (dir[0] == '\0' || strcmp(dir, "-") == 0)
+        return pl_err_set(err, PL_EINVAL,
+                          "output folder '%s': a report is a folder of files; name a folder", dir);
+    size_t n = strlen(dir);
+    char *p = malloc(n + 1);
+    if (!p)
+        return pl_err_set(err, PL_ENOMEM, "out of memory");
+    memcpy(p, dir, n + 1);
+    pl_status st = PL_OK;
+    /* Each prefix ending before a '/' is a parent; the whole path is last. */
+    for (size_t i = 1; i <= n && st == PL_OK; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        struct stat sb;
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            st = pl_err_set(err, PL_EIO, "cannot create folder '%s': %s", p, strerror(errno));
+        else if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            st = pl_err_set(err, PL_EIO, "cannot create folder '%s': a file of that name is in the way", p);
+        p[i] = c;
+    }
+    free(p);
+    return st;
+}

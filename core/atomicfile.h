@@ -63,4 +63,10 @@ pl_status pl_atomicfile_commit(pl_atomicfile *af, pl_err *err);
  * it was.  NULL is a no-op. */
 void pl_atomicfile_abort(pl_atomicfile *af);
 
+/* Creates the folder dir and any missing parents (like mkdir -p, mode
+ * 0755); an existing folder is fine.  "-" and "" are refused, because an
+ * output folder named "-" is always a mistyped "stdout".  On failure the
+ * message names the part of the path that could not be made. */
+pl_status pl_mkdirs(const char *dir, pl_err *err);
+
 #endif

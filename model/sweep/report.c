@@ -497,10 +497,9 @@ pl_status pl_sweep_report(pl_store *store, const char *name, const char *dir,
                     sum->beta_c_ok++;
             }
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        st = pl_err_set(err, PL_EIO, "cannot create folder '%s': %s", dir, strerror(errno));
+    st = pl_mkdirs(dir, err);
+    if (st != PL_OK)
         goto out;
-    }
     int figs = 0;
     st = fig_omega(d, dir, t, &figs, err);
     if (st == PL_OK)

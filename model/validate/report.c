@@ -1014,9 +1014,9 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
         free(s.r);
         return pl_err_set(err, PL_ENOTFOUND, "experiment '%s' has no runs", experiment);
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    if (pl_mkdirs(dir, err) != PL_OK) {
         free(s.r);
-        return pl_err_set(err, PL_EIO, "%s: %s", dir, strerror(errno));
+        return err->code;
     }
     pl_status st = PL_OK;
     pl_report_stats rs = {0};
