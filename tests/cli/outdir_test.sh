@@ -5,7 +5,7 @@
 #   - `report -o -` is refused with a message, and makes no folder "-";
 #   - a file in the way of a parent is named in the error, exit != 0.
 set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
+bin=${PRISMLAB_BIN:-$PWD/bin/prismlab}   # absolute: one step runs in a scratch folder
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/r.db
