@@ -6,6 +6,7 @@
 #include "model/seeds/dimer_report.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const pl_cli_command command = {
     .name = "dimer-report",
@@ -28,15 +29,20 @@ static const pl_cli_command command = {
     "10 s and 30 min on two cores; --quick (figure 11 at 25 Hz, A_r 3.9 to\n"
     "6.5 by 0.1, 4 starts, 40 cycles; no basin maps) takes seconds.\n"};
 
+/* One meter a stage of the report (figure 11, the paper's runs, each map). */
+typedef struct {
+    char stage[96];
+    pl_cli_meter meter;
+} progress_ctx;
+
 static void progress(const char *stage, size_t done, size_t total, void *ctx)
 {
-    int *last = ctx;
-    int pct = total ? (int)(100 * done / total) : 100;
-    if (pct == *last && done != total)
-        return;
-    *last = pct;
-    fprintf(stderr, "\r%s: %zu of %zu%s", stage, done, total, done == total ? "\n" : "");
-    fflush(stderr);
+    progress_ctx *p = ctx;
+    if (strcmp(stage, p->stage) != 0) {
+        snprintf(p->stage, sizeof p->stage, "%s", stage);
+        pl_cli_meter_start(&p->meter, p->stage, "runs");
+    }
+    pl_cli_meter_update(&p->meter, done, total);
 }
 
 int pl_cmd_dimer_report(int argc, char **argv)
@@ -75,9 +81,9 @@ int pl_cmd_dimer_report(int argc, char **argv)
     }
     if (basin_n < 0)
         basin_n = quick ? 0 : 201;
-    int last = -1;
+    progress_ctx pc = {.stage = ""};
     pl_dimer_report_opts o = {(int)threads, quick ? &quick_spec : NULL, (size_t)basin_n,
-                              (size_t)variant_n, progress, &last};
+                              (size_t)variant_n, progress, &pc};
     pl_dimer_report_stats st;
     pl_err err = {0};
     if (pl_dimer_report_write(dir, &o, &st, &err) != PL_OK)

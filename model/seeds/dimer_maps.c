@@ -7,99 +7,97 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* --- the batch ------------------------------------------------------------ */
+
+/* The simulations are handed out one at a time by an atomic counter: a
+ * start costs 10-100 ms and some cost ten times others, so handing out
+ * rows or blocks would only lengthen the tail, and a fetch-add is
+ * nanoseconds.  Each worker writes only the res[i] and ok[i] of the i it
+ * took, so the results are those of one thread, bit for bit.  The calling
+ * thread does not simulate: it wakes PROGRESS_NS apart to report. */
+enum { PROGRESS_NS = 100000000 };
 
 typedef struct {
     const pl_dimer_params *ps;
     pl_dimer_result *res;
     int *ok;
     size_t n;
-    pthread_mutex_t lock;
-    size_t next, done;          /* handed out, finished (under lock) */
+    atomic_size_t next, done;   /* handed out, finished */
 } batch;
 
-/* Takes simulations one at a time until none is left; returns after the
- * one it finished (main: only one, so that the caller can report). */
-static void work(batch *b, int main_thread)
+static void run_one(batch *b, size_t i)
 {
-    for (;;) {
-        pthread_mutex_lock(&b->lock);
-        size_t i = b->next < b->n ? b->next++ : b->n;
-        pthread_mutex_unlock(&b->lock);
-        if (i >= b->n)
-            return;
-        pl_err err = {0};
-        if (pl_dimer_run(&b->ps[i], NULL, 0, &b->res[i], &err) == PL_OK) {
-            b->ok[i] = 1;
-        } else {
-            b->ok[i] = 0;
-            memset(&b->res[i], 0, sizeof b->res[i]);
-            b->res[i].mode = PL_DIMER_OTHER;
-        }
-        pthread_mutex_lock(&b->lock);
-        b->done++;
-        pthread_mutex_unlock(&b->lock);
-        if (main_thread)
-            return;
+    pl_err err = {0};
+    if (pl_dimer_run(&b->ps[i], NULL, 0, &b->res[i], &err) == PL_OK) {
+        b->ok[i] = 1;
+    } else {
+        b->ok[i] = 0;
+        memset(&b->res[i], 0, sizeof b->res[i]);
+        b->res[i].mode = PL_DIMER_OTHER;
     }
 }
 
 static void *worker(void *arg)
 {
-    work(arg, 0);
+    batch *b = arg;
+    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
+        run_one(b, i);
+        atomic_fetch_add(&b->done, 1);
+    }
     return NULL;
+}
+
+int pl_dimer_threads(int threads)
+{
+    if (threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (int)c : 1;
+    }
+    return threads > PL_DIMER_MAX_THREADS ? PL_DIMER_MAX_THREADS : threads;
 }
 
 pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
                          pl_dimer_result *res, int *ok,
                          pl_dimer_progress progress, void *ctx, pl_err *err)
 {
-    if (threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c > 0 ? (int)c : 1;
-    }
-    if (threads > 256)
-        threads = 256;
+    threads = pl_dimer_threads(threads);
     batch b = {.ps = ps, .res = res, .ok = ok, .n = n};
-    if (pthread_mutex_init(&b.lock, NULL) != 0)
-        return pl_err_set(err, PL_EIO, "dimer batch: cannot make a mutex");
-    pthread_t tid[256];
+    atomic_init(&b.next, 0);
+    atomic_init(&b.done, 0);
+    pthread_t tid[PL_DIMER_MAX_THREADS];
     int started = 0;
     pl_status st = PL_OK;
-    for (int t = 1; t < threads; t++) {
+    for (int t = 0; t < threads; t++) {
         if (pthread_create(&tid[started], NULL, worker, &b) != 0) {
             st = pl_err_set(err, PL_EIO, "dimer batch: cannot start thread %d of %d",
                             t + 1, threads);
-            /* the threads that run finish the work */
-            break;
+            break;              /* the threads that run finish the work */
         }
         started++;
     }
-    /* the calling thread works too, one simulation at a time, and reports */
-    size_t last = (size_t)-1;
-    for (;;) {
-        pthread_mutex_lock(&b.lock);
-        int left = b.next < b.n;
-        size_t done = b.done;
-        pthread_mutex_unlock(&b.lock);
-        if (progress && done != last) {
+    if (started == 0)
+        worker(&b);             /* no thread at all: this one does it */
+    if (progress)
+        progress(0, n, ctx);
+    size_t last = 0;
+    while (started > 0 && (last = atomic_load(&b.done)) < n) {
+        struct timespec nap = {0, PROGRESS_NS};
+        nanosleep(&nap, NULL);
+        size_t done = atomic_load(&b.done);
+        if (progress && done != last && done < n)
             progress(done, n, ctx);
-            last = done;
-        }
-        if (!left)
-            break;
-        work(&b, 1);
     }
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    if (progress && last != n)
+    if (progress)
         progress(n, n, ctx);
-    pthread_mutex_destroy(&b.lock);
     return st;
 }
 

@@ -16,10 +16,19 @@
 
 #include <stddef.h>
 
-/* Called from the calling thread now and then with the simulations done. */
+/* Called from the calling thread with the simulations done: 0 at the
+ * start, then about ten times a second while the count moves, total at
+ * the end. */
 typedef void (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
 
-/* Runs the n simulations ps on threads workers (<= 0: the machine's CPUs).
+enum { PL_DIMER_MAX_THREADS = 256 };
+
+/* The workers a batch asked for threads runs on: threads itself (at most
+ * PL_DIMER_MAX_THREADS), or when threads <= 0 the CPUs online
+ * (sysconf(_SC_NPROCESSORS_ONLN)). */
+int pl_dimer_threads(int threads);
+
+/* Runs the n simulations ps on threads workers (<= 0: the CPUs online).
  * res[i] receives simulation i's result and ok[i] 1, or ok[i] 0 and
  * res[i] zeroed when the model refused it (a Painleve configuration):
  * that is a result, not an error.  PL_ENOMEM or PL_EIO (a thread could not

@@ -622,6 +622,8 @@ out:
 static pl_status run_cases(const char *dir, const pl_dimer_report_opts *o,
                            case_run *runs, size_t n, pl_err *err)
 {
+    if (o->progress)
+        o->progress("the paper's runs", 0, n, o->ctx);
     for (size_t i = 0; i < n; i++) {
         pl_dimer_params p;
         pl_dimer_case_params(runs[i].c, 100, &p);
