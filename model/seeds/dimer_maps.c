@@ -649,6 +649,15 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
                              int *modes, double *drift, double *energy,
                              pl_dimer_progress progress, void *ctx, pl_err *err)
 {
+    return pl_dimer_basin_run_on(s, NULL, NULL, threads, modes, drift, energy, progress,
+                                 ctx, err);
+}
+
+pl_status pl_dimer_basin_run_on(const pl_dimer_basin_spec *s, pl_dimer_batch_fn fn,
+                                void *runner, int threads, int *modes, double *drift,
+                                double *energy, pl_dimer_progress progress, void *ctx,
+                                pl_err *err)
+{
     size_t n = s->nh * s->nth;
     pl_dimer_params *ps = malloc(n * sizeof *ps);
     pl_dimer_result *res = malloc(n * sizeof *res);
@@ -663,7 +672,9 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
         /* a first check of the parameters, with the reason */
         pl_dimer_geometry g;
         st = n ? pl_dimer_geometry_of(&ps[0], &g, err) : PL_OK;
-        if (st == PL_OK)
+        if (st == PL_OK && fn)
+            st = fn(runner, ps, n, threads, res, ok, progress, ctx, err);
+        else if (st == PL_OK)
             st = pl_dimer_batch(ps, n, threads, res, ok, progress, ctx, err);
         for (size_t i = 0; st == PL_OK && i < n; i++) {
             modes[i] = ok[i] ? (int)res[i].mode : -1;
@@ -675,6 +686,20 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
     free(res);
     free(ok);
     return st;
+}
+
+int pl_dimer_basin_is_subgrid(const pl_dimer_basin_spec *s, const pl_dimer_basin_spec *s2,
+                              size_t *k)
+{
+    if (memcmp(&s->base, &s2->base, sizeof s->base) != 0 || s->h0_min != s2->h0_min ||
+        s->h0_max != s2->h0_max || s->th_min != s2->th_min || s->th_max != s2->th_max ||
+        s2->nh < 2 || s2->nth < 2 || s->nh < s2->nh || s->nth < s2->nth)
+        return 0;
+    size_t kh = (s->nh - 1) / (s2->nh - 1), kt = (s->nth - 1) / (s2->nth - 1);
+    if (kh != kt || kh * (s2->nh - 1) != s->nh - 1 || kt * (s2->nth - 1) != s->nth - 1)
+        return 0;
+    *k = kh;
+    return 1;
 }
 
 void pl_dimer_basin_key(const pl_dimer_basin_spec *s, const char *name,
