@@ -87,6 +87,14 @@ static int exec_mpi_helper(int argc, char **argv)
 
 int pl_cmd_dimer_report(int argc, char **argv)
 {
+    /* as pl_sweep_launch_check(), in this command's words */
+    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+    if (!pl_sweep_mpi_launched() && ntasks && atoi(ntasks) > 1) {
+        pl_err err = {0};
+        pl_err_set(&err, PL_ESTATE, "srun started %s tasks without MPI (--mpi=none?): each "
+                   "would write the report alone; run srun --mpi=pmix", ntasks);
+        return pl_cli_fail(command.name, &err);
+    }
     if (pl_sweep_mpi_launched())
         return exec_mpi_helper(argc, argv);
     return pl_cmd_dimer_report_on(argc, argv, NULL, NULL);
