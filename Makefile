@@ -37,6 +37,10 @@ DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
 PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot libmicrohttpd ompi-c
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lpthread -lm
+# prismlab-dimer-mpi (prismlab_dimer_mpi.c), dimer-report over MPI ranks,
+# names Open MPI itself: prismlab hands itself over to it under mpirun
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS   = $(shell pkg-config --libs ompi-c 2>/dev/null)
 
 WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS  ?= -O2 -g
@@ -125,6 +129,12 @@ $(1)/libexec/prismlab/prismlab-%: $(1)/obj/command_main-%.o $(1)/libprismlab.a
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$^ -o $$@ -Wl,--as-needed $$(PKG_LIBS)
 
+$(1)/obj/prismlab_dimer_mpi.o: CPP_FLAGS += $(MPI_CFLAGS)
+
+$(1)/libexec/prismlab/prismlab-dimer-mpi: $(1)/obj/prismlab_dimer_mpi.o $(1)/libprismlab.a
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$^ -o $$@ $$(PKG_LIBS) $$(MPI_LIBS)
+
 $(1)/tests/%: $(1)/obj/tests/%.o $(patsubst %.c,$(1)/obj/%.o,$(TEST_UTIL)) $(1)/libprismlab.a
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$^ -o $$@ $$(PKG_LIBS) -lcmocka
@@ -140,7 +150,7 @@ BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 .PHONY: all asan deps check check-run check-under-load demo demo-run bench install clean fixtures layering crashtest fuzz FORCE
 .SECONDARY:
 
-all: bin/prismlab
+all: bin/prismlab libexec/prismlab/prismlab-dimer-mpi
 
 # copy then rename: a running prismlab (a daemon) keeps its old binary;
 # the commands' programs go to libexec/prismlab/, where bin/prismlab looks
@@ -153,7 +163,7 @@ libexec/prismlab/prismlab-%: build/libexec/prismlab/prismlab-%
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv -f $@.tmp $@
 
-asan: build/asan/bin/prismlab $(ASAN_TESTS)
+asan: build/asan/bin/prismlab build/asan/libexec/prismlab/prismlab-dimer-mpi $(ASAN_TESTS)
 
 deps:
 	@missing=""; \
@@ -180,14 +190,16 @@ check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: bin/prismlab build/asan/bin/prismlab $(TESTS) $(ASAN_TESTS)
+check-run: bin/prismlab libexec/prismlab/prismlab-dimer-mpi build/asan/bin/prismlab \
+		build/asan/libexec/prismlab/prismlab-dimer-mpi $(TESTS) $(ASAN_TESTS)
 	@sh tests/run-tests.sh "$(TESTS)" "$(ASAN_TESTS)" "$(TEST_SH)"
 
 # The suite beside 4 CPU hogs until it passes 5 times in a row (RUNS=,
 # HOGS= to change): what a busy CI machine does to it.
 check-under-load:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory bin/prismlab build/asan/bin/prismlab $(TESTS) $(ASAN_TESTS)
+	@$(MAKE) --no-print-directory bin/prismlab libexec/prismlab/prismlab-dimer-mpi build/asan/bin/prismlab \
+		build/asan/libexec/prismlab/prismlab-dimer-mpi $(TESTS) $(ASAN_TESTS)
 	@sh tests/check-under-load.sh "$(TESTS)" "$(ASAN_TESTS)" "$(TEST_SH)"
 
 BENCH_SH  := $(sort $(wildcard tests/bench/*_bench.sh))
@@ -257,18 +269,19 @@ fixtures: bin/prismlab
 # db/ (docs/layout.md), from the compiler's own dependency lists.
 layering:
 	@sh tests/util/layering.sh scan "$(CC) $(CPP_FLAGS)" $(LIB_SRC) $(LIB_HDR) prismlab.c \
-		command_main.c commands.h
+		command_main.c prismlab_dimer_mpi.c commands.h
 
 # README.md and docs/ go to share/doc/prismlab (docs/ keeping its name, so
 # the README's links work): --help and the man page point there.
 DOCS := $(wildcard docs/*.md) $(wildcard docs/*.service)
 DOC_FIGURES := $(wildcard docs/figures/*.png docs/figures/*.svg)
-install: bin/prismlab
+install: bin/prismlab libexec/prismlab/prismlab-dimer-mpi
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/prismlab \
 		$(DESTDIR)$(PREFIX)/share/prismlab/schemas \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures
 	install -m 755 bin/prismlab $(DESTDIR)$(PREFIX)/bin/prismlab
 	install -m 755 $(patsubst %,libexec/prismlab/prismlab-%,$(PROGRAMS)) \
+		libexec/prismlab/prismlab-dimer-mpi \
 		$(DESTDIR)$(PREFIX)/libexec/prismlab/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(PREFIX)/share/prismlab/schemas/
 	install -m 644 docs/prismlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/prismlab.1

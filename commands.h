@@ -17,6 +17,8 @@
 #ifndef PL_COMMANDS_H
 #define PL_COMMANDS_H
 
+#include "model/seeds/dimer_maps.h"     /* pl_dimer_batch_fn */
+
 /* db/ */
 int pl_cmd_db(int argc, char **argv);
 int pl_cmd_prism(int argc, char **argv);
@@ -40,6 +42,11 @@ int pl_cmd_report(int argc, char **argv);
 int pl_cmd_sphere(int argc, char **argv);
 int pl_cmd_dimer(int argc, char **argv);
 int pl_cmd_dimer_report(int argc, char **argv);
+/* dimer-report with each batch run by batch(runner, ...) (NULL: on
+ * threads): what prismlab-dimer-mpi's rank 0 runs.  pl_cmd_dimer_report()
+ * itself, started by an MPI launcher, hands its process over to
+ * prismlab-dimer-mpi (exec), so that this binary needs no MPI. */
+int pl_cmd_dimer_report_on(int argc, char **argv, pl_dimer_batch_fn batch, void *runner);
 int pl_cmd_roughplane(int argc, char **argv);
 int pl_cmd_sweep(int argc, char **argv);
 /* `sweep` linked with Open MPI (cmd_sweep_mpi.c): the program bin/prismlab

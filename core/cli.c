@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int pl_cli_exit_code(pl_status code)
@@ -137,24 +138,102 @@ void pl_cli_progress_clear(void)
     }
 }
 
-void pl_cli_progress(const char *label, unsigned long long done,
+/* "\rLABEL [#####     ]  42%" into the stream, without a newline. */
+static void draw_bar(FILE *f, const char *label, unsigned long long done,
                      unsigned long long total)
 {
     enum { WIDTH = 30 };
     char bar[WIDTH + 1];
-    unsigned fill;
-
-    if (!pl_cli_isatty(stderr) || total == 0)
-        return;
-    fill = (unsigned)(done >= total ? WIDTH : done * WIDTH / total);
+    unsigned fill = (unsigned)(done >= total ? WIDTH : done * WIDTH / total);
     memset(bar, '#', fill);
     memset(bar + fill, ' ', WIDTH - fill);
     bar[WIDTH] = '\0';
-    fprintf(stderr, "\r%s [%s] %3u%%", label, bar,
+    fprintf(f, "\r%s [%s] %3u%%", label, bar,
             (unsigned)(done >= total ? 100 : done * 100 / total));
+}
+
+void pl_cli_progress(const char *label, unsigned long long done,
+                     unsigned long long total)
+{
+    if (!pl_cli_isatty(stderr) || total == 0)
+        return;
+    draw_bar(stderr, label, done, total);
     if (done >= total)
         fputc('\n', stderr);
     fflush(stderr);
+}
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A duration as 12s, 3m05s or 1h02m. */
+static void duration_text(char *buf, size_t size, double s)
+{
+    long long r = (long long)(s + 0.5);
+    if (r < 60)
+        snprintf(buf, size, "%llds", r);
+    else if (r < 3600)
+        snprintf(buf, size, "%lldm%02llds", r / 60, r % 60);
+    else
+        snprintf(buf, size, "%lldh%02lldm", r / 3600, r % 3600 / 60);
+}
+
+void pl_cli_meter_text(char *buf, size_t size, const char *unit,
+                       unsigned long long done, unsigned long long total,
+                       double elapsed)
+{
+    char left[32];
+    double rate = elapsed > 0 ? (double)done / elapsed : 0;
+    if (done >= total) {
+        duration_text(left, sizeof left, elapsed);
+        snprintf(buf, size, "%llu/%llu %s  %.1f %s/s  in %s", done, total, unit, rate,
+                 unit, left);
+        return;
+    }
+    /* a rate from less than a second, or from nothing, says nothing */
+    if (done == 0 || elapsed < 1) {
+        snprintf(buf, size, "%llu/%llu %s  ETA ?", done, total, unit);
+        return;
+    }
+    duration_text(left, sizeof left, (double)(total - done) / rate);
+    snprintf(buf, size, "%llu/%llu %s  %.1f %s/s  ETA %s", done, total, unit, rate, unit,
+             left);
+}
+
+void pl_cli_meter_start(pl_cli_meter *m, const char *label, const char *unit)
+{
+    m->label = label;
+    m->unit = unit;
+    m->t0 = mono_now();
+    m->shown = m->t0;
+    m->tty = pl_cli_isatty(stderr);
+    m->drawn = 0;
+}
+
+void pl_cli_meter_update(pl_cli_meter *m, unsigned long long done,
+                         unsigned long long total)
+{
+    double t = mono_now();
+    int end = done >= total;
+    /* a terminal is redrawn often, a log gets a line now and then */
+    double every = m->tty ? 0.2 : PL_CLI_METER_EVERY_S;
+    if (m->drawn && !end && t - m->shown < every)
+        return;
+    char text[160];
+    pl_cli_meter_text(text, sizeof text, m->unit, done, total, t - m->t0);
+    if (m->tty) {
+        draw_bar(stderr, m->label, done, total ? total : 1);
+        fprintf(stderr, "  %s\033[K%s", text, end ? "\n" : "");
+    } else {
+        fprintf(stderr, "%s: %s\n", m->label, text);
+    }
+    fflush(stderr);
+    m->shown = t;
+    m->drawn = 1;
 }
 
 pl_status pl_parse_sign(const char *name, const char *text, int *sign,

@@ -226,4 +226,35 @@ void pl_cli_progress_clear(void);
 void pl_cli_progress(const char *label, unsigned long long done,
                      unsigned long long total);
 
+/* Progress with a rate and the time left, for commands that run for
+ * minutes.  On a terminal pl_cli_progress()'s bar followed by
+ * "1234/3232 starts  21.3 starts/s  ETA 1m35s", redrawn in place at most
+ * five times a second; otherwise (a log, a pipe) the same words without
+ * the bar, one line at the start, one every PL_CLI_METER_EVERY_S seconds
+ * and one at the end, so that a log says how far a long run got.  The
+ * rate is the mean since pl_cli_meter_start().  Plain data, no resources:
+ * one meter a stage, used from one thread. */
+enum { PL_CLI_METER_EVERY_S = 5 };
+
+typedef struct {
+    const char *label, *unit;   /* "basin fig13", "starts"; not copied */
+    double t0, shown;           /* CLOCK_MONOTONIC s: start, last line drawn */
+    int tty, drawn;             /* stderr is a terminal; a line was drawn */
+} pl_cli_meter;
+
+/* Starts the clock of a stage. */
+void pl_cli_meter_start(pl_cli_meter *m, const char *label, const char *unit);
+
+/* Shows done of total (done == total ends the line). */
+void pl_cli_meter_update(pl_cli_meter *m, unsigned long long done,
+                         unsigned long long total);
+
+/* The meter's words after elapsed seconds: "1234/3232 starts  21.3
+ * starts/s  ETA 1m35s"; "0/3232 starts  ETA ?" until a second has passed
+ * and something is done; "3232/3232 starts  21.4 starts/s  in 2m31s" at
+ * the end.  What pl_cli_meter_update() prints. */
+void pl_cli_meter_text(char *buf, size_t size, const char *unit,
+                       unsigned long long done, unsigned long long total,
+                       double elapsed);
+
 #endif

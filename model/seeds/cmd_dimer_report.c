@@ -4,8 +4,14 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "model/seeds/dimer_report.h"
+#include "model/sweep/engine.h"
+#include "model/sweep/launch.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static const pl_cli_command command = {
     .name = "dimer-report",
@@ -28,18 +34,74 @@ static const pl_cli_command command = {
     "10 s and 30 min on two cores; --quick (figure 11 at 25 Hz, A_r 3.9 to\n"
     "6.5 by 0.1, 4 starts, 40 cycles; no basin maps) takes seconds.\n"};
 
+/* One meter a stage of the report (figure 11, the paper's runs, each map). */
+typedef struct {
+    char stage[96];
+    pl_cli_meter meter;
+} progress_ctx;
+
 static void progress(const char *stage, size_t done, size_t total, void *ctx)
 {
-    int *last = ctx;
-    int pct = total ? (int)(100 * done / total) : 100;
-    if (pct == *last && done != total)
-        return;
-    *last = pct;
-    fprintf(stderr, "\r%s: %zu of %zu%s", stage, done, total, done == total ? "\n" : "");
-    fflush(stderr);
+    progress_ctx *p = ctx;
+    if (strcmp(stage, p->stage) != 0) {
+        snprintf(p->stage, sizeof p->stage, "%s", stage);
+        pl_cli_meter_start(&p->meter, p->stage, "runs");
+    }
+    pl_cli_meter_update(&p->meter, done, total);
+}
+
+/* Started by mpirun or srun: the process becomes prismlab-dimer-mpi (the
+ * same arguments), which holds the MPI code; it lies beside this binary
+ * (make builds both into bin/, make install into PREFIX/bin).  Returns
+ * only when it cannot. */
+static int exec_mpi_helper(int argc, char **argv)
+{
+    static const char helper[] = "prismlab-dimer-mpi";
+    char path[4096];
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - sizeof helper - 1);
+    if (len > 0)
+        path[len] = 0;
+    char *slash = len > 0 ? strrchr(path, '/') : NULL;
+    pl_err err = {0};
+    if (!slash) {
+        pl_err_set(&err, PL_EIO, "started by an MPI launcher, but cannot find this "
+                   "binary's folder (/proc/self/exe) to run %s from", helper);
+        return pl_cli_fail(command.name, &err);
+    }
+    memcpy(slash + 1, helper, sizeof helper);
+    char **args = malloc(sizeof *args * (size_t)(argc + 1));
+    if (!args) {
+        pl_err_set(&err, PL_ENOMEM, "out of memory");
+        return pl_cli_fail(command.name, &err);
+    }
+    args[0] = path;
+    for (int i = 1; i <= argc; i++)
+        args[i] = argv[i];      /* argv[argc] is NULL */
+    fflush(NULL);
+    execv(path, args);
+    pl_err_set(&err, PL_EIO, "started by an MPI launcher, but cannot run %s: %s (make "
+               "builds it beside prismlab; without it every rank would write the "
+               "report alone)", path, strerror(errno));
+    free(args);
+    return pl_cli_fail(command.name, &err);
 }
 
 int pl_cmd_dimer_report(int argc, char **argv)
+{
+    /* as pl_sweep_launch_check(), in this command's words */
+    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+    if (!pl_sweep_mpi_launched() && ntasks && atoi(ntasks) > 1) {
+        pl_err err = {0};
+        pl_err_set(&err, PL_ESTATE, "srun started %s tasks without MPI (--mpi=none?): each "
+                   "would write the report alone; run srun --mpi=pmix", ntasks);
+        return pl_cli_fail(command.name, &err);
+    }
+    if (pl_sweep_mpi_launched())
+        return exec_mpi_helper(argc, argv);
+    return pl_cmd_dimer_report_on(argc, argv, NULL, NULL);
+}
+
+int pl_cmd_dimer_report_on(int argc, char **argv, pl_dimer_batch_fn batch, void *runner)
 {
     const char *dir = NULL;
     long threads = 0, basin_n = -1, variant_n = 51;
@@ -75,9 +137,11 @@ int pl_cmd_dimer_report(int argc, char **argv)
     }
     if (basin_n < 0)
         basin_n = quick ? 0 : 201;
-    int last = -1;
-    pl_dimer_report_opts o = {(int)threads, quick ? &quick_spec : NULL, (size_t)basin_n,
-                              (size_t)variant_n, progress, &last};
+    progress_ctx pc = {.stage = ""};
+    pl_dimer_report_opts o = {.threads = (int)threads, .fig11 = quick ? &quick_spec : NULL,
+                              .basin_n = (size_t)basin_n, .variant_n = (size_t)variant_n,
+                              .progress = progress, .ctx = &pc, .batch = batch,
+                              .runner = runner};
     pl_dimer_report_stats st;
     pl_err err = {0};
     if (pl_dimer_report_write(dir, &o, &st, &err) != PL_OK)
@@ -85,5 +149,13 @@ int pl_cmd_dimer_report(int argc, char **argv)
     printf("dimer-report: %s/index.html: %d of %d statements hold; %d pages, %d basin "
            "maps; figure 11 in %.1f s\n", dir, st.holding, st.statements, st.pages, st.maps,
            st.fig11_seconds);
+    char where[64];
+    if (st.threads > 0)
+        snprintf(where, sizeof where, "on %d thread%s", st.threads, st.threads > 1 ? "s" : "");
+    else
+        snprintf(where, sizeof where, "over the MPI job");
+    printf("dimer-report: %zu simulations %s: figure 11 %.1f s, the paper's runs %.1f s, "
+           "the maps %.1f s (%d of them read from %s)\n", st.runs, where, st.fig11_seconds,
+           st.cases_seconds, st.maps_seconds, st.maps_read, dir);
     return PL_EXIT_OK;
 }

@@ -7,99 +7,97 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* --- the batch ------------------------------------------------------------ */
+
+/* The simulations are handed out one at a time by an atomic counter: a
+ * start costs 10-100 ms and some cost ten times others, so handing out
+ * rows or blocks would only lengthen the tail, and a fetch-add is
+ * nanoseconds.  Each worker writes only the res[i] and ok[i] of the i it
+ * took, so the results are those of one thread, bit for bit.  The calling
+ * thread does not simulate: it wakes PROGRESS_NS apart to report. */
+enum { PROGRESS_NS = 100000000 };
 
 typedef struct {
     const pl_dimer_params *ps;
     pl_dimer_result *res;
     int *ok;
     size_t n;
-    pthread_mutex_t lock;
-    size_t next, done;          /* handed out, finished (under lock) */
+    atomic_size_t next, done;   /* handed out, finished */
 } batch;
 
-/* Takes simulations one at a time until none is left; returns after the
- * one it finished (main: only one, so that the caller can report). */
-static void work(batch *b, int main_thread)
+static void run_one(batch *b, size_t i)
 {
-    for (;;) {
-        pthread_mutex_lock(&b->lock);
-        size_t i = b->next < b->n ? b->next++ : b->n;
-        pthread_mutex_unlock(&b->lock);
-        if (i >= b->n)
-            return;
-        pl_err err = {0};
-        if (pl_dimer_run(&b->ps[i], NULL, 0, &b->res[i], &err) == PL_OK) {
-            b->ok[i] = 1;
-        } else {
-            b->ok[i] = 0;
-            memset(&b->res[i], 0, sizeof b->res[i]);
-            b->res[i].mode = PL_DIMER_OTHER;
-        }
-        pthread_mutex_lock(&b->lock);
-        b->done++;
-        pthread_mutex_unlock(&b->lock);
-        if (main_thread)
-            return;
+    pl_err err = {0};
+    if (pl_dimer_run(&b->ps[i], NULL, 0, &b->res[i], &err) == PL_OK) {
+        b->ok[i] = 1;
+    } else {
+        b->ok[i] = 0;
+        memset(&b->res[i], 0, sizeof b->res[i]);
+        b->res[i].mode = PL_DIMER_OTHER;
     }
 }
 
 static void *worker(void *arg)
 {
-    work(arg, 0);
+    batch *b = arg;
+    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
+        run_one(b, i);
+        atomic_fetch_add(&b->done, 1);
+    }
     return NULL;
+}
+
+int pl_dimer_threads(int threads)
+{
+    if (threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (int)c : 1;
+    }
+    return threads > PL_DIMER_MAX_THREADS ? PL_DIMER_MAX_THREADS : threads;
 }
 
 pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
                          pl_dimer_result *res, int *ok,
                          pl_dimer_progress progress, void *ctx, pl_err *err)
 {
-    if (threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c > 0 ? (int)c : 1;
-    }
-    if (threads > 256)
-        threads = 256;
+    threads = pl_dimer_threads(threads);
     batch b = {.ps = ps, .res = res, .ok = ok, .n = n};
-    if (pthread_mutex_init(&b.lock, NULL) != 0)
-        return pl_err_set(err, PL_EIO, "dimer batch: cannot make a mutex");
-    pthread_t tid[256];
+    atomic_init(&b.next, 0);
+    atomic_init(&b.done, 0);
+    pthread_t tid[PL_DIMER_MAX_THREADS];
     int started = 0;
     pl_status st = PL_OK;
-    for (int t = 1; t < threads; t++) {
+    for (int t = 0; t < threads; t++) {
         if (pthread_create(&tid[started], NULL, worker, &b) != 0) {
             st = pl_err_set(err, PL_EIO, "dimer batch: cannot start thread %d of %d",
                             t + 1, threads);
-            /* the threads that run finish the work */
-            break;
+            break;              /* the threads that run finish the work */
         }
         started++;
     }
-    /* the calling thread works too, one simulation at a time, and reports */
-    size_t last = (size_t)-1;
-    for (;;) {
-        pthread_mutex_lock(&b.lock);
-        int left = b.next < b.n;
-        size_t done = b.done;
-        pthread_mutex_unlock(&b.lock);
-        if (progress && done != last) {
+    if (started == 0)
+        worker(&b);             /* no thread at all: this one does it */
+    if (progress)
+        progress(0, n, ctx);
+    size_t last = 0;
+    while (started > 0 && (last = atomic_load(&b.done)) < n) {
+        struct timespec nap = {0, PROGRESS_NS};
+        nanosleep(&nap, NULL);
+        size_t done = atomic_load(&b.done);
+        if (progress && done != last && done < n)
             progress(done, n, ctx);
-            last = done;
-        }
-        if (!left)
-            break;
-        work(&b, 1);
     }
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    if (progress && last != n)
+    if (progress)
         progress(n, n, ctx);
-    pthread_mutex_destroy(&b.lock);
     return st;
 }
 
@@ -651,6 +649,15 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
                              int *modes, double *drift, double *energy,
                              pl_dimer_progress progress, void *ctx, pl_err *err)
 {
+    return pl_dimer_basin_run_on(s, NULL, NULL, threads, modes, drift, energy, progress,
+                                 ctx, err);
+}
+
+pl_status pl_dimer_basin_run_on(const pl_dimer_basin_spec *s, pl_dimer_batch_fn fn,
+                                void *runner, int threads, int *modes, double *drift,
+                                double *energy, pl_dimer_progress progress, void *ctx,
+                                pl_err *err)
+{
     size_t n = s->nh * s->nth;
     pl_dimer_params *ps = malloc(n * sizeof *ps);
     pl_dimer_result *res = malloc(n * sizeof *res);
@@ -665,7 +672,9 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
         /* a first check of the parameters, with the reason */
         pl_dimer_geometry g;
         st = n ? pl_dimer_geometry_of(&ps[0], &g, err) : PL_OK;
-        if (st == PL_OK)
+        if (st == PL_OK && fn)
+            st = fn(runner, ps, n, threads, res, ok, progress, ctx, err);
+        else if (st == PL_OK)
             st = pl_dimer_batch(ps, n, threads, res, ok, progress, ctx, err);
         for (size_t i = 0; st == PL_OK && i < n; i++) {
             modes[i] = ok[i] ? (int)res[i].mode : -1;
@@ -677,6 +686,20 @@ pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
     free(res);
     free(ok);
     return st;
+}
+
+int pl_dimer_basin_is_subgrid(const pl_dimer_basin_spec *s, const pl_dimer_basin_spec *s2,
+                              size_t *k)
+{
+    if (memcmp(&s->base, &s2->base, sizeof s->base) != 0 || s->h0_min != s2->h0_min ||
+        s->h0_max != s2->h0_max || s->th_min != s2->th_min || s->th_max != s2->th_max ||
+        s2->nh < 2 || s2->nth < 2 || s->nh < s2->nh || s->nth < s2->nth)
+        return 0;
+    size_t kh = (s->nh - 1) / (s2->nh - 1), kt = (s->nth - 1) / (s2->nth - 1);
+    if (kh != kt || kh * (s2->nh - 1) != s->nh - 1 || kt * (s2->nth - 1) != s->nth - 1)
+        return 0;
+    *k = kh;
+    return 1;
 }
 
 void pl_dimer_basin_key(const pl_dimer_basin_spec *s, const char *name,

@@ -16,10 +16,19 @@
 
 #include <stddef.h>
 
-/* Called from the calling thread now and then with the simulations done. */
+/* Called from the calling thread with the simulations done: 0 at the
+ * start, then about ten times a second while the count moves, total at
+ * the end. */
 typedef void (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
 
-/* Runs the n simulations ps on threads workers (<= 0: the machine's CPUs).
+enum { PL_DIMER_MAX_THREADS = 256 };
+
+/* The workers a batch asked for threads runs on: threads itself (at most
+ * PL_DIMER_MAX_THREADS), or when threads <= 0 the CPUs online
+ * (sysconf(_SC_NPROCESSORS_ONLN)). */
+int pl_dimer_threads(int threads);
+
+/* Runs the n simulations ps on threads workers (<= 0: the CPUs online).
  * res[i] receives simulation i's result and ok[i] 1, or ok[i] 0 and
  * res[i] zeroed when the model refused it (a Painleve configuration):
  * that is a result, not an error.  PL_ENOMEM or PL_EIO (a thread could not
@@ -27,6 +36,13 @@ typedef void (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
 pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
                          pl_dimer_result *res, int *ok,
                          pl_dimer_progress progress, void *ctx, pl_err *err);
+
+/* Another way to run a batch, with pl_dimer_batch()'s contract and
+ * arguments (what threads means is the runner's business): the report's
+ * batches over the ranks of an MPI job (prismlab_dimer_mpi.c). */
+typedef pl_status (*pl_dimer_batch_fn)(void *runner, const pl_dimer_params *ps, size_t n,
+                                       int threads, pl_dimer_result *res, int *ok,
+                                       pl_dimer_progress progress, void *ctx, pl_err *err);
 
 /* --- figure 11 ---------------------------------------------------------- */
 
@@ -169,6 +185,20 @@ typedef struct {
 pl_status pl_dimer_basin_run(const pl_dimer_basin_spec *s, int threads,
                              int *modes, double *drift, double *energy,
                              pl_dimer_progress progress, void *ctx, pl_err *err);
+
+/* pl_dimer_basin_run() with its batch run by fn(runner, ..., threads, ...)
+ * instead of pl_dimer_batch(); fn NULL: pl_dimer_batch(). */
+pl_status pl_dimer_basin_run_on(const pl_dimer_basin_spec *s, pl_dimer_batch_fn fn,
+                                void *runner, int threads, int *modes, double *drift,
+                                double *energy, pl_dimer_progress progress, void *ctx,
+                                pl_err *err);
+
+/* Whether the map s2 is every k-th start of the map s (the same base,
+ * ends and (nh - 1) = k (nh2 - 1) on both axes): its starts are then the
+ * same numbers, bit for bit (i / (n2 - 1) and k i / (n - 1) round to the
+ * same double), so its modes can be read off s's.  *k receives the step. */
+int pl_dimer_basin_is_subgrid(const pl_dimer_basin_spec *s, const pl_dimer_basin_spec *s2,
+                              size_t *k);
 
 /* The first line of a map's file: every parameter the map depends on, so
  * that a stored map is reused only for the same map. */

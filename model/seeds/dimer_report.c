@@ -122,7 +122,8 @@ static void prog(size_t done, size_t total, void *ctx)
  * parameters, else run and stored there. */
 static pl_status map_get(const char *dir, const char *name,
                          const pl_dimer_basin_spec *s, const pl_dimer_report_opts *o,
-                         int *modes, double *drift, double *energy, pl_err *err)
+                         int *modes, double *drift, double *energy,
+                         pl_dimer_report_stats *stats, pl_err *err)
 {
     char key[1024], file[256], path[4096], stage[96];
     pl_dimer_basin_key(s, name, key, sizeof key);
@@ -130,15 +131,19 @@ static pl_status map_get(const char *dir, const char *name,
     path_in(path, sizeof path, dir, file);
     pl_err e2 = {0};
     pl_status st = pl_dimer_basin_load(path, key, s, modes, drift, energy, &e2);
-    if (st == PL_OK)
+    if (st == PL_OK) {
+        stats->maps_read++;
         return PL_OK;
+    }
     if (st != PL_ENOTFOUND) {
         *err = e2;
         return st;
     }
     snprintf(stage, sizeof stage, "basin %s", name);
     prog_ctx pc = {o, stage};
-    st = pl_dimer_basin_run(s, o->threads, modes, drift, energy, prog, &pc, err);
+    st = pl_dimer_basin_run_on(s, o->batch, o->runner, o->threads, modes, drift, energy,
+                               prog, &pc, err);
+    stats->runs += s->nh * s->nth;
     if (st == PL_OK)
         st = pl_dimer_basin_save(path, key, s, modes, drift, energy, err);
     return st;
@@ -478,9 +483,30 @@ static pl_status basin_page(const char *dir, const basin_map *b, pl_err *err)
     return pl_atomicfile_commit(af, err);
 }
 
+/* The map s2, every k-th start of b's map, read off it and stored as
+ * dir/basin-NAME.csv like a computed one. */
+static pl_status map_subgrid(const char *dir, const char *name, const basin_map *b,
+                             const pl_dimer_basin_spec *s2, size_t k, int *modes,
+                             double *drift, double *energy, pl_err *err)
+{
+    for (size_t ih = 0; ih < s2->nh; ih++)
+        for (size_t it = 0; it < s2->nth; it++) {
+            size_t i = ih * s2->nth + it, j = k * ih * b->spec.nth + k * it;
+            modes[i] = b->modes[j];
+            drift[i] = b->drift[j];
+            energy[i] = b->energy[j];
+        }
+    char key[1024], file[256], path[4096];
+    pl_dimer_basin_key(s2, name, key, sizeof key);
+    snprintf(file, sizeof file, "basin-%s.csv", name);
+    path_in(path, sizeof path, dir, file);
+    return pl_dimer_basin_save(path, key, s2, modes, drift, energy, err);
+}
+
 /* The open choices' maps of b on an n x n grid. */
 static pl_status basin_variants(const char *dir, basin_map *b, size_t n,
-                                const pl_dimer_report_opts *o, pl_err *err)
+                                const pl_dimer_report_opts *o,
+                                pl_dimer_report_stats *stats, pl_err *err)
 {
     pl_dimer_basin_spec s = b->spec;
     s.nh = s.nth = n;
@@ -494,7 +520,14 @@ static pl_status basin_variants(const char *dir, basin_map *b, size_t n,
     }
     char name[96];
     snprintf(name, sizeof name, "%s-base%zu", b->name, n);
-    if ((st = map_get(dir, name, &s, o, base, d, e, err)) != PL_OK)
+    /* the defaults' coarse map is, start for start, part of the full one
+     * (51 of 201: every fourth) unless the sides do not divide */
+    size_t k;
+    if (pl_dimer_basin_is_subgrid(&b->spec, &s, &k))
+        st = map_subgrid(dir, name, b, &s, k, base, d, e, err);
+    else
+        st = map_get(dir, name, &s, o, base, d, e, stats, err);
+    if (st != PL_OK)
         goto out;
     pl_dimer_basin_stats bs;
     pl_dimer_basin_summarize(&s, base, 0, 0, PL_DIMER_REST, &bs);
@@ -503,7 +536,7 @@ static pl_status basin_variants(const char *dir, basin_map *b, size_t n,
         pl_dimer_basin_spec sv = s;
         variant_apply(v, &sv.base);
         snprintf(name, sizeof name, "%s%s", b->name, variant_files[v]);
-        if ((st = map_get(dir, name, &sv, o, mv, d, e, err)) != PL_OK)
+        if ((st = map_get(dir, name, &sv, o, mv, d, e, stats, err)) != PL_OK)
             goto out;
         size_t diff = 0, cnt = 0;
         for (size_t i = 0; i < N; i++)
@@ -600,9 +633,12 @@ static pl_status run_fig11(const char *dir, const pl_dimer_report_opts *o,
         goto out;
     prog_ctx pc = {o, "figure 11"};
     double t0 = now();
-    if ((st = pl_dimer_batch(ps, tot, o->threads, res, ok, prog, &pc, err)) != PL_OK)
+    st = o->batch ? o->batch(o->runner, ps, tot, o->threads, res, ok, prog, &pc, err)
+                  : pl_dimer_batch(ps, tot, o->threads, res, ok, prog, &pc, err);
+    if (st != PL_OK)
         goto out;
     stats->fig11_seconds = now() - t0;
+    stats->runs += tot;
     pl_dimer_fig11_summarize(s, res, ok, pts);
     pl_dimer_fig11_summarize(&low, res + n, ok + n, pts + np);
     pl_dimer_fig11_check(s, pts, pts + np, low.n_ar, sts);
@@ -622,6 +658,8 @@ out:
 static pl_status run_cases(const char *dir, const pl_dimer_report_opts *o,
                            case_run *runs, size_t n, pl_err *err)
 {
+    if (o->progress)
+        o->progress("the paper's runs", 0, n, o->ctx);
     for (size_t i = 0; i < n; i++) {
         pl_dimer_params p;
         pl_dimer_case_params(runs[i].c, 100, &p);
@@ -646,6 +684,7 @@ pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
                                 pl_dimer_report_stats *stats, pl_err *err)
 {
     memset(stats, 0, sizeof *stats);
+    stats->threads = o->batch ? 0 : pl_dimer_threads(o->threads);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return pl_err_set(err, PL_EIO, "%s: %s", dir, strerror(errno));
     pl_dimer_fig11_spec def;
@@ -661,8 +700,12 @@ pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
     memset(runs, 0, sizeof runs);
     for (size_t i = 0; i < nc && i < 16; i++)
         runs[i].c = &cases[i];
+    double t0 = now();
     if ((st = run_cases(dir, o, runs, nc, err)) != PL_OK)
         return st;
+    stats->cases_seconds = now() - t0;
+    stats->runs += nc;
+    t0 = now();
     /* the maps: figure 13's and figure 20's starts, and one for figures
      * 16-18 together, each when a start in it lands elsewhere */
     basin_map maps[3];
@@ -700,9 +743,11 @@ pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
             st = pl_err_set(err, PL_ENOMEM, "basin %s: out of memory", b->name);
             break;
         }
-        if ((st = map_get(dir, b->name, &b->spec, o, b->modes, b->drift, b->energy, err)) != PL_OK)
+        if ((st = map_get(dir, b->name, &b->spec, o, b->modes, b->drift, b->energy, stats,
+                          err)) != PL_OK)
             break;
-        if (o->variant_n > 0 && (st = basin_variants(dir, b, o->variant_n, o, err)) != PL_OK)
+        if (o->variant_n > 0 &&
+            (st = basin_variants(dir, b, o->variant_n, o, stats, err)) != PL_OK)
             break;
         if ((st = basin_page(dir, b, err)) != PL_OK)
             break;
@@ -713,6 +758,7 @@ pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
                 if (&cases[i] == b->cases[k])
                     basin_of[i] = b->name;
     }
+    stats->maps_seconds = now() - t0;
     for (size_t i = 0; st == PL_OK && i < nc; i++) {
         st = case_page(dir, &runs[i], basin_of[i], err);
         stats->pages++;

@@ -34,6 +34,11 @@ typedef struct {
                                            a 201 map); 0: none */
     pl_dimer_report_progress progress;
     void *ctx;
+    /* NULL: every batch on threads (pl_dimer_batch); else each batch of
+     * figure 11 and the maps by batch(runner, ..., threads, ...), e.g.
+     * over MPI ranks */
+    pl_dimer_batch_fn batch;
+    void *runner;
 } pl_dimer_report_opts;
 
 typedef struct {
@@ -42,6 +47,14 @@ typedef struct {
     int pages;                          /* HTML pages written */
     int maps;                           /* basin maps in the report */
     double fig11_seconds;               /* wall time of figure 11's sweep */
+    double cases_seconds;               /* of the paper's runs */
+    double maps_seconds;                /* of the maps (computed, read, drawn) */
+    size_t runs;                        /* simulations run (figure 11, the
+                                           paper's runs, the maps' starts) */
+    int maps_read;                      /* of the maps and variants, read
+                                           from DIR instead of run */
+    int threads;                        /* threads a batch ran on (0: the
+                                           batches ran elsewhere) */
 } pl_dimer_report_stats;
 
 /* Writes the report into dir (created if missing).  PL_EIO names a file

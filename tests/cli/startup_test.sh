@@ -5,7 +5,8 @@
 #   - bin/prismlab --version and --help load the C library and nothing of
 #     the project's libraries;
 #   - Open MPI is loaded by `sweep` only when an MPI launcher's environment
-#     is there (then bin/prismlab runs prismlab-sweep-mpi), by no other
+#     is there (then bin/prismlab runs prismlab-sweep-mpi), and otherwise
+#     only by prismlab-dimer-mpi, which dimer-report execs under one; by no other
 #     command's program; libmicrohttpd by serve's only; PLplot not by
 #     process;
 #   - the sweep program without MPI refuses to run a sweep under a
@@ -43,7 +44,8 @@ for p in "$libexec"/prismlab-*; do
     name=${p##*/prismlab-}
     needed=$(readelf -d "$p" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
     case $name in
-    sweep-mpi) echo "$needed" | grep -q '^libmpi' || fail "prismlab-sweep-mpi needs no libmpi" ;;
+    sweep-mpi | dimer-mpi)
+        echo "$needed" | grep -q '^libmpi' || fail "prismlab-$name needs no libmpi" ;;
     *) echo "$needed" | grep -q 'libmpi' && fail "prismlab-$name needs Open MPI" ;;
     esac
     case $name in

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The destinations of one table with one option of each kind. */
 typedef struct {
@@ -284,6 +285,68 @@ static void one_call_gives_the_exit_status(void **state)
                      PL_EXIT_USAGE);
 }
 
+/* The progress meter's words: the count, the mean rate, the time left
+ * from it in s, m s or h m; "?" before a second or a first result. */
+static void meter_says_rate_and_time_left(void **state)
+{
+    (void)state;
+    char b[160];
+    pl_cli_meter_text(b, sizeof b, "runs", 0, 3232, 10);
+    assert_string_equal(b, "0/3232 runs  ETA ?");
+    pl_cli_meter_text(b, sizeof b, "runs", 5, 3232, 0.5);
+    assert_string_equal(b, "5/3232 runs  ETA ?");
+    pl_cli_meter_text(b, sizeof b, "runs", 100, 3232, 4);      /* 25/s: 3132 / 25 */
+    assert_string_equal(b, "100/3232 runs  25.0 runs/s  ETA 2m05s");
+    pl_cli_meter_text(b, sizeof b, "starts", 40, 40401, 1);   /* 40/s: 1009.025 s */
+    assert_string_equal(b, "40/40401 starts  40.0 starts/s  ETA 16m49s");
+    pl_cli_meter_text(b, sizeof b, "starts", 10, 40401, 1);   /* 4039.1 s */
+    assert_string_equal(b, "10/40401 starts  10.0 starts/s  ETA 1h07m");
+    pl_cli_meter_text(b, sizeof b, "runs", 90, 100, 9);
+    assert_string_equal(b, "90/100 runs  10.0 runs/s  ETA 1s");
+    pl_cli_meter_text(b, sizeof b, "runs", 3232, 3232, 151.2);
+    assert_string_equal(b, "3232/3232 runs  21.4 runs/s  in 2m31s");
+}
+
+/* Where stderr is not a terminal the meter writes whole lines: one at the
+ * start, none for updates within PL_CLI_METER_EVERY_S, one at the end. */
+static void meter_writes_lines_to_a_log(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cli_test_meterXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+    pl_cli_meter m;
+    pl_cli_meter_start(&m, "basin fig13", "starts");
+    pl_cli_meter_update(&m, 0, 9);
+    for (unsigned long long i = 1; i < 9; i++)
+        pl_cli_meter_update(&m, i, 9);
+    pl_cli_meter_update(&m, 9, 9);
+    fflush(stderr);
+    assert_int_equal(dup2(saved, 2), 2);
+    close(saved);
+    close(fd);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char text[1024] = "";
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = 0;
+    fclose(f);
+    unlink(path);
+    assert_memory_equal(text, "basin fig13: 0/9 starts  ETA ?\n", 31);
+    int lines = 0;
+    for (char *c = text; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 2);
+    assert_null(strchr(text, '\r'));
+    const char *second = strchr(text, '\n') + 1;
+    assert_memory_equal(second, "basin fig13: 9/9 starts  ", 25);
+    assert_non_null(strstr(second, " starts/s  in 0s\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +359,8 @@ int main(void)
         cmocka_unit_test(required_options),
         cmocka_unit_test(help_is_generated_from_the_table),
         cmocka_unit_test(one_call_gives_the_exit_status),
+        cmocka_unit_test(meter_says_rate_and_time_left),
+        cmocka_unit_test(meter_writes_lines_to_a_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,6 +159,70 @@ static void test_batch_threads(void **state)
     assert_int_equal(ok1[2], 1);
 }
 
+typedef struct {
+    size_t calls, last, total, backwards;
+} progress_log;
+
+static void log_progress(size_t done, size_t total, void *ctx)
+{
+    progress_log *l = ctx;
+    l->backwards += l->calls > 0 && done < l->last;
+    l->calls++;
+    l->last = done;
+    l->total = total;
+}
+
+/* A basin map on 1 thread and on 2, 3 and 5 (more than this machine's
+ * CPUs): the same modes, drifts and energies, byte for byte, whichever
+ * thread took which start; the progress counts up to the map's size. */
+static void test_basin_threads(void **state)
+{
+    (void)state;
+    enum { N = 5, T = 4 };
+    static const int threads[T] = {1, 2, 3, 5};
+    pl_dimer_basin_spec s;
+    size_t nc;
+    const pl_dimer_case *c = pl_dimer_cases(&nc);
+    assert_string_equal(c[6].name, "fig20");
+    pl_dimer_case_basin(&c[6], N, &s);          /* the map of the most modes */
+    int m[T][N * N];
+    double d[T][N * N], e[T][N * N];
+    memset(d, 0x55, sizeof d);
+    memset(e, 0xaa, sizeof e);
+    pl_err err = {0};
+    for (int k = 0; k < T; k++) {
+        progress_log log = {0};
+        assert_int_equal(pl_dimer_basin_run(&s, threads[k], m[k], d[k], e[k], log_progress,
+                                            &log, &err), PL_OK);
+        assert_int_equal(log.total, N * N);
+        assert_int_equal(log.last, N * N);
+        assert_int_equal(log.backwards, 0);
+        assert_true(log.calls >= 2);
+        if (k == 0)
+            continue;
+        assert_memory_equal(m[k], m[0], sizeof m[0]);
+        assert_memory_equal(d[k], d[0], sizeof d[0]);
+        assert_memory_equal(e[k], e[0], sizeof e[0]);
+    }
+    /* the comparison means something: the map holds several modes */
+    int modes = 0, seen[PL_DIMER_NMODES] = {0};
+    for (int i = 0; i < N * N; i++) {
+        assert_true(m[0][i] >= 0 && m[0][i] < PL_DIMER_NMODES);
+        modes += !seen[m[0][i]]++;
+    }
+    assert_true(modes >= 3);
+}
+
+/* The thread count: as asked, capped, or the CPUs online. */
+static void test_threads_default(void **state)
+{
+    (void)state;
+    assert_int_equal(pl_dimer_threads(3), 3);
+    assert_int_equal(pl_dimer_threads(100000), PL_DIMER_MAX_THREADS);
+    assert_int_equal(pl_dimer_threads(0), (int)sysconf(_SC_NPROCESSORS_ONLN));
+    assert_int_equal(pl_dimer_threads(-1), (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 /* A basin map's file: written and read back whole; another map's key is
  * not read; a damaged line is named. */
 static void test_basin_file(void **state)
@@ -246,6 +310,8 @@ int main(void)
         cmocka_unit_test(test_fig11_frequency),
         cmocka_unit_test(test_fig11_above_6_2),
         cmocka_unit_test(test_batch_threads),
+        cmocka_unit_test(test_basin_threads),
+        cmocka_unit_test(test_threads_default),
         cmocka_unit_test(test_basin_file),
         cmocka_unit_test(test_basin_stats),
     };

@@ -8,7 +8,12 @@
 #     reversal at A_r 5 holds (the quick sweep spans it), figure 15's rest
 #     holds, figure 13's jump start does not (it comes to rest here);
 #   - the maps are stored and a second report reads them instead of
-#     running them again;
+#     running them again; the open choices' map with the defaults (3 x 3)
+#     is every other start of the 5 x 5 map, read off it;
+#   - `mpirun -np 3 prismlab dimer-report` (prismlab hands over to
+#     prismlab-dimer-mpi) and one thread write the same CSV files, byte
+#     for byte; so does the ASan+UBSan build under mpirun -np 2, without a
+#     sanitizer report (Open MPI's and fontconfig's leftovers suppressed);
 #   - headless Chromium renders index.html, fig11.html, fig13.html and the
 #     basin maps' pages from disk with every image loaded and no console
 #     error.
@@ -28,6 +33,16 @@ for f in basin-fig13.html basin-fig13.png basin-fig13.csv basin-fig20.html basin
     [ -s "$out/$f" ] || fail "$f missing"
 done
 [ "$(tail -n +3 "$out/basin-fig13.csv" | wc -l)" -eq 25 ] || fail "basin-fig13.csv has not 25 starts"
+grep -q "simulations on [0-9]* threads*: figure 11 [0-9.]* s" "$dir/stdout" ||
+    fail "no line of the stages' times: $(cat "$dir/stdout")"
+grep -q "basin fig13: 25/25 runs .* runs/s  in [0-9]*s" "$dir/stderr" ||
+    fail "no rate in the progress: $(cat "$dir/stderr")"
+for m in fig13 fig20 fig16; do
+    tail -n +3 "$out/basin-$m.csv" | awk 'int((NR - 1) / 5) % 2 == 0 && (NR - 1) % 5 % 2 == 0' \
+        > "$dir/sub"
+    tail -n +3 "$out/basin-$m-base3.csv" | cmp -s - "$dir/sub" ||
+        fail "basin-$m-base3.csv is not every other start of basin-$m.csv"
+done
 # a second report reads the stored maps: no map runs
 $bin dimer-report -o "$out" --quick --basin-n 5 --variant-n 3 >"$dir/stdout2" 2>"$dir/stderr2" ||
     fail "the second dimer-report failed: $(cat "$dir/stderr2")"
@@ -55,6 +70,43 @@ n=$(grep -c 'data-verdict=' "$out/index.html")
 tail -n +2 "$out/fig11.csv" | awk -F, '$2 == 4.50 && $5 <= 0 { exit 1 } $2 == 5.50 && $5 >= 0 { exit 1 }' ||
     fail "fig11.csv: the drift does not change sign between A_r 4.5 and 5.5 at 25 Hz"
 
+# --- over MPI ranks: the same files ------------------------------------------------
+mpirun_=mpirun
+[ "$(id -u)" = 0 ] && mpirun_="mpirun --allow-run-as-root"
+same_csv() {   # $1 folder: its CSV files are those of the one-thread report
+    for f in "$dir"/one/*.csv; do
+        cmp -s "$f" "$1/$(basename "$f")" || fail "$1: $(basename "$f") differs from one thread's"
+    done
+}
+$bin dimer-report -o "$dir/one" --quick --basin-n 5 --variant-n 3 --threads 1 >"$dir/out" 2>&1 ||
+    fail "one thread: $(cat "$dir/out")"
+[ "$(ls "$dir"/one/*.csv | wc -l)" -eq 20 ] || fail "one thread: not 20 CSV files"
+same_csv "$out"
+$mpirun_ --oversubscribe -np 3 $bin dimer-report -o "$dir/mpi" --quick --basin-n 5 --variant-n 3 \
+    >"$dir/out" 2>&1 || fail "mpirun -np 3: $(cat "$dir/out")"
+grep -q "simulations over the MPI job" "$dir/out" || fail "mpirun -np 3: not over MPI: $(cat "$dir/out")"
+same_csv "$dir/mpi"
+src=${PRISMLAB_SRC:-$(cd "$(dirname "$0")/../../.." && pwd)}
+asan=${PRISMLAB_ASAN_BIN:-$src/build/asan/bin/prismlab}
+if [ -x "$asan" ] && [ -x "$(dirname "$asan")/../libexec/prismlab/prismlab-dimer-mpi" ]; then
+    LSAN_OPTIONS="suppressions=$src/tests/model/seeds/lsan-dimer-report.supp:print_suppressions=0:fast_unwind_on_malloc=0" \
+    ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    OMPI_MCA_mca_base_component_disable_dlclose=1 \
+        $mpirun_ --oversubscribe -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+        -x OMPI_MCA_mca_base_component_disable_dlclose "$asan" dimer-report -o "$dir/asan" \
+        --quick --basin-n 5 --variant-n 3 >"$dir/out" 2>&1 ||
+        fail "the ASan build under mpirun: $(cat "$dir/out")"
+    ! grep -q "Sanitizer\|runtime error" "$dir/out" || fail "sanitizer report: $(cat "$dir/out")"
+    same_csv "$dir/asan"
+    asan_note="; the ASan+UBSan build under mpirun -np 2 too"
+elif [ -n "${PRISMLAB_SRC:-}" ]; then
+    fail "no ASan build of prismlab and prismlab-dimer-mpi at $(dirname "$asan") (make check builds them)"
+else
+    asan_note="; no ASan build: not run under the sanitizers"
+fi
+echo "dimer_report_test: one thread, $(grep -o "on [0-9]* threads*" "$dir/stdout") and mpirun -np 3 wrote the same 20 CSV files$asan_note"
+
 command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
 flags="--headless --no-sandbox --disable-gpu --disable-background-networking --disable-dev-shm-usage"
 for page in index fig11 fig13 basin-fig13 basin-fig16; do
@@ -67,4 +119,4 @@ for page in index fig11 fig13 basin-fig13 basin-fig16; do
         fail "$page.html: console errors: $(grep -i CONSOLE "$dir/console.log")"
     fi
 done
-echo "dimer_report_test: $(cat "$dir/stdout" | sed 's/^dimer-report: [^ ]*: //'); rendered by Chromium"
+echo "dimer_report_test: $(head -1 "$dir/stdout" | sed 's/^dimer-report: [^ ]*: //'); rendered by Chromium"
