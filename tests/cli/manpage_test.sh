@@ -32,7 +32,7 @@ if command -v groff >/dev/null; then
 fi
 # make install puts the documents --help points to beside the man page
 make -s install DESTDIR="$dir/root" PREFIX=/usr >/dev/null
-for f in bin/prismlab bin/prismlab-dimer-mpi share/man/man1/prismlab.1 share/doc/prismlab/README.md \
+for f in bin/prismlab libexec/prismlab/prismlab-dimer-mpi share/man/man1/prismlab.1 share/doc/prismlab/README.md \
     share/doc/prismlab/docs/README.md share/doc/prismlab/docs/validation.md \
     share/doc/prismlab/docs/data-model.md share/doc/prismlab/docs/acquire.md; do
     [ -s "$dir/root/usr/$f" ] || fail "make install did not install $f"
