@@ -38,10 +38,10 @@ static const pl_cli_command command = {
     "Measured with the defaults on a quiet 2-core machine (docs/dimer.md, \"On\n"
     "every core\"): figure 11 (3232 runs) 56 s on 1 thread, 29 s on 2; the\n"
     "whole report (155,654 runs; the three basin maps of 201 x 201 and their\n"
-    "open choices' maps are 96 % of the time) FULL1 on 1 thread, 16 min on 2;\n"
-    "under load several times that (figure 11: up to 124 s).  --quick (figure 11 at\n"
-    "25 Hz, A_r 3.9 to 6.5 by 0.1, 4 starts, 40 cycles; no basin maps) takes\n"
-    "1-3 s.  The last line says what each stage took.\n"};
+    "open choices' maps are 96 % of the time) 32 min on 1 thread, 16 min on 2;\n"
+    "under load several times that (figure 11: up to 124 s on 2).  --quick\n"
+    "(figure 11 at 25 Hz, A_r 3.9 to 6.5 by 0.1, 4 starts, 40 cycles; no basin\n"
+    "maps) takes 1-3 s.  The last line says what each stage took.\n"};
 
 /* One meter a stage of the report (figure 11, the paper's runs, each map). */
 typedef struct {
