@@ -111,6 +111,17 @@ static double outlier_limit(const double *d, const double *var, const double *w,
     return m >= 8 ? 4 * fmax(1, pl_median(z, m) / 0.6745) : INFINITY;
 }
 
+/* Zeroes the weights w[k] of the measurements whose distances d[k] from
+ * the run's constant exceed outlier_limit() in their own errors (z[]
+ * scratch). */
+static void drop_outliers(const double *d, const double *var, double *w, size_t n, double *z)
+{
+    double lim = outlier_limit(d, var, w, n, z);
+    for (size_t k = 0; k < n; k++)
+        if (w[k] > 0 && fabs(d[k]) / sqrt(var[k]) > lim)
+            w[k] = 0;
+}
+
 /* The line low[i] = ic + sl low[i - 1] through the pairs i = 1..m-1
  * weighted by w[i] (0: left out), with the variances of sl and ic and
  * their covariance from its residuals (the weights are relative).
@@ -152,13 +163,13 @@ static size_t energy_line(const double *low, const double *w, size_t m, eline *L
     return (size_t)n;
 }
 
-/* The pairs' weights for energy_line() (const_weight() of each pair's
- * variance through the line of slope sl; 1 each without variances),
- * those beyond lim of the line (sl, ic) in their own errors 0; the pairs'
- * variances into var[] and distances into d[]. */
+/* The pairs' weights for energy_line(): const_weight() of each pair's
+ * variance through the line of slope sl (1 each without variances), 0
+ * where a top is missing; the variances into var[], the distances from
+ * the line (sl, ic) into d[]. */
 static void pair_weights(const double *top, const double *low, const double *low_var,
-                         size_t m, double sl, double ic, double lim, double *w, double *var,
-                         double *d, double *z)
+                         size_t m, double sl, double ic, double *w, double *var, double *d,
+                         double *z)
 {
     for (size_t i = 1; i < m; i++) {
         int there = !isnan(top[i - 1]) && !isnan(top[i]);
@@ -167,11 +178,8 @@ static void pair_weights(const double *top, const double *low, const double *low
     }
     w[0] = var[0] = d[0] = 0;
     double med = median_var(var + 1, m - 1, z);
-    for (size_t i = 1; i < m; i++) {
+    for (size_t i = 1; i < m; i++)
         w[i] = const_weight(var[i], med);
-        if (w[i] > 0 && fabs(d[i]) / sqrt(var[i]) > lim)
-            w[i] = 0;
-    }
 }
 
 /* The ramp's slope and the run's ratio from the tops alone, without any
@@ -204,12 +212,11 @@ int pl_lat_energy_fit(const double *top, const double *low, const double *low_va
         return -1;
     double *w = buf, *var = buf + m, *d = buf + 2 * m, *z = buf + 3 * m;
     eline L = {0};
-    pair_weights(top, low, low_var, m, 1.0, 0.0, INFINITY, w, var, d, z);
+    pair_weights(top, low, low_var, m, 1.0, 0.0, w, var, d, z);
     size_t used = energy_line(low, w, m, &L);
     for (int pass = 0; used && pass < 2; pass++) {
-        pair_weights(top, low, low_var, m, L.sl, L.ic, INFINITY, w, var, d, z);
-        double lim = outlier_limit(d + 1, var + 1, w + 1, m - 1, z);
-        pair_weights(top, low, low_var, m, L.sl, L.ic, lim, w, var, d, z);
+        pair_weights(top, low, low_var, m, L.sl, L.ic, w, var, d, z);
+        drop_outliers(d + 1, var + 1, w + 1, m - 1, z);
         eline next;
         if (energy_line(low, w, m, &next) == 0)
             break;
@@ -381,24 +388,23 @@ static int tops_alloc(tops *tp, size_t m)
 static double robust_wmean(const double *x, const double *var, size_t n, double *w, double *d,
                            double *z)
 {
-    double med = median_var(var, n, z), mean = NAN, lim = INFINITY;
+    double med = median_var(var, n, z), mean = NAN;
     for (int pass = 0; pass < 3; pass++) {
-        double s = 0, sw = 0;
         for (size_t k = 0; k < n; k++) {
             w[k] = isfinite(x[k]) ? const_weight(var[k], med) : 0;
-            if (w[k] > 0 && fabs(x[k] - mean) / sqrt(var[k]) > lim)
-                w[k] = 0;
-            s += w[k] * x[k];
-            sw += w[k];
+            d[k] = x[k] - mean;
         }
+        if (pass > 0)
+            drop_outliers(d, var, w, n, z);
+        double s = 0, sw = 0;
+        for (size_t k = 0; k < n; k++)
+            if (w[k] > 0) {
+                s += w[k] * x[k];
+                sw += w[k];
+            }
         if (!(sw > 0))
             break;
         mean = s / sw;
-        for (size_t k = 0; k < n; k++) {
-            d[k] = x[k] - mean;
-            w[k] = isfinite(x[k]) ? const_weight(var[k], med) : 0;
-        }
-        lim = outlier_limit(d, var, w, n, z);
     }
     return mean;
 }
