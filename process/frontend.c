@@ -597,26 +597,32 @@ static void edge_levels(double *v[2], const double h[2], size_t n, size_t a,
  * clipped stretch after it then carried on to the run's end (faulted
  * corpus seed 174: beam 1 1.4 % slow over its last 1.5 s, every ratio's
  * loss 5-8 % off). */
+/* The mean of v[bad][i] - k v[good][i] over the samples i in [lo, hi)
+ * where the beams agree to `agree` and neither sits at a rail; NAN when
+ * none does. */
+static double edge_offset(double *v[2], const double h[2], size_t lo, size_t hi, double agree,
+                          int bad, double k, const spans clip[2])
+{
+    double o = 0;
+    size_t m = 0, cur[2] = {0, 0};
+    for (size_t i = lo; i < hi; i++)
+        if (fabs(v[0][i] / h[0] - v[1][i] / h[1]) <= agree && !clip_at(&clip[0], i, &cur[0]) &&
+            !clip_at(&clip[1], i, &cur[1])) {
+            o += v[bad][i] - k * v[1 - bad][i];
+            m++;
+        }
+    return m ? o / (double)m : NAN;
+}
+
 static void carry(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
                   double agree, int bad, const spans clip[2])
 {
     int good = 1 - bad;
-    double k = h[bad] / h[good], oa = 0, ob = 0;
-    size_t ma = 0, mb = 0, cur[2] = {0, 0};
-    for (size_t i = a > r ? a - r : 0; i < a; i++)
-        if (fabs(v[0][i] / h[0] - v[1][i] / h[1]) <= agree && !clip_at(&clip[0], i, &cur[0]) &&
-            !clip_at(&clip[1], i, &cur[1])) {
-            oa += v[bad][i] - k * v[good][i];
-            ma++;
-        }
-    for (size_t i = b; i < n && i < b + r; i++)
-        if (fabs(v[0][i] / h[0] - v[1][i] / h[1]) <= agree && !clip_at(&clip[0], i, &cur[0]) &&
-            !clip_at(&clip[1], i, &cur[1])) {
-            ob += v[bad][i] - k * v[good][i];
-            mb++;
-        }
-    oa = ma ? oa / (double)ma : NAN;
-    ob = mb ? ob / (double)mb : oa;
+    double k = h[bad] / h[good];
+    double oa = edge_offset(v, h, a > r ? a - r : 0, a, agree, bad, k, clip);
+    double ob = edge_offset(v, h, b, b + r < n ? b + r : n, agree, bad, k, clip);
+    if (isnan(ob))
+        ob = oa;
     if (isnan(oa))
         oa = isnan(ob) ? 0 : ob;
     if (isnan(ob))
