@@ -595,18 +595,26 @@ static void json_quality(pl_web *w, pl_buf *b, long long id)
     pl_buf_puts(b, "]");
 }
 
+/* Run id's cached entry into *e with w->lock held (the caller unlocks);
+ * on failure the lock is released and the status returned. */
+static pl_status lock_run(pl_web *w, long long id, pl_run_entry **e, pl_err *err)
+{
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_runcache_get(w->cache, w->store, id, e, err);
+    if (st != PL_OK)
+        pthread_mutex_unlock(&w->lock);
+    return st;
+}
+
 static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_err err = {0};
     pl_run_entry *e;
     pl_buf b;
     pl_buf_init(&b);
-    pthread_mutex_lock(&w->lock);
-    pl_status st = pl_runcache_get(w->cache, w->store, id, &e, &err);
-    if (st != PL_OK) {
-        pthread_mutex_unlock(&w->lock);
+    pl_status st = lock_run(w, id, &e, &err);
+    if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
-    }
     double rate = pl_trace_rate(e->trace);
     long long frames = pl_trace_frames(e->trace);
     pl_buf_printf(&b, "{\"run\":%lld,\"rate\":%.10g,\"frames\":%lld,\"duration\":%.10g,"
@@ -668,12 +676,9 @@ static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long lon
     pl_run_entry *e;
     pl_buf b;
     pl_buf_init(&b);
-    pthread_mutex_lock(&w->lock);
-    pl_status st = pl_runcache_get(w->cache, w->store, id, &e, &err);
-    if (st != PL_OK) {
-        pthread_mutex_unlock(&w->lock);
+    pl_status st = lock_run(w, id, &e, &err);
+    if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
-    }
     size_t a = (size_t)fmin(from, (double)e->n_imp);
     size_t z = (size_t)fmin((double)a + n, (double)e->n_imp);
     pl_buf_printf(&b, "{\"run\":%lld,\"total\":%zu,\"from\":%zu,\"rows\":[", id, e->n_imp, a);
