@@ -38,6 +38,14 @@ enum { BUSY_TIMEOUT_MS = 10000 };
 sqlite3 *pl_store_db(pl_store *store) { return store->db; }
 const char *pl_store_path(const pl_store *store) { return store->path; }
 
+int pl_store_disk_full(pl_store *store)
+{
+    int rc = sqlite3_extended_errcode(store->db);
+    /* a file size limit (EFBIG) comes back as a failed write, not FULL */
+    return rc == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+           rc == SQLITE_IOERR_SHMSIZE || rc == SQLITE_IOERR_TRUNCATE;
+}
+
 int pl_store_latest_version(void)
 {
     return pl_migrations[pl_migration_count - 1].number;
@@ -291,6 +299,14 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
                           "database '%s' could not be switched to WAL mode",
                           store->path);
     if (pl_store_exec(store, "PRAGMA foreign_keys = ON", err) != PL_OK)
+        return err->code;
+    /* Debian builds SQLite with SECURE_DELETE: every page a delete frees
+     * is overwritten with zeros, through the WAL, so deleting a 100 MB run
+     * needed 100 MB of free disk first and `run delete` could not free a
+     * full disk.  FAST still clears what is left in the pages it writes
+     * anyway, but writes no page only to clear it: a delete then needs a
+     * few pages of WAL a run (docs/data-model.md, "Deleting"). */
+    if (pl_store_exec(store, "PRAGMA secure_delete = FAST", err) != PL_OK)
         return err->code;
     return pl_store_exec(store,
                          (flags & PL_STORE_SYNC_FULL)
