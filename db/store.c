@@ -232,6 +232,19 @@ static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
 static const char *const core_tables[] = {"prism", "ramp", "experiment",
                                           "run", "channel", "chunk"};
 
+/* A connection that could not be set up; on a full disk, what to do. */
+static pl_status open_failed(pl_store *store, pl_err *err)
+{
+    if (!pl_store_disk_full(store))
+        return pl_store_fail(store, "opening", err);
+    return pl_err_set(err, PL_EDB, "opening: %s (database '%s'): the disk is "
+                      "full, and SQLite needs room beside the database for "
+                      "its -wal and -shm files (some 100 kB) even to delete: "
+                      "free that much on that disk (move or remove another "
+                      "file) and try again", sqlite3_errmsg(store->db),
+                      store->path);
+}
+
 /* Decides from what the file holds, before anything is written to it,
  * whether it is a prismlab store (PL_OK), an empty database that only
  * `db init` (PL_STORE_CREATE) may initialise, or another program's file
@@ -245,16 +258,18 @@ static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
 
     if (sqlite3_prepare_v2(store->db, "SELECT name FROM sqlite_master "
                            "WHERE type = 'table'", -1, &st, NULL) != SQLITE_OK)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         tables++;
         for (size_t i = 0; name && i < sizeof core_tables / sizeof *core_tables; i++)
             ours += strcmp(name, core_tables[i]) == 0;
     }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return open_failed(store, err);
+    }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return pl_store_fail(store, "opening", err);
     if ((version = read_user_version(store->db)) < 0)
         return pl_store_fail(store, "reading the schema version", err);
     if (version == 0 && tables == 0) {
@@ -283,7 +298,7 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
 
     if (sqlite3_prepare_v2(store->db, "PRAGMA journal_mode = WAL", -1, &st,
                            NULL) != SQLITE_OK)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     if (sqlite3_step(st) == SQLITE_ROW) {
         const unsigned char *mode = sqlite3_column_text(st, 0);
         wal = mode && strcmp((const char *)mode, "wal") == 0;
@@ -292,7 +307,7 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
     if (sqlite3_errcode(store->db) != SQLITE_OK &&
         sqlite3_errcode(store->db) != SQLITE_DONE &&
         sqlite3_errcode(store->db) != SQLITE_ROW)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     /* An in-memory database (tests) cannot be WAL; a file must be. */
     if (!wal && strcmp(store->path, ":memory:") != 0)
         return pl_err_set(err, PL_EDB,
