@@ -245,6 +245,35 @@ static pl_status open_failed(pl_store *store, pl_err *err)
                       store->path);
 }
 
+/* PL_OK when a file with tables is a prismlab store: a schema version
+ * and every core table (bit i of ours: core_tables[i] is there); else the
+ * refusal says what is missing, naming only what is missing. */
+static pl_status foreign(pl_store *store, int version, unsigned ours,
+                         pl_err *err)
+{
+    const size_t n = sizeof core_tables / sizeof *core_tables;
+    char missing[128] = "", why[256];
+    size_t len = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(ours & (1u << i)) && len < sizeof missing)
+            len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s",
+                                    k++ ? ", " : "", core_tables[i]);
+    if (version != 0 && k == 0)
+        return PL_OK;
+    if (version == 0 && k == 0)
+        snprintf(why, sizeof why, "it has prismlab's tables but no schema "
+                 "version (user_version 0)");
+    else if (version == 0)
+        snprintf(why, sizeof why, "it has no prismlab schema version "
+                 "(user_version 0) and no table%s %s", k > 1 ? "s" : "", missing);
+    else
+        snprintf(why, sizeof why, "its user_version is %d, but it has no "
+                 "table%s %s", version, k > 1 ? "s" : "", missing);
+    return pl_err_set(err, PL_EDB, "'%s' is an SQLite database but not a "
+                      "prismlab store (%s): refused, nothing written to it",
+                      store->path, why);
+}
+
 /* Decides from what the file holds, before anything is written to it,
  * whether it is a prismlab store (PL_OK), an empty database that only
  * `db init` (PL_STORE_CREATE) may initialise, or another program's file
@@ -254,7 +283,8 @@ static pl_status open_failed(pl_store *store, pl_err *err)
 static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
 {
     sqlite3_stmt *st;
-    int tables = 0, ours = 0, version, rc;
+    int tables = 0, version, rc;
+    unsigned ours = 0;            /* bit i: core_tables[i] is there */
 
     if (sqlite3_prepare_v2(store->db, "SELECT name FROM sqlite_master "
                            "WHERE type = 'table'", -1, &st, NULL) != SQLITE_OK)
@@ -263,7 +293,8 @@ static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
         const char *name = (const char *)sqlite3_column_text(st, 0);
         tables++;
         for (size_t i = 0; name && i < sizeof core_tables / sizeof *core_tables; i++)
-            ours += strcmp(name, core_tables[i]) == 0;
+            if (strcmp(name, core_tables[i]) == 0)
+                ours |= 1u << i;
     }
     if (rc != SQLITE_DONE) {
         sqlite3_finalize(st);
@@ -279,14 +310,7 @@ static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
                           "prismlab store yet (create it with 'prismlab db "
                           "init --db %s')", store->path, store->path);
     }
-    if (version == 0 || ours != (int)(sizeof core_tables / sizeof *core_tables))
-        return pl_err_set(err, PL_EDB, "'%s' is an SQLite database but not a "
-                          "prismlab store (%s): refused, nothing written to it",
-                          store->path, version == 0
-                              ? "it has tables but no prismlab schema version"
-                              : "the tables prism, ramp, run, channel, chunk "
-                                "are missing");
-    return PL_OK;
+    return foreign(store, version, ours, err);
 }
 
 /* The settings of a connection that may write: WAL (a file must be in it),
@@ -528,9 +552,16 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
                               "database '%s' does not exist (create it with "
                               "'prismlab db init --db %s')", path, path);
         exists = 0;
-    } else if (strcmp(path, ":memory:") != 0 && S_ISDIR(sb.st_mode))
+    } else if (strcmp(path, ":memory:") != 0 && S_ISDIR(sb.st_mode)) {
         return pl_err_set(err, PL_EINVAL, "database '%s' is a folder: a file "
                           "name is needed", path);
+    } else if (strcmp(path, ":memory:") != 0 && !S_ISREG(sb.st_mode)) {
+        /* SQLite would open /dev/null and leave /dev/null-journal beside
+         * it: a store is a regular file, or a new one */
+        return pl_err_set(err, PL_EINVAL, "database '%s' is not a regular "
+                          "file (a device, a pipe or a socket): name a file, "
+                          "or a new one for 'db init'", path);
+    }
     store = calloc(1, sizeof *store);
     if (!store || !(store->path = strdup(path))) {
         free(store);
