@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -38,13 +40,6 @@ enum { BUSY_TIMEOUT_MS = 10000 };
 sqlite3 *pl_store_db(pl_store *store) { return store->db; }
 const char *pl_store_path(const pl_store *store) { return store->path; }
 
-int pl_store_disk_full(pl_store *store)
-{
-    int rc = sqlite3_extended_errcode(store->db);
-    /* a file size limit (EFBIG) comes back as a failed write, not FULL */
-    return rc == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
-           rc == SQLITE_IOERR_SHMSIZE || rc == SQLITE_IOERR_TRUNCATE;
-}
 
 int pl_store_latest_version(void)
 {
@@ -238,7 +233,7 @@ static pl_status open_failed(pl_store *store, pl_err *err)
     if (!pl_store_disk_full(store))
         return pl_store_fail(store, "opening", err);
     return pl_err_set(err, PL_EDB, "opening: %s (database '%s'): the disk is "
-                      "full, and SQLite needs room beside the database for "
+                      "full (or a file size limit is set), and SQLite needs room beside the database for "
                       "its -wal and -shm files (some 100 kB) even to delete: "
                       "free that much on that disk (move or remove another "
                       "file) and try again", sqlite3_errmsg(store->db),
@@ -364,6 +359,28 @@ static void folder_of(const char *path, char *buf, size_t n)
         snprintf(buf, n, "/");
     else
         snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+int pl_store_disk_full(pl_store *store)
+{
+    int rc = sqlite3_extended_errcode(store->db), e = sqlite3_system_errno(store->db);
+    if (rc == SQLITE_FULL)
+        return 1;
+    if ((rc & 0xff) != SQLITE_IOERR)
+        return 0;
+    if (e == ENOSPC || e == EFBIG || e == EDQUOT)
+        return 1;
+    /* SQLite says FULL for ENOSPC on its main writes only; a full -shm or
+     * a file size limit come back as I/O errors, often without the errno:
+     * ask the disk and the limit, so that a failing disk is not called
+     * full */
+    char dir[4096];
+    struct statvfs fs;
+    struct rlimit lim;
+    folder_of(store->path, dir, sizeof dir);
+    if (statvfs(dir, &fs) == 0 && (double)fs.f_bavail * fs.f_frsize < 1 << 20)
+        return 1;
+    return getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY;
 }
 
 /* Whether this process may write the file and create its -wal and -shm
