@@ -263,7 +263,8 @@ int pl_cmd_export(int argc, char **argv)
                       "with --csv: a processed series at 1 kHz (t_s,value), or\n"
                       "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s,\n"
                       "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
-                      "the lattice search)"),
+                      "the lattice search; t_s is the step's centre, later than\n"
+                      "the contact by the LDV decoder's delay: docs/data-model.md)"),
         PL_OPT_DB(&db),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
