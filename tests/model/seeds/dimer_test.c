@@ -182,6 +182,52 @@ static void test_double_impact(void **state)
     }
 }
 
+/* Issue 32: a tip already stuck when a double impact begins is held to
+ * Coulomb's cone (2.5) like any other.  The flat dimer (Ar 6.67, theta 0:
+ * both tangential rows are one, the summed cone (3.4)) lands on its right
+ * tip while the left one rests stuck on the plate - the velocities as
+ * the simulation hands them over, the resting tip's normal velocity
+ * and both tangential ones rounding residues.  The ratio the impulses
+ * need is at most mu_st(6.67, 0) = 0.18: inside mu_s = 0.24 both tips
+ * stick and come out with no tangential velocity; with mu_s = 0.15
+ * (outside) they slip, at mu_i, the way they are pushed.  Before the
+ * fix the residues were read as slip directions and the resting tip's
+ * zero normal impulse as a cone of zero: the tips left at +18.6 mm/s
+ * with mu_s 0.24, 0.5 or 0.6 alike. */
+static void test_stuck_tip_double_impact(void **state)
+{
+    (void)state;
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    p.Ar = 6.67;
+    pl_dimer_geometry g;
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_geometry_of(&p, &g, &err), PL_OK);
+    double mu_st = pl_dimer_mu_st(&g, 0);
+    assert_true(mu_st > 0.17 && mu_st < 0.19);
+    double w[4][4];
+    pl_dimer_local_matrix(&g, 0, w);
+    static const double mus[] = {0.24, 0.5, 0.6, 0.15};
+    for (int k = 0; k < 4; k++) {
+        double u[4] = {-2.637e-14, -0.2422, 1.214e-16, 2.446e-15};
+        int in[2] = {1, 1};
+        pl_dimer_impact im;
+        assert_int_equal(pl_dimer_impact_solve((const double (*)[4])w, u, in, 0.65,
+                                               0.08, mus[k], 0.6, &im, &err), PL_OK);
+        double pn = im.pn[0] + im.pn[1], pt = im.pt[0] + im.pt[1];
+        assert_true(im.pn[0] > 0 && im.pn[1] > 0);
+        if (mus[k] > mu_st) {
+            assert_true(im.stuck[0] && im.stuck[1]);
+            assert_true(fabs(u[2]) < 1e-12 && fabs(u[3]) < 1e-12);
+            assert_true(fabs(pt) <= mu_st * pn * (1 + 1e-9));
+        } else {
+            assert_false(im.stuck[0] || im.stuck[1]);
+            tu_assert_close(fabs(pt), 0.08 * pn, 1e-9 * pn);
+            assert_true(u[2] > 1e-3 && fabs(u[3] - u[2]) < 1e-12);
+        }
+    }
+}
+
 static pl_dimer_result run(double ar, double mu_i, double f, double gamma,
                            double es, double h0, double th_deg, double dur)
 {
@@ -248,6 +294,20 @@ static void test_section5_drifts_pinned(void **state)
         assert_int_equal(r.doubles, 99);
         assert_int_equal(r.hits[1], 10);
     }
+}
+
+/* Issue 32, the whole dimer: above the reverse branch (25 Hz, Ar 6.67,
+ * the paper's start) it rests in the single pendulum - the right sphere
+ * swings and hits once a cycle, the left stays stuck - and does not
+ * drift (figure 11's zero above 6.2; the independent model: 0.04 mm/s).
+ * Before the fix: +8.14 mm/s. */
+static void test_single_pendulum_no_drift(void **state)
+{
+    (void)state;
+    pl_dimer_result r = run(6.67, 0.08, 25, 0.9, 0.65, 0.25e-3, 5, 4.0);
+    assert_int_equal(r.hits[1], 10);
+    assert_int_equal(r.hits[0], 0);
+    assert_true(fabs(r.drift) < 0.5e-3);
 }
 
 /* Section 6: Gamma = 0.2 comes to rest (figure 15).  At f = 50 Hz the
@@ -334,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_single_impact_matches_4_3),
         cmocka_unit_test(test_sphere_drop),
         cmocka_unit_test(test_double_impact),
+        cmocka_unit_test(test_stuck_tip_double_impact),
+        cmocka_unit_test(test_single_pendulum_no_drift),
         cmocka_unit_test(test_section5_drifts),
         cmocka_unit_test(test_section5_drifts_pinned),
         cmocka_unit_test(test_section6_modes),
