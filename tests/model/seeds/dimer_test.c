@@ -228,6 +228,166 @@ static void test_stuck_tip_double_impact(void **state)
     }
 }
 
+/* The dimer's velocities (x', y', theta') at tilt th: the tips' relative
+ * velocities on a fixed plate (n1, n2, t1, t2) and the kinetic energy. */
+static void tip_velocities(const pl_dimer_geometry *g, double th, const double v[3],
+                           double u[4])
+{
+    double a1x = -g->l / 2 * cos(th), a2x = g->l / 2 * cos(th);
+    double a1y = -g->l / 2 * sin(th) - g->r, a2y = g->l / 2 * sin(th) - g->r;
+    double k[4][3] = {{0, 1, a1x}, {0, 1, a2x}, {1, 0, -a1y}, {1, 0, -a2y}};
+    for (int i = 0; i < 4; i++)
+        u[i] = k[i][0] * v[0] + k[i][1] * v[1] + k[i][2] * v[2];
+}
+
+static double kinetic(const pl_dimer_geometry *g, const double v[3])
+{
+    return 0.5 * g->M * (v[0] * v[0] + v[1] * v[1]) + 0.5 * g->J * v[2] * v[2];
+}
+
+/* The velocities after an impact's impulses, v updated in place. */
+static void after_impulses(const pl_dimer_geometry *g, double th, const pl_dimer_impact *im,
+                           double v[3])
+{
+    double a1x = -g->l / 2 * cos(th), a2x = g->l / 2 * cos(th);
+    double a1y = -g->l / 2 * sin(th) - g->r, a2y = g->l / 2 * sin(th) - g->r;
+    double k[4][3] = {{0, 1, a1x}, {0, 1, a2x}, {1, 0, -a1y}, {1, 0, -a2y}};
+    double P[4] = {im->pn[0], im->pn[1], im->pt[0], im->pt[1]};
+    double mi[3] = {1 / g->M, 1 / g->M, 1 / g->J};
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < 4; i++)
+            v[c] += mi[c] * k[i][c] * P[i];
+}
+
+/* The impact of a dimer moving as v at tilt th, with the tips in; returns
+ * the kinetic energy after over the energy before, v and u updated. */
+static double impact_energy_ratio(const pl_dimer_geometry *g, double th, double v[3],
+                                  const int in[2], double es, double mu_i, double mu_s,
+                                  double u[4], pl_dimer_impact *im)
+{
+    double w[4][4], ke0 = kinetic(g, v);
+    pl_err err = {0};
+    pl_dimer_local_matrix(g, th, w);
+    tip_velocities(g, th, v, u);
+    if (pl_dimer_impact_solve((const double (*)[4])w, u, in, es, mu_i, mu_s, 0.6, im,
+                              &err) != PL_OK)
+        fail_msg("impact: %s", err.msg);
+    after_impulses(g, th, im, v);
+    double uv[4];
+    tip_velocities(g, th, v, uv);
+    for (int i = 0; i < 4; i++)             /* the velocities returned are the impulses' */
+        tu_assert_close(u[i], uv[i], 1e-12);
+    return kinetic(g, v) / ke0;
+}
+
+/* Section 2's invariants of the impact solver.  An elastic (e_s = 1)
+ * frictionless impact conserves the kinetic energy: every contact gives
+ * back all its compression work, (2.9), and nothing slides against
+ * friction - a single impact of a tilted, turning dimer and a double
+ * impact of a turning one landing on both tips unevenly.  With friction
+ * (mu_i 0.08) the same impacts lose energy. */
+static void test_elastic_frictionless_conserves_energy(void **state)
+{
+    (void)state;
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    pl_dimer_geometry g;
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_geometry_of(&p, &g, &err), PL_OK);
+    double u[4];
+    pl_dimer_impact im;
+    /* single: the right tip of a tilted, turning, sliding dimer */
+    double th = 0.12, v[3] = {0.03, -0.4, -3.0};
+    int right[2] = {0, 1};
+    double ratio = impact_energy_ratio(&g, th, v, right, 1.0, 0, 0, u, &im);
+    tu_assert_close(ratio, 1, 1e-12);
+    assert_true(im.pn[1] > 0 && u[1] > 0);
+    tu_assert_close(im.wr[1], -im.wc[1], 1e-12 * fabs(im.wc[1]));
+    double v2[3] = {0.03, -0.4, -3.0};
+    assert_true(impact_energy_ratio(&g, th, v2, right, 1.0, 0.08, 0.24, u, &im) < 1 - 1e-4);
+    /* double: flat, both tips landing, the right one faster, sliding */
+    double v3[3] = {0.05, -0.3, -2.0};
+    int both[2] = {1, 1};
+    ratio = impact_energy_ratio(&g, 0, v3, both, 1.0, 0, 0, u, &im);
+    assert_true(im.pn[0] > 0 && im.pn[1] > 0 && im.steps > 100);
+    tu_assert_close(ratio, 1, 1e-9);
+    for (int i = 0; i < 2; i++)
+        tu_assert_close(im.wr[i], -im.wc[i], 1e-9 * fabs(im.wc[i]));
+    double v4[3] = {0.05, -0.3, -2.0};
+    assert_true(impact_energy_ratio(&g, 0, v4, both, 1.0, 0.08, 0.24, u, &im) < 1 - 1e-4);
+}
+
+/* A flat landing (both tips at once, no spin, no slip) leaves at e_s
+ * times its speed, as a single sphere does: the tips' normal velocities
+ * e_s v, the tangential ones still zero, the energy e_s^2 of what it was,
+ * for every e_s and with or without friction. */
+static void test_flat_landing_leaves_at_es(void **state)
+{
+    (void)state;
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    static const double ars[] = {3.9, 6.67}, ess[] = {0.3, 0.65, 1.0};
+    for (int a = 0; a < 2; a++) {
+        p.Ar = ars[a];
+        pl_dimer_geometry g;
+        pl_err err = {0};
+        assert_int_equal(pl_dimer_geometry_of(&p, &g, &err), PL_OK);
+        for (int e = 0; e < 3; e++) {
+            for (int fr = 0; fr < 2; fr++) {
+                double v[3] = {0, -0.37, 0}, u[4];
+                int both[2] = {1, 1};
+                pl_dimer_impact im;
+                double ratio = impact_energy_ratio(&g, 0, v, both, ess[e], fr ? 0.08 : 0,
+                                                   fr ? 0.24 : 0, u, &im);
+                tu_assert_close(u[0], 0.37 * ess[e], 1e-9);
+                tu_assert_close(u[1], 0.37 * ess[e], 1e-9);
+                tu_assert_close(u[2], 0, 1e-12);
+                tu_assert_close(u[3], 0, 1e-12);
+                tu_assert_close(ratio, ess[e] * ess[e], 1e-8);
+            }
+        }
+    }
+}
+
+/* A double impact with a resting tip (the left on the plate, normal and
+ * tangential velocity zero; the right landing on the flat plate) conserves
+ * the kinetic energy when e_s = 1: the resting contact, started on the
+ * primary's Hertz clock, gives back all it was compressed by, and a tip
+ * that sticks does no friction work.  Frictionless, and with section 5's
+ * friction at Ar 6.67 (both tips stick: mu_st 0.18 < mu_s).  With e_s
+ * 0.65 energy is lost. */
+static void test_resting_tip_double_impact_conserves_energy(void **state)
+{
+    (void)state;
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    p.Ar = 6.67;
+    pl_dimer_geometry g;
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_geometry_of(&p, &g, &err), PL_OK);
+    /* the left tip at rest: y' = (l / 2) theta', x' = -r theta' */
+    double om = -0.2422 / g.l;
+    for (int fr = 0; fr < 2; fr++) {
+        double v[3] = {-g.r * om, g.l / 2 * om, om}, u[4];
+        tip_velocities(&g, 0, v, u);
+        tu_assert_close(u[0], 0, 1e-15);
+        tu_assert_close(u[2], 0, 1e-15);
+        int both[2] = {1, 1};
+        pl_dimer_impact im;
+        double ratio = impact_energy_ratio(&g, 0, v, both, 1.0, fr ? 0.08 : 0,
+                                           fr ? 0.24 : 0, u, &im);
+        assert_true(im.pn[0] > 0 && im.pn[1] > 0);
+        tu_assert_close(ratio, 1, 1e-9);
+        if (fr) {
+            assert_true(im.stuck[0] && im.stuck[1]);
+            assert_true(fabs(im.pt[0] + im.pt[1]) > 0);
+        }
+        double v2[3] = {-g.r * om, g.l / 2 * om, om};
+        assert_true(impact_energy_ratio(&g, 0, v2, both, 0.65, fr ? 0.08 : 0,
+                                        fr ? 0.24 : 0, u, &im) < 0.9);
+    }
+}
+
 static pl_dimer_result run(double ar, double mu_i, double f, double gamma,
                            double es, double h0, double th_deg, double dur)
 {
@@ -400,6 +560,9 @@ int main(void)
         cmocka_unit_test(test_double_impact),
         cmocka_unit_test(test_stuck_tip_double_impact),
         cmocka_unit_test(test_single_pendulum_no_drift),
+        cmocka_unit_test(test_elastic_frictionless_conserves_energy),
+        cmocka_unit_test(test_flat_landing_leaves_at_es),
+        cmocka_unit_test(test_resting_tip_double_impact_conserves_energy),
         cmocka_unit_test(test_section5_drifts),
         cmocka_unit_test(test_section5_drifts_pinned),
         cmocka_unit_test(test_section6_modes),
