@@ -137,6 +137,8 @@ static void corpus_with_faults(void **state)
     tu_corpus_sum u;
     tu_corpus_run(cs, first, count, draw_faults, &u);
     tu_corpus_print_sum(&u);
+    if (count > 1)
+        tu_corpus_check_z(&u);
     size_t passing = count - u.bad;
     /* the failures MIN_PASSING allows in 200, as a share of the chains
      * run, rounded up: the 20 under AddressSanitizer are there for memory

@@ -49,6 +49,8 @@ static void corpus_reaches_issue_16s_numbers(void **state)
     tu_corpus_sum u;
     tu_corpus_run(cs, first, count, pl_simrun_config_random, &u);
     tu_corpus_print_sum(&u);
+    if (count > 1)
+        tu_corpus_check_z(&u);
     if (u.bad || count == 1 || table) {
         tu_corpus_print_header("");
         for (size_t i = 0; i < count; i++)

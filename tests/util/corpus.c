@@ -8,6 +8,7 @@
 #include "tests/util/corpus.h"
 
 #include "process/process.h"
+#include "process/robust.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +61,31 @@ static void to_velocity(const pl_simrun *sim, double *v1, double *v2)
         v1[i] = ch[0].beam_sign * ch[0].ldv_scale_mps_per_v * pl_channel_volts(&ch[0], codes[2 * i]);
         v2[i] = ch[1].beam_sign * ch[1].ldv_scale_mps_per_v * pl_channel_volts(&ch[1], codes[2 * i + 1]);
     }
+}
+
+/* z = (ratio - true) / ratio_se over the detections dt, in the scored
+ * range, within 2 ms of a true impact: robust spread *sd and median *med
+ * (NaN with fewer than 10). */
+static void ratio_z(const double *tt, const double *tr, size_t nt, const pl_process_result *r,
+                    double cut, double *sd, double *med)
+{
+    double *z = malloc((r->n_impacts + 1) * sizeof *z);
+    assert_non_null(z);
+    size_t m = 0;
+    for (size_t j = 0; j < r->n_impacts; j++) {
+        const pl_impact *d = &r->impacts[j];
+        if (!(d->t_s < cut) || !(d->ratio_se > 0) || !isfinite(d->ratio_se))
+            continue;
+        size_t best = 0;
+        for (size_t i = 1; i < nt; i++)
+            if (fabs(tt[i] - d->t_s) < fabs(tt[best] - d->t_s))
+                best = i;
+        if (nt && fabs(tt[best] - d->t_s) < 0.002)
+            z[m++] = (d->ratio - tr[best]) / d->ratio_se;
+    }
+    *sd = m >= 10 ? pl_robust_sd(z, m) : NAN;
+    *med = m >= 10 ? pl_median(z, m) : NAN;
+    free(z);
 }
 
 /* For one chain run alone: the true impacts with no detection within
@@ -174,6 +200,7 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
     pl_err err = {0};
     c->failed[0] = '\0';
     c->release_err_s = NAN;
+    c->z_sd = c->z_med = NAN;
     if (pl_process_signals(v1, v2, n, rate, c->cfg.model.h1, c->cfg.model.h2, c->cfg.model.N,
                            &pc, &r, &err) != PL_OK) {
         snprintf(c->failed, sizeof c->failed, "%.199s", err.msg);
@@ -190,6 +217,7 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
         double lp = c->cfg.model.N * r.theta[k_end] / (2 * M_PI);
         c->release_err_s = r.release_t - rel / rate;
         assert_int_equal(tu_score_run(tt, tr, nt, dt, dr, nd, lp, lp_true, &c->s), 0);
+        ratio_z(tt, tr, nt, &r, cut, &c->z_sd, &c->z_med);
         if (verbose) {
             print_message("seed %lu: release %.4f s, processed %.4f .. %.4f s, recording ends "
                           "%.4f s, L_p %.4f (truth %.4f)\n%s", c->seed, rel / rate, r.release_t,
@@ -242,6 +270,30 @@ static void release_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum
     free(e);
 }
 
+/* The ratios' z over the chains measured (tu_corpus_sum). */
+static void z_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum)
+{
+    double *sd = malloc((count + 1) * sizeof *sd);
+    assert_non_null(sd);
+    size_t m = 0;
+    sum->z_honest = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (isnan(cs[i].z_sd))
+            continue;
+        sd[m++] = cs[i].z_sd;
+        sum->z_honest += cs[i].z_sd >= 0.7 && cs[i].z_sd <= 1.5 && fabs(cs[i].z_med) < 1;
+    }
+    sum->z_measured = m;
+    sum->z_sd_med = sum->z_sd_p10 = sum->z_sd_p90 = NAN;
+    if (m) {
+        qsort(sd, m, sizeof *sd, cmp_double);
+        sum->z_sd_med = m % 2 ? sd[m / 2] : 0.5 * (sd[m / 2 - 1] + sd[m / 2]);
+        sum->z_sd_p10 = sd[(size_t)floor(0.1 * (double)(m - 1))];
+        sum->z_sd_p90 = sd[(size_t)ceil(0.9 * (double)(m - 1))];
+    }
+    free(sd);
+}
+
 void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw,
                    tu_corpus_sum *sum)
 {
@@ -269,6 +321,7 @@ void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw
     }
     sum->seconds = ((double)clock() - t0) / CLOCKS_PER_SEC;
     release_figures(cs, count, sum);
+    z_figures(cs, count, sum);
 }
 
 void tu_corpus_print_sum(const tu_corpus_sum *u)
@@ -283,10 +336,21 @@ void tu_corpus_print_sum(const tu_corpus_sum *u)
     print_message("release: |detected - true| median %.3f ms, 90th percentile %.3f ms, "
                   "worst %.3f ms (seed %lu)\n", 1e3 * u->rel_med, 1e3 * u->rel_p90,
                   1e3 * u->rel_worst, u->rel_worst_seed);
+    print_message("ratio z = (ratio - true) / ratio_se: robust spread within 0.7-1.5 and "
+                  "|median| < 1 on %zu of %zu chains; spreads' median %.2f (10th %.2f, 90th "
+                  "%.2f)\n", u->z_honest, u->z_measured, u->z_sd_med, u->z_sd_p10, u->z_sd_p90);
     if (u->bad)
         print_message("failing on: processing refused %zu, recall %zu, precision %zu, "
                       "dt_med %zu, loss bias %zu, L_p %zu\n", u->why[0], u->why[1], u->why[2],
                       u->why[3], u->why[4], u->why[5]);
+}
+
+void tu_corpus_check_z(const tu_corpus_sum *u)
+{
+    size_t m = u->z_measured, need = m - (size_t)ceil(0.05 * (double)m);
+    if (m >= 10 && u->z_honest < need)
+        fail_msg("the ratios' stated errors are honest on %zu of %zu chains, fewer than %zu "
+                 "(robust spread of z within 0.7-1.5, |median| < 1)", u->z_honest, m, need);
 }
 
 void tu_corpus_print_row(const tu_chain *c, const char *extra)
