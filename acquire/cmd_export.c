@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "core/atomicfile.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "core/version.h"
 #include "db/derived.h"
 #include "db/run.h"
@@ -29,22 +30,26 @@ static const pl_opt_choice series_names[] = {
 
 static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
 {
-    fprintf(f, "# prismlab rate_hz=%.17g ldv_scale=", r->sample_rate_hz);
+    char t[PL_NUM_TEXT_SIZE];
+    fprintf(f, "# prismlab rate_hz=%s ldv_scale=",
+            pl_num_text(t, sizeof t, r->sample_rate_hz));
     for (int i = 0; i < r->n_channels; i++)
-        fprintf(f, "%s%.17g", i ? "," : "", ch[i].ldv_scale_mps_per_v);
+        fprintf(f, "%s%s", i ? "," : "",
+                pl_num_text(t, sizeof t, ch[i].ldv_scale_mps_per_v));
     fputs(" sign=", f);
     for (int i = 0; i < r->n_channels; i++)
         fprintf(f, "%s%d", i ? "," : "", ch[i].beam_sign);
     fputs(" h=", f);
     for (int i = 0; i < r->n_channels; i++)
-        fprintf(f, "%s%.17g", i ? "," : "", ch[i].beam_height_m);
+        fprintf(f, "%s%s", i ? "," : "",
+                pl_num_text(t, sizeof t, ch[i].beam_height_m));
     fprintf(f, " synthetic=%d", r->synthetic);
     if (r->prism[0])
         fprintf(f, " prism=%s", r->prism);
     if (r->ramp[0])
         fprintf(f, " ramp=%s", r->ramp);
     if (isfinite(r->lambda0_rad))
-        fprintf(f, " lambda0_deg=%.9f", r->lambda0_rad * 180 / M_PI);
+        fprintf(f, " lambda0_deg=%s", pl_deg_text(t, sizeof t, r->lambda0_rad));
     fputc('\n', f);
 }
 
@@ -138,14 +143,15 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
         char *nl = strchr(meta, '\n');
         if (nl)
             *nl = '\0';
-        char full[1400];
-        int used = snprintf(full, sizeof full, "%s full_scale_v=%.17g", meta + 2, fs);
+        char full[1400], t[PL_NUM_TEXT_SIZE];
+        int used = snprintf(full, sizeof full, "%s full_scale_v=%s", meta + 2,
+                            pl_num_text(t, sizeof t, fs));
         if (code_offset != 0) {
             /* code = sample + code_offset; volts by each channel's
              * calibration V = sum_k c_k (code - origin)^k */
             used += snprintf(full + used, sizeof full - (size_t)used,
-                             " code_offset=%.0f cal_origin=%.17g cal=", code_offset,
-                             ch[0].cal_origin);
+                             " code_offset=%.0f cal_origin=%s cal=", code_offset,
+                             pl_num_text(t, sizeof t, ch[0].cal_origin));
             for (int i = 0; i < r->n_channels && used < (int)sizeof full; i++)
                 used += snprintf(full + used, sizeof full - (size_t)used,
                                  "%s%.9g:%.9g:%.9g:%.9g", i ? "," : "",

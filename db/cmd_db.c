@@ -3,6 +3,7 @@
  * db/store.c, db/catalog.c and db/run.c; only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "db/catalog.h"
 #include "db/derived.h"
 #include "db/quality.h"
@@ -42,27 +43,14 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* A JSON number, or null for NaN (JSON has no NaN). */
+/* A JSON number in the shortest form that reads back as v (0.0199, not
+ * 0.019900000000000001: core/numtext.h), or null for NaN (JSON has no
+ * NaN). */
 static void json_number(FILE *out, double v)
 {
+    char buf[PL_NUM_TEXT_SIZE];
     if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
-/* A JSON number in the shortest form that reads back as v ("2.345", not
- * "2.3450000000000002"): a fault's values are read as people wrote them. */
-static void json_number_short(FILE *out, double v)
-{
-    char buf[32];
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    if (isfinite(v))
-        fputs(buf, out);
+        fputs(pl_num_text(buf, sizeof buf, v), out);
     else
         fputs("null", out);
 }
@@ -707,12 +695,12 @@ static int json_fault(void *ctx, const pl_fault *f, const char *line, size_t len
         if (fld->type == PL_FAULT_STRING)
             json_string(stdout, fld->text);
         else if (fld->type == PL_FAULT_NUMBER)
-            json_number_short(stdout, fld->number);
+            json_number(stdout, fld->number);
         else {
             fputs("[", stdout);
             for (size_t k = 0; k < nv; k++) {
                 fputs(k ? ", " : "", stdout);
-                json_number_short(stdout, v[k]);
+                json_number(stdout, v[k]);
             }
             fputs("]", stdout);
         }
@@ -866,11 +854,12 @@ static int run_delete(pl_store *store, const long long *ids, int n)
 /* RUN arguments argv[1..n] as ids. */
 static int parse_ids(char **args, int n, long long *ids)
 {
-    pl_err err = {0};
     for (int i = 0; i < n; i++) {
-        long id;
-        if (pl_parse_long("RUN", args[i], 1, 0x7fffffffL, &id, &err))
-            return pl_cli_usage_error("run", "%s", err.msg);
+        char *end;
+        long long id = strtoll(args[i], &end, 10);
+        if (end == args[i] || *end || id < 1 || id > 0x7fffffffLL)
+            return pl_cli_usage_error("run", "'%s' is not a run id (a "
+                                      "number)", args[i]);
         ids[i] = id;
     }
     return PL_EXIT_OK;

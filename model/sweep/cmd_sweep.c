@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "core/atomicfile.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "db/store.h"
 #include "db/sweep.h"
 #include "model/sweep/engine.h"
@@ -279,13 +280,8 @@ static int export_row(void *ctx, const pl_sweep_point *p, const pl_sweep_cell *c
     for (size_t i = 0; i < n; i++) {
         fputc(',', e->f);
         if (c[i].kind == PL_SWEEP_NUM) {
-            char t[32];
-            for (int prec = 15; prec <= 17; prec++) {
-                snprintf(t, sizeof t, "%.*g", prec, c[i].num);
-                if (strtod(t, NULL) == c[i].num)
-                    break;
-            }
-            fputs(t, e->f);
+            char t[PL_NUM_TEXT_SIZE];
+            fputs(pl_num_text(t, sizeof t, c[i].num), e->f);
         } else if (c[i].kind == PL_SWEEP_TEXT) {
             csv_text(e->f, c[i].text);
         }
