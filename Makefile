@@ -6,7 +6,8 @@
 #   make asan       build the sanitizer variant into build/asan/
 #   make bench      run the benchmarks; each prints `name: value unit`
 #   make layering   check the one-way rule between the source folders
-#   make crashtest  SIGKILL import, record, process, daemon 50 times each
+#   make crashtest  SIGKILL import, record, process, daemon, validate,
+#                   run delete, import --manifest 50 times each
 #   make fuzz       libFuzzer (clang) on each parser for FUZZ_S seconds
 #   make demo       deps, build, run the pipeline on the bundled fixtures
 #   make install    PREFIX=/usr/local DESTDIR= : binary and the commands'
@@ -211,6 +212,7 @@ bench: bin/prismlab $(BENCHES)
 # The long crash test; make check runs the same script 10 times each.
 crashtest: bin/prismlab
 	@CRASH_N=50 PRISMLAB_BIN=bin/prismlab sh tests/acquire/crash_test.sh
+	@CRASH_N=50 PRISMLAB_BIN=bin/prismlab sh tests/db/crash_store_test.sh
 
 # Fuzzing: the library again, built by clang with libFuzzer's coverage and
 # ASan+UBSan, one program per parser (tests/fuzz/*_fuzz.c).  Each runs

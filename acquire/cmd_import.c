@@ -20,7 +20,8 @@ static const pl_cli_command command = {
     "                       [--time-unit s|ms|us] [--units volts|mps]\n"
     "                       [--delimiter C] [--decimal C] [--force]\n"
     "                       [--sync normal|full] [--db FILE]\n"
-    "       prismlab import --manifest FILE.csv [--sync normal|full] [--db FILE]\n",
+    "       prismlab import --manifest FILE.csv [--force] [--sync normal|full]\n"
+    "                       [--db FILE]\n",
     .about =
     "Stores a recording made elsewhere (a WAV or CSV file) as a run, exactly as\n"
     "the file holds it, with its SHA-256.  Options override the file's prismlab\n"
@@ -28,7 +29,9 @@ static const pl_cli_command command = {
     "turns out bad half-way stores nothing.  A CSV from another logger is read\n"
     "as it is (the separator, the decimal mark, the time column and its unit\n"
     "found from the file, trigger columns passed over); the CSV options say\n"
-    "what it cannot tell.\n",
+    "what it cannot tell.  A manifest passes over the files stored already\n"
+    "(one line each on stderr), so one cut short is resumed by running it\n"
+    "again; --force imports them all again.\n",
     .footer =
     "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n",
     .max_args = PL_CLI_ANY_ARGS};
@@ -136,10 +139,17 @@ static void progress(void *ctx, long long frames, long long total)
 }
 
 static void each(void *ctx, int row, int rows, long long run_id,
-                 const char *path)
+                 const char *path, int stored)
 {
-    (void)ctx;
-    printf("run=%lld %s\n", run_id, path);
+    int *skipped = ctx;
+    if (stored) {
+        /* stderr: stdout's run= lines stay the runs this call imported */
+        fprintf(stderr, "prismlab import: %s is stored already as run %lld: "
+                "skipped (--force imports it again)\n", path, run_id);
+        ++*skipped;
+    } else {
+        printf("run=%lld %s\n", run_id, path);
+    }
     pl_cli_progress("import", (unsigned long long)row + 1, (unsigned long long)rows);
 }
 
@@ -184,10 +194,14 @@ int pl_cmd_import(int argc, char **argv)
         if (nargs > 0)
             return pl_cli_usage_error(cmd, "give a FILE or --manifest, not both");
         pl_err err = {0};
-        int count = 0;
-        pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, each, NULL,
-                                          &count, &err);
-        printf("imported %d runs from %s into %s\n", count, a.manifest, path);
+        int count = 0, skipped = 0;
+        pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, a.o.force,
+                                          each, &skipped, &count, &err);
+        if (skipped)
+            printf("imported %d runs from %s into %s (%d stored already, "
+                   "skipped)\n", count, a.manifest, path, skipped);
+        else
+            printf("imported %d runs from %s into %s\n", count, a.manifest, path);
         return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
     }
     if (nargs != 1)

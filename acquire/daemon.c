@@ -781,6 +781,22 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     return st;
 }
 
+/* A socket this user may not use: a daemon may well be there, so say
+ * whose it is and what gives access rather than "no daemon answers". */
+static pl_status refused_socket(const char *path, pl_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return pl_err_set(err, PL_EIO, "permission denied on %s: run the "
+                          "command as the daemon's user", path);
+    return pl_err_set(err, PL_EIO, "permission denied on %s (owner uid %ld, "
+                      "group gid %ld, mode %03o): run the command as the "
+                      "daemon's user or a member of its group, or start the "
+                      "daemon with a --socket this user may use", path,
+                      (long)sb.st_uid, (long)sb.st_gid,
+                      (unsigned)(sb.st_mode & 0777));
+}
+
 pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
                             size_t size, pl_err *err)
 {
@@ -792,6 +808,8 @@ pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         int e = errno;
         close(fd);
+        if (e == EACCES || e == EPERM)
+            return refused_socket(path, err);
         return pl_err_set(err, PL_EIO, "%s: no daemon answers (%s): start one "
                           "with prismlab acquire daemon --config rig.ini", path,
                           strerror(e));

@@ -35,18 +35,18 @@ static const char *format_of(const char *path, const char *format)
     return NULL;
 }
 
-/* PL_EEXIST naming the stored run when a file with this SHA-256 is in the
- * store already. */
+/* PL_EEXIST naming the stored run (also in *id) when a file with this
+ * SHA-256 is in the store already. */
 static pl_status refuse_stored(pl_store *store, const char *path,
-                               const char *sha256, pl_err *err)
+                               const char *sha256, long long *id, pl_err *err)
 {
-    long long id = 0;
-    if (pl_run_find_by_sha256(store, sha256, &id, err) != PL_OK)
+    *id = 0;
+    if (pl_run_find_by_sha256(store, sha256, id, err) != PL_OK)
         return err->code;
-    if (id)
+    if (*id)
         return pl_err_set(err, PL_EEXIST, "%s is stored already as run %lld "
                           "(same SHA-256): give --force to import it again",
-                          path, id);
+                          path, *id);
     return PL_OK;
 }
 
@@ -114,7 +114,7 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
      * one file at once cannot both pass.  The thread has no frames yet,
      * so the store is this thread's alone here. */
     if (st == PL_OK && !opt->force && info.sha256[0] &&
-        refuse_stored(pl_writer_store(w), opt->path, info.sha256, err) != PL_OK) {
+        refuse_stored(pl_writer_store(w), opt->path, info.sha256, run_id, err) != PL_OK) {
         pl_err ignore = {0};
         pl_writer_abort_run(w, &ignore);
         st = err->code;
@@ -291,9 +291,10 @@ static pl_status read_row(const pl_csvtable *t, int r, const char *dir,
 }
 
 pl_status pl_import_manifest(const char *db_path, const char *manifest,
-                             int sync_full,
+                             int sync_full, int force,
                              void (*each)(void *ctx, int row, int rows,
-                                          long long run_id, const char *path),
+                                          long long run_id, const char *path,
+                                          int stored),
                              void *ctx, int *count, pl_err *err)
 {
     pl_csvtable *t = NULL;
@@ -319,13 +320,20 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
         long long id = 0;
         if ((st = read_row(t, r, dir, sync_full, m, err)) != PL_OK)
             break;
-        if ((st = pl_import_file(db_path, &m->o, &id, NULL, err)) != PL_OK) {
+        m->o.force = force;
+        st = pl_import_file(db_path, &m->o, &id, NULL, err);
+        /* A manifest killed half-way is resumed by running it again: what
+         * it stored whole is passed over, not a reason to stop. */
+        int stored = st == PL_EEXIST && id > 0;
+        if (stored)
+            st = PL_OK;
+        if (st != PL_OK) {
             pl_err_prefix(err, "%s:%ld: ", manifest, pl_csvtable_line(t, r));
             break;
         }
-        ++*count;
+        *count += !stored;
         if (each)
-            each(ctx, r, rows, id, m->path);
+            each(ctx, r, rows, id, m->path, stored);
     }
     free(m);
     pl_csvtable_free(t);

@@ -41,14 +41,18 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
                          long long *run_id, long long *frames, pl_err *err);
 
 /* Imports every file a manifest lists (columns in docs/acquire.md; paths
- * relative to the manifest's folder).  Stops at the first bad row or file
- * with its FILE:LINE; runs imported before it stay.  *count receives the
- * runs imported.  each(ctx, row, n_rows, run_id, path) is called after each
- * file when not NULL. */
+ * relative to the manifest's folder).  A file already stored (same
+ * SHA-256) is passed over unless force, so a manifest cut short is resumed
+ * by running it again; force imports every file again.  Stops at the first
+ * bad row or file with its FILE:LINE; runs imported before it stay.
+ * *count receives the runs imported.  each(ctx, row, n_rows, run_id, path,
+ * stored) is called after each file when not NULL; stored = 1 says the file
+ * was passed over as run_id. */
 pl_status pl_import_manifest(const char *db_path, const char *manifest,
-                             int sync_full,
+                             int sync_full, int force,
                              void (*each)(void *ctx, int row, int rows,
-                                          long long run_id, const char *path),
+                                          long long run_id, const char *path,
+                                          int stored),
                              void *ctx, int *count, pl_err *err);
 
 #endif

@@ -833,19 +833,37 @@ static int run_set(pl_store *store, long long id, const run_args *a)
     return PL_EXIT_OK;
 }
 
+/* Fails run delete with err, rolled back; a disk too full for the
+ * delete's own writes says what to do. */
+static int delete_failed(pl_store *store, pl_err *err)
+{
+    int full = pl_store_disk_full(store);
+    pl_store_rollback(store);
+    pl_err_prefix(err, "nothing deleted: ");
+    if (full) {
+        /* SQLite writes the change to its WAL before the pages are free:
+         * even a delete needs a little room first */
+        char cause[sizeof err->msg];
+        snprintf(cause, sizeof cause, "%s", err->msg);
+        pl_err_set(err, err->code, "%.300s: the disk is full (or a file size "
+                   "limit is set), and a delete "
+                   "needs room for SQLite's write-ahead log first (some 50 kB "
+                   "a run): free that much on that disk (move or remove "
+                   "another file) and delete again", cause);
+    }
+    return pl_cli_fail("run delete", err);
+}
+
 static int run_delete(pl_store *store, const long long *ids, int n)
 {
     pl_err err = {0};
     if (pl_store_begin(store, &err) != PL_OK)
-        return pl_cli_fail("run delete", &err);
+        return delete_failed(store, &err);
     for (int i = 0; i < n; i++)
-        if (pl_run_delete(store, ids[i], &err) != PL_OK) {
-            pl_store_rollback(store);
-            pl_err_prefix(&err, "nothing deleted: ");
-            return pl_cli_fail("run delete", &err);
-        }
+        if (pl_run_delete(store, ids[i], &err) != PL_OK)
+            return delete_failed(store, &err);
     if (pl_store_commit(store, &err) != PL_OK)
-        return pl_cli_fail("run delete", &err);
+        return delete_failed(store, &err);
     for (int i = 0; i < n; i++)
         printf("deleted run %lld\n", ids[i]);
     return PL_EXIT_OK;

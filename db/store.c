@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -37,6 +39,7 @@ enum { BUSY_TIMEOUT_MS = 10000 };
 
 sqlite3 *pl_store_db(pl_store *store) { return store->db; }
 const char *pl_store_path(const pl_store *store) { return store->path; }
+
 
 int pl_store_latest_version(void)
 {
@@ -271,6 +274,48 @@ static pl_status apply_migrations(pl_store *store, pl_err *err)
 static const char *const core_tables[] = {"prism", "ramp", "experiment",
                                           "run", "channel", "chunk"};
 
+/* A connection that could not be set up; on a full disk, what to do. */
+static pl_status open_failed(pl_store *store, pl_err *err)
+{
+    if (!pl_store_disk_full(store))
+        return pl_store_fail(store, "opening", err);
+    return pl_err_set(err, PL_EDB, "opening: %s (database '%s'): the disk is "
+                      "full (or a file size limit is set), and SQLite needs room beside the database for "
+                      "its -wal and -shm files (some 100 kB) even to delete: "
+                      "free that much on that disk (move or remove another "
+                      "file) and try again", sqlite3_errmsg(store->db),
+                      store->path);
+}
+
+/* PL_OK when a file with tables is a prismlab store: a schema version
+ * and every core table (bit i of ours: core_tables[i] is there); else the
+ * refusal says what is missing, naming only what is missing. */
+static pl_status foreign(pl_store *store, int version, unsigned ours,
+                         pl_err *err)
+{
+    const size_t n = sizeof core_tables / sizeof *core_tables;
+    char missing[128] = "", why[256];
+    size_t len = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(ours & (1u << i)) && len < sizeof missing)
+            len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s",
+                                    k++ ? ", " : "", core_tables[i]);
+    if (version != 0 && k == 0)
+        return PL_OK;
+    if (version == 0 && k == 0)
+        snprintf(why, sizeof why, "it has prismlab's tables but no schema "
+                 "version (user_version 0)");
+    else if (version == 0)
+        snprintf(why, sizeof why, "it has no prismlab schema version "
+                 "(user_version 0) and no table%s %s", k > 1 ? "s" : "", missing);
+    else
+        snprintf(why, sizeof why, "its user_version is %d, but it has no "
+                 "table%s %s", version, k > 1 ? "s" : "", missing);
+    return pl_err_set(err, PL_EDB, "'%s' is an SQLite database but not a "
+                      "prismlab store (%s): refused, nothing written to it",
+                      store->path, why);
+}
+
 /* Decides from what the file holds, before anything is written to it,
  * whether it is a prismlab store (PL_OK), an empty database that only
  * `db init` (PL_STORE_CREATE) may initialise, or another program's file
@@ -280,20 +325,24 @@ static const char *const core_tables[] = {"prism", "ramp", "experiment",
 static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
 {
     sqlite3_stmt *st;
-    int tables = 0, ours = 0, version, rc;
+    int tables = 0, version, rc;
+    unsigned ours = 0;            /* bit i: core_tables[i] is there */
 
     if (sqlite3_prepare_v2(store->db, "SELECT name FROM sqlite_master "
                            "WHERE type = 'table'", -1, &st, NULL) != SQLITE_OK)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         tables++;
         for (size_t i = 0; name && i < sizeof core_tables / sizeof *core_tables; i++)
-            ours += strcmp(name, core_tables[i]) == 0;
+            if (strcmp(name, core_tables[i]) == 0)
+                ours |= 1u << i;
+    }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return open_failed(store, err);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return pl_store_fail(store, "opening", err);
     if ((version = read_user_version(store->db)) < 0)
         return pl_store_fail(store, "reading the schema version", err);
     if (version == 0 && tables == 0) {
@@ -303,14 +352,7 @@ static pl_status recognise(pl_store *store, unsigned flags, pl_err *err)
                           "prismlab store yet (create it with 'prismlab db "
                           "init --db %s')", store->path, store->path);
     }
-    if (version == 0 || ours != (int)(sizeof core_tables / sizeof *core_tables))
-        return pl_err_set(err, PL_EDB, "'%s' is an SQLite database but not a "
-                          "prismlab store (%s): refused, nothing written to it",
-                          store->path, version == 0
-                              ? "it has tables but no prismlab schema version"
-                              : "the tables prism, ramp, run, channel, chunk "
-                                "are missing");
-    return PL_OK;
+    return foreign(store, version, ours, err);
 }
 
 /* The settings of a connection that may write: WAL (a file must be in it),
@@ -322,7 +364,7 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
 
     if (sqlite3_prepare_v2(store->db, "PRAGMA journal_mode = WAL", -1, &st,
                            NULL) != SQLITE_OK)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     if (sqlite3_step(st) == SQLITE_ROW) {
         const unsigned char *mode = sqlite3_column_text(st, 0);
         wal = mode && strcmp((const char *)mode, "wal") == 0;
@@ -331,13 +373,21 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
     if (sqlite3_errcode(store->db) != SQLITE_OK &&
         sqlite3_errcode(store->db) != SQLITE_DONE &&
         sqlite3_errcode(store->db) != SQLITE_ROW)
-        return pl_store_fail(store, "opening", err);
+        return open_failed(store, err);
     /* An in-memory database (tests) cannot be WAL; a file must be. */
     if (!wal && strcmp(store->path, ":memory:") != 0)
         return pl_err_set(err, PL_EDB,
                           "database '%s' could not be switched to WAL mode",
                           store->path);
     if (pl_store_exec(store, "PRAGMA foreign_keys = ON", err) != PL_OK)
+        return err->code;
+    /* Debian builds SQLite with SECURE_DELETE: every page a delete frees
+     * is overwritten with zeros, through the WAL, so deleting a 100 MB run
+     * needed 100 MB of free disk first and `run delete` could not free a
+     * full disk.  FAST still clears what is left in the pages it writes
+     * anyway, but writes no page only to clear it: a delete then needs a
+     * few pages of WAL a run (docs/data-model.md, "Deleting"). */
+    if (pl_store_exec(store, "PRAGMA secure_delete = FAST", err) != PL_OK)
         return err->code;
     return pl_store_exec(store,
                          (flags & PL_STORE_SYNC_FULL)
@@ -356,6 +406,28 @@ static void folder_of(const char *path, char *buf, size_t n)
         snprintf(buf, n, "/");
     else
         snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+int pl_store_disk_full(pl_store *store)
+{
+    int rc = sqlite3_extended_errcode(store->db), e = sqlite3_system_errno(store->db);
+    if (rc == SQLITE_FULL)
+        return 1;
+    if ((rc & 0xff) != SQLITE_IOERR)
+        return 0;
+    if (e == ENOSPC || e == EFBIG || e == EDQUOT)
+        return 1;
+    /* SQLite says FULL for ENOSPC on its main writes only; a full -shm or
+     * a file size limit come back as I/O errors, often without the errno:
+     * ask the disk and the limit, so that a failing disk is not called
+     * full */
+    char dir[4096];
+    struct statvfs fs;
+    struct rlimit lim;
+    folder_of(store->path, dir, sizeof dir);
+    if (statvfs(dir, &fs) == 0 && (double)fs.f_bavail * fs.f_frsize < 1 << 20)
+        return 1;
+    return getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY;
 }
 
 /* Whether this process may write the file and create its -wal and -shm
@@ -544,9 +616,16 @@ pl_status pl_store_open(pl_store **out, const char *path, unsigned flags,
                               "database '%s' does not exist (create it with "
                               "'prismlab db init --db %s')", path, path);
         exists = 0;
-    } else if (strcmp(path, ":memory:") != 0 && S_ISDIR(sb.st_mode))
+    } else if (strcmp(path, ":memory:") != 0 && S_ISDIR(sb.st_mode)) {
         return pl_err_set(err, PL_EINVAL, "database '%s' is a folder: a file "
                           "name is needed", path);
+    } else if (strcmp(path, ":memory:") != 0 && !S_ISREG(sb.st_mode)) {
+        /* SQLite would open /dev/null and leave /dev/null-journal beside
+         * it: a store is a regular file, or a new one */
+        return pl_err_set(err, PL_EINVAL, "database '%s' is not a regular "
+                          "file (a device, a pipe or a socket): name a file, "
+                          "or a new one for 'db init'", path);
+    }
     store = calloc(1, sizeof *store);
     if (!store || !(store->path = strdup(path))) {
         free(store);

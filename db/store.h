@@ -73,6 +73,13 @@ void pl_store_close(pl_store *store);
 /* The file name the store was opened with. */
 const char *pl_store_path(const pl_store *store);
 
+/* Whether the last statement failed for want of disk: SQLite's "database
+ * or disk is full", or an I/O error with ENOSPC, EDQUOT or EFBIG, or one
+ * while the database's disk has under 1 MiB free or a file size limit is
+ * set (SQLite often loses the errno).  Ask before a rollback, which
+ * resets it. */
+int pl_store_disk_full(pl_store *store);
+
 /* The schema version of the open database (PRAGMA user_version). */
 int pl_store_schema_version(pl_store *store);
 

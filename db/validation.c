@@ -6,14 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-pl_status pl_validation_save(pl_store *store, const pl_validation *v,
-                             pl_err *err)
+/* Replaces one validation and its simulation inside the caller's
+ * transaction, stamped now. */
+static pl_status save_one(pl_store *store, const pl_validation *v,
+                          const char *now, pl_err *err)
 {
     sqlite3_stmt *st = NULL;
-    char now[32];
-    pl_store_utc_now(now);
-    if (pl_store_begin(store, err) != PL_OK)
-        return err->code;
     /* the old row's simulation goes with it (validation cascades from it) */
     if (pl_store_prepare(store, "DELETE FROM simulation WHERE id IN (SELECT "
                          "simulation_id FROM validation WHERE run_id = ? AND "
@@ -97,11 +95,31 @@ pl_status pl_validation_save(pl_store *store, const pl_validation *v,
         goto fail;
     }
     sqlite3_finalize(st);
-    return pl_store_commit(store, err);
+    return PL_OK;
 fail:
     sqlite3_finalize(st);
-    pl_store_rollback(store);
     return err->code;
+}
+
+pl_status pl_validation_save_set(pl_store *store, const pl_validation *v,
+                                 size_t n, pl_err *err)
+{
+    char now[32];
+    pl_store_utc_now(now);
+    if (pl_store_begin(store, err) != PL_OK)
+        return err->code;
+    for (size_t i = 0; i < n; i++)
+        if (save_one(store, &v[i], now, err) != PL_OK) {
+            pl_store_rollback(store);
+            return err->code;
+        }
+    return pl_store_commit(store, err);
+}
+
+pl_status pl_validation_save(pl_store *store, const pl_validation *v,
+                             pl_err *err)
+{
+    return pl_validation_save_set(store, v, 1, err);
 }
 
 pl_status pl_validation_get(pl_store *store, long long run_id,

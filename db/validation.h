@@ -4,7 +4,9 @@
  * One validation row per run, law (line, plastic) and fit (recorded:
  * lambda0 as the operator recorded it, release as detected; fitted:
  * lambda0 and the release instant (and beta when asked) fitted to L_p).
- * Saving replaces the row and its simulation in one transaction.
+ * Saving replaces the row and its simulation in one transaction; a set
+ * (a run's laws and fits) is one transaction too, so a reader, a kill or a
+ * full disk sees the old set or the new one, never a mixture.
  */
 #ifndef PL_DB_VALIDATION_H
 #define PL_DB_VALIDATION_H
@@ -35,6 +37,12 @@ typedef struct {
 /* Saves (replacing) a validation and its simulation. */
 pl_status pl_validation_save(pl_store *store, const pl_validation *v,
                              pl_err *err);
+
+/* Saves (replacing) the n validations v[0..n) and their simulations in one
+ * transaction, all stamped with one time: all of them are stored, or on
+ * any error none (the rows before stay as they were). */
+pl_status pl_validation_save_set(pl_store *store, const pl_validation *v,
+                                 size_t n, pl_err *err);
 
 /* Reads the validation of (run, law, fit); PL_ENOTFOUND when none. */
 pl_status pl_validation_get(pl_store *store, long long run_id,

@@ -88,6 +88,16 @@ static void diagnose(pl_store *store, long long id, const pl_process_result *r,
                 -ch[0].beam_sign, -ch[1].beam_sign);
 }
 
+/* Puts "run ID: " before a failure that does not name the run yet (the
+ * store's own errors, a full disk), so that a log of --all says which. */
+static void name_run(long long id, pl_err *err)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "run %lld: ", id);
+    if (strncmp(err->msg, prefix, strlen(prefix)) != 0)
+        pl_err_prefix(err, "%s", prefix);
+}
+
 /* A run the data do not let processing measure (PL_ENUMERIC: no motion,
  * clipped, too short) gets a quality record "refused" with the failure as
  * its reason, replacing the result of an earlier processing that no
@@ -134,6 +144,7 @@ int pl_cmd_process(int argc, char **argv)
         if (sel.n > 1)
             pl_cli_progress_clear();
         if (pl_process_run_summary(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
+            name_run(sel.ids[k], &err);
             pl_cli_fail(command.name, &err);
             record_refusal(sel.store, sel.ids[k], &err);
             diagnose(sel.store, sel.ids[k], NULL, &err);

@@ -64,32 +64,54 @@ static void print_match(long long id, int law, int fitted, const pl_match_result
            pl_model_end_name(r->status));
 }
 
+/* Every law and fit asked for of one run, stored together (one
+ * transaction: a kill leaves the run's earlier set or the new one, never
+ * a mixture); a law or fit that fails is said and left out.  Returns how
+ * many failed; *done counts them for the progress line. */
+static int validate_one(pl_store *store, long long id, int laws, int do_fit,
+                        const pl_fit_spec *spec, size_t *done, size_t total)
+{
+    pl_err err = {0};
+    pl_validation v[4];
+    pl_match_result r[4];
+    int law_of[4], fit_of[4], n = 0, failed = 0;
+    for (int law = 0; law < 2; law++) {
+        if (!(laws & (1 << law)))
+            continue;
+        for (int fitted = 0; fitted <= do_fit; fitted++) {
+            pl_status st = pl_validate_match(store, id,
+                                             law ? PL_LAW_PLASTIC : PL_LAW_LINE,
+                                             fitted, spec, &v[n], &r[n], &err);
+            ++*done;
+            pl_cli_progress("validate", *done, total);
+            if (st != PL_OK) {
+                pl_cli_fail(command.name, &err);
+                failed++;
+                continue;
+            }
+            law_of[n] = law;
+            fit_of[n++] = fitted;
+        }
+    }
+    if (n > 0 && pl_validation_save_set(store, v, (size_t)n, &err) != PL_OK) {
+        pl_err_prefix(&err, "run %lld: storing its %d validations: ", id, n);
+        pl_cli_fail(command.name, &err);
+        return failed + n;
+    }
+    for (int i = 0; i < n; i++)
+        print_match(id, law_of[i], fit_of[i], &r[i]);
+    return failed;
+}
+
 /* Every run, law and fit asked for; returns how many failed. */
 static int validate_all(const pl_run_selection *sel, int laws, int do_fit,
                         const pl_fit_spec *spec)
 {
-    pl_err err = {0};
     int failed = 0;
     size_t total = sel->n * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
     for (size_t k = 0; k < sel->n; k++)
-        for (int law = 0; law < 2; law++) {
-            if (!(laws & (1 << law)))
-                continue;
-            for (int fitted = 0; fitted <= do_fit; fitted++) {
-                pl_match_result r;
-                pl_status st = pl_validate_run(sel->store, sel->ids[k],
-                                               law ? PL_LAW_PLASTIC : PL_LAW_LINE,
-                                               fitted, spec, &r, &err);
-                done++;
-                if (st != PL_OK) {
-                    pl_cli_fail(command.name, &err);
-                    failed++;
-                    continue;
-                }
-                print_match(sel->ids[k], law, fitted, &r);
-                pl_cli_progress("validate", done, total);
-            }
-        }
+        failed += validate_one(sel->store, sel->ids[k], laws, do_fit, spec,
+                               &done, total);
     return failed;
 }
 

@@ -113,9 +113,9 @@ static void validation_of(pl_validation *v, long long run_id, pl_law law,
     v->fit_residual = r->fit_rms;
 }
 
-pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
-                          int fitted, const pl_fit_spec *spec_in,
-                          pl_match_result *out, pl_err *err)
+pl_status pl_validate_match(pl_store *store, long long run_id, pl_law law,
+                            int fitted, const pl_fit_spec *spec_in,
+                            pl_validation *v, pl_match_result *out, pl_err *err)
 {
     pl_processing proc;
     pl_ramp ramp;
@@ -139,11 +139,18 @@ pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
         pl_err_prefix(err, "run %lld (%s law): ", run_id, law_name(law));
         return st;
     }
-    pl_validation v;
-    validation_of(&v, run_id, law, fitted, &spec, &proc, &r);
-    if ((st = pl_validation_save(store, &v, err)) != PL_OK)
-        return st;
+    validation_of(v, run_id, law, fitted, &spec, &proc, &r);
     if (out)
         *out = r;
     return PL_OK;
+}
+
+pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
+                          int fitted, const pl_fit_spec *spec,
+                          pl_match_result *out, pl_err *err)
+{
+    pl_validation v;
+    if (pl_validate_match(store, run_id, law, fitted, spec, &v, out, err) != PL_OK)
+        return err->code;
+    return pl_validation_save(store, &v, err);
 }

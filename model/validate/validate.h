@@ -5,7 +5,14 @@
 #define PL_MODEL_VALIDATE_H
 
 #include "db/store.h"
+#include "db/validation.h"
 #include "model/prism/match.h"
+
+/* The same as pl_validate_run, but stores nothing: the row to store goes
+ * to v (pl_validation_save_set stores a run's rows together). */
+pl_status pl_validate_match(pl_store *store, long long run_id, pl_law law,
+                            int fitted, const pl_fit_spec *spec,
+                            pl_validation *v, pl_match_result *res, pl_err *err);
 
 /* Validates run_id under law: fitted = 0 simulates with the recorded
  * lambda0 from the detected release; fitted = 1 fits what spec names

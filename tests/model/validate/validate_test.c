@@ -410,6 +410,38 @@ static void validating_again_replaces(void **state)
     assert_int_equal(sims, before);
 }
 
+/* A set is stored whole or not at all (issue 31 D1): when its second row
+ * cannot be stored (a law the schema refuses), the first is not stored
+ * either and the run keeps the rows it had; a good set replaces them with
+ * one stamp. */
+static void a_set_is_stored_whole_or_not(void **state)
+{
+    fixture *f = *state;
+    pl_err err = {0};
+    long long id = f->id[EXACT];
+    pl_validation v[2], old, got;
+    check(pl_validate_run(f->store, id, PL_LAW_LINE, 0, NULL, NULL, &err), &err);
+    check(pl_validation_get(f->store, id, "line", "recorded", &old, &err), &err);
+    long long sims = rows(f->store, "simulation");
+    check(pl_validate_match(f->store, id, PL_LAW_LINE, 0, NULL, &v[0], NULL, &err), &err);
+    check(pl_validate_match(f->store, id, PL_LAW_PLASTIC, 0, NULL, &v[1], NULL, &err), &err);
+    v[0].max_rel_err_lp = old.max_rel_err_lp + 1;   /* tells the rows apart */
+    pl_validation bad = v[1];
+    snprintf(bad.law, sizeof bad.law, "elastic");
+    pl_validation set[2] = {v[0], bad};
+    assert_int_equal(pl_validation_save_set(f->store, set, 2, &err), PL_EDB);
+    assert_int_equal(rows(f->store, "simulation"), sims);
+    check(pl_validation_get(f->store, id, "line", "recorded", &got, &err), &err);
+    assert_true(got.max_rel_err_lp == old.max_rel_err_lp);
+    assert_string_equal(got.created_utc, old.created_utc);
+    check(pl_validation_save_set(f->store, v, 2, &err), &err);
+    check(pl_validation_get(f->store, id, "line", "recorded", &got, &err), &err);
+    assert_true(got.max_rel_err_lp == old.max_rel_err_lp + 1);
+    pl_validation plastic;
+    check(pl_validation_get(f->store, id, "plastic", "recorded", &plastic, &err), &err);
+    assert_string_equal(plastic.created_utc, got.created_utc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +451,7 @@ int main(void)
         cmocka_unit_test(no_recorded_lambda0),
         cmocka_unit_test(errors_store_nothing),
         cmocka_unit_test(validating_again_replaces),
+        cmocka_unit_test(a_set_is_stored_whole_or_not),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
