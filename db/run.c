@@ -870,6 +870,44 @@ static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
     return PL_OK;
 }
 
+/* The corrected run's release angle and beam heights against its prism
+ * and ramp (the corrected ones where named), when the edit touches any of
+ * them: refused now, rather than by validate later.  An unknown prism
+ * leaves only the general bounds already checked. */
+static pl_status check_against_prism(pl_store *store, const pl_run_info *r,
+                                     const pl_run_edit *e, double h1,
+                                     double h2, pl_err *err)
+{
+    const char *prism = e->prism ? e->prism : r->prism;
+    const char *ramp = e->ramp ? e->ramp : r->ramp;
+    double lambda0 = e->clear_lambda0 ? NAN : !isnan(e->lambda0_rad)
+                     ? e->lambda0_rad : r->lambda0_rad;
+    pl_prism p;
+    pl_ramp rp;
+    char what[160];
+    if (!e->prism && !e->ramp && isnan(e->h[0]) && isnan(e->h[1]) &&
+        isnan(e->lambda0_rad))
+        return PL_OK;
+    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
+        pl_err_clear(err);  /* none, or set_reference names the unknown one */
+        return PL_OK;
+    }
+    rp.beta_rad = NAN;
+    if (ramp[0] && pl_ramp_get(store, ramp, &rp, err) != PL_OK) {
+        pl_err_clear(err);
+        rp.beta_rad = NAN;
+    }
+    if (isnan(rp.beta_rad))
+        snprintf(what, sizeof what, "prism '%.60s'", p.name);
+    else
+        snprintf(what, sizeof what, "prism '%.60s' on ramp '%.60s'", p.name,
+                 rp.name);
+    if (pl_prism_inputs_check(what, p.n_edges, p.a0_m, rp.beta_rad, h1,
+                              r->n_channels > 1 ? h2 : NAN, lambda0, err) != PL_OK)
+        return pl_err_prefix(err, "run %lld: ", r->id);
+    return PL_OK;
+}
+
 static pl_status apply_edit(pl_store *store, long long run_id,
                             const pl_run_edit *e, int *changed, pl_err *err)
 {
@@ -904,7 +942,8 @@ static pl_status apply_edit(pl_store *store, long long run_id,
         !(e->ldv_scale_mps_per_v > 0 && e->ldv_scale_mps_per_v <= 1e3))
         return pl_err_set(err, PL_EINVAL, "LDV scale %g m/s/V: expected a "
                           "value in (0, 1000]", e->ldv_scale_mps_per_v);
-    if (pl_lambda0_check(e->lambda0_rad, err) != PL_OK)
+    if (pl_lambda0_check(e->lambda0_rad, err) != PL_OK ||
+        check_against_prism(store, &r, e, h1, h2, err) != PL_OK)
         return err->code;
 
     pl_store_utc_now(when);

@@ -75,6 +75,10 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
     pl_validation v[4];
     pl_match_result r[4];
     int law_of[4], fit_of[4], n = 0, failed = 0;
+    /* A fault of the run itself (no such run, not processed, a release
+     * angle outside the prism's range) fails every law and fit alike:
+     * said once, not four times. */
+    char said[sizeof err.msg] = "";
     for (int law = 0; law < 2; law++) {
         if (!(laws & (1 << law)))
             continue;
@@ -85,7 +89,9 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
             ++*done;
             pl_cli_progress("validate", *done, total);
             if (st != PL_OK) {
-                pl_cli_fail(command.name, &err);
+                if (strcmp(said, err.msg))
+                    pl_cli_fail(command.name, &err);
+                snprintf(said, sizeof said, "%s", err.msg);
                 failed++;
                 continue;
             }
