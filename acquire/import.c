@@ -197,7 +197,7 @@ static const char *const manifest_columns[] = {
 
 /* One manifest row as import options, with the text they point to. */
 typedef struct {
-    char file[512], format[8], exp[64], prism[64], ramp[64], path[1600];
+    char file[512], format[8], exp[PL_NAME_SIZE], prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE], path[1600];
     pl_import_options o;
 } manifest_row;
 

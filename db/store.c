@@ -82,10 +82,18 @@ pl_status pl_store_commit(pl_store *store, pl_err *err)
     return pl_store_exec(store, "COMMIT", err);
 }
 
+size_t pl_name_length(const char *name)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        n += (*p & 0xc0) != 0x80;
+    return n;
+}
+
 pl_status pl_name_check(const char *what, const char *name, pl_err *err)
 {
-    size_t n = name ? strlen(name) : 0;
-    if (n > PL_NAME_MAX)
+    size_t n = name ? pl_name_length(name) : 0;
+    if (n > PL_NAME_MAX || (name && strlen(name) > PL_NAME_BYTES))
         return pl_err_set(err, PL_EINVAL, "%s name '%.40s...' is %zu "
                           "characters long: at most %d", what, name, n,
                           PL_NAME_MAX);

@@ -583,14 +583,14 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
             first &= strcmp(s->r[j].info.prism, s->r[i].info.prism) != 0;
         if (!first || !s->r[i].info.prism[0])
             continue;
-        char scope[96];
+        char scope[PL_NAME_SIZE + 16];
         pl_verdict v;
         pooled_verdict(s, s->r[i].info.prism, &v);
         snprintf(scope, sizeof scope, "prism %s", s->r[i].info.prism);
         verdict_row(f, scope, &v);
     }
     for (size_t i = 0; i < s->n; i++) {
-        char scope[96];
+        char scope[PL_NAME_SIZE + 40];
         snprintf(scope, sizeof scope, "run %lld (%s)", s->r[i].info.id,
                  s->r[i].info.prism[0] ? s->r[i].info.prism : "no prism");
         verdict_row(f, scope, &s->r[i].verdict);
