@@ -200,7 +200,8 @@ static void list_row(catalog_entry *c, const char *header)
 static int print_prism(void *ctx, const pl_prism *p)
 {
     catalog_entry *c = ctx;
-    list_row(c, "name             N    a0         length       mass          material\n");
+    /* units in the header only: cells are numbers a script can read */
+    list_row(c, "name             N     a0_m     length_m  mass_kg   material\n");
     if (c->json) {
         json_field_text(stdout, "{", "name", p->name);
         printf(", \"n_edges\": %d, \"a0_m\": ", p->n_edges);
@@ -213,16 +214,15 @@ static int print_prism(void *ctx, const pl_prism *p)
         fputs("}", stdout);
         return 0;
     }
-    printf("%-16s N=%-3d a0=%.4g m  length=%.4g m  mass=%.4g kg  %s\n",
-           p->name, p->n_edges, p->a0_m, p->length_m, pl_prism_mass(p),
-           p->material);
+    printf("%-16s %-5d %-8.4g %-9.4g %-9.4g %s\n", p->name, p->n_edges,
+           p->a0_m, p->length_m, pl_prism_mass(p), p->material);
     return 0;
 }
 
 static int print_ramp(void *ctx, const pl_ramp *r)
 {
     catalog_entry *c = ctx;
-    list_row(c, "name             beta              mu_s      mu        material\n");
+    list_row(c, "name             beta_deg  mu_s      mu        material\n");
     if (c->json) {
         json_field_text(stdout, "{", "name", r->name);
         fputs(", \"beta_deg\": ", stdout);
@@ -239,9 +239,8 @@ static int print_ramp(void *ctx, const pl_ramp *r)
         fputs("}", stdout);
         return 0;
     }
-    printf("%-16s beta=%.4f deg  mu_s=%.3g  mu=%.3g  %s\n", r->name,
-           r->beta_rad / DEG, r->mu_s, isfinite(r->mu) ? r->mu : r->mu_s,
-           r->material);
+    printf("%-16s %-9.4f %-9.3g %-9.3g %s\n", r->name, r->beta_rad / DEG,
+           r->mu_s, isfinite(r->mu) ? r->mu : r->mu_s, r->material);
     return 0;
 }
 
