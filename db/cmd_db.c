@@ -3,7 +3,7 @@
  * db/store.c, db/catalog.c and db/run.c; only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
-#include "core/numtext.h"
+#include "core/json.h"
 #include "db/catalog.h"
 #include "db/derived.h"
 #include "db/quality.h"
@@ -31,28 +31,14 @@ static int open_store(const char *cmd, const char *db, unsigned flags,
 /* JSON text of s (quotes included). */
 static void json_string(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
+    pl_json_string(out, s);
 }
 
 /* A JSON number in the shortest form that reads back as v (0.0199, not
- * 0.019900000000000001: core/numtext.h), or null for NaN (JSON has no
- * NaN). */
+ * 0.019900000000000001: core/numtext.h), or null for NaN. */
 static void json_number(FILE *out, double v)
 {
-    char buf[PL_NUM_TEXT_SIZE];
-    if (isfinite(v))
-        fputs(pl_num_text(buf, sizeof buf, v), out);
-    else
-        fputs("null", out);
+    pl_json_number(out, v);
 }
 
 /* "name": "text" or null when empty, with the separator before it. */
@@ -70,13 +56,14 @@ static void json_field_text(FILE *out, const char *sep, const char *name,
 
 static const pl_cli_command db_command = {
     .name = "db",
-    .usage = "usage: prismlab db init|check|info [--db FILE]\n",
+    .usage = "usage: prismlab db init|check|info [--json] [--db FILE]\n",
     .about =
     "  init    create the database (or migrate an older one) and print its\n"
     "          schema version\n"
     "  check   run SQLite's integrity check and verify every chunk's CRC-32;\n"
     "          exit status 2 when anything is wrong, naming run and chunk\n"
-    "  info    schema version, journal mode and what the store holds\n",
+    "  info    schema version, journal mode and what the store holds\n"
+    "          (--json: one JSON object)\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 static void print_problem(void *ctx, long long run, long long chunk,
@@ -93,7 +80,24 @@ static long long count_rows(pl_store *store, const char *table)
     return pl_store_count_rows(store, table, &n, &err) == PL_OK ? n : -1;
 }
 
-static int db_info(pl_store *store)
+/* db info as one JSON object: the same fields, numbers as numbers. */
+static int db_info_json(pl_store *store, const char *const *tables,
+                        size_t n, long long frames)
+{
+    pl_json_key(stdout, "{", "database");
+    pl_json_string(stdout, pl_store_path(store));
+    printf(", \"schema_version\": %d, \"latest_schema_version\": %d, "
+           "\"journal_mode\": \"wal\", \"rows\": {",
+           pl_store_schema_version(store), pl_store_latest_version());
+    for (size_t i = 0; i < n; i++) {
+        pl_json_key(stdout, i ? ", " : "", tables[i]);
+        printf("%lld", count_rows(store, tables[i]));
+    }
+    printf("}, \"frames_stored\": %lld}\n", frames);
+    return PL_EXIT_OK;
+}
+
+static int db_info(pl_store *store, int json)
 {
     static const char *const tables[] = {
         "prism", "ramp", "experiment", "run", "channel", "chunk",
@@ -102,6 +106,12 @@ static int db_info(pl_store *store)
     long long frames = 0;
     pl_err err = {0};
 
+    if (json) {
+        if (pl_run_total_frames(store, &frames, &err) != PL_OK)
+            frames = 0;
+        return db_info_json(store, tables, sizeof tables / sizeof *tables,
+                            frames);
+    }
     printf("database: %s\n", pl_store_path(store));
     printf("schema_version: %d (this prismlab knows up to %d)\n",
            pl_store_schema_version(store), pl_store_latest_version());
@@ -133,8 +143,10 @@ static int db_check(pl_store *store)
 int pl_cmd_db(int argc, char **argv)
 {
     const char *db = NULL, *verb;
+    int json = 0;
     pl_store *store;
-    pl_opt opts[] = {PL_OPT_DB(&db), PL_OPT_END()};
+    pl_opt opts[] = {PL_OPT_FLAG("json", &json, "info: print JSON"),
+                     PL_OPT_DB(&db), PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&db_command, opts, argc, argv, &nargs);
     if (rc != PL_CLI_CONTINUE)
         return rc;
@@ -143,6 +155,8 @@ int pl_cmd_db(int argc, char **argv)
     verb = argv[1];
     if (strcmp(verb, "init") && strcmp(verb, "check") && strcmp(verb, "info"))
         return pl_cli_usage_error("db", "unknown action '%s'", verb);
+    if (json && strcmp(verb, "info"))
+        return pl_cli_usage_error("db", "'db %s' takes no option --json", verb);
     rc = open_store("db", db, !strcmp(verb, "init") ? PL_STORE_CREATE
                                                     : PL_STORE_READONLY, &store);
     if (rc)
@@ -152,7 +166,7 @@ int pl_cmd_db(int argc, char **argv)
                pl_store_schema_version(store));
         rc = PL_EXIT_OK;
     } else if (!strcmp(verb, "info")) {
-        rc = db_info(store);
+        rc = db_info(store, json);
     } else {
         rc = db_check(store);
     }
