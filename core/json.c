@@ -28,6 +28,15 @@ void pl_json_number(FILE *out, double v)
         fputs("null", out);
 }
 
+void pl_json_degrees(FILE *out, double rad)
+{
+    char buf[PL_NUM_TEXT_SIZE];
+    if (isfinite(rad))
+        fputs(pl_deg_text(buf, sizeof buf, rad), out);
+    else
+        fputs("null", out);
+}
+
 void pl_json_key(FILE *out, const char *sep, const char *key)
 {
     fputs(sep, out);

@@ -18,6 +18,11 @@ void pl_json_string(FILE *out, const char *s);
  * the infinities (JSON has neither). */
 void pl_json_number(FILE *out, double v);
 
+/* An angle stored in radians as a JSON number of degrees: the shortest
+ * text that reads back to the same radians (7.2, not 7.200000000000001:
+ * core/numtext.h, pl_deg_text); null for NaN. */
+void pl_json_degrees(FILE *out, double rad);
+
 /* sep, then "key": (sep is "" for an object's first member, ", " after). */
 void pl_json_key(FILE *out, const char *sep, const char *key);
 

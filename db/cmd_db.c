@@ -240,9 +240,9 @@ static int print_ramp(void *ctx, const pl_ramp *r)
     if (c->json) {
         json_field_text(stdout, "{", "name", r->name);
         fputs(", \"beta_deg\": ", stdout);
-        json_number(stdout, r->beta_rad / DEG);
+        pl_json_degrees(stdout, r->beta_rad);
         fputs(", \"beta_sd_deg\": ", stdout);
-        json_number(stdout, r->beta_sd_rad / DEG);
+        pl_json_degrees(stdout, r->beta_sd_rad);
         fputs(", \"mu_s\": ", stdout);
         json_number(stdout, r->mu_s);
         fputs(", \"mu\": ", stdout);
@@ -521,7 +521,7 @@ static void json_run(FILE *out, const pl_run_info *r)
     fprintf(out, ", \"n_channels\": %d", r->n_channels);
     json_field_text(out, ", ", "sample_format", pl_sample_format_name(r->format));
     fputs(", \"lambda0_deg\": ", out);
-    json_number(out, r->lambda0_rad / DEG);
+    pl_json_degrees(out, r->lambda0_rad);
     json_field_text(out, ", ", "notes", r->notes);
 }
 

@@ -62,13 +62,15 @@ typedef struct {
 static void print_match_json(out_ctx *o, long long id, int law, int fitted,
                              const pl_match_result *r)
 {
-    static const char *const keys[] = {"lambda0_deg", "lambda0_sd_deg",
-        "max_rel_err", "rms_impacts", "lp_end_measured", "lp_end_simulated"};
-    double v[] = {r->params.lambda0 * 180 / M_PI, r->lambda0_sd * 180 / M_PI,
-                  r->max_rel_err, r->rms_err, r->lp_end_meas, r->lp_end_sim};
+    static const char *const keys[] = {"lambda0_sd_deg", "max_rel_err",
+        "rms_impacts", "lp_end_measured", "lp_end_simulated"};
+    double v[] = {r->lambda0_sd * 180 / M_PI, r->max_rel_err, r->rms_err,
+                  r->lp_end_meas, r->lp_end_sim};
     fputs(o->n++ ? ",\n " : "[", stdout);
     printf("{\"run\": %lld, \"law\": \"%s\", \"fit\": \"%s\"", id,
            law ? "plastic" : "line", fitted ? "fitted" : "recorded");
+    pl_json_key(stdout, ", ", "lambda0_deg");
+    pl_json_degrees(stdout, r->params.lambda0);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         pl_json_key(stdout, ", ", keys[i]);
         pl_json_number(stdout, v[i]);
