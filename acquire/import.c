@@ -37,33 +37,27 @@ static const char *format_of(const char *path, const char *format)
 
 /* PL_EEXIST naming the stored run (also in *id) when a file with this
  * SHA-256 is in the store already. */
-/* The release angle and beam heights against the prism named (and its
- * ramp), when the catalogue knows it: refused at import, not by validate
- * later (core/sample.h, pl_prism_inputs_check). */
+/* The beam heights against the prism named, when the catalogue knows it:
+ * a beam above the prism recorded nothing of it, whatever is corrected
+ * later (core/sample.h, pl_prism_inputs_check).  The release angle is
+ * checked against the prism by `run set` and validate, not here: the
+ * prism named may itself be the mistake, and a run imported under the
+ * wrong one is corrected with `run set`, which checks the two together. */
 static pl_status check_prism(pl_store *store, const char *prism,
-                             const char *ramp, const pl_source_info *info,
-                             double lambda0, pl_err *err)
+                             const pl_source_info *info, pl_err *err)
 {
     pl_prism p;
-    pl_ramp r;
-    char what[160];
+    char what[96];
     if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
         pl_err_clear(err);   /* none named, or the writer named it unknown */
         return PL_OK;
     }
-    r.beta_rad = NAN;
-    if (ramp[0] && pl_ramp_get(store, ramp, &r, err) != PL_OK) {
-        pl_err_clear(err);
-        r.beta_rad = NAN;
-    }
-    snprintf(what, sizeof what, "prism '%.60s'%s%.60s%s", p.name,
-             isnan(r.beta_rad) ? "" : " on ramp '",
-             isnan(r.beta_rad) ? "" : r.name, isnan(r.beta_rad) ? "" : "'");
-    return pl_prism_inputs_check(what, p.n_edges, p.a0_m, r.beta_rad,
+    snprintf(what, sizeof what, "prism '%.60s'", p.name);
+    return pl_prism_inputs_check(what, p.n_edges, p.a0_m, NAN,
                                  info->channel[0].beam_height_m,
                                  info->n_channels > 1
                                      ? info->channel[1].beam_height_m : NAN,
-                                 lambda0, err);
+                                 NAN, err);
 }
 
 static pl_status refuse_stored(pl_store *store, const char *path,
@@ -148,8 +142,7 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
         pl_writer_abort_run(w, &ignore);
         st = err->code;
     }
-    if (st == PL_OK && check_prism(pl_writer_store(w), prism, ramp, &info,
-                                   run.lambda0_rad, err) != PL_OK) {
+    if (st == PL_OK && check_prism(pl_writer_store(w), prism, &info, err) != PL_OK) {
         pl_err ignore = {0};
         pl_writer_abort_run(w, &ignore);
         st = pl_err_prefix(err, "%s: ", opt->path);

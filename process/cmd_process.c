@@ -82,11 +82,12 @@ static void print_result(long long id, pl_process_result *r, int json,
         print_result_json(id, r, n);
     else
         printf("run=%lld release=%.4f end=%.4f impacts=%zu Lp_end=%.3f "
-           "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu confirmed=%zu "
-           "ratio_se=%.2g quality=%s\n", id, r->release_t, r->end_t, r->n_impacts,
-           r->lp_end, r->omega_last_mean, r->ratio_mean, r->ratio_sd, r->cutoff_hz,
-           r->n_expected, r->n_confirmed, r->ratio_mean_se,
-           r->quality[0] ? r->quality : "good");
+               "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu "
+               "confirmed=%zu ratio_se=%.2g quality=%s\n", id, r->release_t,
+               r->end_t, r->n_impacts, r->lp_end, r->omega_last_mean,
+               r->ratio_mean, r->ratio_sd, r->cutoff_hz, r->n_expected,
+               r->n_confirmed, r->ratio_mean_se,
+               r->quality[0] ? r->quality : "good");
     if (r->warnings[0]) {   /* on stderr with --json too: what a person sees */
         char *save = NULL;
         for (char *l = strtok_r(r->warnings, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
