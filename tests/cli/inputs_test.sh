@@ -5,7 +5,8 @@
 # not 2e+01); metadata printed as the shortest text that reads back
 # (0.0199, not 0.019900000000000001); "'abc' is not a run id"; a missing
 # run's error said once; names counted in characters; run ids never
-# reused; --json of validate, process, db info and sweep list.  Each
+# reused; --json of validate, process, db info and sweep list; a
+# simulated series exported (the stored simulation run again).  Each
 # check fails on the code before issue 30's fixes.
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
@@ -93,6 +94,24 @@ r = json.load(sys.stdin)
 assert [(x["run"], x["law"], x["fit"]) for x in r] == [(3, "line", "recorded"), (3, "plastic", "recorded")], r
 assert r[0]["lambda0_deg"] == 7.2 and r[0]["lambda0_sd_deg"] is None and r[0]["max_rel_err"] < 0.05, r
 ' || fail "validate --json"
+# the simulated series export (run again from the stored parameters):
+# L_p at the window's end is the lp_end_simulated validate stored
+$bin validate 3 --json --no-fit --law line --db "$db" > "$dir/v.json"
+$bin export 3 --series sim-line --csv "$dir/sim.csv" --db "$db" || fail "export --series sim-line"
+python3 - "$dir/v.json" "$dir/sim.csv" <<'PY' || fail "simulated series: $(head -3 "$dir/sim.csv")"
+import csv, json, sys
+v = json.load(open(sys.argv[1]))[0]
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].startswith("# prismlab simulation law=line fit=recorded N=22 ") and "lambda0_deg=7.2 " in lines[0], lines[0]
+rows = list(csv.DictReader(lines[1:]))
+assert list(rows[0]) == ["t_s", "Lp", "omega_rad_s", "vp1_mps", "vp2_mps"], rows[0]
+assert 7000 < len(rows) < 7500, len(rows)
+assert abs(float(rows[-1]["Lp"]) - v["lp_end_simulated"]) < 0.05, (rows[-1], v)
+assert float(rows[0]["Lp"]) == 0 and float(rows[len(rows) // 2]["omega_rad_s"]) > 1, rows[len(rows) // 2]
+PY
+refused "run 3 has no fitted simulation of the plastic law: run 'prismlab validate 3' first" \
+    $bin export 3 --series sim-plastic --fit fitted --csv "$dir/x.csv" --db "$db"
+refused "'abc' is not a run id (a number)" $bin export abc --csv "$dir/x.csv" --db "$db"
 $bin db info --json --db "$db" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
