@@ -28,26 +28,13 @@ static int open_store(const char *cmd, const char *db, unsigned flags,
 
 /* --- JSON, for --json ------------------------------------------------------ */
 
-/* JSON text of s (quotes included). */
-static void json_string(FILE *out, const char *s)
-{
-    pl_json_string(out, s);
-}
-
-/* A JSON number in the shortest form that reads back as v (0.0199, not
- * 0.019900000000000001: core/numtext.h), or null for NaN. */
-static void json_number(FILE *out, double v)
-{
-    pl_json_number(out, v);
-}
-
 /* "name": "text" or null when empty, with the separator before it. */
 static void json_field_text(FILE *out, const char *sep, const char *name,
                             const char *text)
 {
     fprintf(out, "%s\"%s\": ", sep, name);
     if (text[0])
-        json_string(out, text);
+        pl_json_string(out, text);
     else
         fputs("null", out);
 }
@@ -219,11 +206,11 @@ static int print_prism(void *ctx, const pl_prism *p)
     if (c->json) {
         json_field_text(stdout, "{", "name", p->name);
         printf(", \"n_edges\": %d, \"a0_m\": ", p->n_edges);
-        json_number(stdout, p->a0_m);
+        pl_json_number(stdout, p->a0_m);
         fputs(", \"length_m\": ", stdout);
-        json_number(stdout, p->length_m);
+        pl_json_number(stdout, p->length_m);
         fputs(", \"mass_kg\": ", stdout);
-        json_number(stdout, pl_prism_mass(p));
+        pl_json_number(stdout, pl_prism_mass(p));
         json_field_text(stdout, ", ", "material", p->material);
         fputs("}", stdout);
         return 0;
@@ -244,11 +231,11 @@ static int print_ramp(void *ctx, const pl_ramp *r)
         fputs(", \"beta_sd_deg\": ", stdout);
         pl_json_degrees(stdout, r->beta_sd_rad);
         fputs(", \"mu_s\": ", stdout);
-        json_number(stdout, r->mu_s);
+        pl_json_number(stdout, r->mu_s);
         fputs(", \"mu\": ", stdout);
-        json_number(stdout, isfinite(r->mu) ? r->mu : r->mu_s);
+        pl_json_number(stdout, isfinite(r->mu) ? r->mu : r->mu_s);
         fputs(", \"length_m\": ", stdout);
-        json_number(stdout, r->length_m);
+        pl_json_number(stdout, r->length_m);
         json_field_text(stdout, ", ", "material", r->material);
         fputs("}", stdout);
         return 0;
@@ -515,9 +502,9 @@ static void json_run(FILE *out, const pl_run_info *r)
     json_field_text(out, ", ", "source_sha256", r->source_sha256);
     fprintf(out, ", \"synthetic\": %s, \"sample_rate_hz\": ",
             r->synthetic ? "true" : "false");
-    json_number(out, r->sample_rate_hz);
+    pl_json_number(out, r->sample_rate_hz);
     fprintf(out, ", \"n_frames\": %lld, \"duration_s\": ", r->n_frames);
-    json_number(out, r->n_frames / r->sample_rate_hz);
+    pl_json_number(out, r->n_frames / r->sample_rate_hz);
     fprintf(out, ", \"n_channels\": %d", r->n_channels);
     json_field_text(out, ", ", "sample_format", pl_sample_format_name(r->format));
     fputs(", \"lambda0_deg\": ", out);
@@ -616,16 +603,16 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
         printf("%s{\"channel\": %d", i ? ", " : "", i + 1);
         json_field_text(stdout, ", ", "name", ch[i].name);
         fputs(", \"beam_height_m\": ", stdout);
-        json_number(stdout, ch[i].beam_height_m);
+        pl_json_number(stdout, ch[i].beam_height_m);
         printf(", \"beam_sign\": %d, \"ldv_scale_mps_per_v\": ", ch[i].beam_sign);
-        json_number(stdout, ch[i].ldv_scale_mps_per_v);
+        pl_json_number(stdout, ch[i].ldv_scale_mps_per_v);
         json_field_text(stdout, ", ", "cal_kind", pl_cal_kind_name(ch[i].cal_kind));
         fputs(", \"cal_origin\": ", stdout);
-        json_number(stdout, ch[i].cal_origin);
+        pl_json_number(stdout, ch[i].cal_origin);
         fputs(", \"cal_coef\": [", stdout);
         for (int k = 0; k < 4; k++) {
             fputs(k ? ", " : "", stdout);
-            json_number(stdout, ch[i].cal_coef[k]);
+            pl_json_number(stdout, ch[i].cal_coef[k]);
         }
         fputs("]}", stdout);
     }
@@ -653,17 +640,17 @@ static void print_processing(pl_store *store, long long id, int json)
                         p.processed_utc);
         json_field_text(stdout, ", ", "version", p.version);
         fputs(", \"release_t_s\": ", stdout);
-        json_number(stdout, p.release_t_s);
+        pl_json_number(stdout, p.release_t_s);
         fputs(", \"end_t_s\": ", stdout);
-        json_number(stdout, p.end_t_s);
+        pl_json_number(stdout, p.end_t_s);
         printf(", \"n_impacts\": %lld, \"lp_end\": ", p.n_impacts);
-        json_number(stdout, p.lp_end);
+        pl_json_number(stdout, p.lp_end);
         fputs(", \"omega_last_mean\": ", stdout);
-        json_number(stdout, p.omega_last_mean);
+        pl_json_number(stdout, p.omega_last_mean);
         fputs(", \"ratio_mean\": ", stdout);
-        json_number(stdout, p.ratio_mean);
+        pl_json_number(stdout, p.ratio_mean);
         fputs(", \"ratio_sd\": ", stdout);
-        json_number(stdout, p.ratio_sd);
+        pl_json_number(stdout, p.ratio_sd);
         json_field_text(stdout, ", ", "warnings", p.warnings);
         fputs("}", stdout);
         return;
@@ -694,26 +681,26 @@ static int json_fault(void *ctx, const pl_fault *f, const char *line, size_t len
     if (!f) {
         snprintf(text, sizeof text, "%.*s", (int)len, line);
         fputs("{\"kind\": null, \"line\": ", stdout);
-        json_string(stdout, text);
+        pl_json_string(stdout, text);
         fputs("}", stdout);
         return 0;
     }
     fputs("{\"kind\": ", stdout);
-    json_string(stdout, f->kind);
+    pl_json_string(stdout, f->kind);
     for (int i = 0; i < f->n; i++) {
         const pl_fault_field *fld = &f->field[i];
         double v[PL_FAULT_TEXT_MAX / 2];
         size_t nv = pl_fault_numbers(fld, v, sizeof v / sizeof *v);
         printf(", \"%s\": ", fld->key);   /* a key is [a-z0-9_] */
         if (fld->type == PL_FAULT_STRING)
-            json_string(stdout, fld->text);
+            pl_json_string(stdout, fld->text);
         else if (fld->type == PL_FAULT_NUMBER)
-            json_number(stdout, fld->number);
+            pl_json_number(stdout, fld->number);
         else {
             fputs("[", stdout);
             for (size_t k = 0; k < nv; k++) {
                 fputs(k ? ", " : "", stdout);
-                json_number(stdout, v[k]);
+                pl_json_number(stdout, v[k]);
             }
             fputs("]", stdout);
         }
