@@ -27,13 +27,15 @@ char *pl_deg_text(char *buf, size_t size, double rad)
     double deg = rad * 180.0 / M_PI;
     if (!isfinite(rad))
         return pl_num_text(buf, size, rad);
-    /* The options read degrees as deg * M_PI / 180 (import, record,
-     * run set): the text is right when that gives rad back.  When no
-     * text of up to 17 digits does (rad did not come from degrees), the
-     * degrees' own round-trip text is the honest answer. */
+    /* Degrees become radians as deg * M_PI / 180 (import, record, run
+     * set) or deg * (M_PI / 180) (sim, the model's options), which can
+     * differ in the last bit: the text is right when either gives rad
+     * back.  When no text of up to 17 digits does (rad did not come from
+     * degrees), the degrees' own round-trip text is the honest answer. */
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, deg);
-        if (strtod(buf, NULL) * M_PI / 180.0 == rad)
+        double d = strtod(buf, NULL);
+        if (d * M_PI / 180.0 == rad || d * (M_PI / 180.0) == rad)
             return buf;
     }
     return pl_num_text(buf, size, deg);

@@ -21,8 +21,9 @@
 char *pl_num_text(char *buf, size_t size, double v);
 
 /* The same for an angle stored in radians and shown in degrees: the
- * shortest degree text d for which d * pi / 180 is rad again, so that
- * 7.2 deg stored as radians reads 7.2, not 7.200000000000001. */
+ * shortest degree text d for which d * M_PI / 180 or d * (M_PI / 180)
+ * (both conversions are in use) is rad again, so that 7.2 deg stored as
+ * radians reads 7.2, not 7.200000000000001. */
 char *pl_deg_text(char *buf, size_t size, double rad);
 
 #endif

@@ -47,6 +47,8 @@ static void degrees_read_back_to_the_stored_radians(void **state)
     for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
         double rad = strtod(typed[i], NULL) * M_PI / 180.0;
         assert_string_equal(pl_deg_text(b, sizeof b, rad), typed[i]);
+        rad = strtod(typed[i], NULL) * (M_PI / 180.0);
+        assert_string_equal(pl_deg_text(b, sizeof b, rad), typed[i]);
     }
 }
 
