@@ -66,6 +66,12 @@ $bin prism add "$u40" --N 22 --a0 0.015 --length 0.05 --material steel --density
     --db "$db" >/dev/null || fail "a 40-character name refused"
 refused "is 64 characters long: at most 63" \
     $bin experiment add "$(python3 -c 'print("\u00fc" * 64)')" --db "$db"
+# and in a catalogue file: 50 x e-acute (100 bytes) taken, 64 x 'x' not
+python3 -c 'print("name,n_edges,a0_m,length_m,density_kg_m3,material\n%s,22,0.015,0.05,7850,steel" % ("\u00e9" * 50))' > "$dir/p.csv"
+$bin prism import "$dir/p.csv" --db "$db" >/dev/null || fail "a 50-character name in a CSV refused"
+python3 -c 'print("name,n_edges,a0_m,length_m,density_kg_m3,material\n%s,22,0.015,0.05,7850,steel" % ("x" * 64))' > "$dir/p.csv"
+refused "p.csv:2: prism name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' is 64 characters long: at most 63" \
+    $bin prism import "$dir/p.csv" --db "$db"
 
 # --- item 4: identity and formats -----------------------------------------
 # shortest round-trip numbers in JSON and in the export's metadata
