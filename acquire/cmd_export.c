@@ -341,9 +341,11 @@ int pl_cmd_export(int argc, char **argv)
                       "with --csv: a processed series at 1 kHz (t_s,value), or\n"
                       "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s,\n"
                       "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
-                      "the lattice search); or sim-line, sim-plastic: the\n"
-                      "simulation validate matched to the run, run again at 1 kHz\n"
-                      "over its window (t_s,Lp,omega_rad_s,vp1_mps,vp2_mps)"),
+                      "the lattice search; t_s is the step's centre, later than\n"
+                      "the contact by the LDV decoder's delay: docs/data-model.md);\n"
+                      "or sim-line, sim-plastic: the simulation validate matched\n"
+                      "to the run, run again at 1 kHz over its window\n"
+                      "(t_s,Lp,omega_rad_s,vp1_mps,vp2_mps)"),
         PL_OPT_CHOICE("fit", &fit, fit_names, "recorded|fitted",
                       "with --series sim-*: the simulation with the recorded\n"
                       "release angle or the fitted one (default: fitted when\n"

@@ -318,6 +318,47 @@ static void friction_ratios(const double w[4][4], const double u[4],
     }
 }
 
+/* Whether the two tangential rows of w are one: both tips on a flat plate
+ * (theta = 0 to the event location's precision), where both tips'
+ * tangential velocities are x' + r theta' and only the sum of the
+ * tangential impulses moves the body - part I's superstatic case.
+ * Coulomb's law then acts on the sums, (3.4): one tangential velocity,
+ * and the stick test on the summed cone, which the resting tip's normal
+ * impulse joins however small it still is.  1e-6 relative: at theta
+ * 1e-6 the tips' tangential velocities differ by theta' l theta, under
+ * 1e-7 m/s. */
+static int shared_rows(const double w[4][4])
+{
+    for (int k = 0; k < 4; k++)
+        if (fabs(w[2][k] - w[3][k]) > 1e-6 * fabs(w[2][2]))
+            return 0;
+    return 1;
+}
+
+/* friction_ratios for shared rows (shared_rows): the tips slide or stick
+ * together.  Sticking, the summed tangential impulse that keeps the
+ * common velocity zero must lie inside mu_s times the summed normal
+ * impulse, else both slip the way they are pushed; sliding, both oppose
+ * the common velocity u[2] with mu. */
+static void friction_ratios_shared(const double w[4][4], const double u[4],
+                                   const double q[2], int stick_try, double mu,
+                                   double mu_s, double rt[2], int stick[2])
+{
+    double qs = q[0] + q[1];
+    stick[0] = stick[1] = 0;
+    if (stick_try) {
+        double tot = -(w[2][0] * q[0] + w[2][1] * q[1]) / w[2][2];
+        if (fabs(tot) <= mu_s * qs) {
+            rt[0] = rt[1] = tot / qs;
+            stick[0] = stick[1] = 1;
+        } else {
+            rt[0] = rt[1] = mu * sgn(tot);
+        }
+    } else {
+        rt[0] = rt[1] = -mu * sgn(u[2]);
+    }
+}
+
 /* The normal impulse ratios q of a double impact's step (the primary p
  * takes 1) at the step's middle, by the distributing law (2.10). */
 static void impulse_ratios(const double u[4], const double E[2],
@@ -453,6 +494,9 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
                                pl_dimer_impact *out, pl_err *err)
 {
     double E[2] = {0, 0};
+    int shared = shared_rows(w);
+    if (shared)
+        u[2] = u[3] = 0.5 * (u[2] + u[3]);
     int stick_try[2] = {u[2] == 0, u[3] == 0};
     double pscale = 0;
     for (int i = 0; i < 2; i++)
@@ -473,7 +517,11 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
         double q[2], rt[2], du[4];
         int st[2];
         impulse_ratios(u, E, active, p, es, gam, h, q);
-        friction_ratios(w, u, q, stick_try, mu, mu_s, rt, st);
+        if (shared)
+            friction_ratios_shared(w, u, q, stick_try[0] || stick_try[1], mu,
+                                   mu_s, rt, st);
+        else
+            friction_ratios(w, u, q, stick_try, mu, mu_s, rt, st);
         /* velocity change per unit primary impulse */
         for (int i = 0; i < 4; i++)
             du[i] = w[i][0] * q[0] + w[i][1] * q[1] + w[i][2] * q[0] * rt[0] + w[i][3] * q[1] * rt[1];
@@ -484,6 +532,12 @@ static pl_status double_impact(const double w[4][4], double u[4], double es,
             u[i] += du[i] * hs;
         out->steps++;
         after_step(ev, st, es, u, E, stick_try, out);
+        if (shared) {
+            /* one velocity: the rounding of the two rows kept out of it */
+            int zero = stick_try[0] || stick_try[1];
+            u[2] = u[3] = zero ? 0 : 0.5 * (u[2] + u[3]);
+            stick_try[0] = stick_try[1] = zero;
+        }
     }
     if (E[0] > 0 || E[1] > 0)
         return pl_err_set(err, PL_ENUMERIC, "double impact did not end after "
@@ -497,6 +551,17 @@ pl_status pl_dimer_impact_solve(const double w[4][4], double u[4],
                                 pl_dimer_impact *out, pl_err *err)
 {
     memset(out, 0, sizeof *out);
+    /* a tangential velocity a billionth of the approach speed is the
+     * rounding residue of a tip at rest (the velocities are assembled
+     * from x', y', theta'), not a direction of slip: it is zero, and the
+     * stick test (2.5) decides */
+    double scale = 0;
+    for (int i = 0; i < 2; i++)
+        if (in[i])
+            scale = fmax(scale, fabs(u[i]));
+    for (int i = 0; i < 2; i++)
+        if (in[i] && fabs(u[2 + i]) <= 1e-9 * scale)
+            u[2 + i] = 0;
     if (in[0] && in[1])
         return double_impact(w, u, es, mu_i, mu_s, dist_exp, out, err);
     for (int k = 0; k < 2; k++)
@@ -778,8 +843,12 @@ static void contact_accel(const sim *s, double t, const double q[3],
 }
 
 /* Holds the closed tips on the plate: positions (one tip: the height;
- * both: the height and theta = 0 on a flat plate) and normal velocities
- * (the least change in the mass metric). */
+ * both: the height and theta = 0 on a flat plate) and velocities (the
+ * least change in the mass metric): the normal velocities of the closed
+ * tips and the tangential ones of the sticking tips - a stuck tip is at
+ * rest on the plate, and a bounce ended by v_rest must not set it
+ * sliding through the normal row's coupling to the tangential one (two
+ * sticking tips on the flat plate share one tangential row). */
 static void project(sim *s)
 {
     int nc = s->closed[0] + s->closed[1];
@@ -797,11 +866,15 @@ static void project(sim *s)
     kmat(&s->g, s->q[2], k);
     double W[4][4];
     pl_dimer_local_matrix(&s->g, s->q[2], W);
-    double A[4][4], b[4], lam[2] = {0, 0};
-    int idx[2], n = 0;
+    double A[4][4], b[4], lam[4] = {0, 0, 0, 0};
+    int idx[4], n = 0;
     for (int i = 0; i < 2; i++)
         if (s->closed[i])
             idx[n++] = i;
+    for (int i = 0; i < 2; i++)
+        if (s->closed[i] && s->stick[i] &&
+            !(i == 1 && nc == 2 && s->stick[0] && shared_rows((const double (*)[4])W)))
+            idx[n++] = 2 + i;
     for (int e = 0; e < n; e++) {
         for (int f = 0; f < n; f++)
             A[e][f] = W[idx[e]][idx[f]];
@@ -812,7 +885,8 @@ static void project(sim *s)
     for (int e = 0; e < n; e++)
         lam[idx[e]] = b[e];
     for (int c = 0; c < 3; c++)
-        s->v[c] += mi[c] * (k[0][c] * lam[0] + k[1][c] * lam[1]);
+        for (int i = 0; i < 4; i++)
+            s->v[c] += mi[c] * k[i][c] * lam[i];
 }
 
 /* Applies the impulses of an impact to the generalized velocities. */

@@ -87,7 +87,10 @@ int pl_dimer_br_roots(double mu, double *br1, double *br2);
  * single impact, solved exactly, piecewise in the normal impulse) or two
  * (the distributing law drives the secondary contact's impulse; stepped
  * in the primary impulse).  A contact whose tangential velocity vanishes
- * sticks if the correlative coefficient is inside mu_s, else slips on. */
+ * sticks if the correlative coefficient is inside mu_s, else slips on;
+ * both contacts on the flat plate (their tangential rows of w one) stick
+ * or slip together, on the summed cone (3.4).  A tangential velocity
+ * within 1e-9 of the fastest normal approach counts as zero. */
 typedef struct {
     double pn[2], pt[2];    /* normal and tangential impulses */
     double wc[2], wr[2];    /* work of compression (<= 0), of restitution */

@@ -161,8 +161,13 @@ static pl_status fig11_figure(const char *dir, const pl_dimer_fig11_spec *s,
     double *buf = malloc(nf * na * 6 * sizeof *buf);
     if (!buf)
         return pl_err_set(err, PL_ENOMEM, "figure 11: out of memory");
-    pl_plot_series top[2 * 8], bot[8];
-    char labels[8][32];
+    pl_plot_series top[3 * 8 + 1], bot[8];
+    char labels[8][32], paper_labels[8][64];
+    /* the paper's features beside the curves: where its reverse drift
+     * ends at each f (section 5: 6.2, 8.2, 7.6), dashed in the f's
+     * colour, and the reversal at A_r 5, dotted */
+    static const double paper_f[3] = {25, 50, 75}, paper_end[3] = {6.2, 8.2, 7.6};
+    double paper_xy[4][4];
     size_t nt = 0, nb = 0;
     double *ar = malloc(na * sizeof *ar);
     if (!ar) {
@@ -197,7 +202,26 @@ static pl_status fig11_figure(const char *dir, const pl_dimer_fig11_spec *s,
         top[nt++] = (pl_plot_series){x, y, m, labels[k], (int)k, PL_PLOT_POINTS};
         top[nt++] = (pl_plot_series){x, bars, m, NULL, (int)k, PL_PLOT_BARS};
         bot[nb++] = (pl_plot_series){ar, frac, na, labels[k], (int)k, PL_PLOT_LINE};
+        for (int j = 0; j < 3; j++) {
+            if (s->freqs[k] != paper_f[j])
+                continue;
+            double *xy = paper_xy[j];
+            xy[0] = xy[1] = paper_end[j];
+            xy[2] = -1.5;
+            xy[3] = 1.5;
+            snprintf(paper_labels[k], sizeof paper_labels[k],
+                     "paper: %g Hz zero", s->freqs[k]);
+            top[nt++] = (pl_plot_series){xy, xy + 2, 2, paper_labels[k], (int)k,
+                                         PL_PLOT_DASHED};
+        }
     }
+    double *rev = paper_xy[3];
+    rev[0] = rev[1] = 5.0;
+    rev[2] = -1.5;
+    rev[3] = 1.5;
+    if (s->ar_min <= 5.0)
+        top[nt++] = (pl_plot_series){rev, rev + 2, 2, "paper: reversal", -1,
+                                     PL_PLOT_DOTTED};
     pl_plot_panel pan[2] = {
         {"Figure 11: scaled mean drift <u> f/g 10^2 (median and quartiles of the "
          "drift-mode starts)", "A_r", "<u> f / g x 10^2", NAN, NAN, NAN, NAN, top, nt},

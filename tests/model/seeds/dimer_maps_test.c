@@ -105,10 +105,11 @@ static void test_fig11_frequency(void **state)
     free(p);
 }
 
-/* What does not hold, pinned as found: at 25 Hz the reverse drift ends
- * at A_r 6.2 in a swinging mode of zero drift (the paper's single
- * pendulum, scaled drift 0.0002), but above it the dimer drifts forward
- * again (2.20 at 6.5), where the paper has zero drift. */
+/* Above the reverse branch at 25 Hz the dimer rests in the paper's
+ * single pendulum: the right sphere swings and hits once a cycle, the
+ * left stays stuck, and the drift is zero (scaled 0.0002 at 6.2, 0.0018
+ * at 6.5).  Before issue 32 it drifted forward again above 6.2 (2.20 at
+ * 6.5): a tip stuck when a double impact began was let slide. */
 static void test_fig11_above_6_2(void **state)
 {
     (void)state;
@@ -125,9 +126,10 @@ static void test_fig11_above_6_2(void **state)
     s.n_theta0 = 1;
     pl_dimer_fig11_point *p = fig11_run(&s, 1);
     assert_true(p[0].med < -1);                 /* 6.1: reverse */
-    assert_true(fabs(p[1].med) < 0.01);         /* 6.2: zero, swinging */
-    assert_int_equal(p[1].drift_starts, 1);
-    tu_assert_close(p[4].med, 2.2015, 1e-3);    /* 6.5: forward */
+    for (int a = 1; a < 5; a++) {               /* 6.2 .. 6.5: zero */
+        assert_int_equal(p[a].drift_starts, 1);
+        assert_true(fabs(p[a].med) < 0.01);
+    }
     free(p);
 }
 
