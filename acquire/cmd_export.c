@@ -4,9 +4,12 @@
 #include "commands.h"
 #include "core/atomicfile.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "core/version.h"
 #include "db/derived.h"
 #include "db/run.h"
+#include "db/validation.h"
+#include "model/validate/validate.h"
 
 #include <math.h>
 #include <sndfile.h>
@@ -18,33 +21,102 @@ static const pl_cli_command command = {
     .name = "export",
     .usage =
     "usage: prismlab export RUN (--csv FILE | --wav FILE) [--db FILE]\n"
-    "       prismlab export RUN --series omega|theta|Lp|vp1|vp2|impacts --csv FILE\n",
+    "       prismlab export RUN --series omega|theta|Lp|vp1|vp2|impacts --csv FILE\n"
+    "       prismlab export RUN --series sim-line|sim-plastic [--fit recorded|fitted]\n"
+    "                           --csv FILE\n",
     .about = "Writes a stored run out again, or what processing derived from it.\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 /* What --series names: a stored series, or the impact list. */
 static const pl_opt_choice series_names[] = {
     {"omega", 0}, {"theta", 1}, {"Lp", 2}, {"vp1", 3}, {"vp2", 4},
-    {"impacts", 5}, {NULL, 0}};
+    {"impacts", 5}, {"sim-line", 6}, {"sim-plastic", 7}, {NULL, 0}};
+
+/* --fit of the simulated series: -1 the fitted one when stored, else the
+ * one with the recorded release angle. */
+static const pl_opt_choice fit_names[] = {{"recorded", 0}, {"fitted", 1},
+                                          {NULL, 0}};
+
+/* The validation of (run, law) export writes: fit as asked, or fitted
+ * when stored and else recorded. */
+static pl_status pick_validation(pl_store *s, long long id, const char *law,
+                                 int fit, pl_validation *v, pl_err *err)
+{
+    if (fit >= 0)
+        return pl_validation_get(s, id, law, fit_names[fit].name, v, err);
+    if (pl_validation_get(s, id, law, "fitted", v, err) == PL_OK)
+        return PL_OK;
+    if (err->code != PL_ENOTFOUND)
+        return err->code;
+    return pl_validation_get(s, id, law, "recorded", v, err);
+}
+
+/* A stored simulation (validate keeps its parameters, not its series) run
+ * again and written at 1 kHz over the window it was compared on:
+ * t_s (the run's clock), Lp, omega_rad_s, vp1_mps, vp2_mps, under a '#'
+ * line naming the simulation's parameters. */
+static pl_status write_simulation(FILE *f, pl_store *s, long long id,
+                                  const char *law, int fit, pl_err *err)
+{
+    pl_validation v;
+    if (pick_validation(s, id, law, fit, &v, err) != PL_OK) {
+        if (err->code == PL_ENOTFOUND)
+            pl_err_set(err, PL_ENOTFOUND, "run %lld has no %s%s simulation of "
+                       "the %s law: run 'prismlab validate %lld' first", id,
+                       fit >= 0 ? fit_names[fit].name : "", fit >= 0 ? "" : "stored",
+                       law, id);
+        return err->code;
+    }
+    if (!(v.duration_s > 0 && v.duration_s < 1e5))
+        return pl_err_set(err, PL_EINVAL, "run %lld: the %s simulation has "
+                          "no window (%g s)", id, law, v.duration_s);
+    size_t n = (size_t)floor(v.duration_s * 1000.0) + 1;
+    double *buf = malloc(5 * n * sizeof *buf);
+    if (!buf)
+        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", id);
+    double *t = buf, *lp = t + n, *om = lp + n, *v1 = om + n, *v2 = v1 + n;
+    for (size_t i = 0; i < n; i++)
+        t[i] = v.t0_s + (double)i / 1000.0;
+    if (pl_validation_curve(&v, t, lp, om, v1, v2, n, err) != PL_OK) {
+        free(buf);
+        return err->code;
+    }
+    char a[PL_NUM_TEXT_SIZE], b[PL_NUM_TEXT_SIZE], c[PL_NUM_TEXT_SIZE];
+    fprintf(f, "# prismlab simulation law=%s fit=%s N=%d a0_m=%s lambda0_deg=%s",
+            v.law, v.fit, v.n_edges, pl_num_text(a, sizeof a, v.a0_m),
+            pl_deg_text(b, sizeof b, v.lambda0_rad));
+    fprintf(f, " beta_deg=%s t0_s=%s status=%s synthetic=1\n",
+            pl_deg_text(a, sizeof a, v.beta_rad), pl_num_text(c, sizeof c, v.t0_s),
+            v.status);
+    fputs("t_s,Lp,omega_rad_s,vp1_mps,vp2_mps\n", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.6f,%.9g,%.9g,%.9g,%.9g\n", t[i], lp[i], om[i], v1[i], v2[i]);
+    free(buf);
+    return PL_OK;
+}
 
 static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
 {
-    fprintf(f, "# prismlab rate_hz=%.17g ldv_scale=", r->sample_rate_hz);
+    char t[PL_NUM_TEXT_SIZE];
+    fprintf(f, "# prismlab rate_hz=%s ldv_scale=",
+            pl_num_text(t, sizeof t, r->sample_rate_hz));
     for (int i = 0; i < r->n_channels; i++)
-        fprintf(f, "%s%.17g", i ? "," : "", ch[i].ldv_scale_mps_per_v);
+        fprintf(f, "%s%s", i ? "," : "",
+                pl_num_text(t, sizeof t, ch[i].ldv_scale_mps_per_v));
     fputs(" sign=", f);
     for (int i = 0; i < r->n_channels; i++)
         fprintf(f, "%s%d", i ? "," : "", ch[i].beam_sign);
     fputs(" h=", f);
     for (int i = 0; i < r->n_channels; i++)
-        fprintf(f, "%s%.17g", i ? "," : "", ch[i].beam_height_m);
+        fprintf(f, "%s%s", i ? "," : "",
+                pl_num_text(t, sizeof t, ch[i].beam_height_m));
     fprintf(f, " synthetic=%d", r->synthetic);
     if (r->prism[0])
         fprintf(f, " prism=%s", r->prism);
     if (r->ramp[0])
         fprintf(f, " ramp=%s", r->ramp);
     if (isfinite(r->lambda0_rad))
-        fprintf(f, " lambda0_deg=%.9f", r->lambda0_rad * 180 / M_PI);
+        fprintf(f, " lambda0_deg=%s", pl_deg_text(t, sizeof t, r->lambda0_rad));
     fputc('\n', f);
 }
 
@@ -138,14 +210,15 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
         char *nl = strchr(meta, '\n');
         if (nl)
             *nl = '\0';
-        char full[1400];
-        int used = snprintf(full, sizeof full, "%s full_scale_v=%.17g", meta + 2, fs);
+        char full[1400], t[PL_NUM_TEXT_SIZE];
+        int used = snprintf(full, sizeof full, "%s full_scale_v=%s", meta + 2,
+                            pl_num_text(t, sizeof t, fs));
         if (code_offset != 0) {
             /* code = sample + code_offset; volts by each channel's
              * calibration V = sum_k c_k (code - origin)^k */
             used += snprintf(full + used, sizeof full - (size_t)used,
-                             " code_offset=%.0f cal_origin=%.17g cal=", code_offset,
-                             ch[0].cal_origin);
+                             " code_offset=%.0f cal_origin=%s cal=", code_offset,
+                             pl_num_text(t, sizeof t, ch[0].cal_origin));
             for (int i = 0; i < r->n_channels && used < (int)sizeof full; i++)
                 used += snprintf(full + used, sizeof full - (size_t)used,
                                  "%s%.9g:%.9g:%.9g:%.9g", i ? "," : "",
@@ -208,7 +281,7 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
 }
 
 static int export_series(const char *cmd, pl_store *s, long long id,
-                         const char *name, const char *path)
+                         const char *name, int fit, const char *path)
 {
     pl_err err = {0};
     pl_atomicfile *af;
@@ -216,7 +289,12 @@ static int export_series(const char *cmd, pl_store *s, long long id,
         return pl_cli_fail(cmd, &err);
     FILE *f = pl_atomicfile_stream(af);
     int rc = PL_EXIT_OK;
-    if (!strcmp(name, "impacts")) {
+    if (!strncmp(name, "sim-", 4)) {
+        if (write_simulation(f, s, id, name + 4, fit, &err) != PL_OK) {
+            pl_atomicfile_abort(af);
+            return pl_cli_fail(cmd, &err);
+        }
+    } else if (!strcmp(name, "impacts")) {
         pl_impact *im;
         size_t n;
         if (pl_derived_impacts(s, id, &im, &n, &err) != PL_OK) {
@@ -249,7 +327,7 @@ static int export_series(const char *cmd, pl_store *s, long long id,
 int pl_cmd_export(int argc, char **argv)
 {
     const char *csv = NULL, *wav = NULL, *db = NULL;
-    int series = -1;
+    int series = -1, fit = -1;
     pl_opt opts[] = {
         PL_OPT_STRING("csv", &csv, "FILE",
                       "columns t_s and one column of volts a channel (<name>_V),\n"
@@ -264,7 +342,14 @@ int pl_cmd_export(int argc, char **argv)
                       "the impacts (t_s,omega_minus,omega_plus,ratio,interval_s,\n"
                       "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
                       "the lattice search; t_s is the step's centre, later than\n"
-                      "the contact by the LDV decoder's delay: docs/data-model.md)"),
+                      "the contact by the LDV decoder's delay: docs/data-model.md);\n"
+                      "or sim-line, sim-plastic: the simulation validate matched\n"
+                      "to the run, run again at 1 kHz over its window\n"
+                      "(t_s,Lp,omega_rad_s,vp1_mps,vp2_mps)"),
+        PL_OPT_CHOICE("fit", &fit, fit_names, "recorded|fitted",
+                      "with --series sim-*: the simulation with the recorded\n"
+                      "release angle or the fitted one (default: fitted when\n"
+                      "stored)"),
         PL_OPT_DB(&db),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
@@ -277,15 +362,20 @@ int pl_cmd_export(int argc, char **argv)
         return pl_cli_usage_error(cmd, "give --csv FILE or --wav FILE");
     if (series >= 0 && !csv)
         return pl_cli_usage_error(cmd, "--series writes CSV: give --csv FILE");
+    if (fit >= 0 && series < 6)
+        return pl_cli_usage_error(cmd, "--fit goes with --series sim-line or "
+                                  "sim-plastic");
     pl_err err = {0};
-    long id;
-    if (pl_parse_long("RUN", argv[1], 1, 1L << 62, &id, &err) != PL_OK)
-        return pl_cli_usage_error(cmd, "%s", err.msg);
+    char *end;
+    long long id = strtoll(argv[1], &end, 10);
+    if (end == argv[1] || *end || id < 1)
+        return pl_cli_usage_error(cmd, "'%s' is not a run id (a number)",
+                                  argv[1]);
     pl_store *s = NULL;
     if (pl_store_open(&s, pl_cli_db_path(db), PL_STORE_READONLY, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     if (series >= 0) {
-        rc = export_series(cmd, s, id, series_names[series].name, csv);
+        rc = export_series(cmd, s, id, series_names[series].name, fit, csv);
     } else {
         pl_run_info r;
         pl_channel ch[64];

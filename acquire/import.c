@@ -37,6 +37,29 @@ static const char *format_of(const char *path, const char *format)
 
 /* PL_EEXIST naming the stored run (also in *id) when a file with this
  * SHA-256 is in the store already. */
+/* The beam heights against the prism named, when the catalogue knows it:
+ * a beam above the prism recorded nothing of it, whatever is corrected
+ * later (core/sample.h, pl_prism_inputs_check).  The release angle is
+ * checked against the prism by `run set` and validate, not here: the
+ * prism named may itself be the mistake, and a run imported under the
+ * wrong one is corrected with `run set`, which checks the two together. */
+static pl_status check_prism(pl_store *store, const char *prism,
+                             const pl_source_info *info, pl_err *err)
+{
+    pl_prism p;
+    char what[96];
+    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
+        pl_err_clear(err);   /* none named, or the writer named it unknown */
+        return PL_OK;
+    }
+    snprintf(what, sizeof what, "prism '%.60s'", p.name);
+    return pl_prism_inputs_check(what, p.n_edges, p.a0_m, NAN,
+                                 info->channel[0].beam_height_m,
+                                 info->n_channels > 1
+                                     ? info->channel[1].beam_height_m : NAN,
+                                 NAN, err);
+}
+
 static pl_status refuse_stored(pl_store *store, const char *path,
                                const char *sha256, long long *id, pl_err *err)
 {
@@ -119,6 +142,11 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
         pl_writer_abort_run(w, &ignore);
         st = err->code;
     }
+    if (st == PL_OK && check_prism(pl_writer_store(w), prism, &info, err) != PL_OK) {
+        pl_err ignore = {0};
+        pl_writer_abort_run(w, &ignore);
+        st = pl_err_prefix(err, "%s: ", opt->path);
+    }
     if (st != PL_OK) {
         type->close(src);
         pl_writer_destroy(w);
@@ -162,7 +190,7 @@ static const char *const manifest_columns[] = {
 
 /* One manifest row as import options, with the text they point to. */
 typedef struct {
-    char file[512], format[8], exp[64], prism[64], ramp[64], path[1600];
+    char file[512], format[8], exp[PL_NAME_SIZE], prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE], path[1600];
     pl_import_options o;
 } manifest_row;
 

@@ -169,13 +169,26 @@ static int store_key(ctx *c, const char *key, const char *val)
     return -1;
 }
 
+/* A prism, ramp or experiment name: counted in characters, as the store
+ * counts them (db/store.h PL_NAME_MAX), not in bytes. */
+static int name(ctx *c, const char *sec, const char *key, const char *val,
+                char *out, size_t size)
+{
+    if (pl_name_check(key, val, NULL) != PL_OK) {
+        snprintf(c->msg, sizeof c->msg, "[%s] %s: longer than %d characters",
+                 sec, key, PL_NAME_MAX);
+        return 0;
+    }
+    return text(c, sec, key, val, out, size);
+}
+
 static int run_key(ctx *c, const char *key, const char *val)
 {
     pl_rigconf *rc = c->rc;
     const char *sec = "run";
-    if (!strcmp(key, "prism")) return text(c, sec, key, val, rc->prism, sizeof rc->prism);
-    if (!strcmp(key, "ramp")) return text(c, sec, key, val, rc->ramp, sizeof rc->ramp);
-    if (!strcmp(key, "experiment")) return text(c, sec, key, val, rc->experiment, sizeof rc->experiment);
+    if (!strcmp(key, "prism")) return name(c, sec, key, val, rc->prism, sizeof rc->prism);
+    if (!strcmp(key, "ramp")) return name(c, sec, key, val, rc->ramp, sizeof rc->ramp);
+    if (!strcmp(key, "experiment")) return name(c, sec, key, val, rc->experiment, sizeof rc->experiment);
     if (!strcmp(key, "lambda0_deg")) return number(c, sec, key, val, 0, 90, &rc->lambda0_deg);
     if (!strcmp(key, "duration_s")) return number(c, sec, key, val, 0, 86400, &rc->duration_s);
     return -1;
@@ -186,8 +199,8 @@ static int sim_key(ctx *c, const char *key, const char *val)
     pl_rig_sim *s = &c->rc->sim;
     const char *sec = "sim";
     double v;
-    if (!strcmp(key, "prism")) return text(c, sec, key, val, s->prism, sizeof s->prism);
-    if (!strcmp(key, "ramp")) return text(c, sec, key, val, s->ramp, sizeof s->ramp);
+    if (!strcmp(key, "prism")) return name(c, sec, key, val, s->prism, sizeof s->prism);
+    if (!strcmp(key, "ramp")) return name(c, sec, key, val, s->ramp, sizeof s->ramp);
     if (!strcmp(key, "lambda0_deg")) return number(c, sec, key, val, 0, 90, &s->lambda0_deg);
     if (!strcmp(key, "seed")) {
         if (!number(c, sec, key, val, 0, 2147483647.0, &v)) return 0;

@@ -21,7 +21,7 @@
 /* [sim]: what the rig simulator plays when it stands in for the card;
  * names and numbers only (acquire/sim/ turns them into a run). */
 typedef struct {
-    char prism[64], ramp[64];    /* "": [run]'s */
+    char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE];    /* "": [run]'s */
     double lambda0_deg;          /* NaN: [run]'s */
     unsigned long seed;          /* 0: 1 */
     int paced;
@@ -37,7 +37,7 @@ typedef struct {
     char db[1024];
     int sync_full;
     double commit_interval_s;
-    char prism[64], ramp[64], experiment[64];
+    char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE], experiment[PL_NAME_SIZE];
     double lambda0_deg;          /* NaN: not given */
     double duration_s;           /* 0: until stopped */
 } pl_rigconf;

@@ -60,10 +60,8 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
         int n = 0;
         if (!strcmp(key, "prism") || !strcmp(key, "ramp")) {
             /* a name cut short could name another prism: refuse instead */
-            if (strlen(val) > PL_NAME_MAX)
-                return pl_err_set(err, PL_EFORMAT, "metadata: %s='%.40s...': "
-                                  "%zu characters, at most %d", key, val,
-                                  strlen(val), PL_NAME_MAX);
+            if (pl_name_check(key, val, err) != PL_OK)
+                return pl_err_prefix(err, "metadata: ");
             snprintf(!strcmp(key, "prism") ? info->prism : info->ramp,
                      sizeof info->prism, "%s", val);
             continue;

@@ -38,7 +38,7 @@ typedef struct {
     char sha256[65];             /* hex SHA-256 of a file source, else "" */
     int synthetic;               /* 1: made by the rig simulator */
     /* From a file's prismlab metadata; "" / NaN when absent. */
-    char prism[64], ramp[64];
+    char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE];
     double lambda0_rad;
 } pl_source_info;
 

@@ -85,3 +85,27 @@ pl_status pl_beam_heights_check(double h1_m, double h2_m, pl_err *err)
                           "divides by their difference)", h1_m);
     return PL_OK;
 }
+
+pl_status pl_prism_inputs_check(const char *what, int n_edges, double a0_m,
+                                double beta_rad, double h1_m, double h2_m,
+                                double lambda0_rad, pl_err *err)
+{
+    double alpha = M_PI / n_edges, deg = 180.0 / M_PI;
+    double top = isnan(beta_rad) ? 2 * alpha : alpha + beta_rad;
+    double hmax = 2 * a0_m * cos(alpha), h[2] = {h1_m, h2_m};
+    if (!isnan(lambda0_rad) && !(lambda0_rad > 0 && lambda0_rad < top))
+        return pl_err_set(err, PL_EINVAL, "lambda0 = %g deg: expected a "
+                          "release angle in (0, %.4g) deg for %s (N = %d: 0 < "
+                          "lambda0 < %s)", lambda0_rad * deg, top * deg, what,
+                          n_edges, isnan(beta_rad) ? "alpha + beta < 2 pi / N"
+                          : "alpha + beta, alpha = pi / N");
+    for (int i = 0; i < 2; i++)
+        if (!isnan(h[i]) && !(h[i] > 0 && h[i] < hmax))
+            return pl_err_set(err, PL_EINVAL, "beam height h%d = %g m: "
+                              "expected a height in (0, %.4g) m for %s (2 a0 "
+                              "cos(pi/N), N = %d, a0 = %g m: the least height "
+                              "of the prism as it rolls; a beam above it "
+                              "misses the prism)", i + 1, h[i], hmax, what,
+                              n_edges, a0_m);
+    return PL_OK;
+}

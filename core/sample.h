@@ -79,4 +79,17 @@ pl_status pl_lambda0_check(double lambda0_rad, pl_err *err);
  * are equal (eq. 4.1 divides by h1 - h2). */
 pl_status pl_beam_heights_check(double h1_m, double h2_m, pl_err *err);
 
+/* The same two checks narrowed to a known prism of n_edges edges and
+ * circumradius a0_m (centre to edge) on a ramp inclined beta_rad (NaN: no
+ * ramp known).  lambda0 must lie in (0, alpha + beta), alpha = pi / N
+ * (model/prism/prism.h), or (0, 2 alpha) without a ramp (beta < alpha);
+ * each beam height in (0, 2 a0 cos alpha): the prism's cross-section
+ * always holds its inscribed circle, of diameter 2 a0 cos alpha, so a beam
+ * lower than that hits the prism at every angle of its roll, and one
+ * higher passes over it while it stands on a face.  NaN values (not
+ * given) pass; `what` names the prism in the message. */
+pl_status pl_prism_inputs_check(const char *what, int n_edges, double a0_m,
+                                double beta_rad, double h1_m, double h2_m,
+                                double lambda0_rad, pl_err *err);
+
 #endif

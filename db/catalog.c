@@ -39,6 +39,8 @@ pl_status pl_prism_validate(const pl_prism *p, pl_err *err)
 {
     if (!p->name[0])
         return pl_err_set(err, PL_EINVAL, "prism: a name is required");
+    if (pl_name_check("prism", p->name, err) != PL_OK)
+        return err->code;
     if (p->n_edges < 3 || p->n_edges > 10000)
         return pl_err_set(err, PL_EINVAL,
                           "prism '%s': N must be in [3, 10000], got %d",
@@ -61,6 +63,8 @@ pl_status pl_ramp_validate(const pl_ramp *r, pl_err *err)
 {
     if (!r->name[0])
         return pl_err_set(err, PL_EINVAL, "ramp: a name is required");
+    if (pl_name_check("ramp", r->name, err) != PL_OK)
+        return err->code;
     /* The rolling regime of seed 000 needs a small positive angle; a ramp
      * steeper than 45 deg is surely a degrees/radians mix-up. */
     if (!(r->beta_rad > 0) || r->beta_rad >= M_PI / 4)
@@ -343,12 +347,26 @@ static const char *const ramp_columns[] = {
     "name", "material", "beta_deg", "beta_rad", "beta_sd_deg", "mu_s", "mu",
     "length_m", "source"};
 
+/* The row's name column, at most PL_NAME_MAX characters (not bytes). */
+static pl_status name_from_row(const pl_csvtable *t, int i, const char *what,
+                               char *out, size_t size, pl_err *err)
+{
+    if (pl_csvtable_string(t, i, "name", 1, out, size, err) != PL_OK)
+        return err->code;
+    if (pl_name_check(what, out, err) != PL_OK) {
+        err->code = PL_EFORMAT;
+        return pl_err_prefix(err, "%s:%ld: ", pl_csvtable_path(t),
+                             pl_csvtable_line(t, i));
+    }
+    return PL_OK;
+}
+
 static pl_status prism_from_row(const pl_csvtable *t, int i, pl_prism *p,
                                 pl_err *err)
 {
     long n;
     pl_prism_init(p);
-    if (pl_csvtable_string(t, i, "name", 1, p->name, sizeof p->name, err) ||
+    if (name_from_row(t, i, "prism", p->name, sizeof p->name, err) ||
         pl_csvtable_long(t, i, "n_edges", 3, 10000, &n, err) ||
         pl_csvtable_double(t, i, "a0_m", 1e-6, 10, 0, 0, &p->a0_m, err) ||
         pl_csvtable_double(t, i, "length_m", 1e-6, 10, 0, 0, &p->length_m, err) ||
@@ -373,7 +391,7 @@ static pl_status ramp_from_row(const pl_csvtable *t, int i, pl_ramp *r,
 {
     double beta_deg, beta_rad, sd_deg;
     pl_ramp_init(r);
-    if (pl_csvtable_string(t, i, "name", 1, r->name, sizeof r->name, err) ||
+    if (name_from_row(t, i, "ramp", r->name, sizeof r->name, err) ||
         pl_csvtable_string(t, i, "material", 1, r->material,
                            sizeof r->material, err) ||
         pl_csvtable_double(t, i, "beta_deg", 1e-9, 45, 1, NAN, &beta_deg, err) ||

@@ -13,7 +13,7 @@
 
 typedef struct {
     long long id;
-    char name[64];
+    char name[PL_NAME_SIZE];
     int n_edges;            /* N */
     double a0_m;            /* centre of mass to each edge (circumradius) */
     double length_m;        /* l, along the axis */
@@ -25,7 +25,7 @@ typedef struct {
 
 typedef struct {
     long long id;
-    char name[64];
+    char name[PL_NAME_SIZE];
     char material[32];
     double beta_rad;        /* inclination */
     double beta_sd_rad;     /* its stated uncertainty; NaN when unknown */
@@ -37,7 +37,7 @@ typedef struct {
 
 typedef struct {
     long long id;
-    char name[64];
+    char name[PL_NAME_SIZE];
     char description[512];
     char created_utc[32];
 } pl_experiment;

@@ -3,6 +3,7 @@
  * db/store.c, db/catalog.c and db/run.c; only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/json.h"
 #include "db/catalog.h"
 #include "db/derived.h"
 #include "db/quality.h"
@@ -27,53 +28,13 @@ static int open_store(const char *cmd, const char *db, unsigned flags,
 
 /* --- JSON, for --json ------------------------------------------------------ */
 
-/* JSON text of s (quotes included). */
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-/* A JSON number, or null for NaN (JSON has no NaN). */
-static void json_number(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
-/* A JSON number in the shortest form that reads back as v ("2.345", not
- * "2.3450000000000002"): a fault's values are read as people wrote them. */
-static void json_number_short(FILE *out, double v)
-{
-    char buf[32];
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    if (isfinite(v))
-        fputs(buf, out);
-    else
-        fputs("null", out);
-}
-
 /* "name": "text" or null when empty, with the separator before it. */
 static void json_field_text(FILE *out, const char *sep, const char *name,
                             const char *text)
 {
     fprintf(out, "%s\"%s\": ", sep, name);
     if (text[0])
-        json_string(out, text);
+        pl_json_string(out, text);
     else
         fputs("null", out);
 }
@@ -82,13 +43,14 @@ static void json_field_text(FILE *out, const char *sep, const char *name,
 
 static const pl_cli_command db_command = {
     .name = "db",
-    .usage = "usage: prismlab db init|check|info [--db FILE]\n",
+    .usage = "usage: prismlab db init|check|info [--json] [--db FILE]\n",
     .about =
     "  init    create the database (or migrate an older one) and print its\n"
     "          schema version\n"
     "  check   run SQLite's integrity check and verify every chunk's CRC-32;\n"
     "          exit status 2 when anything is wrong, naming run and chunk\n"
-    "  info    schema version, journal mode and what the store holds\n",
+    "  info    schema version, journal mode and what the store holds\n"
+    "          (--json: one JSON object)\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 static void print_problem(void *ctx, long long run, long long chunk,
@@ -105,7 +67,24 @@ static long long count_rows(pl_store *store, const char *table)
     return pl_store_count_rows(store, table, &n, &err) == PL_OK ? n : -1;
 }
 
-static int db_info(pl_store *store)
+/* db info as one JSON object: the same fields, numbers as numbers. */
+static int db_info_json(pl_store *store, const char *const *tables,
+                        size_t n, long long frames)
+{
+    pl_json_key(stdout, "{", "database");
+    pl_json_string(stdout, pl_store_path(store));
+    printf(", \"schema_version\": %d, \"latest_schema_version\": %d, "
+           "\"journal_mode\": \"wal\", \"rows\": {",
+           pl_store_schema_version(store), pl_store_latest_version());
+    for (size_t i = 0; i < n; i++) {
+        pl_json_key(stdout, i ? ", " : "", tables[i]);
+        printf("%lld", count_rows(store, tables[i]));
+    }
+    printf("}, \"frames_stored\": %lld}\n", frames);
+    return PL_EXIT_OK;
+}
+
+static int db_info(pl_store *store, int json)
 {
     static const char *const tables[] = {
         "prism", "ramp", "experiment", "run", "channel", "chunk",
@@ -114,6 +93,12 @@ static int db_info(pl_store *store)
     long long frames = 0;
     pl_err err = {0};
 
+    if (json) {
+        if (pl_run_total_frames(store, &frames, &err) != PL_OK)
+            frames = 0;
+        return db_info_json(store, tables, sizeof tables / sizeof *tables,
+                            frames);
+    }
     printf("database: %s\n", pl_store_path(store));
     printf("schema_version: %d (this prismlab knows up to %d)\n",
            pl_store_schema_version(store), pl_store_latest_version());
@@ -145,8 +130,10 @@ static int db_check(pl_store *store)
 int pl_cmd_db(int argc, char **argv)
 {
     const char *db = NULL, *verb;
+    int json = 0;
     pl_store *store;
-    pl_opt opts[] = {PL_OPT_DB(&db), PL_OPT_END()};
+    pl_opt opts[] = {PL_OPT_FLAG("json", &json, "info: print JSON"),
+                     PL_OPT_DB(&db), PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&db_command, opts, argc, argv, &nargs);
     if (rc != PL_CLI_CONTINUE)
         return rc;
@@ -155,6 +142,8 @@ int pl_cmd_db(int argc, char **argv)
     verb = argv[1];
     if (strcmp(verb, "init") && strcmp(verb, "check") && strcmp(verb, "info"))
         return pl_cli_usage_error("db", "unknown action '%s'", verb);
+    if (json && strcmp(verb, "info"))
+        return pl_cli_usage_error("db", "'db %s' takes no option --json", verb);
     rc = open_store("db", db, !strcmp(verb, "init") ? PL_STORE_CREATE
                                                     : PL_STORE_READONLY, &store);
     if (rc)
@@ -164,7 +153,7 @@ int pl_cmd_db(int argc, char **argv)
                pl_store_schema_version(store));
         rc = PL_EXIT_OK;
     } else if (!strcmp(verb, "info")) {
-        rc = db_info(store);
+        rc = db_info(store, json);
     } else {
         rc = db_check(store);
     }
@@ -212,48 +201,47 @@ static void list_row(catalog_entry *c, const char *header)
 static int print_prism(void *ctx, const pl_prism *p)
 {
     catalog_entry *c = ctx;
-    list_row(c, "name             N    a0         length       mass          material\n");
+    /* units in the header only: cells are numbers a script can read */
+    list_row(c, "name             N     a0_m     length_m  mass_kg   material\n");
     if (c->json) {
         json_field_text(stdout, "{", "name", p->name);
         printf(", \"n_edges\": %d, \"a0_m\": ", p->n_edges);
-        json_number(stdout, p->a0_m);
+        pl_json_number(stdout, p->a0_m);
         fputs(", \"length_m\": ", stdout);
-        json_number(stdout, p->length_m);
+        pl_json_number(stdout, p->length_m);
         fputs(", \"mass_kg\": ", stdout);
-        json_number(stdout, pl_prism_mass(p));
+        pl_json_number(stdout, pl_prism_mass(p));
         json_field_text(stdout, ", ", "material", p->material);
         fputs("}", stdout);
         return 0;
     }
-    printf("%-16s N=%-3d a0=%.4g m  length=%.4g m  mass=%.4g kg  %s\n",
-           p->name, p->n_edges, p->a0_m, p->length_m, pl_prism_mass(p),
-           p->material);
+    printf("%-16s %-5d %-8.4g %-9.4g %-9.4g %s\n", p->name, p->n_edges,
+           p->a0_m, p->length_m, pl_prism_mass(p), p->material);
     return 0;
 }
 
 static int print_ramp(void *ctx, const pl_ramp *r)
 {
     catalog_entry *c = ctx;
-    list_row(c, "name             beta              mu_s      mu        material\n");
+    list_row(c, "name             beta_deg  mu_s      mu        material\n");
     if (c->json) {
         json_field_text(stdout, "{", "name", r->name);
         fputs(", \"beta_deg\": ", stdout);
-        json_number(stdout, r->beta_rad / DEG);
+        pl_json_degrees(stdout, r->beta_rad);
         fputs(", \"beta_sd_deg\": ", stdout);
-        json_number(stdout, r->beta_sd_rad / DEG);
+        pl_json_degrees(stdout, r->beta_sd_rad);
         fputs(", \"mu_s\": ", stdout);
-        json_number(stdout, r->mu_s);
+        pl_json_number(stdout, r->mu_s);
         fputs(", \"mu\": ", stdout);
-        json_number(stdout, isfinite(r->mu) ? r->mu : r->mu_s);
+        pl_json_number(stdout, isfinite(r->mu) ? r->mu : r->mu_s);
         fputs(", \"length_m\": ", stdout);
-        json_number(stdout, r->length_m);
+        pl_json_number(stdout, r->length_m);
         json_field_text(stdout, ", ", "material", r->material);
         fputs("}", stdout);
         return 0;
     }
-    printf("%-16s beta=%.4f deg  mu_s=%.3g  mu=%.3g  %s\n", r->name,
-           r->beta_rad / DEG, r->mu_s, isfinite(r->mu) ? r->mu : r->mu_s,
-           r->material);
+    printf("%-16s %-9.4f %-9.3g %-9.3g %s\n", r->name, r->beta_rad / DEG,
+           r->mu_s, isfinite(r->mu) ? r->mu : r->mu_s, r->material);
     return 0;
 }
 
@@ -514,13 +502,13 @@ static void json_run(FILE *out, const pl_run_info *r)
     json_field_text(out, ", ", "source_sha256", r->source_sha256);
     fprintf(out, ", \"synthetic\": %s, \"sample_rate_hz\": ",
             r->synthetic ? "true" : "false");
-    json_number(out, r->sample_rate_hz);
+    pl_json_number(out, r->sample_rate_hz);
     fprintf(out, ", \"n_frames\": %lld, \"duration_s\": ", r->n_frames);
-    json_number(out, r->n_frames / r->sample_rate_hz);
+    pl_json_number(out, r->n_frames / r->sample_rate_hz);
     fprintf(out, ", \"n_channels\": %d", r->n_channels);
     json_field_text(out, ", ", "sample_format", pl_sample_format_name(r->format));
     fputs(", \"lambda0_deg\": ", out);
-    json_number(out, r->lambda0_rad / DEG);
+    pl_json_degrees(out, r->lambda0_rad);
     json_field_text(out, ", ", "notes", r->notes);
 }
 
@@ -615,16 +603,16 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
         printf("%s{\"channel\": %d", i ? ", " : "", i + 1);
         json_field_text(stdout, ", ", "name", ch[i].name);
         fputs(", \"beam_height_m\": ", stdout);
-        json_number(stdout, ch[i].beam_height_m);
+        pl_json_number(stdout, ch[i].beam_height_m);
         printf(", \"beam_sign\": %d, \"ldv_scale_mps_per_v\": ", ch[i].beam_sign);
-        json_number(stdout, ch[i].ldv_scale_mps_per_v);
+        pl_json_number(stdout, ch[i].ldv_scale_mps_per_v);
         json_field_text(stdout, ", ", "cal_kind", pl_cal_kind_name(ch[i].cal_kind));
         fputs(", \"cal_origin\": ", stdout);
-        json_number(stdout, ch[i].cal_origin);
+        pl_json_number(stdout, ch[i].cal_origin);
         fputs(", \"cal_coef\": [", stdout);
         for (int k = 0; k < 4; k++) {
             fputs(k ? ", " : "", stdout);
-            json_number(stdout, ch[i].cal_coef[k]);
+            pl_json_number(stdout, ch[i].cal_coef[k]);
         }
         fputs("]}", stdout);
     }
@@ -652,17 +640,17 @@ static void print_processing(pl_store *store, long long id, int json)
                         p.processed_utc);
         json_field_text(stdout, ", ", "version", p.version);
         fputs(", \"release_t_s\": ", stdout);
-        json_number(stdout, p.release_t_s);
+        pl_json_number(stdout, p.release_t_s);
         fputs(", \"end_t_s\": ", stdout);
-        json_number(stdout, p.end_t_s);
+        pl_json_number(stdout, p.end_t_s);
         printf(", \"n_impacts\": %lld, \"lp_end\": ", p.n_impacts);
-        json_number(stdout, p.lp_end);
+        pl_json_number(stdout, p.lp_end);
         fputs(", \"omega_last_mean\": ", stdout);
-        json_number(stdout, p.omega_last_mean);
+        pl_json_number(stdout, p.omega_last_mean);
         fputs(", \"ratio_mean\": ", stdout);
-        json_number(stdout, p.ratio_mean);
+        pl_json_number(stdout, p.ratio_mean);
         fputs(", \"ratio_sd\": ", stdout);
-        json_number(stdout, p.ratio_sd);
+        pl_json_number(stdout, p.ratio_sd);
         json_field_text(stdout, ", ", "warnings", p.warnings);
         fputs("}", stdout);
         return;
@@ -693,26 +681,26 @@ static int json_fault(void *ctx, const pl_fault *f, const char *line, size_t len
     if (!f) {
         snprintf(text, sizeof text, "%.*s", (int)len, line);
         fputs("{\"kind\": null, \"line\": ", stdout);
-        json_string(stdout, text);
+        pl_json_string(stdout, text);
         fputs("}", stdout);
         return 0;
     }
     fputs("{\"kind\": ", stdout);
-    json_string(stdout, f->kind);
+    pl_json_string(stdout, f->kind);
     for (int i = 0; i < f->n; i++) {
         const pl_fault_field *fld = &f->field[i];
         double v[PL_FAULT_TEXT_MAX / 2];
         size_t nv = pl_fault_numbers(fld, v, sizeof v / sizeof *v);
         printf(", \"%s\": ", fld->key);   /* a key is [a-z0-9_] */
         if (fld->type == PL_FAULT_STRING)
-            json_string(stdout, fld->text);
+            pl_json_string(stdout, fld->text);
         else if (fld->type == PL_FAULT_NUMBER)
-            json_number_short(stdout, fld->number);
+            pl_json_number(stdout, fld->number);
         else {
             fputs("[", stdout);
             for (size_t k = 0; k < nv; k++) {
                 fputs(k ? ", " : "", stdout);
-                json_number_short(stdout, v[k]);
+                pl_json_number(stdout, v[k]);
             }
             fputs("]", stdout);
         }
@@ -884,11 +872,12 @@ static int run_delete(pl_store *store, const long long *ids, int n)
 /* RUN arguments argv[1..n] as ids. */
 static int parse_ids(char **args, int n, long long *ids)
 {
-    pl_err err = {0};
     for (int i = 0; i < n; i++) {
-        long id;
-        if (pl_parse_long("RUN", args[i], 1, 0x7fffffffL, &id, &err))
-            return pl_cli_usage_error("run", "%s", err.msg);
+        char *end;
+        long long id = strtoll(args[i], &end, 10);
+        if (end == args[i] || *end || id < 1 || id > 0x7fffffffLL)
+            return pl_cli_usage_error("run", "'%s' is not a run id (a "
+                                      "number)", args[i]);
         ids[i] = id;
     }
     return PL_EXIT_OK;

@@ -1,6 +1,7 @@
 /* db/run.c - runs, channels and chunks in the store. */
 #include "db/run.h"
 
+#include "core/numtext.h"
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/sqlite_private.h"
@@ -691,7 +692,8 @@ pl_status pl_run_select(pl_store *store, char *const *args, int nargs,
             long long v = strtoll(args[i], &end, 10);
             if (end == args[i] || *end || v < 1) {
                 free(l.ids);
-                return pl_err_set(err, PL_EINVAL, "'%s' is not a run id", args[i]);
+                return pl_err_set(err, PL_EINVAL, "'%s' is not a run id (a "
+                                  "number)", args[i]);
             }
             pl_run_info info = {.id = v};
             if (collect_id(&l, &info)) {
@@ -726,23 +728,22 @@ void pl_run_edit_init(pl_run_edit *e)
     e->lambda0_rad = NAN;
 }
 
-/* A number as a person reads it: the shortest text that reads back the
- * same double, at most 15 digits (a degree converted from radians reads
- * 7.2, not 7.200000000000001); "" for NaN (none). */
+/* A number in the history: the shortest text that reads back the same
+ * double (core/numtext.h: 90, not 9e+01); "" for NaN (none). */
 static void number_text(double v, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", "");
-    if (isnan(v))
-        return;
-    snprintf(buf, n, "%.15g", v);
-    for (int prec = 1; prec < 15; prec++) {
-        char t[64];
-        snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v) {
-            snprintf(buf, n, "%s", t);
-            return;
-        }
-    }
+    if (!isnan(v))
+        pl_num_text(buf, n, v);
+}
+
+/* The same for a release angle stored in radians, in degrees: the text
+ * that `run set --lambda0-deg` would read back to the same radians. */
+static void degree_text(double rad, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", "");
+    if (!isnan(rad))
+        pl_deg_text(buf, n, rad);
 }
 
 /* Records one field's change, unless old and new read the same. */
@@ -869,6 +870,44 @@ static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
     return PL_OK;
 }
 
+/* The corrected run's release angle and beam heights against its prism
+ * and ramp (the corrected ones where named), when the edit touches any of
+ * them: refused now, rather than by validate later.  An unknown prism
+ * leaves only the general bounds already checked. */
+static pl_status check_against_prism(pl_store *store, const pl_run_info *r,
+                                     const pl_run_edit *e, double h1,
+                                     double h2, pl_err *err)
+{
+    const char *prism = e->prism ? e->prism : r->prism;
+    const char *ramp = e->ramp ? e->ramp : r->ramp;
+    double lambda0 = e->clear_lambda0 ? NAN : !isnan(e->lambda0_rad)
+                     ? e->lambda0_rad : r->lambda0_rad;
+    pl_prism p;
+    pl_ramp rp;
+    char what[160];
+    if (!e->prism && !e->ramp && isnan(e->h[0]) && isnan(e->h[1]) &&
+        isnan(e->lambda0_rad))
+        return PL_OK;
+    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
+        pl_err_clear(err);  /* none, or set_reference names the unknown one */
+        return PL_OK;
+    }
+    rp.beta_rad = NAN;
+    if (ramp[0] && pl_ramp_get(store, ramp, &rp, err) != PL_OK) {
+        pl_err_clear(err);
+        rp.beta_rad = NAN;
+    }
+    if (isnan(rp.beta_rad))
+        snprintf(what, sizeof what, "prism '%.60s'", p.name);
+    else
+        snprintf(what, sizeof what, "prism '%.60s' on ramp '%.60s'", p.name,
+                 rp.name);
+    if (pl_prism_inputs_check(what, p.n_edges, p.a0_m, rp.beta_rad, h1,
+                              r->n_channels > 1 ? h2 : NAN, lambda0, err) != PL_OK)
+        return pl_err_prefix(err, "run %lld: ", r->id);
+    return PL_OK;
+}
+
 static pl_status apply_edit(pl_store *store, long long run_id,
                             const pl_run_edit *e, int *changed, pl_err *err)
 {
@@ -903,7 +942,8 @@ static pl_status apply_edit(pl_store *store, long long run_id,
         !(e->ldv_scale_mps_per_v > 0 && e->ldv_scale_mps_per_v <= 1e3))
         return pl_err_set(err, PL_EINVAL, "LDV scale %g m/s/V: expected a "
                           "value in (0, 1000]", e->ldv_scale_mps_per_v);
-    if (pl_lambda0_check(e->lambda0_rad, err) != PL_OK)
+    if (pl_lambda0_check(e->lambda0_rad, err) != PL_OK ||
+        check_against_prism(store, &r, e, h1, h2, err) != PL_OK)
         return err->code;
 
     pl_store_utc_now(when);
@@ -933,8 +973,8 @@ static pl_status apply_edit(pl_store *store, long long run_id,
     if (!isnan(e->lambda0_rad) || e->clear_lambda0) {
         int before = *changed;
         double v = e->clear_lambda0 ? NAN : e->lambda0_rad;
-        number_text(r.lambda0_rad * 180 / M_PI, a, sizeof a);
-        number_text(v * 180 / M_PI, b, sizeof b);
+        degree_text(r.lambda0_rad, a, sizeof a);
+        degree_text(v, b, sizeof b);
         if (note_change(store, run_id, when, "lambda0_deg", a, b, changed,
                         err) != PL_OK ||
             (*changed > before &&

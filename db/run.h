@@ -31,7 +31,7 @@ pl_status pl_run_state_parse(const char *name, pl_run_state *s);
  * an empty name leaves the reference NULL. */
 typedef struct {
     long long id;                /* filled by pl_run_create / pl_run_get */
-    char prism[64], ramp[64], experiment[64];
+    char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE], experiment[PL_NAME_SIZE];
     char started_utc[32];        /* empty: now */
     double sample_rate_hz;
     int n_channels;

@@ -82,10 +82,18 @@ pl_status pl_store_commit(pl_store *store, pl_err *err)
     return pl_store_exec(store, "COMMIT", err);
 }
 
+size_t pl_name_length(const char *name)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        n += (*p & 0xc0) != 0x80;
+    return n;
+}
+
 pl_status pl_name_check(const char *what, const char *name, pl_err *err)
 {
-    size_t n = name ? strlen(name) : 0;
-    if (n > PL_NAME_MAX)
+    size_t n = name ? pl_name_length(name) : 0;
+    if (n > PL_NAME_MAX || (name && strlen(name) > PL_NAME_BYTES))
         return pl_err_set(err, PL_EINVAL, "%s name '%.40s...' is %zu "
                           "characters long: at most %d", what, name, n,
                           PL_NAME_MAX);
@@ -176,10 +184,11 @@ static pl_status refuse_newer(pl_store *store, int version, pl_err *err)
                       pl_store_latest_version());
 }
 
+static pl_status apply_migrations(pl_store *store, pl_err *err);
+
 static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
 {
     int version = read_user_version(store->db);
-    char pragma[64];
 
     if (version < 0)
         return pl_store_fail(store, "reading the schema version", err);
@@ -198,6 +207,48 @@ static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
                           "(it may not be written): run 'prismlab db init "
                           "--db %s' where it is writable", store->path,
                           version, pl_store_latest_version(), store->path);
+    /* Foreign keys off while migrating: a migration that makes a table
+     * anew (006) drops the old one, and with them on that DROP would
+     * delete every row referring to it.  The pragma is a no-op inside a
+     * transaction, so it goes before BEGIN; check_keys() runs before the
+     * commit instead. */
+    if (pl_store_exec(store, "PRAGMA foreign_keys = OFF", err) != PL_OK)
+        return err->code;
+    if (apply_migrations(store, err) != PL_OK) {
+        pl_err ignored = {0};
+        pl_store_exec(store, "PRAGMA foreign_keys = ON", &ignored);
+        return err->code;
+    }
+    return pl_store_exec(store, "PRAGMA foreign_keys = ON", err);
+}
+
+/* PL_EDB when a row refers to one that does not exist. */
+static pl_status check_keys(pl_store *store, pl_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if (pl_store_prepare(store, "PRAGMA foreign_key_check", &st, err) != PL_OK)
+        return err->code;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        pl_err_set(err, PL_EDB, "a row of table '%s' refers to a missing "
+                   "row of '%s'", (const char *)sqlite3_column_text(st, 0),
+                   (const char *)sqlite3_column_text(st, 2));
+        sqlite3_finalize(st);
+        return err->code;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "checking foreign keys", err);
+    return PL_OK;
+}
+
+/* Every migration newer than the file's, in one transaction. */
+static pl_status apply_migrations(pl_store *store, pl_err *err)
+{
+    int version;
+    char pragma[64];
+
     if (pl_store_begin(store, err) != PL_OK)
         return err->code;
     /* Re-read under the write lock: another process may have migrated. */
@@ -217,6 +268,10 @@ static pl_status migrate(pl_store *store, unsigned flags, pl_err *err)
             pl_store_rollback(store);
             return err->code;
         }
+    }
+    if (check_keys(store, err) != PL_OK) {
+        pl_store_rollback(store);
+        return pl_err_prefix(err, "after migrating: ");
     }
     return pl_store_commit(store, err);
 }

@@ -43,13 +43,19 @@
 
 typedef struct pl_store pl_store;
 
-/* The longest name of a prism, ramp or experiment (bytes).  Longer names
- * are refused where they enter, never cut: two names cut to the same 63
- * bytes would be one. */
+/* The longest name of a prism, ramp or experiment, in characters (UTF-8:
+ * "Prüfstand" is 9, not 10).  Longer names are refused where they enter,
+ * never cut: two names cut to the same 63 characters would be one. */
 #define PL_NAME_MAX 63
+/* The most bytes such a name takes (4 a character), and a buffer for it. */
+#define PL_NAME_BYTES (4 * PL_NAME_MAX)
+#define PL_NAME_SIZE (PL_NAME_BYTES + 1)
+
+/* The characters of UTF-8 text: the bytes that do not continue one. */
+size_t pl_name_length(const char *name);
 
 /* PL_EINVAL naming what and the length when name is longer than
- * PL_NAME_MAX. */
+ * PL_NAME_MAX characters or PL_NAME_BYTES bytes. */
 pl_status pl_name_check(const char *what, const char *name, pl_err *err);
 
 enum {

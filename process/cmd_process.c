@@ -2,6 +2,7 @@
  * L_p, impacts and spectra (process/process.h).  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/json.h"
 #include "db/derived.h"
 #include "db/run.h"
 #include "db/select.h"
@@ -15,7 +16,7 @@ static const pl_cli_command command = {
     .name = "process",
     .usage =
     "usage: prismlab process (RUN... | --experiment E | --all) [--cutoff HZ]\n"
-    "                        [--no-filter] [--db FILE]\n",
+    "                        [--no-filter] [--json] [--db FILE]\n",
     .about =
     "Derives from each run's two LDV channels the rotary speed by (4.1), theta\n"
     "and L_p = N theta / 2 pi by (4.2), the line impacts (time, omega-, omega+,\n"
@@ -27,7 +28,9 @@ static const pl_cli_command command = {
     "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>\n"
     "quality=<good|degraded>, and its warnings.  A run the data do not let it\n"
     "measure (no motion, clipped, too short) is recorded as refused, with the\n"
-    "reason, in place of its earlier result ('prismlab run show').  Exit\n"
+    "reason, in place of its earlier result ('prismlab run show').  --json:\n"
+    "the same as a JSON array, an object a run processed (errors and\n"
+    "warnings still on stderr).  Exit\n"
     "status 2 when any run failed (the others are stored).\n",
     .max_args = PL_CLI_ANY_ARGS};
 
@@ -40,15 +43,52 @@ static pl_status no_filter(const pl_opt *opt, const char *value, pl_err *err)
     return PL_OK;
 }
 
-static void print_result(long long id, pl_process_result *r)
+/* One run's result as a JSON object (the members of the text line; the
+ * warnings as an array). */
+static void print_result_json(long long id, const pl_process_result *r,
+                              size_t *n)
 {
-    printf("run=%lld release=%.4f end=%.4f impacts=%zu Lp_end=%.3f "
-           "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu confirmed=%zu "
-           "ratio_se=%.2g quality=%s\n", id, r->release_t, r->end_t, r->n_impacts,
-           r->lp_end, r->omega_last_mean, r->ratio_mean, r->ratio_sd, r->cutoff_hz,
-           r->n_expected, r->n_confirmed, r->ratio_mean_se,
-           r->quality[0] ? r->quality : "good");
-    if (r->warnings[0]) {
+    static const char *const keys[] = {"release_s", "end_s", "lp_end",
+        "omega_last_rad_s", "ratio_mean", "ratio_sd", "cutoff_hz", "ratio_se"};
+    double v[] = {r->release_t, r->end_t, r->lp_end, r->omega_last_mean,
+                  r->ratio_mean, r->ratio_sd, r->cutoff_hz, r->ratio_mean_se};
+    fputs((*n)++ ? ",\n " : "[", stdout);
+    printf("{\"run\": %lld, \"impacts\": %zu, \"lattice\": %zu, "
+           "\"confirmed\": %zu", id, r->n_impacts, r->n_expected, r->n_confirmed);
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        pl_json_key(stdout, ", ", keys[i]);
+        pl_json_number(stdout, v[i]);
+    }
+    pl_json_key(stdout, ", ", "quality");
+    pl_json_string(stdout, r->quality[0] ? r->quality : "good");
+    fputs(", \"warnings\": [", stdout);
+    const char *l = r->warnings;
+    for (int k = 0; *l; k++) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, l);
+        fputs(k ? ", " : "", stdout);
+        pl_json_string(stdout, line);
+        l += len + (nl != NULL);
+    }
+    fputs("]}", stdout);
+}
+
+static void print_result(long long id, pl_process_result *r, int json,
+                         size_t *n)
+{
+    if (json)
+        print_result_json(id, r, n);
+    else
+        printf("run=%lld release=%.4f end=%.4f impacts=%zu Lp_end=%.3f "
+               "omega_last=%.4f ratio=%.5f+-%.5f cutoff=%.0f lattice=%zu "
+               "confirmed=%zu ratio_se=%.2g quality=%s\n", id, r->release_t,
+               r->end_t, r->n_impacts, r->lp_end, r->omega_last_mean,
+               r->ratio_mean, r->ratio_sd, r->cutoff_hz, r->n_expected,
+               r->n_confirmed, r->ratio_mean_se,
+               r->quality[0] ? r->quality : "good");
+    if (r->warnings[0]) {   /* on stderr with --json too: what a person sees */
         char *save = NULL;
         for (char *l = strtok_r(r->warnings, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
             fprintf(stderr, "prismlab process: run %lld: warning: %s\n", id, l);
@@ -124,12 +164,15 @@ int pl_cmd_process(int argc, char **argv)
     pl_process_config cfg;
     pl_process_config_default(&cfg);
     pl_run_selection sel = {0};
+    int json = 0;
+    size_t printed = 0;
     pl_opt opts[] = {
         PL_OPT_DOUBLE("cutoff", &cfg.cutoff_hz, 1e-3, 1e9, "HZ",
                       "zero-phase low-pass cut-off (H = 1/2 there); default:\n"
                       "0.4 x the impact ringing's frequency found in the data,\n"
                       "1000 Hz when none shows"),
         PL_OPT_CALLBACK_NOARG("no-filter", &cfg.cutoff_hz, no_filter, "no low-pass"),
+        PL_OPT_FLAG("json", &json, "print a JSON array, an object a run processed"),
         PL_OPT_RUN_SELECTION(&sel),
         PL_OPT_END()};
     pl_err err = {0};
@@ -153,12 +196,14 @@ int pl_cmd_process(int argc, char **argv)
                 pl_cli_progress("process", k + 1, sel.n);
             continue;
         }
-        print_result(sel.ids[k], &r);
+        print_result(sel.ids[k], &r, json, &printed);
         diagnose(sel.store, sel.ids[k], &r, &err);
         pl_process_result_free(&r);
         if (sel.n > 1)
             pl_cli_progress("process", k + 1, sel.n);
     }
     pl_run_selection_close(&sel);
+    if (json)
+        puts(printed ? "]" : "[]");
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }

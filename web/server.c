@@ -38,7 +38,7 @@
 enum { MAX_REPORTS = 32, MAX_PX = 8192 };
 
 typedef struct {
-    char name[64];
+    char name[PL_NAME_SIZE];
     char dir[PATH_MAX + 8];
 } report_dir;
 
@@ -365,8 +365,8 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
     if (exp && !*exp)
         exp = NULL;
-    if (exp && strlen(exp) > PL_NAME_MAX)
-        return fail(c, MHD_HTTP_BAD_REQUEST, "parameter 'experiment': a name is at most %d bytes",
+    if (exp && pl_name_check("experiment", exp, NULL) != PL_OK)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "parameter 'experiment': a name is at most %d characters",
                     PL_NAME_MAX);
     run_vec runs = {0};
     exp_vec exps = {0};
@@ -824,8 +824,8 @@ static enum MHD_Result send_file(struct MHD_Connection *c, const char *path,
 static enum MHD_Result page_experiment(pl_web *w, struct MHD_Connection *c,
                                        const char *name, const char *file)
 {
-    if (!*name || strlen(name) > PL_NAME_MAX)
-        return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: expected 1 to %d bytes",
+    if (!*name || pl_name_check("experiment", name, NULL) != PL_OK)
+        return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: expected 1 to %d characters",
                     PL_NAME_MAX);
     if (!*file)
         file = "index.html";
@@ -1167,10 +1167,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         const char *rest = url + 12, *slash = strrchr(rest, '/');
         if (!slash)
             return fail(c, MHD_HTTP_NOT_FOUND, "an experiment's report is at /experiment/NAME/");
-        char name[PL_NAME_MAX + 2];
+        char name[PL_NAME_SIZE + 1];
         size_t n = (size_t)(slash - rest);
-        if (n > PL_NAME_MAX)
-            return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: at most %d bytes", PL_NAME_MAX);
+        if (n > PL_NAME_BYTES)
+            return fail(c, MHD_HTTP_BAD_REQUEST, "experiment name: at most %d characters", PL_NAME_MAX);
         memcpy(name, rest, n);
         name[n] = '\0';
         return page_experiment(w, c, name, slash + 1);

@@ -9,6 +9,7 @@
 #include "acquire/sim/simrun.h"
 #include "commands.h"
 #include "core/cli.h"
+#include "core/sample.h"
 #include "model/prism/options.h"
 #include "model/validate/setup.h"
 
@@ -313,6 +314,15 @@ static int apply_model(sim_opts *o, pl_err *err)
         cfg->nominal_beta = p->beta;
     }
     pl_model_options_apply(&o->model, p);
+    /* A beam above the prism records nothing but clipped noise (issue
+     * 30: --h1 0.05 gave 54,803 clipped samples and exit status 0), and
+     * one at 0 sees no rotation: refused before simulating. */
+    char what[96] = "this prism";
+    if (o->model.prism)
+        snprintf(what, sizeof what, "prism '%.60s'", o->model.prism);
+    if (pl_prism_inputs_check(what, p->N, p->a0, p->beta, p->h1, p->h2, NAN,
+                              err) != PL_OK)
+        return pl_cli_usage_error(command.name, "%s", err->msg);
     cfg->nominal_lambda0 = isnan(o->nlam) ? p->lambda0 : o->nlam * DEG;
     if (!isnan(o->nbeta))
         cfg->nominal_beta = o->nbeta * DEG;

@@ -68,7 +68,7 @@ static pl_status sim_open(void **self, const void *options,
     pl_simrun_channels(s->run, info->channel);
     info->total_frames = (long long)pl_simrun_frames(s->run);
     snprintf(info->kind, sizeof info->kind, "sim");
-    snprintf(info->detail, sizeof info->detail, "rig simulator %s on %s, seed %lu%s",
+    snprintf(info->detail, sizeof info->detail, "rig simulator %.100s on %.100s, seed %lu%s",
              run->prism[0] ? run->prism : "(numbers)",
              run->ramp[0] ? run->ramp : "(numbers)",
              run->rig.seed, s->paced ? ", paced" : "");

@@ -3,6 +3,7 @@
 #include "acquire/sim/simrun.h"
 
 #include "core/atomicfile.h"
+#include "core/numtext.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -253,13 +254,17 @@ void pl_simrun_metadata(const pl_simrun *s, char *buf, size_t size)
 {
     const pl_simrun_config *c = &s->cfg;
     double fs = 0.5 * (c->rig.adc_max_v - c->rig.adc_min_v);
+    char t[6][PL_NUM_TEXT_SIZE];   /* numbers that read back (numtext.h) */
     int len = snprintf(buf, size,
-                       "prismlab rate_hz=%.17g full_scale_v=%.17g "
-                       "ldv_scale=%.17g,%.17g sign=%d,%d h=%.17g,%.17g "
-                       "synthetic=1",
-                       c->rate_hz, fs, c->rig.ldv_scale_mps_per_v[0],
-                       c->rig.ldv_scale_mps_per_v[1], c->rig.beam_sign[0],
-                       c->rig.beam_sign[1], c->model.h1, c->model.h2);
+                       "prismlab rate_hz=%s full_scale_v=%s "
+                       "ldv_scale=%s,%s sign=%d,%d h=%s,%s synthetic=1",
+                       pl_num_text(t[0], sizeof t[0], c->rate_hz),
+                       pl_num_text(t[1], sizeof t[1], fs),
+                       pl_num_text(t[2], sizeof t[2], c->rig.ldv_scale_mps_per_v[0]),
+                       pl_num_text(t[3], sizeof t[3], c->rig.ldv_scale_mps_per_v[1]),
+                       c->rig.beam_sign[0], c->rig.beam_sign[1],
+                       pl_num_text(t[4], sizeof t[4], c->model.h1),
+                       pl_num_text(t[5], sizeof t[5], c->model.h2));
     if (len < 0 || (size_t)len >= size)
         return;
     if (c->prism[0])
@@ -267,8 +272,8 @@ void pl_simrun_metadata(const pl_simrun *s, char *buf, size_t size)
     if (c->ramp[0] && (size_t)len < size)
         len += snprintf(buf + len, size - len, " ramp=%s", c->ramp);
     if (isfinite(c->nominal_lambda0) && (size_t)len < size)
-        snprintf(buf + len, size - len, " lambda0_deg=%.6f",
-                 c->nominal_lambda0 * 180.0 / M_PI);
+        snprintf(buf + len, size - len, " lambda0_deg=%s",
+                 pl_deg_text(t[0], sizeof t[0], c->nominal_lambda0));
 }
 
 pl_status pl_simrun_write_wav(const pl_simrun *s, const char *path,
@@ -407,6 +412,15 @@ static void write_truth_faults(FILE *f, const pl_simrun *s)
     }
 }
 
+/* One "# key=value" line of the truth file, the value as the shortest
+ * text that reads back (core/numtext.h): 0.0199, not
+ * 0.019900000000000001. */
+static void truth_num(FILE *f, const char *key, double v)
+{
+    char t[PL_NUM_TEXT_SIZE];
+    fprintf(f, "# %s=%s\n", key, pl_num_text(t, sizeof t, v));
+}
+
 pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
                                 double step, pl_err *err)
 {
@@ -426,15 +440,20 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
     fprintf(f, "# prism=%s\n# ramp=%s\n", c->prism[0] ? c->prism : "-",
             c->ramp[0] ? c->ramp : "-");
     fprintf(f, "# law=%s\n", p->law == PL_LAW_LINE ? "line" : "plastic");
-    fprintf(f, "# N=%d\n# a0_m=%.17g\n# mass_kg=%.17g\n", p->N, p->a0, p->mass);
+    fprintf(f, "# N=%d\n", p->N);
+    truth_num(f, "a0_m", p->a0);
+    truth_num(f, "mass_kg", p->mass);
     fprintf(f, "# beta_deg=%.9f\n# beta_nominal_deg=%.9f\n", deg(p->beta),
             deg(c->nominal_beta));
     fprintf(f, "# lambda0_deg=%.9f\n# lambda0_nominal_deg=%.9f\n",
             deg(p->lambda0), deg(c->nominal_lambda0));
-    fprintf(f, "# mu_s=%.17g\n# mu=%.17g\n", p->mu_s, isnan(p->mu) ? p->mu_s : p->mu);
-    fprintf(f, "# h1_m=%.17g\n# h2_m=%.17g\n# ramp_length_m=%.17g\n",
-            p->h1, p->h2, p->ramp_length);
-    fprintf(f, "# rate_hz=%.17g\n# frames=%zu\n", rate, s->n);
+    truth_num(f, "mu_s", p->mu_s);
+    truth_num(f, "mu", isnan(p->mu) ? p->mu_s : p->mu);
+    truth_num(f, "h1_m", p->h1);
+    truth_num(f, "h2_m", p->h2);
+    truth_num(f, "ramp_length_m", p->ramp_length);
+    truth_num(f, "rate_hz", rate);
+    fprintf(f, "# frames=%zu\n", s->n);
     fprintf(f, "# release_t_s=%.9f\n# release_frame=%zu\n", t_rel, s->release);
     fprintf(f, "# leave_t_s=%.9f\n# leave_frame=%zu\n", s->leave / rate, s->leave);
     fprintf(f, "# end=%s\n# end_t_s=%.9f\n", pl_model_end_name(r->end),
@@ -443,8 +462,10 @@ pl_status pl_simrun_write_truth(const pl_simrun *s, const char *path,
             r->n_impacts, r->lp_end, r->omega_end);
     fprintf(f, "# ratio=%.9f\n", r->n_impacts ? s->impacts[0].ratio : NAN);
     fprintf(f, "# seed=%lu\n# clipped=%zu\n", g->seed, s->clipped);
-    fprintf(f, "# ldv_scale_mps_per_v=%.17g,%.17g\n# beam_sign=%d,%d\n",
-            g->ldv_scale_mps_per_v[0], g->ldv_scale_mps_per_v[1],
+    char t0[PL_NUM_TEXT_SIZE], t1[PL_NUM_TEXT_SIZE];
+    fprintf(f, "# ldv_scale_mps_per_v=%s,%s\n# beam_sign=%d,%d\n",
+            pl_num_text(t0, sizeof t0, g->ldv_scale_mps_per_v[0]),
+            pl_num_text(t1, sizeof t1, g->ldv_scale_mps_per_v[1]),
             g->beam_sign[0], g->beam_sign[1]);
     fprintf(f, "# impact_shape=%d\n# impact_duration_s=%.9g\n", g->impact_shape,
             g->impact_duration_s);

@@ -39,7 +39,7 @@ typedef struct {
      * truth by measurement error); only reported, never simulated. */
     double nominal_lambda0;  /* rad, NaN: unknown */
     double nominal_beta;     /* rad, NaN: unknown */
-    char prism[64], ramp[64];/* catalogue names, "" when given as numbers */
+    char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE];/* catalogue names, "" when given as numbers */
 } pl_simrun_config;
 
 typedef struct pl_simrun pl_simrun;

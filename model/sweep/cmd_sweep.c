@@ -7,6 +7,8 @@
 #include "commands.h"
 #include "core/atomicfile.h"
 #include "core/cli.h"
+#include "core/json.h"
+#include "core/numtext.h"
 #include "db/store.h"
 #include "db/sweep.h"
 #include "model/sweep/engine.h"
@@ -163,12 +165,40 @@ static int cmd_run(int argc, char **argv, const pl_sweep_mpi_ops *mpi)
 
 static const pl_cli_command list_cmd = {
     .name = "sweep list",
-    .usage = "usage: prismlab sweep list [--db FILE]\n",
-    .about = "Lists the stored sweeps: name, model, points stored of all, failed.\n"};
+    .usage = "usage: prismlab sweep list [--json] [--db FILE]\n",
+    .about = "Lists the stored sweeps: name, model, points stored of all, failed.\n"
+             "--json: a JSON array, an object a sweep.\n"};
+
+/* Counts the sweeps printed; json: 1 for a JSON array. */
+typedef struct {
+    int json;
+    long long n;
+} list_ctx;
+
+static void list_one_json(list_ctx *c, const pl_sweep_info *s)
+{
+    fputs(c->n++ ? ",\n " : "[", stdout);
+    pl_json_key(stdout, "{", "name");
+    pl_json_string(stdout, s->name);
+    pl_json_key(stdout, ", ", "model");
+    pl_json_string(stdout, s->model);
+    printf(", \"points\": %lld, \"stored\": %lld, \"failed\": %lld",
+           s->n_points, s->n_stored, s->n_failed);
+    pl_json_key(stdout, ", ", "created_utc");
+    pl_json_string(stdout, s->created_utc);
+    pl_json_key(stdout, ", ", "axes");
+    pl_json_string(stdout, s->axes);
+    fputc('}', stdout);
+}
 
 static void list_one(void *ctx, const pl_sweep_info *s)
 {
-    (void)ctx;
+    list_ctx *c = ctx;
+    if (c->json) {
+        list_one_json(c, s);
+        return;
+    }
+    c->n++;
     printf("%-24s %-9s %10lld/%-10lld %8lld failed  %s  axes %s\n", s->name, s->model,
            s->n_stored, s->n_points, s->n_failed, s->created_utc, s->axes);
 }
@@ -185,7 +215,9 @@ static int open_store(const char *cmd, const char *db, unsigned flags, pl_store 
 static int cmd_list(int argc, char **argv)
 {
     const char *db = NULL;
-    pl_opt opts[] = {PL_OPT_DB(&db), PL_OPT_END()};
+    list_ctx c = {0, 0};
+    pl_opt opts[] = {PL_OPT_FLAG("json", &c.json, "print JSON"), PL_OPT_DB(&db),
+                     PL_OPT_END()};
     int rc = pl_cli_parse(&list_cmd, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
         return rc;
@@ -193,9 +225,13 @@ static int cmd_list(int argc, char **argv)
     if ((rc = open_store(list_cmd.name, db, PL_STORE_READONLY, &store)) != PL_EXIT_OK)
         return rc;
     pl_err err = {0};
-    pl_status st = pl_sweep_list(store, list_one, NULL, &err);
+    pl_status st = pl_sweep_list(store, list_one, &c, &err);
     pl_store_close(store);
-    return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(list_cmd.name, &err);
+    if (st != PL_OK)
+        return pl_cli_fail(list_cmd.name, &err);
+    if (c.json)
+        puts(c.n ? "]" : "[]");
+    return PL_EXIT_OK;
 }
 
 static const pl_cli_command show_cmd = {
@@ -279,13 +315,8 @@ static int export_row(void *ctx, const pl_sweep_point *p, const pl_sweep_cell *c
     for (size_t i = 0; i < n; i++) {
         fputc(',', e->f);
         if (c[i].kind == PL_SWEEP_NUM) {
-            char t[32];
-            for (int prec = 15; prec <= 17; prec++) {
-                snprintf(t, sizeof t, "%.*g", prec, c[i].num);
-                if (strtod(t, NULL) == c[i].num)
-                    break;
-            }
-            fputs(t, e->f);
+            char t[PL_NUM_TEXT_SIZE];
+            fputs(pl_num_text(t, sizeof t, c[i].num), e->f);
         } else if (c[i].kind == PL_SWEEP_TEXT) {
             csv_text(e->f, c[i].text);
         }

@@ -3,6 +3,7 @@
 #include "model/sweep/spec.h"
 
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "model/prism/options.h"
 #include "model/prism/prism.h"
 #include "model/seeds/dimer.h"
@@ -155,19 +156,14 @@ static void jb_key(jbuf *j, const char *key)
     jb_add(j, "%s\"%s\":", j->len > 1 ? "," : "", key);
 }
 
-/* Shortest text that reads back as the same double; null for NaN and
- * infinities (JSON has neither). */
+/* Shortest text that reads back as the same double (core/numtext.h);
+ * null for NaN and infinities (JSON has neither). */
 static void fmt_double(char out[32], double v)
 {
-    if (!isfinite(v)) {
+    if (!isfinite(v))
         snprintf(out, 32, "null");
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(out, 32, "%.*g", prec, v);
-        if (strtod(out, NULL) == v)
-            return;
-    }
+    else
+        pl_num_text(out, 32, v);
 }
 
 static void jb_num(jbuf *j, const char *key, double v)

@@ -11,6 +11,7 @@
 #include "db/run.h"
 #include "db/validation.h"
 #include "model/prism/match.h"
+#include "model/validate/validate.h"
 
 #include <errno.h>
 #include <math.h>
@@ -101,26 +102,14 @@ static const pl_validation *best_val(const run_data *r, int law)
     return NULL;
 }
 
-/* The simulation a stored validation describes, on the run's times. */
+/* The simulation a stored validation describes, on the run's times (the
+ * law is the validation's own: the caller picked v by it). */
 static pl_status simulate_curve(const pl_validation *v, pl_law law,
                                 const run_data *r, double *lp, double *om,
                                 double *v1, double *v2, pl_err *err)
 {
-    pl_match_result m;
-    memset(&m, 0, sizeof m);
-    pl_model_params_default(&m.params);
-    m.params.N = v->n_edges;
-    m.params.a0 = v->a0_m;
-    m.params.beta = v->beta_rad;
-    m.params.lambda0 = v->lambda0_rad;
-    m.params.mu_s = v->mu_s;
-    m.params.mu = v->mu;
-    m.params.h1 = v->h1_m;
-    m.params.h2 = v->h2_m;
-    m.params.law = law;
-    m.params.ramp_length = 0;
-    m.t0 = v->t0_s;
-    return pl_match_curve(&m, r->t, lp, om, v1, v2, r->n, err);
+    (void)law;
+    return pl_validation_curve(v, r->t, lp, om, v1, v2, r->n, err);
 }
 
 /* Loads the run's series, both laws' simulations on the same times and
@@ -583,14 +572,14 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
             first &= strcmp(s->r[j].info.prism, s->r[i].info.prism) != 0;
         if (!first || !s->r[i].info.prism[0])
             continue;
-        char scope[96];
+        char scope[PL_NAME_SIZE + 16];
         pl_verdict v;
         pooled_verdict(s, s->r[i].info.prism, &v);
         snprintf(scope, sizeof scope, "prism %s", s->r[i].info.prism);
         verdict_row(f, scope, &v);
     }
     for (size_t i = 0; i < s->n; i++) {
-        char scope[96];
+        char scope[PL_NAME_SIZE + 40];
         snprintf(scope, sizeof scope, "run %lld (%s)", s->r[i].info.id,
                  s->r[i].info.prism[0] ? s->r[i].info.prism : "no prism");
         verdict_row(f, scope, &s->r[i].verdict);

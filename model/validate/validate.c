@@ -154,3 +154,24 @@ pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
         return err->code;
     return pl_validation_save(store, &v, err);
 }
+
+pl_status pl_validation_curve(const pl_validation *v, const double *t,
+                              double *lp, double *om, double *v1, double *v2,
+                              size_t n, pl_err *err)
+{
+    pl_match_result m;
+    memset(&m, 0, sizeof m);
+    pl_model_params_default(&m.params);
+    m.params.N = v->n_edges;
+    m.params.a0 = v->a0_m;
+    m.params.beta = v->beta_rad;
+    m.params.lambda0 = v->lambda0_rad;
+    m.params.mu_s = v->mu_s;
+    m.params.mu = v->mu;
+    m.params.h1 = v->h1_m;
+    m.params.h2 = v->h2_m;
+    m.params.law = !strcmp(v->law, "plastic") ? PL_LAW_PLASTIC : PL_LAW_LINE;
+    m.params.ramp_length = 0;
+    m.t0 = v->t0_s;
+    return pl_match_curve(&m, t, lp, om, v1, v2, n, err);
+}

@@ -23,4 +23,13 @@ pl_status pl_validate_run(pl_store *store, long long run_id, pl_law law,
                           int fitted, const pl_fit_spec *spec,
                           pl_match_result *res, pl_err *err);
 
+/* The simulation a stored validation describes, on the times t[0..n-1]
+ * (the run's clock, increasing): L_p, omega (rad/s) and the gauge-point
+ * velocities v_p1, v_p2 (m/s), each may be NULL; 0 before the release.
+ * Simulations are stored as their parameters, not their series: this
+ * runs the model again (what the report draws and export writes). */
+pl_status pl_validation_curve(const pl_validation *v, const double *t,
+                              double *lp, double *om, double *v1, double *v2,
+                              size_t n, pl_err *err);
+
 #endif

@@ -217,6 +217,24 @@ static void test_mistakes(void **state)
                  "2: [beams] sign1: expected +1 or -1, got '2'");
 }
 
+/* Names count characters, as the store counts them (issue 30): 40
+ * u-umlauts are 80 bytes and a name the store takes. */
+static void test_names_in_characters(void **state)
+{
+    fixture *f = *state;
+    char text[256] = "[run]\nprism = ";
+    for (int i = 0; i < 40; i++)
+        strcat(text, "\xc3\xbc");
+    strcat(text, "\n");
+    assert_int_equal(tu_write_file(f->ini, text), 0);
+    pl_rigconf rc;
+    pl_rigconf_init(&rc);
+    pl_err err = {0};
+    if (pl_rigconf_read(&rc, f->ini, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(strlen(rc.prism), 80);
+}
+
 static void test_missing_file(void **state)
 {
     fixture *f = *state;
@@ -236,6 +254,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_every_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names_in_characters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,7 @@ check "run delete"
     fail "run list after delete"
 $bin run list --db "$db" | head -1 | grep -q "^   id  started_utc" || fail "run list has no header row"
 # the catalogue's lists: a header row, and --json
-$bin prism list --db "$db" | head -1 | grep -q "^name  *N  *a0" || fail "prism list has no header row"
+$bin prism list --db "$db" | head -1 | grep -q "^name  *N  *a0_m  *length_m  *mass_kg" || fail "prism list has no header row"
 [ "$($bin prism list --json --db "$db" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = \
     "$(grep -vc '^#\|^name' fixtures/catalog/prisms.csv)" ] || fail "prism list --json"
 $bin ramp list --json --db "$db" | python3 -c '

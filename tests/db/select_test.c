@@ -119,7 +119,7 @@ static void failures_leave_nothing_open(void **state)
     pl_run_selection none = {.db = db}, all = {.all = 1};
     all.db = tu_path(*state, "missing.db");
     assert_int_equal(pl_run_selection_open(&none, bad, 1, &err), PL_EINVAL);
-    assert_string_equal(err.msg, "'x' is not a run id");
+    assert_string_equal(err.msg, "'x' is not a run id (a number)");
     assert_null(none.store);
     assert_int_not_equal(pl_run_selection_open(&all, NULL, 0, &err), PL_OK);
     assert_null(all.store);

@@ -693,6 +693,97 @@ static void polynomial_calibration_matches_horner(void **state)
     }
 }
 
+/* Issue 30: deleting the newest run and storing another gave the new one
+ * the deleted run's id.  Ids are never handed out twice (migration 006). */
+static void run_ids_are_never_reused(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    char a[65];
+
+    memset(a, 'a', 64);
+    a[64] = '\0';
+    long long first = store_file_run(s, a, 10);
+    long long second = store_file_run(s, a, 10);
+    assert_int_equal(pl_run_delete(s, second, &err), PL_OK);
+    long long third = store_file_run(s, a, 10);
+    assert_true(third > second);
+    assert_true(first < second);
+    pl_store_close(s);
+    /* and across opening the file again */
+    s = open_ok(f->db, 0);
+    assert_int_equal(pl_run_delete(s, third, &err), PL_OK);
+    assert_true(store_file_run(s, a, 10) > third);
+    pl_store_close(s);
+}
+
+/* A store made by the schema before 006 (user_version 5, written by hand
+ * with the old files): two runs with channels, chunks and a correction.
+ * Opening migrates it; every row stays, with its id; a deleted newest id
+ * is not given again afterwards. */
+static void version_5_store_keeps_its_runs_through_006(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_store *s;
+    pl_err err = {0};
+    char a[65], sql[64];
+
+    if (pl_migration_count < 6)
+        skip();
+    memset(a, 'a', 64);
+    a[64] = '\0';
+    /* the runs stored through today's code, then the file rewritten with
+     * migrations 001-005 only and the rows copied over */
+    s = open_ok(f->db, PL_STORE_CREATE);
+    long long r1 = store_file_run(s, a, 100);
+    long long r2 = store_file_run(s, a, 40);
+    assert_int_equal(pl_store_exec(s, "INSERT INTO run_change (run_id, "
+        "changed_utc, field, old_value, new_value, version) VALUES (2, 'now', "
+        "'notes', '', 'x', 'test')", &err), PL_OK);
+    pl_store_close(s);
+
+    char old[1200];
+    snprintf(old, sizeof old, "%s.old", f->db);
+    assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(sqlite3_exec(db, pl_migrations[i].sql, NULL, NULL,
+                                      NULL), SQLITE_OK);
+    snprintf(sql, sizeof sql, "PRAGMA user_version = 5");
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    char attach[1400];
+    snprintf(attach, sizeof attach, "ATTACH '%s' AS n; INSERT INTO run SELECT "
+             "* FROM n.run; INSERT INTO channel SELECT * FROM n.channel; "
+             "INSERT INTO chunk SELECT * FROM n.chunk; INSERT INTO run_change "
+             "SELECT * FROM n.run_change; DETACH n;", f->db);
+    assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    remove(f->db);
+    char wal[1300];
+    snprintf(wal, sizeof wal, "%s-wal", f->db);
+    remove(wal);
+    assert_int_equal(rename(old, f->db), 0);
+
+    s = open_ok(f->db, 0);
+    assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run"), 2);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM channel"), 4);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM chunk"), 2);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run_change"), 1);
+    assert_int_equal(scalar(s, "SELECT sum(n_frames) FROM run"), 140);
+    assert_int_equal(scalar(s, "SELECT max(id) FROM run"), r2);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM sqlite_master WHERE "
+                               "name = 'run' AND sql LIKE '%AUTOINCREMENT%'"), 1);
+    /* foreign keys are on again: a delete takes the children with it */
+    assert_int_equal(pl_run_delete(s, r2, &err), PL_OK);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run_change"), 0);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM channel"), 2);
+    assert_true(store_file_run(s, a, 5) > r2);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run WHERE id = 1"), r1 == 1);
+    pl_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -715,6 +806,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(interrupted_runs_are_marked, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_found_by_sha256_and_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(count_rows_takes_only_table_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_ids_are_never_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(version_5_store_keeps_its_runs_through_006, setup, teardown),
         cmocka_unit_test(polynomial_calibration_matches_horner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

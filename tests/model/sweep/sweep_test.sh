@@ -294,6 +294,11 @@ grep -q "was made from another file" "$dir/err" || fail "changed file: $(cat "$d
 
 # --- list, show, export -------------------------------------------------------------
 $bin sweep list --db "$dir/kill.db" | grep -q "^map  *simulate  *2000/2000  *0 failed" || fail "list: $($bin sweep list --db "$dir/kill.db")"
+$bin sweep list --json --db "$dir/kill.db" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert [(x["name"], x["model"], x["points"], x["stored"], x["failed"]) for x in r] == [("map", "simulate", 2000, 2000, 0)], r
+' || fail "list --json: $($bin sweep list --json --db "$dir/kill.db")"
 $bin sweep show map --db "$dir/kill.db" | grep -q "^linear = 0.02, 0.98, 25" || fail "show lacks the file"
 $bin sweep export map --db "$dir/kill.db" -o "$dir/map.csv"
 [ "$(wc -l < "$dir/map.csv")" -eq $((total + 1)) ] || fail "export: $(wc -l < "$dir/map.csv") lines"
