@@ -132,16 +132,15 @@ static pl_status check_whole(wav_source *s, pl_err *err)
 }
 
 /* Each kept channel's calibration from the volts at full scale: the
- * option, else the metadata's. */
-static pl_status calibrate(wav_source *s, const pl_wav_options *o, double fs,
-                           pl_source_info *info, pl_err *err)
+ * option, else the metadata's; 0 when neither gives it (the caller names
+ * it with the other missing options). */
+static int calibrate(wav_source *s, const pl_wav_options *o, double fs,
+                     pl_source_info *info)
 {
     if (!isnan(o->full_scale_v))
         fs = o->full_scale_v;
     if (!(fs > 0))
-        return pl_err_set(err, PL_EINVAL, "%s: the volts at full scale are "
-                          "not known: give --full-scale-v V (the DAQ "
-                          "range, e.g. 10)", s->path);
+        return 0;
     double per_code = s->bits > 0 ? fs / ldexp(1.0, s->bits - 1) : fs;
     for (int i = 0; i < s->channels; i++) {
         pl_channel *ch = &info->channel[i];
@@ -153,10 +152,8 @@ static pl_status calibrate(wav_source *s, const pl_wav_options *o, double fs,
         ch->range_min_v = -fs;
         ch->range_max_v = fs;
         ch->maxdata = s->bits > 0 ? (long long)ldexp(1.0, s->bits) - 1 : 0;
-        if (!(ch->beam_height_m >= 0))
-            ch->beam_height_m = NAN;
     }
-    return PL_OK;
+    return 1;
 }
 
 /* Everything open() finds out, in order; the caller frees s on an error. */
@@ -166,6 +163,9 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
 {
     memset(info, 0, sizeof *info);
     info->lambda0_rad = NAN;
+    /* not 0: a height the metadata does not give is missing, not zero */
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+        info->channel[i].beam_height_m = NAN;
     pl_status st;
     if ((st = encoding(s, sfi->format & SF_FORMAT_SUBMASK, info, err)) != PL_OK ||
         (st = channel_map(s, o, sfi->channels, err)) != PL_OK)
@@ -198,8 +198,11 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
         return st;
     }
     info->sample_rate_hz = sfi->samplerate;   /* the header rules */
-    if ((st = calibrate(s, o, fs, info, err)) != PL_OK ||
-        (st = pl_source_apply_config(cfg, info, err)) != PL_OK)
+    /* a plain WAV (Audacity's) lacks the full scale and the beams: all
+     * named in one message, not one a try (issue 30) */
+    const char *no_fs = calibrate(s, o, fs, info)
+        ? NULL : "--full-scale-v V (the DAQ range, e.g. 10)";
+    if ((st = pl_source_apply_config_missing(cfg, info, no_fs, err)) != PL_OK)
         return st;
     return pl_source_file_sha256(s->path, info->sha256, err);
 }
