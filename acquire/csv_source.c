@@ -547,10 +547,29 @@ typedef struct {
     FILE *f;
     char *buf;
     size_t cap, start, fill;    /* unread: buf[start, fill) */
+    size_t lf, cr;            /* where the next '\n' and '\r' are known to
+                                 be (see next_of()) */
     int eof;
 } line_reader;
 
 enum { READ_BLOCK = 1 << 20 };
+
+/* The next c at or after start, NULL when none is read yet.  *at keeps
+ * what the last search found: buf[start, *at) holds no c, and buf[*at]
+ * is the next c when it is one (not when *at was the end of what was
+ * read then).  So an LF file looks for its CRs once a block, not once a
+ * line (3 % of the parse when it did), and a CR file for its LFs. */
+static char *next_of(line_reader *r, size_t *at, char c)
+{
+    if (*at >= r->fill)
+        return NULL;   /* searched to the end of what is read */
+    if (*at >= r->start && r->buf[*at] == c)
+        return r->buf + *at;
+    size_t from = *at > r->start ? *at : r->start;
+    char *p = memchr(r->buf + from, c, r->fill - from);
+    *at = p ? (size_t)(p - r->buf) : r->fill;
+    return p;
+}
 
 /* The next line: 1 with *text and *len, 0 at the end of the file or on a
  * read error (ferror() tells), -1 out of memory. */
@@ -558,12 +577,10 @@ static int next_line(line_reader *r, char **text, size_t *len)
 {
     for (;;) {
         char *from = r->buf + r->start, *end = r->buf + r->fill;
-        char *nl = memchr(from, '\n', (size_t)(end - from));
-        /* a CR before the LF (or anywhere, when no LF is here): the line
-         * ends there; one last in the block waits for the next byte,
-         * which may be its LF */
-        char *cr = memchr(from, '\r', (size_t)((nl ? nl : end) - from));
-        if (cr && (cr + 1 < end || r->eof))
+        char *nl = next_of(r, &r->lf, '\n'), *cr = next_of(r, &r->cr, '\r');
+        /* a CR before the LF (or with no LF read yet) ends the line; one
+         * last in the block waits for the next byte, which may be its LF */
+        if (cr && (!nl || cr < nl) && (cr + 1 < end || r->eof))
             nl = cr;
         if (nl || (r->eof && r->start < r->fill)) {
             if (!nl)
@@ -578,8 +595,11 @@ static int next_line(line_reader *r, char **text, size_t *len)
         }
         if (r->eof)
             return 0;
+        /* no LF in what moves, and a CR only as its last byte */
+        r->cr = cr ? (size_t)(cr - from) : r->fill - r->start;
         memmove(r->buf, from, r->fill - r->start);
         r->fill -= r->start;
+        r->lf = r->fill;
         r->start = 0;
         if (r->fill > (r->cap - 1) / 2) {   /* a line longer than half the buffer */
             char *b = realloc(r->buf, 2 * r->cap);
