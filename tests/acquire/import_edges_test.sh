@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/acquire/import_edges_test.sh - issue 31's parser defects and issue
 # 30's import messages, from the command line:
-#   D6  sim --csv at 20 and 50 kHz imports (t_s was rounded to 0.1 ms), each
-#       frame and the rate as simulated, the samples as the 10 kHz file's;
+#   D6  sim --csv at 20 and 50 kHz imports (t_s was rounded to 0.1 ms): each
+#       frame, the rate and the volts as simulated, and its export imports
+#       again to the same samples;
 #   D7  a float WAV holding NaN and Inf is refused naming the file, the
 #       channel, the first frame and the count, and stores nothing;
 #   D8  a 100-channel WAV imports with --channels 98,1;
@@ -38,6 +39,20 @@ for rate in 20000 50000; do
     # the time column exact: frame k at k / rate, to the last digit
     awk -F, -v r=$rate '!/^#/ && NR > 3 { k = NR - 4; if ($1 + 0 != k / r) { print "row " k ": " $1; exit 1 } }' \
         "$dir/s$rate.csv" || fail "$rate Hz: a time off its frame"
+    # round trip: the stored volts are the file's, and the export imports
+    # again to the same samples
+    $bin export "$id" --csv "$dir/e$rate.csv" --db "$db" >/dev/null
+    grep -v '^#' "$dir/s$rate.csv" | cut -d, -f2- >"$dir/a"
+    grep -v '^#' "$dir/e$rate.csv" | cut -d, -f2- >"$dir/b"
+    awk -F, 'NR == FNR { v[FNR] = $0; next }
+             FNR > 1 { split(v[FNR], w, ","); if (w[1] + 0 != $1 + 0 || w[2] + 0 != $2 + 0) exit 1 }' \
+        "$dir/a" "$dir/b" || fail "$rate Hz: stored volts differ from the file's"
+    $bin import "$dir/e$rate.csv" --db "$db" >"$dir/out" 2>"$dir/err" ||
+        fail "$rate Hz: the export refused by import: $(cat "$dir/err")"
+    $bin export "$(run_of "$dir/out")" --csv "$dir/f$rate.csv" --db "$db" >/dev/null
+    grep -v '^#' "$dir/e$rate.csv" >"$dir/a"
+    grep -v '^#' "$dir/f$rate.csv" >"$dir/b"
+    cmp -s "$dir/a" "$dir/b" || fail "$rate Hz: export -> import -> export changed the samples"
 done
 # 10 kHz as before: four decimals
 $bin sim $model --csv "$dir/s10k.csv" >/dev/null
