@@ -1,7 +1,8 @@
 /* acquire/csv_source.c - a stored recording in a CSV file.
  *
  * Layout (docs/acquire.md): '#' comment lines, the first of which may be
- * the prismlab metadata line; a header row; then one row a frame.  Our own
+ * the prismlab metadata line; a header row; then one row a frame; lines
+ * end at LF, CRLF or a lone CR, mixed or not.  Our own
  * files have an optional time column `t_s` and one column per channel in
  * volts named `<anything>_V`; another logger's file is read as it is: the
  * field separator is found from the header, the decimal mark from the
