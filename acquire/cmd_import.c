@@ -53,7 +53,8 @@ static pl_status parse_channels(const pl_opt *opt, const char *value, pl_err *er
         if (n >= PL_SOURCE_MAX_CHANNELS)
             return pl_err_set(err, PL_EINVAL, "option '--channels': at most %d",
                               PL_SOURCE_MAX_CHANNELS);
-        if (pl_parse_long("channels", t, 0, 63, &v, err) != PL_OK)
+        if (pl_parse_long("channels", t, 0, PL_WAV_MAX_FILE_CHANNELS - 1, &v,
+                          err) != PL_OK)
             return err->code;
         w->channels[n++] = (int)v;
     }

@@ -1,7 +1,8 @@
 /* acquire/csv_source.c - a stored recording in a CSV file.
  *
  * Layout (docs/acquire.md): '#' comment lines, the first of which may be
- * the prismlab metadata line; a header row; then one row a frame.  Our own
+ * the prismlab metadata line; a header row; then one row a frame; lines
+ * end at LF, CRLF or a lone CR, mixed or not.  Our own
  * files have an optional time column `t_s` and one column per channel in
  * volts named `<anything>_V`; another logger's file is read as it is: the
  * field separator is found from the header, the decimal mark from the
@@ -89,6 +90,8 @@ typedef struct {
     int col[PL_SOURCE_MAX_CHANNELS];   /* the LDV columns, in order */
     int nch;
     int fast;                 /* rows may take fast_row() */
+    char tguess[FIELD_CHARS]; /* no time column found: one passed over
+                                 whose name says time, for the hint */
     unsigned char need[MAX_FIELDS];    /* the time and LDV columns */
 } csv_layout;
 
@@ -275,6 +278,45 @@ static pl_status pick_ldv(const csv_line *l, const pl_csv_options *o,
     return PL_OK;
 }
 
+/* Whether a column's name says time in a way pick_time() does not take:
+ * t, time, timestamp, Time [s], zeit, sec, seconds, ... */
+static int sounds_like_time(const char *name)
+{
+    static const char *const words[] = {"time", "zeit", "sec", "stamp"};
+    char low[FIELD_CHARS];
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] - 'A' + 'a' : name[n]);
+    low[n] = '\0';
+    if (!strcmp(low, "t") || !strncmp(low, "t ", 2) || !strncmp(low, "t[", 2) ||
+        !strncmp(low, "t(", 2) || !strncmp(low, "t_", 2))
+        return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(low, words[i]))
+            return 1;
+    return 0;
+}
+
+/* No time column stated or found: the first column passed over whose
+ * name says time, so the rate's error can point at --time-column. */
+static void guess_time(const csv_line *l, const pl_csv_options *o,
+                       csv_layout *lay)
+{
+    lay->tguess[0] = '\0';
+    if (lay->tcol >= 0 || o->time_column[0])
+        return;
+    int n = l->n < MAX_FIELDS ? l->n : MAX_FIELDS;
+    for (int i = 0; i < n; i++) {
+        int ldv = 0;
+        for (int c = 0; c < lay->nch; c++)
+            ldv |= lay->col[c] == i;
+        if (!ldv && sounds_like_time(l->field[i])) {
+            snprintf(lay->tguess, sizeof lay->tguess, "%s", l->field[i]);
+            return;
+        }
+    }
+}
+
 /* Whether rows may take fast_row(): not when a separator could be part
  * of a number or of a line's end, nor when a column to read lies past
  * what csv_line keeps (the slow path's error says so). */
@@ -308,8 +350,10 @@ static pl_status settle_layout(struct csv_parser *p, const char *text,
     if (st == PL_OK)
         st = pick_ldv(l, o, lay, line, err);
     lay->ncols = l->n;
-    if (st == PL_OK)
+    if (st == PL_OK) {
         plan_fast(lay);
+        guess_time(l, o, lay);
+    }
     return st;
 }
 
@@ -466,10 +510,19 @@ static pl_status settle_rate(const csv_clock *clock, const csv_layout *lay,
         return pl_err_set(err, PL_EFORMAT, "%s: the time column's spacing "
                           "gives %.9g Hz but the rate is %.9g Hz", lay->path,
                           rate, info->sample_rate_hz);
+    if ((!(info->sample_rate_hz > 0) || !isfinite(info->sample_rate_hz)) &&
+        lay->tguess[0])
+        return pl_err_set(err, PL_EINVAL, "%s: the sample rate is not known: "
+                          "column '%s' looks like the time but only t_s or a "
+                          "name ending in _s, _ms or _us is taken unasked: "
+                          "give --time-column '%s' (with --time-unit ms or us "
+                          "unless it is in seconds), or --rate HZ",
+                          lay->path, lay->tguess, lay->tguess);
     if (!(info->sample_rate_hz > 0) || !isfinite(info->sample_rate_hz))
         return pl_err_set(err, PL_EINVAL, "%s: the sample rate is not known: "
-                          "give --rate HZ, a time column or rate_hz= metadata",
-                          lay->path);
+                          "give --rate HZ, --time-column NAME (no column "
+                          "named t_s or <name>_s, _ms, _us) or rate_hz= "
+                          "metadata", lay->path);
     return PL_OK;
 }
 
@@ -487,38 +540,67 @@ static pl_status comment(const char *text, const csv_layout *lay,
     return st;
 }
 
-/* The file in big blocks, cut into the lines getline() would give (a
- * line's bytes up to '\n', NULs and all), each ended by a '\0' in place of
- * its '\n': no copy of each line, as getline() makes. */
+/* The file in big blocks, cut into lines (NULs and all) each ended by a
+ * '\0' in place of its line end: no copy of each line, as getline()
+ * makes.  A line ends at LF, CRLF or a lone CR (old Mac loggers, and files
+ * pasted together from both), so that a CR-only file is not one line. */
 typedef struct {
     FILE *f;
     char *buf;
     size_t cap, start, fill;    /* unread: buf[start, fill) */
+    size_t lf, cr;            /* where the next '\n' and '\r' are known to
+                                 be (see next_of()) */
     int eof;
 } line_reader;
 
 enum { READ_BLOCK = 1 << 20 };
+
+/* The next c at or after start, NULL when none is read yet.  *at keeps
+ * what the last search found: buf[start, *at) holds no c, and buf[*at]
+ * is the next c when it is one (not when *at was the end of what was
+ * read then).  So an LF file looks for its CRs once a block, not once a
+ * line (3 % of the parse when it did), and a CR file for its LFs. */
+static char *next_of(line_reader *r, size_t *at, char c)
+{
+    if (*at >= r->fill)
+        return NULL;   /* searched to the end of what is read */
+    if (*at >= r->start && r->buf[*at] == c)
+        return r->buf + *at;
+    size_t from = *at > r->start ? *at : r->start;
+    char *p = memchr(r->buf + from, c, r->fill - from);
+    *at = p ? (size_t)(p - r->buf) : r->fill;
+    return p;
+}
 
 /* The next line: 1 with *text and *len, 0 at the end of the file or on a
  * read error (ferror() tells), -1 out of memory. */
 static int next_line(line_reader *r, char **text, size_t *len)
 {
     for (;;) {
-        char *from = r->buf + r->start;
-        char *nl = memchr(from, '\n', r->fill - r->start);
+        char *from = r->buf + r->start, *end = r->buf + r->fill;
+        char *nl = next_of(r, &r->lf, '\n'), *cr = next_of(r, &r->cr, '\r');
+        /* a CR before the LF (or with no LF read yet) ends the line; one
+         * last in the block waits for the next byte, which may be its LF */
+        if (cr && (!nl || cr < nl) && (cr + 1 < end || r->eof))
+            nl = cr;
         if (nl || (r->eof && r->start < r->fill)) {
             if (!nl)
-                nl = r->buf + r->fill;     /* the last line, unended */
+                nl = end;                 /* the last line, unended */
+            size_t skip = nl < end && *nl == '\r' && nl + 1 < end && nl[1] == '\n'
+                ? 2 : nl < end;
             *nl = '\0';
             *text = from;
             *len = (size_t)(nl - from);
-            r->start = (size_t)(nl - r->buf) + (r->start + *len < r->fill);
+            r->start = (size_t)(nl - r->buf) + skip;
             return 1;
         }
         if (r->eof)
             return 0;
+        /* no LF in what moves, and a CR only as its last byte */
+        r->cr = cr ? (size_t)(cr - from) : r->fill - r->start;
         memmove(r->buf, from, r->fill - r->start);
         r->fill -= r->start;
+        r->lf = r->fill;
         r->start = 0;
         if (r->fill > (r->cap - 1) / 2) {   /* a line longer than half the buffer */
             char *b = realloc(r->buf, 2 * r->cap);

@@ -264,10 +264,12 @@ static pl_status channels_cell(const pl_csvtable *t, int r, pl_wav_options *w,
          c = strtok_r(NULL, ",", &save)) {
         char *end;
         long v = strtol(c, &end, 10);
-        if (*end || end == c || v < 0 || v > 63 || w->n_channels >= PL_SOURCE_MAX_CHANNELS)
+        if (*end || end == c || v < 0 || v >= PL_WAV_MAX_FILE_CHANNELS ||
+            w->n_channels >= PL_SOURCE_MAX_CHANNELS)
             return pl_err_set(err, PL_EFORMAT, "%s:%ld: column 'channels': "
-                              "expected file channels from 0 to 63 as I,J, got "
+                              "expected file channels from 0 to %d as I,J, got "
                               "'%s'", pl_csvtable_path(t), pl_csvtable_line(t, r),
+                              PL_WAV_MAX_FILE_CHANNELS - 1,
                               pl_csvtable_text(t, r, pl_csvtable_column(t, "channels")));
         w->channels[w->n_channels++] = (int)v;
     }

@@ -116,6 +116,13 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
 pl_status pl_source_apply_config(const pl_source_config *cfg,
                                  pl_source_info *info, pl_err *err)
 {
+    return pl_source_apply_config_missing(cfg, info, NULL, err);
+}
+
+pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
+                                         pl_source_info *info,
+                                         const char *also_missing, pl_err *err)
+{
     if (cfg->expect_channels > 0 && info->n_channels != cfg->expect_channels)
         return pl_err_set(err, PL_EFORMAT, "%s: %d channel%s, expected %d "
                           "(one per LDV)", info->detail, info->n_channels,
@@ -123,9 +130,13 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
                           cfg->expect_channels);
     /* Everything missing is named at once (a first-day user once needed
      * four tries for one WAV); values out of range come after. */
-    char missing[256] = "";
+    char missing[384] = "";
     size_t used = 0;
     int n_missing = 0, no_scale = 0;
+    if (also_missing && also_missing[0]) {
+        used = (size_t)snprintf(missing, sizeof missing, "%s", also_missing);
+        n_missing++;
+    }
     for (int i = 0; i < info->n_channels; i++) {
         pl_channel *ch = &info->channel[i];
         if (!isnan(cfg->beam_height_m[i]))

@@ -113,6 +113,13 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
 pl_status pl_source_apply_config(const pl_source_config *cfg,
                                  pl_source_info *info, pl_err *err);
 
+/* pl_source_apply_config() for a source that found options missing of its
+ * own (also_missing, e.g. "--full-scale-v V"; NULL or "": none): they are
+ * named first in the one message that names every missing option. */
+pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
+                                         pl_source_info *info,
+                                         const char *also_missing, pl_err *err);
+
 /* Hex SHA-256 of a file (nettle), for the run's provenance. */
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err);
 

@@ -9,7 +9,15 @@
  *
  * A file that ends before its header's frame count is an error at the
  * read that finds it (the import then stores nothing), not a silently
- * short run.
+ * short run.  So is a NaN or an infinity in a kept channel of a float
+ * file: processing would read it as a beam without motion (issue 31
+ * D7); the error names the channel, the first frame and how many there
+ * are, counted to the end of the file.
+ *
+ * Any channel count libsndfile reads (it refuses more than 1024) is
+ * taken when --channels picks the LDVs: the file is read in blocks of
+ * whole frames whose size is bounded (WAV_BLOCK_BYTES), not by a
+ * channel limit of our own.
  */
 #include "acquire/wav_source.h"
 
@@ -19,6 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The most bytes of one block of whole file frames (tmp below): 1 MiB,
+ * 4096 frames of up to 32 channels of doubles. */
+enum { WAV_BLOCK_BYTES = 1 << 20, WAV_BLOCK_FRAMES = 4096 };
 
 typedef struct {
     SNDFILE *f;
@@ -77,7 +89,7 @@ static pl_status encoding(wav_source *s, int sub, pl_source_info *info,
 static pl_status channel_map(wav_source *s, const pl_wav_options *o,
                              int file_channels, pl_err *err)
 {
-    if (file_channels < 1 || file_channels > 64)
+    if (file_channels < 1)
         return pl_err_set(err, PL_EFORMAT, "%s: %d channels", s->path,
                           file_channels);
     s->file_channels = file_channels;
@@ -120,16 +132,15 @@ static pl_status check_whole(wav_source *s, pl_err *err)
 }
 
 /* Each kept channel's calibration from the volts at full scale: the
- * option, else the metadata's. */
-static pl_status calibrate(wav_source *s, const pl_wav_options *o, double fs,
-                           pl_source_info *info, pl_err *err)
+ * option, else the metadata's; 0 when neither gives it (the caller names
+ * it with the other missing options). */
+static int calibrate(wav_source *s, const pl_wav_options *o, double fs,
+                     pl_source_info *info)
 {
     if (!isnan(o->full_scale_v))
         fs = o->full_scale_v;
     if (!(fs > 0))
-        return pl_err_set(err, PL_EINVAL, "%s: the volts at full scale are "
-                          "not known: give --full-scale-v V (the DAQ "
-                          "range, e.g. 10)", s->path);
+        return 0;
     double per_code = s->bits > 0 ? fs / ldexp(1.0, s->bits - 1) : fs;
     for (int i = 0; i < s->channels; i++) {
         pl_channel *ch = &info->channel[i];
@@ -141,10 +152,8 @@ static pl_status calibrate(wav_source *s, const pl_wav_options *o, double fs,
         ch->range_min_v = -fs;
         ch->range_max_v = fs;
         ch->maxdata = s->bits > 0 ? (long long)ldexp(1.0, s->bits) - 1 : 0;
-        if (!(ch->beam_height_m >= 0))
-            ch->beam_height_m = NAN;
     }
-    return PL_OK;
+    return 1;
 }
 
 /* Everything open() finds out, in order; the caller frees s on an error. */
@@ -154,6 +163,9 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
 {
     memset(info, 0, sizeof *info);
     info->lambda0_rad = NAN;
+    /* not 0: a height the metadata does not give is missing, not zero */
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+        info->channel[i].beam_height_m = NAN;
     pl_status st;
     if ((st = encoding(s, sfi->format & SF_FORMAT_SUBMASK, info, err)) != PL_OK ||
         (st = channel_map(s, o, sfi->channels, err)) != PL_OK)
@@ -161,8 +173,13 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
     s->direct = s->bits != 24 && s->channels == s->file_channels;
     for (int i = 0; i < s->channels; i++)
         s->direct = s->direct && s->map[i] == i;
-    s->tmp_frames = 4096;
-    s->tmp = malloc(s->tmp_frames * (size_t)s->file_channels * 8);
+    size_t frame_bytes = (size_t)s->file_channels * 8;
+    s->tmp_frames = WAV_BLOCK_BYTES / frame_bytes;
+    if (s->tmp_frames > WAV_BLOCK_FRAMES)
+        s->tmp_frames = WAV_BLOCK_FRAMES;
+    if (s->tmp_frames < 1)
+        s->tmp_frames = 1;
+    s->tmp = malloc(s->tmp_frames * frame_bytes);
     if (!s->tmp)
         return pl_err_set(err, PL_ENOMEM, "wav: out of memory");
     if ((st = check_whole(s, err)) != PL_OK)
@@ -181,8 +198,11 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
         return st;
     }
     info->sample_rate_hz = sfi->samplerate;   /* the header rules */
-    if ((st = calibrate(s, o, fs, info, err)) != PL_OK ||
-        (st = pl_source_apply_config(cfg, info, err)) != PL_OK)
+    /* a plain WAV (Audacity's) lacks the full scale and the beams: all
+     * named in one message, not one a try (issue 30) */
+    const char *no_fs = calibrate(s, o, fs, info)
+        ? NULL : "--full-scale-v V (the DAQ range, e.g. 10)";
+    if ((st = pl_source_apply_config_missing(cfg, info, no_fs, err)) != PL_OK)
         return st;
     return pl_source_file_sha256(s->path, info->sha256, err);
 }
@@ -307,6 +327,10 @@ static pl_status wav_open(void **self, const void *options,
         return st0;
     SF_INFO sfi = {0};
     SNDFILE *f = sf_open(o->path, SFM_READ, &sfi);
+    if (!f && strstr(sf_strerror(NULL), "channels"))
+        return pl_err_set(err, PL_EFORMAT, "%s: not a readable sound file: %s "
+                          "(libsndfile reads at most %d channels a file)",
+                          o->path, sf_strerror(NULL), PL_WAV_MAX_FILE_CHANNELS);
     if (!f)
         return pl_err_set(err, PL_EFORMAT, "%s: not a readable sound file: %s",
                           o->path, sf_strerror(NULL));
@@ -331,6 +355,65 @@ static pl_status wav_start(void *self, pl_err *err)
     (void)self;
     (void)err;
     return PL_OK;
+}
+
+/* Sample j of v, float (bits 0) or double, as a double. */
+static double sample_at(const unsigned char *v, size_t j, int bits)
+{
+    if (bits == 0) {
+        float x;
+        memcpy(&x, v + 4 * j, 4);
+        return x;
+    }
+    double x;
+    memcpy(&x, v + 8 * j, 8);
+    return x;
+}
+
+/* The non-finite samples of the kept channels from the file's position
+ * to its end, read through tmp: only to count them for the error. */
+static long long count_rest(wav_source *s)
+{
+    long long count = 0;
+    for (;;) {
+        sf_count_t n = s->bits == 0
+            ? sf_readf_float(s->f, (float *)s->tmp, (sf_count_t)s->tmp_frames)
+            : sf_readf_double(s->f, (double *)s->tmp, (sf_count_t)s->tmp_frames);
+        if (n <= 0)
+            return count;
+        for (sf_count_t k = 0; k < n; k++)
+            for (int i = 0; i < s->channels; i++)
+                count += !isfinite(sample_at(s->tmp, (size_t)k * (size_t)s->file_channels +
+                                                      (size_t)s->map[i], s->bits));
+    }
+}
+
+/* A float file's n frames just read into buf (kept channels, LDV order)
+ * must be finite: a NaN or an infinity is refused, with where the first
+ * is and how many the kept channels hold. */
+static pl_status check_finite(wav_source *s, const unsigned char *buf,
+                              size_t n, pl_err *err)
+{
+    size_t m = n * (size_t)s->channels, j = 0;
+    if (s->bits > 0)
+        return PL_OK;
+    while (j < m && isfinite(sample_at(buf, j, s->bits)))
+        j++;
+    if (j == m)
+        return PL_OK;
+    double first = sample_at(buf, j, s->bits);
+    long long count = 0;
+    for (size_t i = j; i < m; i++)
+        count += !isfinite(sample_at(buf, i, s->bits));
+    count += count_rest(s);
+    int ldv = (int)(j % (size_t)s->channels);
+    long long frame = s->done + (long long)(j / (size_t)s->channels);
+    return pl_err_set(err, PL_EFORMAT, "%s: file channel %d (LDV %d) holds %s "
+                      "at frame %lld, the first of %lld NaN or infinite "
+                      "samples in the channels read: a recording must hold "
+                      "finite samples", s->path, s->map[ldv], ldv + 1,
+                      isnan(first) ? "NaN" : first > 0 ? "+Inf" : "-Inf",
+                      frame, count);
 }
 
 static pl_status wav_read(void *self, void *buf, size_t max_frames,
@@ -372,6 +455,9 @@ static pl_status wav_read(void *self, void *buf, size_t max_frames,
         }
     if (n < 0)
         n = 0;
+    pl_status st = check_finite(s, buf, (size_t)n, err);
+    if (st != PL_OK)
+        return st;
     s->done += n;
     *got = (size_t)n;
     if (n == 0 && s->done < s->total)

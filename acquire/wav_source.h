@@ -9,6 +9,13 @@
 
 #include "acquire/source.h"
 
+/* The most channels a file may have: libsndfile's own limit
+ * (SF_MAX_CHANNELS in its source, not its header; sf_open() refuses more
+ * as "Too many channels specified").  Ours is none: a file with more
+ * channels than PL_SOURCE_MAX_CHANNELS is read when --channels picks the
+ * LDVs. */
+enum { PL_WAV_MAX_FILE_CHANNELS = 1024 };
+
 typedef struct {
     const char *path;
     double full_scale_v;         /* NaN: from the file's metadata */

@@ -322,6 +322,39 @@ pl_status pl_simrun_write_wav(const pl_simrun *s, const char *path,
     return pl_atomicfile_commit(af, err);
 }
 
+/* The decimals that write every frame's time at rate_hz exactly: the
+ * fewest d with 10^d / rate an integer (4 at 10 kHz, 5 at 20 kHz), -1
+ * when no d up to 9 does (44.1 kHz).  A fixed 0.1 ms once made two rows
+ * a step at 20 kHz, which the importer then refused. */
+static int time_decimals(double rate_hz)
+{
+    double p = 1;
+    for (int d = 0; d <= 9; d++, p *= 10) {
+        double m = p / rate_hz;
+        if (m >= 1 && m == nearbyint(m))
+            return d;
+    }
+    return -1;
+}
+
+/* Frame k's time at rate_hz: with d decimals (time_decimals()), else the
+ * shortest text that reads back as the same double. */
+static void write_time(FILE *f, size_t k, double rate_hz, int d)
+{
+    double t = (double)k / rate_hz;
+    if (d >= 0) {
+        fprintf(f, "%.*f", d, t);
+        return;
+    }
+    char buf[40];
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, t);
+        if (strtod(buf, NULL) == t)
+            break;
+    }
+    fputs(buf, f);
+}
+
 pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
                               pl_err *err)
 {
@@ -335,10 +368,13 @@ pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
     fprintf(f, "# rig simulator output: two LDV channels in volts as the "
                "DAQ card read them\n");
     fputs("t_s,v1_V,v2_V\n", f);
-    for (size_t k = 0; k < s->n; k++)
-        fprintf(f, "%.4f,%.6f,%.6f\n", k / s->cfg.rate_hz,
+    int d = time_decimals(s->cfg.rate_hz);
+    for (size_t k = 0; k < s->n; k++) {
+        write_time(f, k, s->cfg.rate_hz, d);
+        fprintf(f, ",%.6f,%.6f\n",
                 pl_simrun_code_volts(s, s->codes[2 * k]),
                 pl_simrun_code_volts(s, s->codes[2 * k + 1]));
+    }
     return pl_atomicfile_commit(af, err);
 }
 

@@ -126,7 +126,9 @@ pl_status pl_simrun_write_wav(const pl_simrun *s, const char *path,
                               pl_err *err);
 
 /* Writes a CSV in volts: '#' metadata lines, header t_s,v1_V,v2_V, one row
- * a frame with the card's reconstructed voltage (exact to 1 uV). */
+ * a frame with the card's reconstructed voltage (exact to 1 uV) and its
+ * time exact (the fewest decimals the rate needs, else the shortest text
+ * that reads back the same). */
 pl_status pl_simrun_write_csv(const pl_simrun *s, const char *path,
                               pl_err *err);
 

@@ -22,16 +22,32 @@ pl_status pl_model_options_check(const pl_model_options *o, pl_err *err)
 {
     if ((o->prism != NULL) != (o->ramp != NULL))
         return pl_err_set(err, PL_EINVAL, "--prism and --ramp go together");
-    const char *miss = o->prism ? NULL : o->N < 0 ? "--N" : isnan(o->a0) ? "--a0"
-                     : isnan(o->beta_deg) ? "--beta-deg"
-                     : isnan(o->mu_s) ? "--mu-s" : NULL;
-    if (miss)
-        return pl_err_set(err, PL_EINVAL, "missing option %s (or give --prism "
-                          "and --ramp)", miss);
-    miss = isnan(o->lambda0_deg) ? "--lambda0-deg" : isnan(o->h1) ? "--h1"
-         : isnan(o->h2) ? "--h2" : NULL;
-    if (miss)
-        return pl_err_set(err, PL_EINVAL, "missing option %s", miss);
+    /* Every missing option named at once, the catalogue's numbers first
+     * with the way round them: one at a time took a new user a try per
+     * option (issue 30). */
+    const struct { int missing; const char *name; } need[] = {
+        {!o->prism && o->N < 0, "--N"},
+        {!o->prism && isnan(o->a0), "--a0"},
+        {!o->prism && isnan(o->beta_deg), "--beta-deg"},
+        {!o->prism && isnan(o->mu_s), "--mu-s"},
+        {isnan(o->lambda0_deg), "--lambda0-deg"},
+        {isnan(o->h1), "--h1"},
+        {isnan(o->h2), "--h2"}};
+    enum { CATALOGUE = 4 };   /* need[0..3]: what --prism/--ramp give */
+    char list[200] = "";
+    size_t used = 0;
+    int n = 0;
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if (i == CATALOGUE && n)
+            used += (size_t)snprintf(list + used, sizeof list - used,
+                                     " (or give --prism and --ramp)");
+        if (need[i].missing)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                     n++ ? ", " : "", need[i].name);
+    }
+    if (n)
+        return pl_err_set(err, PL_EINVAL, "missing option%s %s",
+                          n > 1 ? "s" : "", list);
     return PL_OK;
 }
 

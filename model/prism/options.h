@@ -83,9 +83,10 @@ pl_status pl_simulate_options_params(const pl_simulate_options *o,
                                      pl_err *err);
 
 /* PL_EINVAL when --prism comes without --ramp or the other way round
- * ("--prism and --ramp go together"), when, without them, a number is
- * missing ("missing option --N (or give --prism and --ramp)"), or when
- * --lambda0-deg, --h1 or --h2 is ("missing option --h1"). */
+ * ("--prism and --ramp go together"), or when options are missing: the
+ * numbers without them, --lambda0-deg, --h1, --h2, all named in one
+ * message ("missing options --N, --a0 (or give --prism and --ramp),
+ * --h1"; "missing option --h1"). */
 pl_status pl_model_options_check(const pl_model_options *o, pl_err *err);
 
 /* Writes what the options give into p, which holds the defaults or the

@@ -7,7 +7,9 @@
  * disagrees with a stated rate refused; tab separators; columns by index;
  * cells spelt every way stored as strtod's bits and faults among the fast
  * rows worded as before (issue 29: these pass against the reader before
- * the fast rows too); lines longer than the reader's blocks. */
+ * the fast rows too); lines longer than the reader's blocks; LF, CRLF,
+ * CR and mixed line ends, also cut by the blocks; the hint at
+ * --time-column. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -363,8 +365,9 @@ static void test_fast_refusals(void **state)
     /* an unended quote runs to the end of the line */
     expect_row_error(f, ",", "0.0040,\"0.5,0.5", 0,
                      "42: expected 3 fields as in the header, got 2");
+    /* a lone CR ends a line (old Mac loggers): the row is cut short */
     expect_row_error(f, ",", "0.0040,0.5\r0.5,0.5", 0,
-                     "42: expected 3 fields as in the header, got 4");
+                     "42: expected 3 fields as in the header, got 2");
     expect_row_error(f, ",", "0.0040,0.1234567890123456789012345678901234567890"
                      "1234567890123456789012345,0.5", 0,
                      "42: column 1 (from 0, as --columns counts): expected a number, got "
@@ -416,6 +419,110 @@ static void test_long_lines(void **state)
     tu_assert_close(info.sample_rate_hz, 1000, 1e-6);
 }
 
+/* Writes header and rows (t = k ms, a = k/8, b = -k/8) with each line's
+ * end from ends[] in turn ("\n", "\r\n", "\r"); with pad_to > 0, a
+ * comment line first that puts row 0's line end at byte pad_to (the
+ * reader's 1 MB block ends there). */
+static void write_ends(const char *path, int rows, const char *const *ends,
+                       int n_ends, long pad_to)
+{
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    fputs("t_s,a_V,b_V", out);
+    fputs(ends[0], out);
+    if (pad_to > 0) {
+        /* "# ", the padding, the line end, then row 0 */
+        long pad = pad_to - ftell(out) - 2 - (long)strlen(ends[0]) -
+                   (long)strlen("0.000,0,0");
+        fputs("# ", out);
+        for (long i = 0; i < pad; i++)
+            fputc('p', out);
+        fputs(ends[0], out);
+    }
+    for (int k = 0; k < rows; k++) {
+        fprintf(out, "%.3f,%g,%g", k * 1e-3, k / 8.0, -k / 8.0);
+        if (k == 0 && pad_to > 0)
+            assert_int_equal(ftell(out), pad_to);
+        fputs(ends[k % n_ends], out);
+    }
+    fclose(out);
+}
+
+/* Loads what write_ends() wrote and checks every frame and the rate. */
+static void check_ends(fixture *f, int rows)
+{
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    pl_source_info info;
+    double *v = malloc(2 * (size_t)rows * sizeof *v);
+    size_t n = load_ok(f, &o, &info, v, (size_t)rows);
+    assert_int_equal(n, rows);
+    for (int k = 0; k < rows; k++)
+        if (v[2 * k] != k / 8.0 || v[2 * k + 1] != -k / 8.0)
+            fail_msg("frame %d: %g, %g", k, v[2 * k], v[2 * k + 1]);
+    tu_assert_close(info.sample_rate_hz, 1000, 1e-6);
+    free(v);
+}
+
+/* LF, CRLF, CR alone and all three mixed in one file (issue 31 D9: a CR
+ * file was one line, "no data rows"; a mixed one "expected 3 fields, got
+ * 6"); a CRLF and a lone CR cut by the reader's block; errors in a CR file
+ * name the right line. */
+static void test_line_ends(void **state)
+{
+    fixture *f = *state;
+    static const char *const lf[] = {"\n"}, *const crlf[] = {"\r\n"},
+                             *const cr[] = {"\r"}, *const mixed[] = {"\n", "\r\n", "\r"};
+    const char *const *sets[] = {lf, crlf, cr, mixed};
+    const int n_sets[] = {1, 1, 1, 3};
+    for (int i = 0; i < 4; i++) {
+        write_ends(f->csv, 3001, sets[i], n_sets[i], 0);
+        check_ends(f, 3001);
+        /* the first block's last byte is row 0's CR; then its LF, or row 1 */
+        write_ends(f->csv, 50, sets[i], n_sets[i], 1L << 20);
+        check_ends(f, 50);
+        write_ends(f->csv, 50, sets[i], n_sets[i], (1L << 20) - 1);
+        check_ends(f, 50);
+    }
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    expect_error(f, "t_s,a_V,b_V\r0,1,2\r0.001,x,2\r", &o,
+                 "3: column 1 (from 0, as --columns counts): expected a number, got 'x'");
+    expect_error(f, "t_s,a_V,b_V\r\n0,1,2\r0.001,1,2\n0.002,1,2,3\r\n", &o,
+                 "4: expected 3 fields as in the header, got 4");
+}
+
+/* A time column under a name the reader does not take unasked: the
+ * rate's error names it and --time-column; with that, it reads. */
+static void test_time_hint(void **state)
+{
+    fixture *f = *state;
+    static const char *const names[] = {"time", "t", "seconds", "Zeit [s]", "timestamp"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char text[256], want[512];
+        snprintf(text, sizeof text, "%s,a_V,b_V\n0,1,2\n0.5,1,2\n1,1,2\n", names[i]);
+        snprintf(want, sizeof want, " the sample rate is not known: column '%s' "
+                 "looks like the time but only t_s or a name ending in _s, _ms "
+                 "or _us is taken unasked: give --time-column '%s' (with "
+                 "--time-unit ms or us unless it is in seconds), or --rate HZ",
+                 names[i], names[i]);
+        pl_csv_options o;
+        pl_csv_options_init(&o);
+        expect_error(f, text, &o, want);
+        snprintf(o.time_column, sizeof o.time_column, "%s", names[i]);
+        pl_source_info info;
+        double v[6];
+        assert_int_equal(load_ok(f, &o, &info, v, 3), 3);
+        tu_assert_close(info.sample_rate_hz, 2, 1e-12);
+    }
+    pl_csv_options o;
+    pl_csv_options_init(&o);
+    expect_error(f, "x,a_V,b_V\n0,1,2\n", &o,
+                 " the sample rate is not known: give --rate HZ, --time-column "
+                 "NAME (no column named t_s or <name>_s, _ms, _us) or rate_hz= "
+                 "metadata");
+}
+
 static void test_time_unit_names(void **state)
 {
     (void)state;
@@ -440,6 +547,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_spellings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fast_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_line_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_time_hint, setup, teardown),
         cmocka_unit_test(test_time_unit_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,5 +142,5 @@ bad_row() {   # bad_row COLUMN VALUE MESSAGE
 }
 bad_row ",;,,,,min," "time_unit min" "column 'time_unit': time unit 'min': expected s, ms or us"
 bad_row ",;;,,,,," "delimiter ;;" "column 'delimiter': expected one character or tab, got ';;'"
-bad_row "0;1,,,,,," "channels 0;1" "column 'channels': expected file channels from 0 to 63 as I,J, got '0;1'"
+bad_row "0;1,,,,,," "channels 0;1" "column 'channels': expected file channels from 0 to 1023 as I,J, got '0;1'"
 echo "foreign_import_test: 6 foreign runs imported from their notebook as it is (5 WAV: 16-, 24-bit PCM, float, 5-50 kHz; 1 CSV: ';', decimal commas, zeit_ms, a trigger column), frames, rates and samples as in the files; stated options give the same; 3 bad options named"

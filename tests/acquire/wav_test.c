@@ -4,7 +4,9 @@
  * sample x full scale / 2^(bits-1); a channel map keeps the chosen
  * channels in LDV order; an empty file and a repeat import are refused;
  * a LIST subchunk whose size wraps libsndfile's count (it would loop
- * forever in sf_open) is refused before libsndfile sees it. */
+ * forever in sf_open) is refused before libsndfile sees it; NaN and
+ * infinities in a float file's kept channels refused with where and how
+ * many; a 100-channel file read with --channels. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,12 +295,163 @@ static void test_damaged_list(void **state)
     free(dir);
 }
 
+/* Import options for a file of two kept channels, with the beams. */
+static void two_ldvs(pl_import_options *o, const char *path, int c1, int c2)
+{
+    pl_import_options_init(o);
+    o->path = path;
+    o->wav.full_scale_v = 10;
+    o->wav.channels[0] = c1;
+    o->wav.channels[1] = c2;
+    o->wav.n_channels = 2;
+    for (int c = 0; c < 2; c++) {
+        o->beams.beam_height_m[c] = 0.02 - 0.01 * c;
+        o->beams.beam_sign[c] = c ? -1 : 1;
+        o->beams.ldv_scale_mps_per_v[c] = 0.025;
+    }
+}
+
+/* The store's run count: a refused import adds none. */
+static long long runs_in(const char *db)
+{
+    pl_store *s = NULL;
+    pl_err err = {0};
+    long long n = -1;
+    assert_int_equal(pl_store_open(&s, db, 0, &err), PL_OK);
+    assert_int_equal(pl_store_count_rows(s, "run", &n, &err), PL_OK);
+    pl_store_close(s);
+    return n;
+}
+
+/* A float WAV (f32 or f64) of 3 channels, 20000 frames (more than one
+ * read block), with NaN or Inf where bad[] says: {frame, channel, value}. */
+static void write_float_wav(const char *path, int sub, const double (*bad)[3],
+                            int n_bad)
+{
+    enum { N = 20000 };
+    SF_INFO info = {.samplerate = 10000, .channels = CH, .format = SF_FORMAT_WAV | sub};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f)
+        fail_msg("%s: %s", path, sf_strerror(NULL));
+    double *v = malloc(N * CH * sizeof *v);
+    for (int k = 0; k < N; k++)
+        for (int c = 0; c < CH; c++)
+            v[k * CH + c] = value(k, c);
+    for (int i = 0; i < n_bad; i++)
+        v[(int)bad[i][0] * CH + (int)bad[i][1]] = bad[i][2];
+    assert_int_equal(sf_writef_double(f, v, N), N);
+    sf_close(f);
+    free(v);
+}
+
+/* A NaN or an infinity in a kept channel of a float WAV is refused with
+ * the file, the channel, the first frame and the count (issue 31 D7:
+ * they were stored, and processing saw no motion); in a channel not kept
+ * it is no business of the import's. */
+static void test_nonfinite(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("wav");
+    char *db = tu_path(dir, "w.db"), *wav = tu_path(dir, "nan.wav");
+    assert_int_equal(tu_init_db(db), 0);
+    const double bad[][3] = {
+        {12345, 2, NAN}, {12346, 2, NAN}, {15000, 0, INFINITY},
+        {19999, 2, -INFINITY}, {300, 1, NAN}};
+    const int subs[] = {SF_FORMAT_FLOAT, SF_FORMAT_DOUBLE};
+    pl_import_options o;
+    pl_err err = {0};
+    long long id;
+    for (int i = 0; i < 2; i++) {
+        write_float_wav(wav, subs[i], bad, 5);
+        /* LDV 1 = file channel 2 (NaN at 12345, 12346; -Inf at 19999),
+         * LDV 2 = file channel 0 (+Inf at 15000); channel 1 not read */
+        two_ldvs(&o, wav, 2, 0);
+        assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+        char want[512];
+        snprintf(want, sizeof want, "%s: file channel 2 (LDV 1) holds NaN at "
+                 "frame 12345, the first of 4 NaN or infinite samples in the "
+                 "channels read: a recording must hold finite samples", wav);
+        assert_string_equal(err.msg, want);
+        two_ldvs(&o, wav, 0, 1);   /* NaN at 300 in file channel 1 first */
+        assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+        snprintf(want, sizeof want, "%s: file channel 1 (LDV 2) holds NaN at "
+                 "frame 300, the first of 2 NaN", wav);
+        assert_non_null(strstr(err.msg, want));
+        assert_int_equal(runs_in(db), 0);
+    }
+    /* the bad samples only in file channel 1, which is not kept: imported */
+    const double aside[][3] = {{300, 1, NAN}, {301, 1, INFINITY}};
+    write_float_wav(wav, SF_FORMAT_FLOAT, aside, 2);
+    two_ldvs(&o, wav, 2, 0);
+    if (pl_import_file(db, &o, &id, NULL, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(runs_in(db), 1);
+    free(db);
+    free(wav);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A 100-channel WAV (more than the 64 once allowed; 4096 of its frames
+ * would not fit the 1 MiB read block) with --channels 97,3: imported, the
+ * samples those channels' (issue 31 D8: "100 channels"). */
+static void test_many_channels(void **state)
+{
+    (void)state;
+    enum { NCH = 100, N = 25000 };
+    char *dir = tu_tmpdir("wav");
+    char *db = tu_path(dir, "w.db"), *wav = tu_path(dir, "wide.wav");
+    assert_int_equal(tu_init_db(db), 0);
+    SF_INFO info = {.samplerate = 10000, .channels = NCH,
+                    .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SNDFILE *f = sf_open(wav, SFM_WRITE, &info);
+    if (!f)
+        fail_msg("%s: %s", wav, sf_strerror(NULL));
+    short *v = malloc((size_t)N * NCH * sizeof *v);
+    for (int k = 0; k < N; k++)
+        for (int c = 0; c < NCH; c++)
+            v[k * NCH + c] = (short)((k * 7 + c * 311) % 30000 - 15000);
+    assert_int_equal(sf_writef_short(f, v, N), N);
+    sf_close(f);
+    pl_import_options o;
+    pl_err err = {0};
+    long long id, frames;
+    two_ldvs(&o, wav, 97, 3);
+    if (pl_import_file(db, &o, &id, &frames, &err) != PL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(frames, N);
+    pl_store *s = NULL;
+    assert_int_equal(pl_store_open(&s, db, 0, &err), PL_OK);
+    short *raw = malloc((size_t)N * 2 * sizeof *raw);
+    assert_int_equal(pl_run_read_raw(s, id, 0, N, raw, (size_t)N * 2 * sizeof *raw, &err), PL_OK);
+    for (int k = 0; k < N; k++)
+        if (raw[2 * k] != v[k * NCH + 97] || raw[2 * k + 1] != v[k * NCH + 3])
+            fail_msg("frame %d: stored %d, %d; file %d, %d", k, raw[2 * k],
+                     raw[2 * k + 1], v[k * NCH + 97], v[k * NCH + 3]);
+    pl_store_close(s);
+    /* without --channels: the limit is the LDVs a run holds, and it says so */
+    pl_import_options_init(&o);
+    o.path = wav;
+    o.wav.full_scale_v = 10;
+    assert_int_equal(pl_import_file(db, &o, &id, NULL, &err), PL_EFORMAT);
+    assert_non_null(strstr(err.msg, "wide.wav: 100 channels, at most 16 (pick "
+                                    "the LDVs with --channels)"));
+    free(raw);
+    free(v);
+    free(db);
+    free(wav);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_format),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_damaged_list),
+        cmocka_unit_test(test_nonfinite),
+        cmocka_unit_test(test_many_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,9 +8,15 @@
  *   acquire_import_csv: a 60 s rig-simulator recording as a CSV of volts;
  *   acquire_import_csv_10min: the same for ten minutes (issue 29's
  *     target: 10 M samples/s; the shorter file measures the fixed costs
- *     more). */
+ *     more);
+ *   acquire_csv_parse_cpu: the 60 s CSV's open() (the whole parse) in the
+ *     CPU time of the parsing thread, best of five: the reader alone, and
+ *     less moved by other load on the machine than the wall clock;
+ *   acquire_csv_parse_cpu_cr: the same file with CR line ends (a reader
+ *     that searched each line's block for an LF made this 0.57). */
 #include "db/run.h"
 #include "db/store.h"
+#include "acquire/csv_source.h"
 #include "acquire/import.h"
 #include "acquire/sim/simrun.h"
 
@@ -126,6 +132,54 @@ static int write_long_wav(const char *path)
     return sf_close(f);
 }
 
+/* The parse of a CSV (pl_source_open), best of five, in M samples per
+ * second of this thread's CPU time (the hash runs on another). */
+static double parse_cpu(const char *file)
+{
+    double best = INFINITY;
+    long long frames = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        pl_csv_options o;
+        pl_csv_options_init(&o);
+        o.path = file;
+        pl_source_config cfg;
+        pl_source_config_init(&cfg);
+        pl_source_spec spec = pl_csv_spec(&o, &cfg);
+        void *src = NULL;
+        pl_source_info info;
+        pl_err err = {0};
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        if (pl_source_open(&spec, &src, &info, &err) != PL_OK) {
+            fprintf(stderr, "acquire_bench: %s\n", err.msg);
+            exit(1);
+        }
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        pl_source_csv.close(src);
+        frames = info.total_frames;
+        double dt = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+        if (dt < best)
+            best = dt;
+    }
+    return 2.0 * frames / best / 1e6;
+}
+
+/* src with every '\n' made '\r', into dst. */
+static void to_cr(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    int c;
+    if (!in || !out) {
+        fprintf(stderr, "acquire_bench: cannot copy %s to %s\n", src, dst);
+        exit(1);
+    }
+    while ((c = getc(in)) != EOF)
+        putc(c == '\n' ? '\r' : c, out);
+    fclose(in);
+    if (fclose(out) != 0)
+        exit(1);
+}
+
 /* A rig-simulator recording of the given length as a CSV of volts, as
  * `prismlab sim --csv` writes it. */
 static void write_sim_csv(const char *path, double seconds)
@@ -159,6 +213,12 @@ int main(void)
     long long frames = 0;
     double t = best_import(db, csv, &frames);
     printf("acquire_import_csv: %.2f MS/s\n", 2.0 * frames / t / 1e6);
+    printf("acquire_csv_parse_cpu: %.1f MS/s\n", parse_cpu(csv));
+    char cr[80];
+    snprintf(cr, sizeof cr, "%s/cr.csv", dir);
+    to_cr(csv, cr);
+    printf("acquire_csv_parse_cpu_cr: %.1f MS/s\n", parse_cpu(cr));
+    unlink(cr);
     write_sim_csv(csv, 600.0);
     t = best_import(db, csv, &frames);
     printf("acquire_import_csv_10min: %.2f MS/s\n", 2.0 * frames / t / 1e6);

@@ -1,6 +1,6 @@
 /* tests/model/prism/options_test.c - the prism model's options shared by
- * simulate and sim: what is missing without a catalogue, --prism and
- * --ramp together, and numbers overriding what the catalogue filled. */
+ * simulate and sim: what is missing without a catalogue (all named at
+ * once), --prism and --ramp together, and numbers overriding what the catalogue filled. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,13 +34,17 @@ static void numbers_or_a_catalogue(void **state)
     assert_int_equal(parse(&o, ARGS("--lambda0-deg", "5", "--h1", "0.02", "--h2",
                                     "0.01", "--N", "22", "--a0", "0.015"), &err),
                      PL_EINVAL);
-    assert_string_equal(err.msg, "missing option --beta-deg (or give --prism and --ramp)");
+    assert_string_equal(err.msg, "missing options --beta-deg, --mu-s (or give --prism and --ramp)");
     assert_int_equal(parse(&o, ARGS("--lambda0-deg", "5", "--h1", "0.02", "--h2",
                                     "0.01", "--prism", "steel-22"), &err), PL_EINVAL);
     assert_string_equal(err.msg, "--prism and --ramp go together");
     assert_int_equal(parse(&o, ARGS("--prism", "steel-22", "--ramp", "glass"), &err),
                      PL_EINVAL);
-    assert_string_equal(err.msg, "missing option --lambda0-deg");
+    assert_string_equal(err.msg, "missing options --lambda0-deg, --h1, --h2");
+    /* all at once, the catalogue's numbers with the way round them */
+    assert_int_equal(parse(&o, ARGS("--a0", "0.015"), &err), PL_EINVAL);
+    assert_string_equal(err.msg, "missing options --N, --beta-deg, --mu-s (or "
+                        "give --prism and --ramp), --lambda0-deg, --h1, --h2");
     assert_int_equal(parse(&o, ARGS("--prism", "steel-22", "--ramp", "glass",
                                     "--lambda0-deg", "5", "--h2", "0.01"), &err),
                      PL_EINVAL);
