@@ -140,8 +140,11 @@ static void *writer_main(void *arg)
             w->failed = 1;
             if (!w->cfg.atomic && (w->overrun_frame < 0 || first < w->overrun_frame))
                 w->overrun_frame = first;
-            pl_err_set(&w->thread_err, err.code, "run %lld: storing frames from "
-                       "%lld on failed: %.400s", w->run_id, first, err.msg);
+            if (w->cfg.atomic)   /* the run goes with the transaction */
+                w->thread_err = err;
+            else
+                pl_err_set(&w->thread_err, err.code, "run %lld: storing frames "
+                           "from %lld on failed: %.400s", w->run_id, first, err.msg);
             pthread_cond_broadcast(&w->space);
             break;
         }
