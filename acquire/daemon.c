@@ -324,7 +324,7 @@ static pl_status finish(daemon_t *d, const char *why, pl_err *err)
     pl_writer_stats ws;
     pl_status st = pl_writer_end_run(w, PL_RUN_COMPLETE, err);
     pl_writer_get_stats(w, &ws);
-    logf_(d, "run %lld: ended (%s): %lld frames stored%s", d->run_id, why,
+    logf_(d, "run %lld: ended (%s): %lld frames%s", d->run_id, why,
           ws.frames_committed, ws.overruns ? ", OVERRUN" : "");
     d->last_run = d->run_id;
     d->run_id = -1;
