@@ -8,6 +8,7 @@
 #   make layering   check the one-way rule between the source folders
 #   make crashtest  SIGKILL import, record, process, daemon, validate,
 #                   run delete, import --manifest 50 times each
+#   make hostiletest  a socket flood, a slowloris, a disk full while recording
 #   make fuzz       libFuzzer (clang) on each parser for FUZZ_S seconds
 #   make demo       deps, build, run the pipeline on the bundled fixtures
 #   make install    PREFIX=/usr/local DESTDIR= : binary and the commands'
@@ -148,7 +149,7 @@ TESTS      := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,build/asan/tests/%,$(TEST_SRC))
 BENCHES    := $(patsubst tests/%.c,build/tests/%,$(BENCH_SRC))
 
-.PHONY: all asan deps check check-run check-under-load demo demo-run bench install clean fixtures layering crashtest fuzz FORCE
+.PHONY: all asan deps check check-run check-under-load demo demo-run bench install clean fixtures layering crashtest hostiletest fuzz FORCE
 .SECONDARY:
 
 all: bin/prismlab libexec/prismlab/prismlab-dimer-mpi
@@ -213,6 +214,16 @@ bench: bin/prismlab $(BENCHES)
 crashtest: bin/prismlab
 	@CRASH_N=50 PRISMLAB_BIN=bin/prismlab sh tests/acquire/crash_test.sh
 	@CRASH_N=50 PRISMLAB_BIN=bin/prismlab sh tests/db/crash_store_test.sh
+
+# Hostile clients and a full disk (issue 31): a reconnect flood on the
+# daemon's socket and a slowloris on serve, each asserting that a normal
+# client is served within 1 s, and a daemon recording onto a disk that
+# fills (SQLite's page cap, PRISMLAB_TEST_MAX_PAGE_COUNT: no mount, no
+# root).  make check runs the same three among the others.
+hostiletest: bin/prismlab build/tests/acquire/daemon_flood_test build/tests/web/slowloris_test
+	@PRISMLAB_SRC=$(CURDIR) PRISMLAB_BIN=$(CURDIR)/bin/prismlab build/tests/acquire/daemon_flood_test
+	@PRISMLAB_SRC=$(CURDIR) PRISMLAB_BIN=$(CURDIR)/bin/prismlab build/tests/web/slowloris_test
+	@PRISMLAB_BIN=bin/prismlab sh tests/acquire/daemon_fulldisk_test.sh
 
 # Fuzzing: the library again, built by clang with libFuzzer's coverage and
 # ASan+UBSan, one program per parser (tests/fuzz/*_fuzz.c).  Each runs

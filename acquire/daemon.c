@@ -24,7 +24,14 @@
  * its line outgrows the buffer. */
 /* At most MAX_STREAMS of the connections stream, so that commands (a
  * stop, say) always find a slot however many viewers are open. */
-enum { MAX_CLIENTS = 8, MAX_STREAMS = 6, LINE_MAX_ = 128, REPLY_MAX = 512, STREAM_BUF = 65536 };
+/* A client that floods the socket (connects, sends a byte, reconnects)
+ * must not crowd out a command: the listen queue is deep, each pass
+ * accepts what is queued (up to ACCEPT_BATCH), a new connection is served
+ * the moment it is accepted (a command sent with the connect is answered
+ * then), and when every slot is taken the oldest connection that has not
+ * yet sent a whole line makes room. */
+enum { MAX_CLIENTS = 16, MAX_STREAMS = 6, LINE_MAX_ = 128, REPLY_MAX = 512, STREAM_BUF = 65536,
+       LISTEN_BACKLOG = 64, ACCEPT_BATCH = 256 };
 #define CLIENT_TIMEOUT_S 2.0
 
 typedef struct {
@@ -82,6 +89,7 @@ typedef struct {
         double mn[2], mx[2];
     } sg;
     double last_status;          /* when the streams last got an S line */
+    char last_error[320];        /* why the last run stopped, if it failed */
 } daemon_t;
 
 static void logf_(daemon_t *d, const char *fmt, ...)
@@ -301,6 +309,7 @@ static pl_status begin(daemon_t *d, pl_err *err)
     }
     d->frames = pre;
     d->pre_len = 0;
+    d->last_error[0] = '\0';
     d->st = D_RECORDING;
     d->still = 0;
     d->max_frames = d->rc->duration_s > 0
@@ -331,6 +340,19 @@ static void pre_push(daemon_t *d, const unsigned char *frame)
         d->pre_len++;
 }
 
+/* The writer could not store a chunk (a full disk, say): every frame from
+ * it on is lost, so the run stops now, marked overrun where its stored
+ * frames end, with one log line naming it and the cause kept for status;
+ * carrying on would only throw each new block away. */
+static pl_status commit_failed(daemon_t *d, const pl_err *cause)
+{
+    snprintf(d->last_error, sizeof d->last_error, "%.319s", cause->msg);
+    logf_(d, "%s: stopping the run", cause->msg);
+    pl_err ignore = {0};
+    finish(d, "a commit failed", &ignore);
+    return PL_OK;
+}
+
 /* Reads one block from the source and moves it on. */
 static pl_status step(daemon_t *d, pl_err *err)
 {
@@ -344,6 +366,8 @@ static pl_status step(daemon_t *d, pl_err *err)
             pl_err ignore = {0};
             if (got > 0 && pl_writer_push(w, d->buf, got, &ignore) == PL_OK)
                 d->frames += (long long)got;
+            else if (got > 0 && ignore.code != PL_EOVERRUN)
+                return commit_failed(d, &ignore);
             pl_writer_mark_overrun(w, d->frames, &ignore);
             return finish(d, "driver overrun", err);
         }
@@ -396,7 +420,7 @@ static pl_status step(daemon_t *d, pl_err *err)
         if (st == PL_EOVERRUN)
             return finish(d, "writer overrun", err);
         if (st != PL_OK)
-            return st;
+            return commit_failed(d, err);
         d->frames++;
         /* Motion counts when it lasts 1 ms (a speckle drop-out of the LDV
          * is a spike, not a prism); any departure resets the stillness. */
@@ -437,10 +461,15 @@ static void command(daemon_t *d, client *c, const char *cmd)
     if (!strcmp(cmd, "status")) {
         pl_writer_stats ws;
         pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
-        reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld",
+        /* A failed commit shows at once (overruns=1, error=...), before
+         * the loop has stopped the run; the cause stays until the next. */
+        const char *why = d->last_error[0] ? d->last_error
+                          : ws.failed ? "a commit failed" : NULL;
+        reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld%s%s",
               state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
-              ws.ring_capacity, ws.overruns, d->last_run);
+              ws.ring_capacity, ws.overruns, d->last_run, why ? " error=" : "",
+              why ? why : "");
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {
             reply(c, "error already %s", state_name[d->st]);
@@ -591,7 +620,7 @@ static int listen_on(const char *path, pl_err *err)
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     int e = errno;
     umask(old);
-    if (rc != 0 || listen(fd, 8) != 0) {
+    if (rc != 0 || listen(fd, LISTEN_BACKLOG) != 0) {
         pl_err_set(err, PL_EIO, "%s: %s", path, strerror(rc != 0 ? e : errno));
         close(fd);
         return -1;
@@ -640,69 +669,105 @@ static void serve_stream(daemon_t *d, client *c, double now)
         drop(d, c);
 }
 
-static void accept_clients(int lfd, client *cl)
+/* Moves what one command client has sent or is owed, without waiting. */
+static void serve_one(daemon_t *d, client *c, double now)
 {
-    for (;;) {
+    if (c->sbuf) {
+        serve_stream(d, c, now);
+        return;
+    }
+    if (c->out_len == 0) {
+        char got[LINE_MAX_], line[LINE_MAX_];
+        ssize_t r = read(c->fd, got, sizeof got);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            drop(d, c);
+            return;
+        }
+        int whole = pl_daemon_take_line(c->in, &c->in_len, sizeof c->in, got,
+                                        r > 0 ? (size_t)r : 0, line, sizeof line);
+        if (whole > 0)
+            command(d, c, line);
+        if (c->sbuf)
+            return;   /* it asked to stream */
+        else if (whole < 0)
+            reply(c, "error a command is one line of at most %d bytes", LINE_MAX_ - 2);
+    }
+    if (c->out_len > 0) {
+        ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0)
+            c->out_off += (size_t)w;
+        if (c->out_off >= c->out_len ||
+            (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            drop(d, c);
+            return;
+        }
+    }
+    /* A whole-command deadline from accept, not an inactivity one: a
+     * client trickling a byte at a time is cut off all the same. */
+    if (now - c->since > CLIENT_TIMEOUT_S)
+        drop(d, c);   /* too slow: a command and its reply take milliseconds */
+}
+
+/* A slot for a new connection: a free one, else the one held longest by
+ * a client that has not sent a whole line (no reply owed, not
+ * streaming), which is dropped.  Those that have gone away are reaped
+ * first.  NULL when every slot streams or is owed a reply. */
+static client *free_slot(daemon_t *d, double now)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        client *oldest = NULL;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            client *c = &d->cl[i];
+            if (c->fd < 0)
+                return c;
+            if (c->sbuf || c->out_len > 0)
+                continue;
+            if (pass == 0) {
+                serve_one(d, c, now);   /* reaps one that closed */
+                if (c->fd < 0)
+                    return c;
+            } else if (!oldest || c->since < oldest->since) {
+                oldest = c;
+            }
+        }
+        if (oldest) {
+            drop(d, oldest);
+            return oldest;
+        }
+    }
+    return NULL;
+}
+
+static void accept_clients(daemon_t *d, int lfd)
+{
+    for (int k = 0; k < ACCEPT_BATCH; k++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        client *c = NULL;
-        for (int i = 0; i < MAX_CLIENTS && !c; i++)
-            if (cl[i].fd < 0)
-                c = &cl[i];
+        double now = mono_s();
         struct ucred cred;
         socklen_t len = sizeof cred;
-        if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-            close(fd);   /* full: the client sees the connection closed */
+        client *c = NULL;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+            !(c = free_slot(d, now))) {
+            close(fd);   /* the client sees the connection closed */
             continue;
         }
-        *c = (client){.fd = fd, .uid = cred.uid, .since = mono_s()};
+        *c = (client){.fd = fd, .uid = cred.uid, .since = now};
+        /* A command sent with the connect is answered now, before any
+         * later connection may claim the slot. */
+        serve_one(d, c, now);
     }
 }
 
-/* Moves what each client has sent or is owed without ever waiting: one
- * pass over the sockets, each read and write non-blocking. */
-static void serve_clients(daemon_t *d, client *cl)
+/* One pass over the sockets, each read and write non-blocking. */
+static void serve_clients(daemon_t *d)
 {
     double now = mono_s();
-    for (int i = 0; i < MAX_CLIENTS; i++) {
-        client *c = &cl[i];
-        if (c->fd < 0)
-            continue;
-        if (c->sbuf) {
-            serve_stream(d, c, now);
-            continue;
-        }
-        if (c->out_len == 0) {
-            char got[LINE_MAX_], line[LINE_MAX_];
-            ssize_t r = read(c->fd, got, sizeof got);
-            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                drop(d, c);
-                continue;
-            }
-            int whole = pl_daemon_take_line(c->in, &c->in_len, sizeof c->in, got,
-                                            r > 0 ? (size_t)r : 0, line, sizeof line);
-            if (whole > 0)
-                command(d, c, line);
-            if (c->sbuf)
-                continue;   /* it asked to stream */
-            else if (whole < 0)
-                reply(c, "error a command is one line of at most %d bytes", LINE_MAX_ - 2);
-        }
-        if (c->out_len > 0) {
-            ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (w > 0)
-                c->out_off += (size_t)w;
-            if (c->out_off >= c->out_len ||
-                (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                drop(d, c);
-                continue;
-            }
-        }
-        if (now - c->since > CLIENT_TIMEOUT_S)
-            drop(d, c);   /* too slow: a command and its reply take milliseconds */
-    }
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (d->cl[i].fd >= 0)
+            serve_one(d, &d->cl[i], now);
 }
 
 pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
@@ -754,10 +819,10 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
             logf_(&d, "error: %s", err->msg);
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
-        accept_clients(lfd, cl);
+        accept_clients(&d, lfd);
         if (d.n_streams > 0 && mono_s() - d.last_status >= 0.5)
             stream_status(&d);
-        serve_clients(&d, cl);
+        serve_clients(&d);
     }
     for (int i = 0; i < MAX_CLIENTS; i++) {
         if (cl[i].fd >= 0 && cl[i].out_len)   /* "ok quitting", best effort */

@@ -10,7 +10,9 @@
  *           frames as its first frames (run.pretrigger_frames);
  *   start   begin a run now (from armed: with the pre-trigger frames);
  *   stop    end the run (state complete) and close the source;
- *   status  one line: state, run, frames, ring fill, overruns;
+ *   status  one line: state, run, frames, ring fill, overruns, and
+ *           "error=<cause>" after a commit failed (a full disk: the run
+ *           is stopped at once, overrun where its stored frames end);
  *   stream  the connection becomes a live stream: per block read, the
  *           min/max of both velocities each millisecond ("D" lines), the
  *           state every 0.5 s ("S"), lines lost to a slow client ("G");
@@ -26,6 +28,9 @@
  * writer's own thread); the socket is served between source reads, which
  * block at most ~100 ms, without ever waiting on a client (non-blocking
  * sockets, bounded per-client buffers, a client slower than 2 s dropped).
+ * A client flooding the socket with connections cannot crowd out a
+ * command: each is served as it is accepted, and when the slots are full
+ * the longest-held one without a whole line makes room.
  * Only the daemon's own user may send quit (SO_PEERCRED); a socket path
  * holding anything but a stale socket is refused, never removed.
  */

@@ -134,8 +134,17 @@ static void *writer_main(void *arg)
 
         pthread_mutex_lock(&w->mu);
         if (st != PL_OK) {
+            /* Nothing from this chunk on can be kept: the loss is marked at
+             * once, so get_stats (the daemon's status) shows it the moment
+             * it happens, not when the run ends. */
             w->failed = 1;
-            w->thread_err = err;
+            if (!w->cfg.atomic && (w->overrun_frame < 0 || first < w->overrun_frame))
+                w->overrun_frame = first;
+            if (w->cfg.atomic)   /* the run goes with the transaction */
+                w->thread_err = err;
+            else
+                pl_err_set(&w->thread_err, err.code, "run %lld: storing frames "
+                           "from %lld on failed: %.400s", w->run_id, first, err.msg);
             pthread_cond_broadcast(&w->space);
             break;
         }
@@ -231,6 +240,11 @@ pl_status pl_writer_push(pl_writer *w, const void *frames, size_t n,
         size_t most = w->cap - w->commit_frames + 1;
         size_t piece = n < most ? n : most;
         pthread_mutex_lock(&w->mu);
+        if (w->failed) {   /* its own message: the cause, not only the loss */
+            *err = w->thread_err;
+            pthread_mutex_unlock(&w->mu);
+            return err->code;
+        }
         if (w->overrun_frame >= 0) {
             pthread_mutex_unlock(&w->mu);
             return pl_err_set(err, PL_EOVERRUN, "run %lld: overrun at frame "
@@ -311,14 +325,16 @@ pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
             pl_store_rollback(w->store);
             return err->code;
         }
-        /* What is committed stays; the run must not look complete.  When
-         * even that fails (a full disk), the run stays 'recording' and the
-         * next recorder marks it: the caller hears of both. */
+        /* What is committed stays, and the run says where its frames stop:
+         * 'overrun' at the first frame that could not be stored (a full
+         * disk loses frames as surely as a slow one).  Marking it needs no
+         * new page; when even that fails, the run stays 'recording' and the
+         * next recorder marks it interrupted: the caller hears of both. */
         pl_err e2 = {0};
-        if (pl_run_set_state(w->store, w->run_id, PL_RUN_INTERRUPTED, -1,
-                             &e2) != PL_OK)
+        if (pl_run_set_state(w->store, w->run_id, PL_RUN_OVERRUN,
+                             w->overrun_frame, &e2) != PL_OK)
             pl_err_set(err, err->code, "%.300s; and marking run %lld "
-                       "interrupted failed too: %.300s", w->thread_err.msg,
+                       "overrun failed too: %.300s", w->thread_err.msg,
                        w->run_id, e2.msg);
         return err->code;
     }
@@ -361,6 +377,7 @@ void pl_writer_get_stats(pl_writer *w, pl_writer_stats *st)
     st->overruns = w->overrun_frame >= 0;
     st->run_id = w->run_id;
     st->commits = w->commits;
+    st->failed = w->failed;
     pthread_mutex_unlock(&w->mu);
 }
 

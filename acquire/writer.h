@@ -8,8 +8,8 @@
  * leaves every committed chunk intact (WAL; synchronous=NORMAL survives a
  * process kill, FULL also a power cut).
  *
- * If a live source outruns the disk by more than the ring holds, nothing
- * is dropped silently: the run is marked 'overrun' at the first frame that
+ * If a live source outruns the disk by more than the ring holds, or a
+ * commit fails (a full disk), nothing is dropped silently: the run is marked 'overrun' at the first frame that
  * could not be kept, and every frame before it is stored.  File sources
  * set block_when_full and simply wait.
  *
@@ -53,6 +53,8 @@ typedef struct {
     long long overruns;        /* 0 or 1: a run is overrun once */
     long long run_id;
     long long commits;
+    int failed;                /* a commit failed (disk full, ...): the run
+                                  is overrun from the first frame not stored */
 } pl_writer_stats;
 
 /* Opens the store (creating and migrating it when needed). */
@@ -77,7 +79,9 @@ pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
                                  pl_err *err);
 
 /* Drains the ring, commits, stops the thread and sets the final state
- * (final_state, or 'overrun' when frames were lost). */
+ * (final_state, or 'overrun' when frames were lost).  After a failed
+ * commit it returns that error and the run ends 'overrun' at the first
+ * frame not stored. */
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                             pl_err *err);
 

@@ -397,6 +397,16 @@ static pl_status configure(pl_store *store, unsigned flags, pl_err *err)
      * few pages of WAL a run (docs/data-model.md, "Deleting"). */
     if (pl_store_exec(store, "PRAGMA secure_delete = FAST", err) != PL_OK)
         return err->code;
+    /* Test only: a disk that fills, without a mount (docs/acquire.md,
+     * "Disk full").  PRISMLAB_TEST_MAX_PAGE_COUNT=N caps the file at N
+     * pages, so a write past them fails as a full disk does (SQLITE_FULL). */
+    const char *cap = getenv("PRISMLAB_TEST_MAX_PAGE_COUNT");
+    if (cap && *cap) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA max_page_count = %ld", strtol(cap, NULL, 10));
+        if (pl_store_exec(store, sql, err) != PL_OK)
+            return err->code;
+    }
     return pl_store_exec(store,
                          (flags & PL_STORE_SYNC_FULL)
                              ? "PRAGMA synchronous = FULL"

@@ -13,6 +13,7 @@
 #include "model/validate/report.h"
 #include "web/assets.h"
 #include "web/buf.h"
+#include "web/connguard.h"
 #include "web/runcache.h"
 
 #include <arpa/inet.h>
@@ -44,6 +45,7 @@ typedef struct {
 
 struct pl_web {
     struct MHD_Daemon *mhd;
+    pl_connguard *guard;           /* whole-request deadlines */
     pl_store *store;
     pl_runcache *cache;
     pthread_mutex_t lock;          /* the store, the cache, the reports */
@@ -1118,6 +1120,17 @@ static int host_ok(pl_web *w, struct MHD_Connection *c)
     return 0;
 }
 
+/* The response is done: the connection now waits for its next request,
+ * which the guard times afresh. */
+static void request_completed(void *cls, struct MHD_Connection *c, void **state,
+                              enum MHD_RequestTerminationCode code)
+{
+    (void)cls;
+    (void)state;
+    (void)code;
+    pl_connguard_request_done(c);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version,
                               const char *upload, size_t *upload_size, void **state)
@@ -1134,6 +1147,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
+    pl_connguard_request_whole(c);   /* headers and body are in: answer it */
     if (!host_ok(w, c))
         return fail(c, MHD_HTTP_FORBIDDEN, "this server answers to 127.0.0.1, localhost "
                     "and [::1] only");
@@ -1319,6 +1333,7 @@ void pl_web_stop(pl_web *w)
     w->stopping = 1;
     if (w->mhd)
         MHD_stop_daemon(w->mhd);
+    pl_connguard_destroy(w->guard);
     pl_runcache_destroy(w->cache);
     pl_store_close(w->store);
     if (w->tmp[0])
@@ -1373,13 +1388,27 @@ pl_status pl_web_start(pl_web **out, const pl_web_options *opt, pl_err *err)
         pl_web_stop(w);
         return err->code;
     }
+    double deadline = opt->request_deadline_s > 0 ? opt->request_deadline_s
+                                                  : PL_WEB_REQUEST_DEADLINE_S;
+    if (pl_connguard_create(&w->guard, deadline, PL_WEB_MAX_WAITING, err) != PL_OK) {
+        close(fd);
+        pl_web_stop(w);
+        return err->code;
+    }
+    /* Every client of a loopback server is 127.0.0.1, so a per-IP limit
+     * below the total only let one slow client lock out every browser; the
+     * guard keeps the room instead: at most PL_WEB_MAX_WAITING connections
+     * wait for a request, each at most the deadline, and the rest of the
+     * CONNECTION_LIMIT is for requests being answered (live streams). */
     w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                               MHD_USE_POLL,
                               0, NULL, NULL, handle, w,
                               MHD_OPTION_LISTEN_SOCKET, fd,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)PL_WEB_MAX_CONNECTIONS,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PL_WEB_MAX_CONNECTIONS,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                              MHD_OPTION_NOTIFY_CONNECTION, pl_connguard_notify, w->guard,
+                              MHD_OPTION_NOTIFY_COMPLETED, request_completed, w,
                               MHD_OPTION_END);
     if (!w->mhd) {
         close(fd);

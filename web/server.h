@@ -25,7 +25,16 @@ typedef struct {
     const char *listen;       /* "HOST:PORT" (IPv4 or [IPv6]); port 0: any free one */
     const char *socket;       /* the daemon's socket; NULL: <db>.sock */
     int control;              /* 1: arm/start/stop allowed (with the token) */
+    double request_deadline_s; /* a whole request, from accept; 0: the default */
 } pl_web_options;
+
+/* Hostile clients (docs/web.md): a request must arrive whole, headers and
+ * body, within PL_WEB_REQUEST_DEADLINE_S of its connection's accept (or
+ * of the end of the connection's last response); at most
+ * PL_WEB_MAX_WAITING connections wait for a request, a new one past that
+ * cutting the one that has waited longest; PL_WEB_MAX_CONNECTIONS in all. */
+#define PL_WEB_REQUEST_DEADLINE_S 10.0
+enum { PL_WEB_MAX_WAITING = 32, PL_WEB_MAX_CONNECTIONS = 128 };
 
 typedef struct pl_web pl_web;
 

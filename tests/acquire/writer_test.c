@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,6 +177,56 @@ static void test_overrun_at_exact_frame(void **state)
     check_store(f->db);
 }
 
+/* A commit that fails (the disk full: the test-only page cap) marks the
+ * run overrun at once, at the first frame not stored: get_stats says so
+ * before the run ends, push returns the cause naming the run, and the run
+ * ends 'overrun' there, every frame before it kept (issue 31, D3). */
+static void test_failed_commit_is_overrun(void **state)
+{
+    fixture *f = *state;
+    pl_err err = {0};
+    struct stat sb;
+    assert_int_equal(stat(f->db, &sb), 0);
+    char cap[32];
+    /* about 20 pages (~80 kB, 2 s of these frames) past what it holds */
+    snprintf(cap, sizeof cap, "%lld", (long long)sb.st_size / 4096 + 20);
+    setenv("PRISMLAB_TEST_MAX_PAGE_COUNT", cap, 1);
+    pl_writer_config wc = {.commit_interval_s = 0.1, .block_when_full = 0};
+    pl_writer *w = NULL;
+    pl_status st = pl_writer_create(&w, f->db, &wc, &err);
+    unsetenv("PRISMLAB_TEST_MAX_PAGE_COUNT");
+    assert_int_equal(st, PL_OK);
+    pl_run_info info;
+    pl_channel ch[2];
+    run_info(&info, ch);
+    assert_int_equal(pl_writer_begin_run(w, &info, ch, &err), PL_OK);
+    int16_t frames[2 * 1000] = {0};
+    pl_writer_stats ws = {0};
+    /* 10 s of data at most, in 0.1 s pieces (the ring holds 10 s) */
+    for (int k = 0; k < 100 && st == PL_OK; k++) {
+        for (int i = 0; i < 2000; i++)
+            frames[i] = (int16_t)(k * 7 + i);
+        st = pl_writer_push(w, frames, 1000, &err);
+        nanosleep(&(struct timespec){.tv_nsec = 20000000L}, NULL);
+    }
+    assert_int_equal(st, PL_EDB);
+    assert_non_null(strstr(err.msg, "full"));
+    assert_non_null(strstr(err.msg, "run 1"));
+    pl_writer_get_stats(w, &ws);
+    assert_int_equal(ws.failed, 1);
+    assert_int_equal(ws.overruns, 1);
+    long long kept = ws.frames_committed;
+    assert_true(kept > 0);
+    assert_int_equal(pl_writer_end_run(w, PL_RUN_COMPLETE, &err), PL_EDB);
+    pl_run_info got;
+    assert_int_equal(pl_run_get(pl_writer_store(w), info.id, &got, &err), PL_OK);
+    assert_int_equal(got.state, PL_RUN_OVERRUN);
+    assert_int_equal(got.overrun_frame, kept);
+    assert_int_equal(got.n_frames, kept);
+    pl_writer_destroy(w);
+    check_store(f->db);
+}
+
 static void sim_config(pl_sim_options *so, int paced, double ramp_length)
 {
     pl_sim_options_init(so);
@@ -315,6 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_frames_come_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overrun_at_exact_frame, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_commit_is_overrun, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_committed_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_recorder_at_a_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paced_keeps_real_time, setup, teardown),
