@@ -31,6 +31,12 @@ pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v)
     return pl_fit_flag_of(v->lambda0_rad, v->lambda0_sd_rad, v->n_edges, v->beta_rad);
 }
 
+int pl_fit_decimals(double half_deg)
+{
+    int dec = isfinite(half_deg) && half_deg > 0 ? (int)ceil(-log10(half_deg)) + 1 : 4;
+    return dec < 2 ? 2 : dec > 6 ? 6 : dec;
+}
+
 const char *pl_fit_flag_words(pl_fit_flag f)
 {
     switch (f) {

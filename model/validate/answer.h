@@ -34,6 +34,11 @@ pl_fit_flag pl_fit_flag_of(double lambda0_rad, double sd_rad, int n_edges,
 /* The flag of a stored validation: NONE for one with lambda0 as recorded. */
 pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v);
 
+/* The decimals to print a fitted lambda0 and its interval's half width
+ * (degrees) with: down to the half width's second significant digit, 2 to
+ * 6 (4 when the width is not finite); the report's rule. */
+int pl_fit_decimals(double half_deg);
+
 /* "", "at its bound", "undetermined". */
 const char *pl_fit_flag_words(pl_fit_flag f);
 
