@@ -857,8 +857,8 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
         print_law("plastic", &a.law[1], 1);
         fputs("}, \"report\": null", stdout);
         json_field_text(stdout, ", ", "report_command", cmd);
-        if (!ok)
-            json_field_text(stdout, ", ", "error", err.msg);
+        if (!ok || a.why[0])
+            json_field_text(stdout, ", ", "error", ok ? a.why : err.msg);
         fputs("}", stdout);
         return;
     }
@@ -870,7 +870,10 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
         printf("verdict:        none: not validated (prismlab validate %lld --fit lambda0,t0)\n", r->id);
         return;
     }
-    printf("verdict:        %s", pl_verdict_words(a.verdict.law));
+    if (a.why[0])
+        printf("verdict:        ? (%s)", a.why);
+    else
+        printf("verdict:        %s", pl_verdict_words(a.verdict.law));
     if (a.verdict.law != PL_VERDICT_NONE)
         printf(" (t = %.3g over %zu blocks, 95 %% level %.3g; rms plastic / line %.3g)",
                a.verdict.t_stat, a.verdict.blocks, a.verdict.t_crit, a.verdict.rms_ratio);

@@ -6,6 +6,7 @@
 #include "model/validate/validate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,5 +119,10 @@ pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
     /* like with like: both fitted or both as recorded */
     if (!a->law[0].has || !a->law[1].has || strcmp(a->law[0].v.fit, a->law[1].v.fit))
         return PL_OK;
-    return verdict_of(store, run_id, &a->law[0].v, &a->law[1].v, &a->verdict, err);
+    pl_err e = {0};
+    if (verdict_of(store, run_id, &a->law[0].v, &a->law[1].v, &a->verdict, &e) != PL_OK) {
+        snprintf(a->why, sizeof a->why, "%s", e.msg);
+        pl_verdict_decide(NULL, 0, &a->verdict);
+    }
+    return PL_OK;
 }

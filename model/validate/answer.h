@@ -56,12 +56,15 @@ typedef struct {
     pl_answer_law law[PL_ANSWER_LAWS];   /* [0] line, [1] plastic */
     pl_verdict verdict;       /* law PL_VERDICT_NONE unless both laws were
                                  validated with the same fit on a processed run */
+    char why[512];            /* "" or why no verdict could be worked out
+                                 (a simulation that failed: the laws stand) */
 } pl_answer;
 
 /* Reads run_id's validations and works out its verdict (the laws'
  * simulations run again on the window's 1 kHz L_p, as the report does).
- * A run not validated gives an answer with neither law and no verdict;
- * PL_ENOTFOUND only when the run does not exist is left to the caller. */
+ * A run not validated gives an answer with neither law and no verdict; a
+ * verdict that cannot be worked out leaves its reason in a->why and
+ * returns PL_OK; errors reading the store are returned. */
 pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
                         pl_err *err);
 
