@@ -1068,7 +1068,8 @@ static int stream_connect(const char *path, char *why, size_t size)
     }
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
         write(fd, "stream\n", 7) != 7) {
-        snprintf(why, size, "no daemon answers on %s (%s)", path, strerror(errno));
+        /* the socket is the store's path with .sock: not for visitors */
+        snprintf(why, size, "no daemon answers on the store's socket (%s)", strerror(errno));
         close(fd);
         return -1;
     }

@@ -104,6 +104,7 @@ async function main() {
   if (faultItems !== st.faults.length) fail(`run page: ${faultItems} faults listed of ${st.faults.length}`);
   await run.screenshot({ path: path.join(shots, 'web-run.png'), fullPage: false });
   const over = run.locator('#plot-vp .u-over');
+  await over.scrollIntoViewIfNeeded();   // below the validation's table
   const box = await over.boundingBox();
   const perColumn = s => (s.t1 - s.t0) * 10000 / s.n;
   let before = st;
