@@ -15,7 +15,8 @@
 //     to the roll" shows the release to the end; the loading sign shows
 //     while a zoomed window is on its way;
 //   - the live page with no daemon: level bars empty, greyed, "no daemon".
-// Prints "view: ..." lines; exits 1 on the first failure.
+// Prints "view: ..." lines; each check runs whatever the others gave (a
+// failure is printed and the next goes on); exits 1 if any failed.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,17 +56,34 @@ function checkLabels(what, labels, splits) {
   console.log(`view: ${what}: ${labels.join(' | ')}`);
 }
 
-async function axis(page, name, k) {
-  return page.evaluate(([n, a]) => window.plRun.axisLabels(n, a), [name, k]);
+// Every uPlot a page makes, caught as it is made (an init script wraps
+// the constructor), so that the labels read are the ones drawn, whatever
+// the page's own code keeps.
+function catchPlots() {
+  let real = null;
+  window.__plots = [];
+  Object.defineProperty(window, 'uPlot', {
+    configurable: true,
+    get() { return real; },
+    set(v) {
+      real = function (opts, data, el) { const u = new v(opts, data, el); window.__plots.push(u); return u; };
+      Object.assign(real, v);
+    },
+  });
 }
 
-async function main() {
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1200, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+// the labels (or the values: what 'splits') on axis k of the plot whose
+// title starts with `title`, as last drawn
+async function axis(page, title, k, what = 'values') {
+  return page.evaluate(([t, a, w]) => {
+    const u = window.__plots.find(p => (p.root.querySelector('.u-title') || {}).textContent.startsWith(t));
+    const v = u && u.axes[a]['_' + w];
+    return v ? v.slice() : null;
+  }, [title, k, what]);
+}
+const PSD = 'Welch', VP = 'Gauge-point';
 
+async function notFound() {
   // 404: a page for the browser, text for the API, no path in either
   const [nf, r404] = await open('run/999', false);
   const body = await nf.content();
@@ -74,15 +92,17 @@ async function main() {
     const r = await fetch('/api/run/999/meta');
     return [r.status, r.headers.get('content-type'), await r.text()];
   });
-  console.log(`view: /run/999: ${r404.status()} ${type}, '${(await nf.locator('#why').textContent()).trim()}'; ` +
+  const why = await nf.locator('#why').count() ? (await nf.locator('#why').textContent()).trim() : body.slice(0, 80);
+  console.log(`view: /run/999: ${r404.status()} ${type}, '${why}'; ` +
               `API ${api[0]} ${api[1]} '${api[2].trim()}'`);
   if (r404.status() !== 404 || !/^text\/html/.test(type) || !(await nf.locator('h1#error').count()))
     fail('a missing run is not an HTML 404 page');
   if (body.includes(secret) || api[2].includes(secret) || /\.db\b/.test(body + api[2]))
     fail("a 404 names the server's path");
   if (api[0] !== 404 || !/^text\/plain/.test(api[1])) fail('the API 404 is not plain text');
+}
 
-  // the runs filter
+async function filter() {
   for (const [q, want, rows] of [['nope', /nope/, 0], ['fig8', /^fig8$/, 6], ['', /^all$/, 17]]) {
     const [p] = await open('?experiment=' + q);
     const sel = (await p.locator('#filter select option:checked').textContent()).trim();
@@ -93,10 +113,17 @@ async function main() {
     if (!rows && !none.includes(q)) fail('no word on why there are no runs');
     await p.close();
   }
+}
 
-  // the run's answer
+async function runPage() {
   const [run] = await open('run/1');
   await run.waitForFunction(() => window.plRun && (window.plRun.ready || window.plRun.error), null, { timeout: 30000 });
+  return run;
+}
+
+async function answer() {
+  const run = await runPage();
+  if (!await run.locator('#answer').count()) fail('the run page has no validation (#answer)');
   const verdict = await run.locator('#answer').getAttribute('data-verdict');
   const lineRow = (await run.locator('#answer tr[data-law="line"] td').textContent()).trim();
   const plasticFlag = await run.locator('#answer tr[data-law="plastic"] .flag').textContent();
@@ -105,27 +132,36 @@ async function main() {
   if (verdict !== 'line' || !/^7\.2\d* ± 0\.\d+ deg \(95 % interval, fitted\)/.test(lineRow) ||
       plasticFlag !== 'undetermined' || link !== '/experiment/fig8/')
     fail('the run page does not carry the validation');
+}
 
-  // ticks: the spectrum's small values, the whole run's axes
-  const psd = await axis(run, 'psd', 1);
-  checkLabels('Welch spectrum PSD axis', psd, null);
-  if (psd.some(l => /^-?0(\.0*)?$/.test(l))) fail('the spectrum labels a value 0');
-
-  // the zoom into the quiet lead-in (before the release) from a link
+async function quietPage(run) {
   const meta = await run.evaluate(() => fetch('/api/run/1/meta').then(r => r.json()));
   const q0 = +(meta.release * 0.5).toFixed(4), q1 = +(q0 + 0.0012).toFixed(4);
   const [quiet] = await open(`run/1#t0=${q0}&t1=${q1}`);
   await quiet.waitForFunction(() => window.plRun.ready || window.plRun.error, null, { timeout: 30000 });
+  return [quiet, q0, q1];
+}
+
+async function ticks() {
+  const run = await runPage();
+  const psd = await axis(run, PSD, 1);
+  checkLabels('Welch spectrum PSD axis', psd, null);
+  if (psd.some(l => /^-?0(\.0*)?$/.test(l))) fail('the spectrum labels a value 0');
+
+  // the quiet lead-in (before the release), 1.2 ms of it, from a link
+  const [quiet, q0, q1] = await quietPage(run);
+  const xs = await axis(quiet, VP, 0);
+  checkLabels(`time axis zoomed to ${q0}..${q1} s`, xs, await axis(quiet, VP, 0, 'splits'));
+  checkLabels('v_p axis in the quiet lead-in', await axis(quiet, VP, 1), await axis(quiet, VP, 1, 'splits'));
+}
+
+async function zoom() {
+  const run = await runPage();
+  const meta = await run.evaluate(() => fetch('/api/run/1/meta').then(r => r.json()));
+  const [quiet, q0, q1] = await quietPage(run);
   const ql = await quiet.evaluate(() => window.plRun.last);
   console.log(`view: link #t0=${q0}&t1=${q1} opens ${ql.t0}..${ql.t1} (${ql.n} points, full=${ql.full})`);
   if (Math.abs(ql.t0 - q0) > 1e-9 || Math.abs(ql.t1 - q1) > 1e-9) fail('a link does not reopen its zoom');
-  const xs = await axis(quiet, 'vp', 0);
-  checkLabels(`time axis zoomed to ${q0}..${q1} s`, xs, null);
-  const vy = await axis(quiet, 'vp', 1);
-  const vsplits = await quiet.evaluate(() => window.plRun.axisSplits('vp', 1));
-  checkLabels('v_p axis in the quiet lead-in', vy, vsplits);
-  const tsplits = await quiet.evaluate(() => window.plRun.axisSplits('vp', 0));
-  checkLabels('time axis splits', xs, tsplits);
 
   // a drag puts the window in the URL; the loading sign shows meanwhile
   let release;
@@ -154,6 +190,7 @@ async function main() {
     fail(`the URL ${hash} is not the window ${last.t0}..${last.t1}`);
 
   // zoom to the roll
+  if (!await run.locator('#zoom-roll').count()) fail('no "zoom to the roll" button');
   await run.click('#zoom-roll');
   const pad = (meta.end - meta.release) / 20;
   await run.waitForFunction(([a, b]) => Math.abs(window.plRun.last.t0 - a) < 1e-6 && Math.abs(window.plRun.last.t1 - b) < 1e-6,
@@ -162,8 +199,9 @@ async function main() {
   const roll = await run.evaluate(() => [window.plRun.last, location.hash]);
   console.log(`view: zoom to the roll: ${roll[0].t0.toFixed(4)}..${roll[0].t1.toFixed(4)} s ` +
               `(release ${meta.release.toFixed(4)}, end ${meta.end.toFixed(4)}); URL ${roll[1]}`);
+}
 
-  // the live page with no daemon
+async function liveNoDaemon() {
   const [live] = await open('live');
   await live.waitForFunction(() => document.getElementById('level1').classList.contains('nodaemon'), null,
                              { timeout: 10000 }).catch(() => fail('live: the level bars do not say "no daemon"'));
@@ -176,8 +214,26 @@ async function main() {
   if (lv.some(([v, min, text, op]) => v !== min || text !== 'no daemon' || !(+op < 1)))
     fail('live: with no daemon the bars are not empty, greyed and labelled');
   if (stateText.includes(secret)) fail("live: the state names the server's path");
+}
 
+async function main() {
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1200, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  await ctx.addInitScript(catchPlots);
+  let failed = 0;
+  for (const check of [notFound, filter, answer, ticks, zoom, liveNoDaemon]) {
+    try {
+      await check();
+    } catch (e) {
+      if (!String(e.message).startsWith('view:')) console.error(`view: FAIL (${check.name}) ${e.message.split('\n')[0]}`);
+      failed++;
+    }
+  }
   if (problems.length) fail(problems.join('; '));
+  if (failed) fail(`${failed} of 6 checks failed`);
   console.log('view: no console errors');
 }
 

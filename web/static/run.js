@@ -54,18 +54,6 @@
       return expo ? v.toExponential(15) : String(v);
     });
   }
-  state.tickLabels = tickLabels;
-  // the labels a plot's axis shows now (for the tests): 'vp', 'omega',
-  // 'lp', 'psd'; axis 0 is x
-  state.axisLabels = (name, axis) => {
-    const u = named[name];
-    return u && u.axes[axis]._values ? u.axes[axis]._values.slice() : null;
-  };
-  state.axisSplits = (name, axis) => {
-    const u = named[name];
-    return u && u.axes[axis]._splits ? u.axes[axis]._splits.slice() : null;
-  };
-  const named = {};
 
   function showError(msg) {
     state.error = msg;
@@ -344,16 +332,13 @@
     showQuality();
     vpPlot = makePlot(document.getElementById('plot-vp'), 'Gauge-point velocities v_p1, v_p2 (raw, m/s)',
                       'm/s', ['v_p1', 'v_p2'], ['#1f77b4', '#d62728'], false);
-    named.vp = vpPlot;
     if (meta.processed) {
       const sim = meta.sim ? ['simulated (' + meta.sim + ')'] : [];
       omPlot = makePlot(document.getElementById('plot-omega'), 'Rotary speed \u03c9 (4.1), rad/s; impacts with \u03c9+/\u03c9-',
                         'rad/s', ['\u03c9'].concat(sim), ['#2ca02c', '#7f7f7f'], true);
       lpPlot = makePlot(document.getElementById('plot-lp'), 'Line-impact count L_p (4.2)',
                         'L_p', ['L_p'].concat(sim), ['#9467bd', '#7f7f7f'], false);
-      named.psd = psdPlot(document.getElementById('plot-psd'));
-      named.omega = omPlot;
-      named.lp = lpPlot;
+      psdPlot(document.getElementById('plot-psd'));
     }
     rollButton();
     if (linked) {
