@@ -614,6 +614,25 @@ static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
     pl_buf_puts(b, "</td></tr></table>\n");
 }
 
+/* /api/run/ID/answer: the run page's validation section, as HTML */
+static enum MHD_Result api_answer(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_run_info r;
+    pl_answer ans;
+    pl_err err = {0}, aerr = {0};
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_run_get(w->store, id, &r, &err);
+    pl_status ast = st == PL_OK ? pl_answer_get(w->store, id, &ans, &aerr) : st;
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK)
+        return fail(c, status_of(st), "%s", err.msg);
+    scrub_paths(aerr.msg);
+    pl_buf b;
+    pl_buf_init(&b);
+    answer_section(&b, &r, &ans, ast, aerr.msg);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
 static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -622,9 +641,6 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     pthread_mutex_lock(&w->lock);
     pl_status st = pl_run_get(w->store, id, &r, &err);
     int processed = st == PL_OK && pl_derived_get(w->store, id, &p, &err) == PL_OK;
-    pl_answer ans;
-    pl_err aerr = {0};
-    pl_status ast = st == PL_OK ? pl_answer_get(w->store, id, &ans, &aerr) : st;
     pthread_mutex_unlock(&w->lock);
     if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
@@ -654,8 +670,11 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                           "%.4f &plusmn; %.4f</td></tr>",
                       p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd);
     pl_buf_puts(&b, "</table>\n");
-    scrub_paths(aerr.msg);
-    answer_section(&b, &r, &ans, ast, aerr.msg);
+    /* the validation's answer: run.js asks /api/run/ID/answer once the
+     * plots are drawn (its simulations take a 10-minute run's page
+     * ~0.25 s, which the first paint and the plots need not wait for) */
+    pl_buf_puts(&b, "<div id=\"validation\"><h2>Validation</h2><p class=\"hint\">Loading the "
+                    "verdict&hellip;</p></div>\n");
     /* the data quality's badge and faults: run.js, from /api/run/ID/meta */
     pl_buf_puts(&b, "<div id=\"quality\"></div>\n");
     if (!processed)
@@ -1355,8 +1374,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return api_window(w, c, id);
         if (!strcmp(what, "impacts"))
             return api_impacts(w, c, id);
-        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window "
-                    "or /api/run/ID/impacts");
+        if (!strcmp(what, "answer"))
+            return api_answer(w, c, id);
+        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window, "
+                    "/api/run/ID/impacts or /api/run/ID/answer");
     }
     return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
 }

@@ -123,7 +123,8 @@ async function runPage() {
 
 async function answer() {
   const run = await runPage();
-  if (!await run.locator('#answer').count()) fail('the run page has no validation (#answer)');
+  await run.locator('#answer').waitFor({ timeout: 15000 })
+    .catch(() => fail('the run page has no validation (#answer)'));
   const verdict = await run.locator('#answer').getAttribute('data-verdict');
   const lineRow = (await run.locator('#answer tr[data-law="line"] td').textContent()).trim();
   const plasticFlag = await run.locator('#answer tr[data-law="plastic"] .flag').textContent();

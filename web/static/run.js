@@ -11,7 +11,8 @@
 // The window in view is in the URL (#t0=..&t1=..: a link reopens it), and
 // "zoom to the roll" shows the release to the end of the valid data.  Tick
 // labels carry the digits that tell neighbouring ticks apart (a zoomed
-// v_p or the Welch spectrum's small values, not "0").
+// v_p or the Welch spectrum's small values, not "0").  The validation's
+// section (/api/run/N/answer) is asked for once the plots are drawn.
 'use strict';
 (function () {
   const root = document.getElementById('plots');
@@ -19,7 +20,7 @@
   const status = document.getElementById('status');
   const loading = document.getElementById('loading');
   const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0,
-                                 quality: null, faults: [], table: null };
+                                 quality: null, faults: [], table: null, answer: null };
   let meta = null;
   const plots = [];
   let syncing = false;
@@ -350,6 +351,24 @@
     if (loading) loading.hidden = true;
     state.drawnMs = performance.now();   // from the navigation's start
     state.ready = true;
+    showAnswer();
+  }
+
+  // the validation's section (verdict, each law's lambda0, the report),
+  // asked for once the plots are drawn: it simulates both laws again
+  async function showAnswer() {
+    const el = document.getElementById('validation');
+    if (!el) return;
+    try {
+      const r = await fetch(`/api/run/${run}/answer`);
+      const text = await r.text();
+      if (!r.ok) throw new Error(text);
+      el.innerHTML = text;   // the server's markup, its text escaped there
+      state.answer = 'shown';
+    } catch (e) {
+      el.lastElementChild.textContent = 'loading the validation failed: ' + e.message;
+      state.answer = 'failed';
+    }
   }
   start();
 })();
