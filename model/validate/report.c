@@ -796,11 +796,7 @@ static void html_paper(FILE *f, const run_set *s)
         fprintf(f, "<tr><td>%d</td><td>%lld</td><td>%d</td><td>", fig, r->info.id, r->prism.n_edges);
         num(f, "%.4f", paper_lambda0(fig, r->prism.n_edges));
         fputs("</td><td>", f);
-        if (lf)
-            fprintf(f, "%.4f &plusmn; %.4f", lf->lambda0_rad * 180 / M_PI,
-                    pl_fit_interval_factor() * lf->lambda0_sd_rad * 180 / M_PI);
-        else
-            fputs("&ndash;", f);
+        lambda0_text(f, lf, 1);
         fputs("</td><td>", f);
         num(f, "%.3g", fig == 8 || fig == 9 ? paper_error(r->info.ramp, r->prism.n_edges) : NAN);
         fputs("</td><td>", f);
