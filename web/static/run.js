@@ -342,11 +342,13 @@
       psdPlot(document.getElementById('plot-psd'));
     }
     rollButton();
-    if (linked) {
-      linked.t0 = Math.max(0, linked.t0);
-      linked.t1 = Math.min(meta.duration, linked.t1);
+    if (linked && linked.t0 >= meta.duration) {
+      await load(0, meta.duration);   // a link past the run's end: the whole run
+    } else if (linked) {
+      await load(linked.t0, Math.min(meta.duration, linked.t1), firstWindow);
+    } else {
+      await load(0, meta.duration, firstWindow);
     }
-    await load(linked ? linked.t0 : 0, linked ? linked.t1 : meta.duration, firstWindow);
     if (state.error) return;
     if (loading) loading.hidden = true;
     state.drawnMs = performance.now();   // from the navigation's start
