@@ -149,8 +149,9 @@
       replyEl.textContent = msg.trim();
       const m = /^ok (\w+)/.exec(msg.trim());
       replyState = m && REPLY_STATE[m[1]] ? REPLY_STATE[m[1]] : null;
-      // the daemon may have moved on before the reply came
-      if (replyState && live.state && live.state !== replyState && !(replyState === 'armed' && live.state === 'idle')) {
+      // a release may have started the run before the arm's reply came
+      // (the other replies come before the state they name: kept)
+      if (replyState === 'armed' && live.state === 'recording') {
         replyEl.textContent = '';
         replyState = null;
       }
