@@ -29,7 +29,6 @@ $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin report --experiment fig8 -o "$dir/unprocessed" --db "$db" >/dev/null 2>"$dir/err" ||
     fail "report before processing: $(cat "$dir/err")"
 ! grep -q "PLPLOT WARNING" "$dir/err" || fail "PLplot warns on unprocessed runs: $(cat "$dir/err")"
-[ ! -s "$dir/err" ] || fail "report before processing wrote to stderr: $(cat "$dir/err")"
 grep -q '&#x6e;&#x6f;&#x20;&#x64;&#x61;&#x74;&#x61;' "$dir/unprocessed/lp.svg" ||
     fail "lp.svg of unprocessed runs does not say 'no data to draw'"
 $bin process --all --db "$db" >/dev/null 2>&1
