@@ -8,6 +8,8 @@
 #     every metric in metrics.csv equals the stored one, and the runs' data
 #     quality in metrics.csv and summary.md is their record's (good runs
 #     as processed; a degraded, a refused and an unassessed one rewritten);
+#   - before the runs are processed the report draws its panels without a
+#     PLplot warning, saying "no data to draw";
 #   - headless Chromium renders index.html from disk with every image
 #     loaded and no console error; the screenshot stays in build/.
 set -eu
@@ -21,6 +23,14 @@ $bin db init --db "$db" >/dev/null
 $bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
 $bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
+# Before any run is processed: the figures have no data, and PLplot must
+# not be handed a window of equal limits (it printed "*** PLPLOT WARNING
+# *** plwind: Invalid window limits" six times); the panel says so.
+$bin report --experiment fig8 -o "$dir/unprocessed" --db "$db" >/dev/null 2>"$dir/err" ||
+    fail "report before processing: $(cat "$dir/err")"
+! grep -q "PLPLOT WARNING" "$dir/err" || fail "PLplot warns on unprocessed runs: $(cat "$dir/err")"
+grep -q '&#x6e;&#x6f;&#x20;&#x64;&#x61;&#x74;&#x61;' "$dir/unprocessed/lp.svg" ||
+    fail "lp.svg of unprocessed runs does not say 'no data to draw'"
 $bin process --all --db "$db" >/dev/null 2>&1
 $bin validate --all --fit lambda0,t0,beta --db "$db" >"$dir/val" || fail "validate: $(cat "$dir/val")"
 
