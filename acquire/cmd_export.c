@@ -159,24 +159,95 @@ static int export_csv(const char *cmd, pl_store *s, const pl_run_info *r,
     return rc;
 }
 
+/* The WAV subformat that keeps r's samples exactly, and for unsigned
+ * card codes (comedi's sampl_t, lsampl_t) the mid-scale taken off, so
+ * that an audio editor shows the signal around zero (exact; the metadata
+ * says how back).  0, or -1 when no WAV format keeps them. */
+static int wav_subformat(const pl_run_info *r, int *sub, double *code_offset)
+{
+    *code_offset = 0;
+    switch (r->format) {
+    case PL_FMT_S16: *sub = SF_FORMAT_PCM_16; return 0;
+    case PL_FMT_S24_32: *sub = SF_FORMAT_PCM_24; return 0;
+    case PL_FMT_S32: *sub = SF_FORMAT_PCM_32; return 0;
+    case PL_FMT_F32: *sub = SF_FORMAT_FLOAT; return 0;
+    case PL_FMT_F64: *sub = SF_FORMAT_DOUBLE; return 0;
+    case PL_FMT_U16: *sub = SF_FORMAT_PCM_16; *code_offset = 32768; return 0;
+    case PL_FMT_U32: *sub = SF_FORMAT_PCM_32; *code_offset = 2147483648.0; return 0;
+    default: return -1;
+    }
+}
+
+/* The run's prismlab metadata as the WAV's comment, with the file's full
+ * scale fs (volts) and, for unsigned codes, how to get them back. */
+static void wav_comment(SNDFILE *f, const pl_run_info *r, const pl_channel *ch, double fs,
+                        double code_offset)
+{
+    char meta[1024];
+    FILE *m = fmemopen(meta, sizeof meta, "w");
+    if (!m)
+        return;
+    metadata(m, r, ch);
+    fclose(m);
+    meta[sizeof meta - 1] = '\0';
+    char *nl = strchr(meta, '\n');
+    if (nl)
+        *nl = '\0';
+    char full[1400], t[PL_NUM_TEXT_SIZE];
+    int used = snprintf(full, sizeof full, "%s full_scale_v=%s", meta + 2,
+                        pl_num_text(t, sizeof t, fs));
+    if (code_offset != 0) {
+        /* code = sample + code_offset; volts by each channel's
+         * calibration V = sum_k c_k (code - origin)^k */
+        used += snprintf(full + used, sizeof full - (size_t)used,
+                         " code_offset=%.0f cal_origin=%s cal=", code_offset,
+                         pl_num_text(t, sizeof t, ch[0].cal_origin));
+        for (int i = 0; i < r->n_channels && used < (int)sizeof full; i++)
+            used += snprintf(full + used, sizeof full - (size_t)used,
+                             "%s%.9g:%.9g:%.9g:%.9g", i ? "," : "",
+                             ch[i].cal_coef[0], ch[i].cal_coef[1],
+                             ch[i].cal_coef[2], ch[i].cal_coef[3]);
+    }
+    sf_set_string(f, SF_STR_COMMENT, full);
+}
+
+/* n frames of raw samples in buf (r's format, nch channels) written to f
+ * as subformat sub: unsigned codes less mid-scale, 24-bit codes back to
+ * sndfile's int.  Returns the frames written. */
+static sf_count_t wav_write_block(SNDFILE *f, int sub, pl_sample_format format, void *buf,
+                                  long long n, int nch)
+{
+    if (format == PL_FMT_U16) {
+        uint16_t *u = buf;
+        int16_t *v = buf;
+        for (long long i = 0; i < n * nch; i++)
+            v[i] = (int16_t)((int32_t)u[i] - 32768);
+    } else if (format == PL_FMT_U32) {
+        uint32_t *u = buf;
+        int32_t *v = buf;
+        for (long long i = 0; i < n * nch; i++)
+            v[i] = (int32_t)((int64_t)u[i] - 2147483648LL);
+    }
+    if (sub == SF_FORMAT_PCM_16)
+        return sf_writef_short(f, buf, n);
+    if (sub == SF_FORMAT_FLOAT)
+        return sf_writef_float(f, buf, n);
+    if (sub == SF_FORMAT_DOUBLE)
+        return sf_writef_double(f, buf, n);
+    int32_t *iv = buf;
+    if (sub == SF_FORMAT_PCM_24)   /* stored as the 24-bit code */
+        for (long long i = 0; i < n * nch; i++)
+            iv[i] *= 256;
+    return sf_writef_int(f, iv, n);
+}
+
 static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
                       const pl_channel *ch, const char *path)
 {
     pl_err err = {0};
     int sub;
-    double code_offset = 0;   /* unsigned codes: the mid-scale taken off */
-    switch (r->format) {
-    case PL_FMT_S16: sub = SF_FORMAT_PCM_16; break;
-    case PL_FMT_S24_32: sub = SF_FORMAT_PCM_24; break;
-    case PL_FMT_S32: sub = SF_FORMAT_PCM_32; break;
-    case PL_FMT_F32: sub = SF_FORMAT_FLOAT; break;
-    case PL_FMT_F64: sub = SF_FORMAT_DOUBLE; break;
-    /* unsigned card codes (comedi's sampl_t, lsampl_t): the PCM format of
-     * their width, the code less mid-scale, so that an audio editor shows
-     * the signal around zero; exact, and the metadata says how back */
-    case PL_FMT_U16: sub = SF_FORMAT_PCM_16; code_offset = 32768; break;
-    case PL_FMT_U32: sub = SF_FORMAT_PCM_32; code_offset = 2147483648.0; break;
-    default:
+    double code_offset;
+    if (wav_subformat(r, &sub, &code_offset) != 0) {
         pl_err_set(&err, PL_EINVAL, "run %lld stores %s samples: no WAV "
                    "format keeps them; use --csv", r->id,
                    pl_sample_format_name(r->format));
@@ -201,32 +272,7 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
     double fs = ch[0].cal_coef[1] * (sub == SF_FORMAT_PCM_16 ? 32768.0
                                      : sub == SF_FORMAT_PCM_24 ? 8388608.0
                                      : sub == SF_FORMAT_PCM_32 ? 2147483648.0 : 1.0);
-    char meta[1024];
-    FILE *m = fmemopen(meta, sizeof meta, "w");
-    if (m) {
-        metadata(m, r, ch);
-        fclose(m);
-        meta[sizeof meta - 1] = '\0';
-        char *nl = strchr(meta, '\n');
-        if (nl)
-            *nl = '\0';
-        char full[1400], t[PL_NUM_TEXT_SIZE];
-        int used = snprintf(full, sizeof full, "%s full_scale_v=%s", meta + 2,
-                            pl_num_text(t, sizeof t, fs));
-        if (code_offset != 0) {
-            /* code = sample + code_offset; volts by each channel's
-             * calibration V = sum_k c_k (code - origin)^k */
-            used += snprintf(full + used, sizeof full - (size_t)used,
-                             " code_offset=%.0f cal_origin=%s cal=", code_offset,
-                             pl_num_text(t, sizeof t, ch[0].cal_origin));
-            for (int i = 0; i < r->n_channels && used < (int)sizeof full; i++)
-                used += snprintf(full + used, sizeof full - (size_t)used,
-                                 "%s%.9g:%.9g:%.9g:%.9g", i ? "," : "",
-                                 ch[i].cal_coef[0], ch[i].cal_coef[1],
-                                 ch[i].cal_coef[2], ch[i].cal_coef[3]);
-        }
-        sf_set_string(f, SF_STR_COMMENT, full);
-    }
+    wav_comment(f, r, ch, fs, code_offset);
     enum { BLOCK = 65536 };
     size_t fb = pl_sample_format_size(r->format) * (size_t)r->n_channels;
     unsigned char *buf = malloc(BLOCK * fb);
@@ -237,32 +283,7 @@ static int export_wav(const char *cmd, pl_store *s, const pl_run_info *r,
             rc = pl_cli_fail(cmd, &err);
             break;
         }
-        sf_count_t w;
-        if (r->format == PL_FMT_U16) {
-            uint16_t *u = (uint16_t *)buf;
-            int16_t *v = (int16_t *)buf;
-            for (long long i = 0; i < n * r->n_channels; i++)
-                v[i] = (int16_t)((int32_t)u[i] - 32768);
-        } else if (r->format == PL_FMT_U32) {
-            uint32_t *u = (uint32_t *)buf;
-            int32_t *v = (int32_t *)buf;
-            for (long long i = 0; i < n * r->n_channels; i++)
-                v[i] = (int32_t)((int64_t)u[i] - 2147483648LL);
-        }
-        if (sub == SF_FORMAT_PCM_16) {
-            w = sf_writef_short(f, (short *)buf, n);
-        } else if (sub == SF_FORMAT_FLOAT) {
-            w = sf_writef_float(f, (float *)buf, n);
-        } else if (sub == SF_FORMAT_DOUBLE) {
-            w = sf_writef_double(f, (double *)buf, n);
-        } else {
-            int32_t *iv = (int32_t *)buf;
-            if (sub == SF_FORMAT_PCM_24)   /* stored as the 24-bit code: back to sndfile's int */
-                for (long long i = 0; i < n * r->n_channels; i++)
-                    iv[i] *= 256;
-            w = sf_writef_int(f, iv, n);
-        }
-        if (w != n) {
+        if (wav_write_block(f, sub, r->format, buf, n, r->n_channels) != n) {
             pl_err_set(&err, PL_EIO, "%s: %s", path, sf_strerror(f));
             rc = pl_cli_fail(cmd, &err);
             break;

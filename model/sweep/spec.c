@@ -961,6 +961,192 @@ static int kv_add(pl_sweep_spec *s, kv *list, size_t *n, const char *name, const
     return 1;
 }
 
+/* [sweep]'s keys (handler()): 1 when taken, 0 with s->msg set. */
+static int sec_sweep(pl_sweep_spec *s, const char *name, const char *value)
+{
+    s->sec = SEC_SWEEP;
+    if (!strcmp(name, "name")) {
+        if (!*value || strlen(value) > SWEEP_NAME_CAP - 1)
+            return fail(s, "name: 1 to %d characters, got '%s'", SWEEP_NAME_CAP - 1, value);
+        memcpy(s->name, value, strlen(value) + 1);
+    } else if (!strcmp(name, "model")) {
+        for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+            if (!strcmp(models[i].name, value))
+                s->m = &models[i];
+        if (!s->m)
+            return fail(s, "model: expected simulate, dimer or roughplane, got '%s'",
+                        value);
+    } else if (!strcmp(name, "series")) {
+        if (strlen(value) >= sizeof s->series_text)
+            return fail(s, "series: too long");
+        memcpy(s->series_text, value, strlen(value) + 1);
+        s->series_line = s->line;
+    } else if (!strcmp(name, "series-rate")) {
+        if (!parse_num(s, name, value, &s->series_rate) || !(s->series_rate > 0))
+            return fail(s, "series-rate: expected a rate > 0 Hz, got '%s'", value);
+    } else {
+        return fail(s, "[sweep] takes name, model, series, series-rate; got '%s'", name);
+    }
+    return 1;
+}
+
+/* [fixed]'s parameters (handler()); a repeated option's lines add
+ * tuples. */
+static int sec_fixed(pl_sweep_spec *s, const char *name, const char *value)
+{
+    s->sec = SEC_FIXED;
+    pname pn;
+    if (!parse_name(s, name, &pn) || !no_semicolon(s, &pn))
+        return 0;
+    char canon[TEXT_LEN];
+    if (!*value || strlen(value) >= (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN))
+        return fail(s, "%s: a value of 1 to %d characters", name,
+                    (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN) - 1);
+    if (!check_value(s, &pn, value, canon))
+        return 0;
+    /* a repeated option's lines add tuples, as the command's options */
+    kv *f = s->nfixed ? &s->fixed[s->nfixed - 1] : NULL;
+    if (pn.repeated && pn.comp < 0 && f && !strcmp(f->name, name)) {
+        size_t a = strlen(f->value), b = strlen(canon);
+        if (tuples_of(f->value) + tuples_of(canon) > MAX_ITEMS || a + b + 2 > TEXT_LEN)
+            return fail(s, "%s: at most %d", name, MAX_ITEMS);
+        char *nv = realloc(f->value, a + b + 2);
+        if (!nv)
+            return fail(s, "out of memory");
+        nv[a] = '/';
+        memcpy(nv + a + 1, canon, b + 1);
+        f->value = nv;
+        return 1;
+    }
+    if (s->nfixed == MAX_FIXED)
+        return fail(s, "more than %d fixed parameters", MAX_FIXED);
+    if (!known_name(s, name, &pn))
+        return 0;
+    if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
+        snprintf(!strcmp(name, "prism") ? s->prism : s->ramp, VALUE_LEN, "%s", canon);
+    return kv_add(s, s->fixed, &s->nfixed, name, &pn, canon);
+}
+
+/* [axis NAME]'s keys (handler()): the section's first key opens the axis. */
+static int sec_axis(pl_sweep_spec *s, const char *section, const char *name,
+                    const char *value)
+{
+    s->sec = SEC_AXIS;
+    char buf[NAME_LEN + 8];
+    snprintf(buf, sizeof buf, "%s", section + 5);
+    const char *an = trim(buf);
+    axis *a = s->naxes ? &s->axes[s->naxes - 1] : NULL;
+    if (!a || strcmp(a->name, an)) {   /* the section's first key */
+        if (s->naxes == MAX_AXES)
+            return fail(s, "more than %d axes", MAX_AXES);
+        pname pn;
+        if (!known_name(s, an, &pn))
+            return 0;
+        a = &s->axes[s->naxes];
+        memset(a, 0, sizeof *a);
+        memcpy(a->name, an, strlen(an) + 1);
+        a->pn = pn;
+        a->line = s->line;
+        s->naxes++;
+    } else if (a->vals.n && !(a->vals.n && !strcmp(name, "values") && a->pn.ncomp &&
+                              a->pn.comp < 0)) {
+        return fail(s, "[axis %s] takes one of values, linear, log", an);
+    }
+    int whole = a->pn.ncomp && a->pn.comp < 0;
+    if (!strcmp(name, "values")) {
+        /* compound values hold ',': they are separated by '|', and
+         * may go on on the next lines */
+        if (!no_semicolon(s, &a->pn))
+            return 0;
+        long n = split_list(s, value, whole ? '|' : ',', &a->pn, check_value, &a->vals);
+        if (n <= 0)
+            return fail(s, "values: a list separated by '%c'", whole ? '|' : ',');
+        return 1;
+    }
+    if (!strcmp(name, "linear") || !strcmp(name, "log")) {
+        if (whole || a->pn.kind == PL_OPTK_FLAG)
+            return fail(s, "[axis %s] takes values = %s, not %s", an,
+                        whole ? "A,B | C,D ..." : "yes, no", name);
+        return parse_range(s, a, name, value);
+    }
+    return fail(s, "[axis %s] takes values, linear or log; got '%s'", an, name);
+}
+
+/* [catalogue]'s numbers (handler()). */
+static int sec_catalogue(pl_sweep_spec *s, const char *name, const char *value)
+{
+    /* the numbers of [fixed]'s prism and ramp, as prismlab sweep looked
+     * them up when the sweep started (it writes this section) */
+    s->sec = SEC_CATALOGUE;
+    s->cat_section = 1;
+    pname pn;
+    char canon[TEXT_LEN];
+    if (!parse_name(s, name, &pn) || !known_name(s, name, &pn))
+        return 0;
+    for (size_t i = 0; i < s->ncat; i++)
+        if (!strcmp(s->cat[i].name, name))
+            return fail(s, "'%s' is given twice", name);
+    if (s->ncat == MAX_FIXED || pn.ncomp || !*value || strlen(value) >= VALUE_LEN ||
+        !check_value(s, &pn, value, canon))
+        return fail(s, "[catalogue] takes numbers, got %s = '%s'", name, value);
+    return kv_add(s, s->cat, &s->ncat, name, &pn, canon);
+}
+
+/* [repeat]'s perturb = NAME WIDTH, ... (sec_repeat()). */
+static int sec_repeat_perturb(pl_sweep_spec *s, const char *value)
+{
+    strlist it = {0};
+    long n = split_list(s, value, ',', NULL, NULL, &it);
+    for (long i = 0; i < n; i++) {
+        char pn[VALUE_LEN], pw[VALUE_LEN];
+        pname nm;
+        if (s->nperturb == MAX_PERTURB ||
+            sscanf(sl_at(&it, (size_t)i), "%63s %63s", pn, pw) != 2 ||
+            !copy_name(s, s->perturb[s->nperturb].name, pn) ||
+            !parse_num(s, "perturb", pw, &s->perturb_w[s->nperturb]) ||
+            !(s->perturb_w[s->nperturb] > 0)) {
+            sl_free(&it);
+            return fail(s, "perturb: NAME WIDTH, ... (at most %d, widths > 0), "
+                        "got '%s'", MAX_PERTURB, value);
+        }
+        if (!parse_name(s, pn, &nm)) {
+            sl_free(&it);
+            s->msg[0] = 0;
+            return fail(s, "perturb: '%s' is not a parameter of the model", pn);
+        }
+        if (nm.kind == PL_OPTK_FLAG || nm.kind == PL_OPTK_CHOICE ||
+            (nm.ncomp && nm.comp < 0)) {
+            sl_free(&it);
+            return fail(s, "perturb: '%s' is no number%s", pn, nm.ncomp ?
+                        ": perturb a component" : "");
+        }
+        s->nperturb++;
+    }
+    sl_free(&it);
+    return n > 0;
+}
+
+/* [repeat]'s keys (handler()). */
+static int sec_repeat(pl_sweep_spec *s, const char *name, const char *value)
+{
+    s->sec = SEC_REPEAT;
+    double v;
+    if (!strcmp(name, "count")) {
+        if (!parse_num(s, name, value, &v) || v != floor(v) || v < 1 || v > 1e6)
+            return fail(s, "count: a whole number in 1..1000000, got '%s'", value);
+        s->repeats = (long)v;
+    } else if (!strcmp(name, "seed")) {
+        if (!parse_num(s, name, value, &v) || v != floor(v) || v < 0 || v > 4e9)
+            return fail(s, "seed: a whole number in 0..4e9, got '%s'", value);
+        s->seed = (unsigned long)v;
+    } else if (!strcmp(name, "perturb")) {
+        return sec_repeat_perturb(s, value);
+    } else {
+        return fail(s, "[repeat] takes count, seed, perturb; got '%s'", name);
+    }
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
                    const char *value)
 {
@@ -971,170 +1157,16 @@ static int handler(void *user, const char *section, const char *name,
         return fail(s, "a line longer than the INI reader's %d characters: give a "
                     "repeated option on several lines, axis values on several "
                     "'values =' lines", INI_MAX_LINE - 2);
-    if (!strcmp(section, "sweep")) {
-        s->sec = SEC_SWEEP;
-        if (!strcmp(name, "name")) {
-            if (!*value || strlen(value) > SWEEP_NAME_CAP - 1)
-                return fail(s, "name: 1 to %d characters, got '%s'", SWEEP_NAME_CAP - 1, value);
-            memcpy(s->name, value, strlen(value) + 1);
-        } else if (!strcmp(name, "model")) {
-            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-                if (!strcmp(models[i].name, value))
-                    s->m = &models[i];
-            if (!s->m)
-                return fail(s, "model: expected simulate, dimer or roughplane, got '%s'",
-                            value);
-        } else if (!strcmp(name, "series")) {
-            if (strlen(value) >= sizeof s->series_text)
-                return fail(s, "series: too long");
-            memcpy(s->series_text, value, strlen(value) + 1);
-            s->series_line = s->line;
-        } else if (!strcmp(name, "series-rate")) {
-            if (!parse_num(s, name, value, &s->series_rate) || !(s->series_rate > 0))
-                return fail(s, "series-rate: expected a rate > 0 Hz, got '%s'", value);
-        } else {
-            return fail(s, "[sweep] takes name, model, series, series-rate; got '%s'", name);
-        }
-        return 1;
-    }
-    if (!strcmp(section, "fixed")) {
-        s->sec = SEC_FIXED;
-        pname pn;
-        if (!parse_name(s, name, &pn) || !no_semicolon(s, &pn))
-            return 0;
-        char canon[TEXT_LEN];
-        if (!*value || strlen(value) >= (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN))
-            return fail(s, "%s: a value of 1 to %d characters", name,
-                        (pn.ncomp && pn.comp < 0 ? TEXT_LEN : VALUE_LEN) - 1);
-        if (!check_value(s, &pn, value, canon))
-            return 0;
-        /* a repeated option's lines add tuples, as the command's options */
-        kv *f = s->nfixed ? &s->fixed[s->nfixed - 1] : NULL;
-        if (pn.repeated && pn.comp < 0 && f && !strcmp(f->name, name)) {
-            size_t a = strlen(f->value), b = strlen(canon);
-            if (tuples_of(f->value) + tuples_of(canon) > MAX_ITEMS || a + b + 2 > TEXT_LEN)
-                return fail(s, "%s: at most %d", name, MAX_ITEMS);
-            char *nv = realloc(f->value, a + b + 2);
-            if (!nv)
-                return fail(s, "out of memory");
-            nv[a] = '/';
-            memcpy(nv + a + 1, canon, b + 1);
-            f->value = nv;
-            return 1;
-        }
-        if (s->nfixed == MAX_FIXED)
-            return fail(s, "more than %d fixed parameters", MAX_FIXED);
-        if (!known_name(s, name, &pn))
-            return 0;
-        if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
-            snprintf(!strcmp(name, "prism") ? s->prism : s->ramp, VALUE_LEN, "%s", canon);
-        return kv_add(s, s->fixed, &s->nfixed, name, &pn, canon);
-    }
-    if (!strncmp(section, "axis ", 5)) {
-        s->sec = SEC_AXIS;
-        char buf[NAME_LEN + 8];
-        snprintf(buf, sizeof buf, "%s", section + 5);
-        const char *an = trim(buf);
-        axis *a = s->naxes ? &s->axes[s->naxes - 1] : NULL;
-        if (!a || strcmp(a->name, an)) {   /* the section's first key */
-            if (s->naxes == MAX_AXES)
-                return fail(s, "more than %d axes", MAX_AXES);
-            pname pn;
-            if (!known_name(s, an, &pn))
-                return 0;
-            a = &s->axes[s->naxes];
-            memset(a, 0, sizeof *a);
-            memcpy(a->name, an, strlen(an) + 1);
-            a->pn = pn;
-            a->line = s->line;
-            s->naxes++;
-        } else if (a->vals.n && !(a->vals.n && !strcmp(name, "values") && a->pn.ncomp &&
-                                  a->pn.comp < 0)) {
-            return fail(s, "[axis %s] takes one of values, linear, log", an);
-        }
-        int whole = a->pn.ncomp && a->pn.comp < 0;
-        if (!strcmp(name, "values")) {
-            /* compound values hold ',': they are separated by '|', and
-             * may go on on the next lines */
-            if (!no_semicolon(s, &a->pn))
-                return 0;
-            long n = split_list(s, value, whole ? '|' : ',', &a->pn, check_value, &a->vals);
-            if (n <= 0)
-                return fail(s, "values: a list separated by '%c'", whole ? '|' : ',');
-            return 1;
-        }
-        if (!strcmp(name, "linear") || !strcmp(name, "log")) {
-            if (whole || a->pn.kind == PL_OPTK_FLAG)
-                return fail(s, "[axis %s] takes values = %s, not %s", an,
-                            whole ? "A,B | C,D ..." : "yes, no", name);
-            return parse_range(s, a, name, value);
-        }
-        return fail(s, "[axis %s] takes values, linear or log; got '%s'", an, name);
-    }
-    if (!strcmp(section, "catalogue")) {
-        /* the numbers of [fixed]'s prism and ramp, as prismlab sweep looked
-         * them up when the sweep started (it writes this section) */
-        s->sec = SEC_CATALOGUE;
-        s->cat_section = 1;
-        pname pn;
-        char canon[TEXT_LEN];
-        if (!parse_name(s, name, &pn) || !known_name(s, name, &pn))
-            return 0;
-        for (size_t i = 0; i < s->ncat; i++)
-            if (!strcmp(s->cat[i].name, name))
-                return fail(s, "'%s' is given twice", name);
-        if (s->ncat == MAX_FIXED || pn.ncomp || !*value || strlen(value) >= VALUE_LEN ||
-            !check_value(s, &pn, value, canon))
-            return fail(s, "[catalogue] takes numbers, got %s = '%s'", name, value);
-        return kv_add(s, s->cat, &s->ncat, name, &pn, canon);
-    }
-    if (!strcmp(section, "repeat")) {
-        s->sec = SEC_REPEAT;
-        double v;
-        if (!strcmp(name, "count")) {
-            if (!parse_num(s, name, value, &v) || v != floor(v) || v < 1 || v > 1e6)
-                return fail(s, "count: a whole number in 1..1000000, got '%s'", value);
-            s->repeats = (long)v;
-        } else if (!strcmp(name, "seed")) {
-            if (!parse_num(s, name, value, &v) || v != floor(v) || v < 0 || v > 4e9)
-                return fail(s, "seed: a whole number in 0..4e9, got '%s'", value);
-            s->seed = (unsigned long)v;
-        } else if (!strcmp(name, "perturb")) {
-            strlist it = {0};
-            long n = split_list(s, value, ',', NULL, NULL, &it);
-            for (long i = 0; i < n; i++) {
-                char pn[VALUE_LEN], pw[VALUE_LEN];
-                pname nm;
-                if (s->nperturb == MAX_PERTURB ||
-                    sscanf(sl_at(&it, (size_t)i), "%63s %63s", pn, pw) != 2 ||
-                    !copy_name(s, s->perturb[s->nperturb].name, pn) ||
-                    !parse_num(s, "perturb", pw, &s->perturb_w[s->nperturb]) ||
-                    !(s->perturb_w[s->nperturb] > 0)) {
-                    sl_free(&it);
-                    return fail(s, "perturb: NAME WIDTH, ... (at most %d, widths > 0), "
-                                "got '%s'", MAX_PERTURB, value);
-                }
-                if (!parse_name(s, pn, &nm)) {
-                    sl_free(&it);
-                    s->msg[0] = 0;
-                    return fail(s, "perturb: '%s' is not a parameter of the model", pn);
-                }
-                if (nm.kind == PL_OPTK_FLAG || nm.kind == PL_OPTK_CHOICE ||
-                    (nm.ncomp && nm.comp < 0)) {
-                    sl_free(&it);
-                    return fail(s, "perturb: '%s' is no number%s", pn, nm.ncomp ?
-                                ": perturb a component" : "");
-                }
-                s->nperturb++;
-            }
-            sl_free(&it);
-            if (n <= 0)
-                return 0;
-        } else {
-            return fail(s, "[repeat] takes count, seed, perturb; got '%s'", name);
-        }
-        return 1;
-    }
+    if (!strcmp(section, "sweep"))
+        return sec_sweep(s, name, value);
+    if (!strcmp(section, "fixed"))
+        return sec_fixed(s, name, value);
+    if (!strncmp(section, "axis ", 5))
+        return sec_axis(s, section, name, value);
+    if (!strcmp(section, "catalogue"))
+        return sec_catalogue(s, name, value);
+    if (!strcmp(section, "repeat"))
+        return sec_repeat(s, name, value);
     return fail(s, "unknown section [%s] (sweep, fixed, axis NAME, repeat, catalogue)",
                 section);
 }
@@ -1350,20 +1382,22 @@ static int file_gives(const pl_sweep_spec *s, const char *name)
     return 0;
 }
 
-static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *pa,
-                             jbuf *pj, pl_err *err)
+/* A point's values into all[]: [fixed]'s, [catalogue]'s where the file
+ * gives none, then each axis's at the point's position (the last axis
+ * varies fastest, after the repeats); its repeat into *rep.  Returns how
+ * many. */
+static size_t point_values(const pl_sweep_spec *s, long long idx, pv *all, long long *rep)
 {
-    pv all[2 * MAX_FIXED + MAX_AXES];
-    char drawn[MAX_PERTURB][32];
     size_t n = 0;
     for (size_t i = 0; i < s->nfixed; i++)
         all[n++] = (pv){s->fixed[i].name, s->fixed[i].value, &s->fixed[i].pn};
     for (size_t i = 0; i < s->ncat; i++)
         if (!file_gives(s, s->cat[i].name))
             all[n++] = (pv){s->cat[i].name, s->cat[i].value, &s->cat[i].pn};
-    long long rest = idx, rep = 0;
+    long long rest = idx;
+    *rep = 0;
     if (s->repeats) {
-        rep = rest % s->repeats;
+        *rep = rest % s->repeats;
         rest /= s->repeats;
     }
     size_t pos[MAX_AXES];
@@ -1373,36 +1407,78 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
     }
     for (size_t i = 0; i < s->naxes; i++)
         all[n++] = (pv){s->axes[i].name, sl_at(&s->axes[i].vals, pos[i]), &s->axes[i].pn};
-    /* repeats: each point its own stream, seed + idx, so any rank draws
-     * the same numbers for it */
-    unsigned long seed = s->seed + (unsigned long)idx;
-    if (s->repeats && s->nperturb) {
-        gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!g)
-            return pl_err_set(err, PL_ENOMEM, "out of memory for a random generator");
-        gsl_rng_set(g, seed);
-        for (size_t k = 0; k < s->nperturb; k++) {
-            double u = 2 * gsl_rng_uniform(g) - 1;
-            size_t j = 0;
-            while (j < n && strcmp(all[j].name, s->perturb[k].name))
-                j++;
-            if (j == n) {
-                gsl_rng_free(g);
-                return pl_err_set(err, PL_EINVAL, "%s: perturb '%s': the parameter has "
-                                  "no value to perturb", s->path, s->perturb[k].name);
-            }
-            char *end;
-            double v = strtod(all[j].value, &end);
-            if (*end) {
-                gsl_rng_free(g);
-                return pl_err_set(err, PL_EINVAL, "%s: perturb '%s': '%s' is no number",
-                                  s->path, all[j].name, all[j].value);
-            }
+    return n;
+}
+
+/* [repeat]'s perturbations of all[0..n) drawn from seed: each named
+ * value moved by up to its width, the text into drawn[k]. */
+static pl_status perturb_values(const pl_sweep_spec *s, unsigned long seed, pv *all, size_t n,
+                                char drawn[][32], pl_err *err)
+{
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!g)
+        return pl_err_set(err, PL_ENOMEM, "out of memory for a random generator");
+    gsl_rng_set(g, seed);
+    pl_status st = PL_OK;
+    for (size_t k = 0; st == PL_OK && k < s->nperturb; k++) {
+        double u = 2 * gsl_rng_uniform(g) - 1;
+        size_t j = 0;
+        while (j < n && strcmp(all[j].name, s->perturb[k].name))
+            j++;
+        char *end = NULL;
+        double v = j < n ? strtod(all[j].value, &end) : NAN;
+        if (j == n)
+            st = pl_err_set(err, PL_EINVAL, "%s: perturb '%s': the parameter has "
+                            "no value to perturb", s->path, s->perturb[k].name);
+        else if (*end)
+            st = pl_err_set(err, PL_EINVAL, "%s: perturb '%s': '%s' is no number",
+                            s->path, all[j].name, all[j].value);
+        else {
             fmt_double(drawn[k], v + u * s->perturb_w[k]);
             all[j].value = drawn[k];
         }
-        gsl_rng_free(g);
     }
+    gsl_rng_free(g);
+    return st;
+}
+
+/* beta-frac or lambda0-frac (name, value) of the simulate model as
+ * degrees for the point's N into deg: beta = f 180 / N, lambda0 = f
+ * (180 / N + beta).  -1 when N is not given, -2 when lambda0's beta is
+ * not. */
+static int frac_degrees(const pv *all, size_t n, const char *name, const char *value,
+                        char deg[32])
+{
+    const char *nt = find_value(all, n, "N");
+    double N = nt ? strtod(nt, NULL) : NAN, f = strtod(value, NULL), d;
+    if (!(N >= 3))
+        return -1;
+    if (!strcmp(name, "beta-frac")) {
+        d = f * 180 / N;
+    } else {
+        const char *bt = find_value(all, n, "beta-deg");
+        const char *bft = find_value(all, n, "beta-frac");
+        double b = bt ? strtod(bt, NULL) : bft ? strtod(bft, NULL) * 180 / N : NAN;
+        if (isnan(b))
+            return -2;
+        d = f * (180 / N + b);
+    }
+    fmt_double(deg, d);
+    return 0;
+}
+
+static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *pa,
+                             jbuf *pj, pl_err *err)
+{
+    pv all[2 * MAX_FIXED + MAX_AXES];
+    char drawn[MAX_PERTURB][32];
+    long long rep = 0;
+    size_t n = point_values(s, idx, all, &rep);
+    /* repeats: each point its own stream, seed + idx, so any rank draws
+     * the same numbers for it */
+    unsigned long seed = s->seed + (unsigned long)idx;
+    if (s->repeats && s->nperturb && perturb_values(s, seed, all, n, drawn, err) != PL_OK)
+        return err->code;
     pa->argc = 0;
     pa->used = 0;
     pa->argv[pa->argc++] = (char *)s->m->name;
@@ -1432,22 +1508,12 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
         /* the fractions of the simulate model become degrees for its N */
         int bf = !strcmp(name, "beta-frac"), lf = !strcmp(name, "lambda0-frac");
         if (bf || lf) {
-            const char *nt = find_value(all, n, "N");
-            double N = nt ? strtod(nt, NULL) : NAN, f = strtod(value, NULL), d;
-            if (!(N >= 3))
+            int fr = frac_degrees(all, n, name, value, deg);
+            if (fr == -1)
                 return pl_err_set(err, PL_EINVAL, "%s: %s needs N", s->path, name);
-            if (bf) {
-                d = f * 180 / N;
-            } else {
-                const char *bt = find_value(all, n, "beta-deg");
-                const char *bft = find_value(all, n, "beta-frac");
-                double b = bt ? strtod(bt, NULL) : bft ? strtod(bft, NULL) * 180 / N : NAN;
-                if (isnan(b))
-                    return pl_err_set(err, PL_EINVAL, "%s: lambda0-frac needs beta-deg "
-                                      "or beta-frac", s->path);
-                d = f * (180 / N + b);
-            }
-            fmt_double(deg, d);
+            if (fr == -2)
+                return pl_err_set(err, PL_EINVAL, "%s: lambda0-frac needs beta-deg "
+                                  "or beta-frac", s->path);
             snprintf(opt, sizeof opt, "--%s", bf ? "beta-deg" : "lambda0-deg");
             value = deg;
         }
