@@ -807,7 +807,8 @@ static pl_status open_pipeline(daemon_t *d, pl_err *err)
         logf_(d, "pipeline: each run processed as soon as it stops");
     else if (isnan(rc->lambda0_deg))
         logf_(d, "pipeline: each run processed and validated as soon as it stops; no "
-              "[run] lambda0_deg: lambda0 and t0 fitted from 90 %% of alpha + beta");
+              "[run] lambda0_deg: lambda0 and t0 fitted from the lambda0 the source "
+              "records (the simulator does), else from 90 %% of alpha + beta");
     else
         logf_(d, "pipeline: each run processed and validated as soon as it stops; "
               "lambda0 and t0 fitted from the recorded [run] lambda0_deg = %g, which "
