@@ -199,12 +199,23 @@ static void start_from(pl_pipeline *p, int i)
     run_ended(p, "done");
 }
 
-/* Reads what the child wrote; each whole line goes to the log. */
+/* Reads what the child wrote; each whole line goes to the log.  At the
+ * end of its output the pipe is closed, so that a child that closed it
+ * and runs on does not wake the daemon's idle poll without end. */
 static void drain(pl_pipeline *p)
 {
     char buf[4096];
     ssize_t r;
-    while ((r = read(p->fd, buf, sizeof buf)) > 0) {
+    if (p->fd < 0)
+        return;
+    while ((r = read(p->fd, buf, sizeof buf)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            break;
+        }
         for (ssize_t k = 0; k < r; k++) {
             char ch = buf[k];
             if (ch != '\n' && p->line_len < sizeof p->line - 1) {
@@ -221,13 +232,16 @@ static void drain(pl_pipeline *p)
             p->line_len = 0;
         }
     }
+    close(p->fd);
+    p->fd = -1;
 }
 
 /* The step's child has ended with status ws. */
 static void step_ended(pl_pipeline *p, int ws)
 {
     drain(p);
-    close(p->fd);
+    if (p->fd >= 0)
+        close(p->fd);
     p->fd = -1;
     p->pid = -1;
     int i = p->step;
@@ -253,9 +267,17 @@ void pl_pipeline_poll(pl_pipeline *p)
     if (!p)
         return;
     if (p->pid > 0) {
+        int had_output = p->fd >= 0;
         drain(p);
         int ws;
         pid_t r = waitpid(p->pid, &ws, WNOHANG);
+        /* Its output just ended: it is exiting, a moment from being
+         * reapable; wait that moment (20 ms at most) rather than the idle
+         * poll's 100 ms, which would come straight onto the verdict. */
+        for (int k = 0; r == 0 && had_output && p->fd < 0 && k < 20; k++) {
+            nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+            r = waitpid(p->pid, &ws, WNOHANG);
+        }
         if (r == p->pid)
             step_ended(p, ws);
         else if (r < 0 && errno != EINTR)
@@ -270,7 +292,7 @@ void pl_pipeline_poll(pl_pipeline *p)
 
 int pl_pipeline_fd(const pl_pipeline *p)
 {
-    return p && p->pid > 0 ? p->fd : -1;
+    return p && p->pid > 0 ? p->fd : -1;   /* -1 too once its output ended */
 }
 
 void pl_pipeline_describe(const pl_pipeline *p, char *buf, size_t size)
@@ -302,7 +324,7 @@ void pl_pipeline_destroy(pl_pipeline *p)
     int killed = 0;
     while (p->pid > 0) {
         struct pollfd pf = {.fd = p->fd, .events = POLLIN};
-        poll(&pf, 1, 100);
+        poll(&pf, p->fd >= 0 ? 1 : 0, 100);
         pl_pipeline_poll(p);
         if (p->pid > 0 && !killed && mono_s() > until) {
             logf_(p, "run %lld: pipeline: %s still running %.0f s into the shutdown: killed",
