@@ -43,7 +43,9 @@ struct pl_pipeline {
     int fd;                  /* the child's stdout and stderr */
     char line[OUT_LINE];     /* its unfinished line */
     size_t line_len;
-    char last[OUT_LINE];     /* its last whole line: the cause of a failure */
+    char last[OUT_LINE];     /* its last whole line */
+    char cause[OUT_LINE];    /* its last error line ("prismlab CMD: ...") */
+    int results;             /* validate's result lines ("run=N law=..."): stored */
     long long last_run, verdict_run;
     char last_how[32];       /* "done", "process-failed", ... */
     double last_s;           /* the last run: stop to its last step's end */
@@ -156,7 +158,8 @@ static pl_status spawn_step(pl_pipeline *p, int i, pl_err *err)
     p->fd = fds[0];
     p->step = i;
     p->line_len = 0;
-    p->last[0] = '\0';
+    p->last[0] = p->cause[0] = '\0';
+    p->results = 0;
     logf_(p, "run %lld: pipeline: %s started (pid %ld)", p->cur.run, step_name[i], (long)pid);
     return PL_OK;
 }
@@ -228,6 +231,12 @@ static void drain(pl_pipeline *p)
             if (p->line_len > 0) {
                 logf_(p, "run %lld: %s: %s", p->cur.run, step_name[p->step], p->line);
                 memcpy(p->last, p->line, p->line_len + 1);
+                /* the command's own errors, not the results printed after
+                 * them (stdout is line-buffered, stderr is not) */
+                if (!strncmp(p->line, "prismlab ", 9))
+                    memcpy(p->cause, p->line, p->line_len + 1);
+                else if (!strncmp(p->line, "run=", 4))
+                    p->results++;
             }
             p->line_len = 0;
         }
@@ -254,9 +263,21 @@ static void step_ended(pl_pipeline *p, int ws)
         snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(ws));
     else
         snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(ws));
+    const char *cause = p->cause[0] ? p->cause : p->last;
+    /* validate stores each law's result as it goes: one law's fit failing
+     * (the plastic law's on a long line-law run, say) leaves the other's
+     * verdict stored, which is worth a look, and said as partial */
+    if (i == 1 && WIFEXITED(ws) && p->results > 0) {
+        logf_(p, "run %lld: pipeline: validate ended with %s after storing %d result%s "
+              "(partial: %s); prismlab validate %lld tries again", p->cur.run, why,
+              p->results, p->results == 1 ? "" : "s", cause, p->cur.run);
+        p->verdict_run = p->cur.run;
+        run_ended(p, "validate-partial");
+        return;
+    }
     logf_(p, "run %lld: pipeline: %s failed (%s)%s%s; the run is kept as stored: "
-          "prismlab %s %lld", p->cur.run, step_name[i], why, p->last[0] ? ": " : "",
-          p->last, step_name[i], p->cur.run);
+          "prismlab %s %lld", p->cur.run, step_name[i], why, cause[0] ? ": " : "",
+          cause, step_name[i], p->cur.run);
     char how[32];
     snprintf(how, sizeof how, "%s-failed", step_name[i]);
     run_ended(p, how);

@@ -51,8 +51,11 @@ int pl_pipeline_fd(const pl_pipeline *p);
 /* What the pipeline does and how its last run ended, as space-separated
  * key=value words for the daemon's status line:
  *   pipeline=idle | process:RUN | validate:RUN (queued=N when runs wait)
- *   pipeline_last=RUN:done | RUN:STEP-failed | -1 (none yet)
- *   verdict_run=RUN   the last run whose validation is stored, or -1
+ *   pipeline_last=RUN:done | RUN:STEP-failed | RUN:validate-partial (a
+ *                     law's result stored, another's fit failed) |
+ *                     RUN:stopped (by the daemon's end) | -1 (none yet)
+ *   verdict_run=RUN   the last run whose validation is stored (whole or
+ *                     partial), or -1
  *   pipeline_s=S      seconds from its stop to its last step's end */
 void pl_pipeline_describe(const pl_pipeline *p, char *buf, size_t size);
 

@@ -8,7 +8,9 @@
 # comedi_vm_test.sh).  Then with stand-in programs beside a copy of the
 # daemon's: a step that takes 2 s and then crashes (SIGSEGV) blocks
 # neither a command nor the next run, is reported with its signal, and
-# the run that stopped meanwhile waits its turn.
+# the run that stopped meanwhile waits its turn; a validate that stores
+# one law's result and fails the other's is reported as partial, with its
+# error line as the cause, and its run linked as the verdict.
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
 libexec=$(dirname "$bin")/../libexec/prismlab
@@ -120,9 +122,11 @@ pid=
 # A step that takes 2 s and crashes, beside a copy of the daemon's program
 mkdir "$dir/lx"
 cp "$libexec/prismlab-acquire" "$dir/lx/"
-printf '#!/bin/sh\necho "stand-in process of run $2"\nsleep 2\nkill -SEGV $$\n' \
+printf '#!/bin/sh\necho "stand-in process of run $2"\nsleep 2\n[ "$2" = 6 ] || kill -SEGV $$\n' \
     >"$dir/lx/prismlab-process"
-printf '#!/bin/sh\nexit 0\n' >"$dir/lx/prismlab-validate"
+# validate as when one law's fit fails: the other's result stored, exit 2
+printf '#!/bin/sh\necho "prismlab validate: run $2 (plastic law): the fit did not converge" >&2
+echo "run=$2 law=line fit=fitted lambda0=4.5000"\nexit 2\n' >"$dir/lx/prismlab-validate"
 chmod +x "$dir/lx/prismlab-process" "$dir/lx/prismlab-validate"
 rig_ini "lambda0_deg = 4.5"
 "$dir/lx/prismlab-acquire" acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
@@ -143,7 +147,9 @@ wait_for 'run 5: pipeline: process failed (killed by signal 11): stand-in proces
 wait_for 'run 6: pipeline: process started' 10
 ctl status | grep -q '^ok state=idle .*pipeline=process:6 pipeline_last=5:process-failed' ||
     fail "status after the crash: $(ctl status)"
-wait_for 'run 6: pipeline: process failed (killed by signal 11)' 50
+wait_for 'run 6: pipeline: validate ended with exit status 2 after storing 1 result (partial: prismlab validate: run 6 (plastic law): the fit did not converge)' 50
+ctl status | grep -q 'pipeline_last=6:validate-partial .*verdict_run=6' ||
+    fail "status after a partial validation: $(ctl status)"
 kill -TERM "$pid"
 wait "$pid" || fail "daemon exit status after the crashes"
 pid=
@@ -151,4 +157,4 @@ $bin db check --db "$db" >/dev/null || fail "db check"
 echo "daemon_pipeline_test: run 1 processed and validated by itself ${delay} s after its stop" \
      "(4 validations, lambda0 fitted 4.5), a failed process reported and the next run" \
      "processed, the source's lambda0 when the rig has none, a 2 s step answered in ${ms} ms" \
-     "and its SIGSEGV reported, the next run queued"
+     "and its SIGSEGV reported, the next run queued, a partial validation said so"

@@ -141,6 +141,7 @@
     let text = run ? `; ${step === 'process' ? 'processing' : 'validating'} run ${run}` : '';
     const [lastRun, how] = (kv.pipeline_last || '').split(':');
     if (how && how.endsWith('-failed')) text += `; run ${lastRun}: ${how.replace('-', ' ')}`;
+    if (how === 'validate-partial') text += `; run ${lastRun}: validated in part (a fit failed)`;
     return text;
   }
 
