@@ -64,12 +64,15 @@ typedef struct {
     size_t n, mine;
 } scaled;
 
-static void scale_progress(size_t done, size_t total, void *ctx)
+static int scale_progress(size_t done, size_t total, void *ctx)
 {
     scaled *s = ctx;
     (void)total;
     size_t est = s->mine ? (size_t)((double)done / (double)s->mine * (double)s->n) : 0;
-    s->progress(est < s->n ? est : s->n - 1, s->n, s->ctx);
+    /* a stop is not passed on: the other ranks would wait in the gather
+     * for rank 0's share; the report sees its interruption after the batch */
+    (void)s->progress(est < s->n ? est : s->n - 1, s->n, s->ctx);
+    return 0;
 }
 
 static void die(const job *j, const char *what)

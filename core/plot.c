@@ -72,15 +72,6 @@ static void range(const pl_plot_panel *p, const pl_plot_grid *grid, double *lo,
     *hi = isnan(want_hi) ? b : want_hi;
 }
 
-/* Whether a panel has a legend entry. */
-static int has_legend(const pl_plot_panel *p)
-{
-    for (size_t s = 0; s < p->n_series; s++)
-        if (p->series[s].label)
-            return 1;
-    return 0;
-}
-
 /* A series' colour index in the palette: color < 0 is black (the style
  * keys of a legend), else one of the ten colours. */
 static PLINT colour_of(const pl_plot_series *ser)
@@ -93,8 +84,6 @@ static PLINT line_style(int style)
     return style == PL_PLOT_DASHED ? 2 : style == PL_PLOT_DOTTED ? 3 : 1;
 }
 
-/* One panel in the viewport [0.12, right] x [y0, y1]; the legend, when
- * there is one, goes to the right of the frame, outside the data. */
 /* The heat map's cells, each a filled rectangle of colour map 1. */
 static void draw_grid(const pl_plot_grid *g)
 {
@@ -118,13 +107,150 @@ static void draw_grid(const pl_plot_grid *g)
     plcol0(1);
 }
 
-static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double y0,
+/* --- text that fits the page ----------------------------------------------
+ * PLplot's SVG driver leaves the text to the browser's sans-serif and
+ * PLplot does not export its string-length estimate (plstrl), so widths
+ * are estimated here: PLCHAR_EM of the character height a character
+ * (UTF-8 counted as characters).  Measured in Chromium on this project's
+ * SVGs (tests/util/svgfit.sh) a title's characters average 0.57 of
+ * PLplot's character height; 0.7 leaves room for other fonts and capitals.
+ * (The legends need no estimate: pllegend() lays them out, and
+ * legend_frac() measures that.) */
+#define PLCHAR_EM 0.7
+
+static size_t text_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* The page's width and the current character height, in mm. */
+static double page_mm(void)
+{
+    PLFLT x0, x1, y0, y1;
+    plgspa(&x0, &x1, &y0, &y1);
+    return x1 - x0;
+}
+
+static double char_mm(void)
+{
+    PLFLT def, ht;
+    plgchr(&def, &ht);
+    return ht;
+}
+
+/* The estimated width of s at the current character height, in mm. */
+static double text_mm(const char *s)
+{
+    return PLCHAR_EM * char_mm() * (double)text_chars(s);
+}
+
+/* The frames' right edge leaves room for a legend box of frac of the
+ * page's width (as measured with the frame ending at FRAME_RIGHT; it
+ * does not narrow with the frame), 0.02 of the frame's width off it.
+ * The frame gives way down to half the page; then the legend's text
+ * shrinks. */
+#define FRAME_LEFT 0.12
+#define FRAME_RIGHT 0.97
+/* room above the first frame for a title of two lines */
+#define FRAME_TOP 0.91
+#define LEGEND_CHR 0.62
+
+typedef struct {
+    double right;          /* the frames' right edge, page fraction */
+    double legend_chr;     /* the legend's character scale */
+} layout;
+
+static layout fit_legend(double frac, double chr)
+{
+    layout l = {FRAME_RIGHT, chr};
+    if (frac <= 0)
+        return l;
+    /* right + 0.02 (right - FRAME_LEFT) + frac <= 0.985 */
+    l.right = (0.985 + 0.02 * FRAME_LEFT - frac) / 1.02;
+    if (l.right > 0.8)
+        l.right = 0.8;      /* a narrow legend: the frame keeps some air */
+    if (l.right < 0.5) {
+        double room = 0.985 - 0.5 - 0.02 * (0.5 - FRAME_LEFT);
+        l.legend_chr = chr * fmax(0.3, room / frac);
+        l.right = 0.5;
+    }
+    return l;
+}
+
+/* A line of the title disp character heights above the frame [FRAME_LEFT,
+ * right]: centred on the frame when it fits there, else from the page's
+ * left margin, and at a smaller height when it is wider than the page. */
+static void title_line(const char *s, double disp, double right)
+{
+    double W = page_mm(), w = text_mm(s), fw = right - FRAME_LEFT;
+    double mid = FRAME_LEFT + fw / 2, margin = 0.015;
+    if (w / W / 2 <= fmin(mid, 1 - mid) - margin) {
+        plmtex("t", disp, 0.5, 0.5, s);
+        return;
+    }
+    double avail = 1 - 2 * margin;
+    if (w / W > avail)
+        plschr(0, 0.9 * avail / (w / W));
+    plmtex("t", disp, (margin - FRAME_LEFT) / fw, 0.0, s);
+    plschr(0, 0.9);
+}
+
+/* The title over the frame: one line, or two broken at the space nearest
+ * the middle when one would not fit the page. */
+static void draw_title(const char *title, double right)
+{
+    if (!title || !*title)
+        return;
+    plschr(0, 0.9);
+    size_t n = strlen(title);
+    if (text_mm(title) <= 0.97 * page_mm() || n >= 512) {
+        title_line(title, 1.6, right);
+        return;
+    }
+    size_t cut = 0;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (title[i] == ' ' && (cut == 0 || labs((long)(2 * i) - (long)n) <
+                                            labs((long)(2 * cut) - (long)n)))
+            cut = i;
+    if (cut == 0) {
+        title_line(title, 1.6, right);
+        return;
+    }
+    char line[512];
+    memcpy(line, title, cut);
+    line[cut] = 0;
+    title_line(line, 2.9, right);
+    title_line(title + cut + 1, 1.6, right);
+}
+
+/* --- panels ------------------------------------------------------------ */
+
+/* Whether a panel has a point to draw. */
+static int has_data(const pl_plot_panel *p)
+{
+    for (size_t s = 0; s < p->n_series; s++)
+        for (size_t i = 0; i < p->series[s].n; i++)
+            if (isfinite(p->series[s].x[i]) && isfinite(p->series[s].y[i]))
+                return 1;
+    return 0;
+}
+
+/* The frame, its axes, labels and title.  A panel without data gets an
+ * empty frame that says so: PLplot would refuse its window (the limits
+ * are equal, "plwind: Invalid window limits") and draw axes of nothing. */
+static void draw_frame(const pl_plot_panel *p, const pl_plot_grid *grid, double y0,
                        double y1, double right)
 {
-    double xlo, xhi, ylo, yhi;
-    range(p, grid, &xlo, &xhi, 0);
-    range(p, grid, &ylo, &yhi, 1);
-    plvpor(0.12, right, y0, y1);
+    int empty = !grid && !has_data(p);
+    double xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+    if (!empty) {
+        range(p, grid, &xlo, &xhi, 0);
+        range(p, grid, &ylo, &yhi, 1);
+    }
+    plvpor(FRAME_LEFT, right, y0, y1);
     plwind(xlo, xhi, ylo, yhi);
     plcol0(1);
     plwidth(1.0);
@@ -135,52 +261,71 @@ static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double 
     plsyax(8, 0);
     if (grid)
         draw_grid(grid);
-    plbox(grid ? "bcnst" : "bcnstg", 0, 0, grid ? "bcnstv" : "bcnstvg", 0, 0);
+    if (empty) {
+        plbox("bc", 0, 0, "bc", 0, 0);
+        plptex(0.5, 0.5, 1, 0, 0.5, "no data to draw");
+    } else {
+        plbox(grid ? "bcnst" : "bcnstg", 0, 0, grid ? "bcnstv" : "bcnstvg", 0, 0);
+    }
     /* the labels set off from the tick numbers by their widest (6
      * digits and a sign), which pllab's fixed offsets do not allow for */
     plmtex("b", 3.0, 0.5, 0.5, p->xlabel ? p->xlabel : "");
     plmtex("l", 6.2, 0.5, 0.5, p->ylabel ? p->ylabel : "");
-    plmtex("t", 1.6, 0.5, 0.5, p->title ? p->title : "");
-    size_t nleg = 0;
-    for (size_t s = 0; s < p->n_series; s++) {
-        const pl_plot_series *ser = &p->series[s];
-        nleg += ser->label != NULL;
-        if (ser->n == 0)
-            continue;
-        plcol0(colour_of(ser));
-        if (ser->style == PL_PLOT_BARS) {
-            plwidth(1.2);
-            plerry((PLINT)ser->n, ser->x, ser->y, ser->y + ser->n);
-        } else if (ser->style == PL_PLOT_POINTS) {
-            plssym(0, 1.2);
-            plpoin((PLINT)ser->n, ser->x, ser->y, 17);
-        } else {
-            pllsty(line_style(ser->style));
-            plwidth(1.6);
-            /* A line of more points than a figure has pixels only makes the
-             * file heavy: draw every k-th point (and the last). */
-            size_t k = ser->n > MAX_POINTS ? (ser->n + MAX_POINTS - 1) / MAX_POINTS : 1;
-            if (k == 1) {
-                plline((PLINT)ser->n, ser->x, ser->y);
-            } else {
-                size_t m = 0;
-                double *x = malloc((ser->n / k + 2) * sizeof *x);
-                double *y = malloc((ser->n / k + 2) * sizeof *y);
-                if (x && y) {
-                    for (size_t i = 0; i < ser->n; i += k, m++) {
-                        x[m] = ser->x[i];
-                        y[m] = ser->y[i];
-                    }
-                    x[m] = ser->x[ser->n - 1];
-                    y[m] = ser->y[ser->n - 1];
-                    plline((PLINT)(m + 1), x, y);
-                }
-                free(x);
-                free(y);
-            }
-            pllsty(1);
-        }
+    draw_title(p->title, right);
+}
+
+/* A line through every k-th point (and the last) of a series of more
+ * points than a figure has pixels, which would only make the file heavy. */
+static void draw_line(const pl_plot_series *ser)
+{
+    size_t k = ser->n > MAX_POINTS ? (ser->n + MAX_POINTS - 1) / MAX_POINTS : 1;
+    if (k == 1) {
+        plline((PLINT)ser->n, ser->x, ser->y);
+        return;
     }
+    size_t m = 0;
+    double *x = malloc((ser->n / k + 2) * sizeof *x);
+    double *y = malloc((ser->n / k + 2) * sizeof *y);
+    if (x && y) {
+        for (size_t i = 0; i < ser->n; i += k, m++) {
+            x[m] = ser->x[i];
+            y[m] = ser->y[i];
+        }
+        x[m] = ser->x[ser->n - 1];
+        y[m] = ser->y[ser->n - 1];
+        plline((PLINT)(m + 1), x, y);
+    }
+    free(x);
+    free(y);
+}
+
+static void draw_series(const pl_plot_series *ser)
+{
+    if (ser->n == 0)
+        return;
+    plcol0(colour_of(ser));
+    if (ser->style == PL_PLOT_BARS) {
+        plwidth(1.2);
+        plerry((PLINT)ser->n, ser->x, ser->y, ser->y + ser->n);
+    } else if (ser->style == PL_PLOT_POINTS) {
+        plssym(0, 1.2);
+        plpoin((PLINT)ser->n, ser->x, ser->y, 17);
+    } else {
+        pllsty(line_style(ser->style));
+        plwidth(1.6);
+        draw_line(ser);
+        pllsty(1);
+    }
+}
+
+/* The legend of the labelled series, right of the frame, outside it;
+ * *w receives its box's width (viewport fraction), 0 for none. */
+static void draw_legend(const pl_plot_panel *p, double chr, PLFLT *w)
+{
+    *w = 0;
+    size_t nleg = 0;
+    for (size_t s = 0; s < p->n_series; s++)
+        nleg += p->series[s].label != NULL;
     if (nleg == 0)
         return;
     PLINT *opt = calloc(nleg, sizeof *opt), *col = calloc(nleg, sizeof *col);
@@ -205,9 +350,9 @@ static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double 
             sym[k] = "#(728)";
             k++;
         }
-        PLFLT w, h;
-        plschr(0, 0.62);
-        pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+        PLFLT h;
+        plschr(0, chr);
+        pllegend(w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
                  PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
                  0.02, 0.0, 0.06, 0, 1, 1, (PLINT)nleg, 1, (PLINT)nleg, opt,
                  1.0, 1.0, 2.4, 0.0, col, text, zero, zero, scale, lw, col,
@@ -224,15 +369,60 @@ static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double 
     free(sym);
 }
 
-/* The cells of a category map, a run of equal cells of a row at a time,
- * its legend and marks, in the viewport [0.12, right] x [0.12, 0.93]. */
-static void draw_map(const pl_plot_map *m, double right)
+/* One panel in the viewport [FRAME_LEFT, l->right] x [y0, y1]; the
+ * legend, when there is one, goes to the right of the frame, outside the
+ * data. */
+static void draw_panel(const pl_plot_panel *p, const pl_plot_grid *grid, double y0,
+                       double y1, const layout *l)
 {
+    draw_frame(p, grid, y0, y1, l->right);
+    if (has_data(p))
+        for (size_t s = 0; s < p->n_series; s++)
+            draw_series(&p->series[s]);
+    PLFLT w;
+    draw_legend(p, l->legend_chr, &w);
+}
+
+/* The map's legend (a colour box a named category) right of the frame;
+ * *w receives its box's width (viewport fraction), 0 for none. */
+static void map_legend(const pl_plot_map *m, double chr, PLFLT *w)
+{
+    PLINT opt[10], col[10], zero[10] = {0}, pat[10] = {0};
+    PLFLT scale[10], lw[10];
+    const char *text[10];
+    PLINT n = 0;
+    *w = 0;
+    for (size_t c = 0; c < m->n_names && c < 10; c++) {
+        if (!m->names[c])
+            continue;
+        opt[n] = PL_LEGEND_COLOR_BOX;
+        col[n] = 2 + (PLINT)c;
+        scale[n] = 0.8;
+        lw[n] = 1;
+        text[n] = m->names[c];
+        n++;
+    }
+    if (n == 0)
+        return;
+    PLFLT h;
+    plschr(0, chr);
+    pllegend(w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.06, 0, 1, 1,
+             n, 1, n, opt, 1.0, 1.0, 2.0, 0.0, col, text, col, pat, scale, lw,
+             zero, zero, lw, zero, scale, zero, NULL);
+}
+
+/* The cells of a category map, a run of equal cells of a row at a time,
+ * in the viewport [FRAME_LEFT, l->right] x [0.12, FRAME_TOP], its marks and
+ * legend. */
+static void draw_map(const pl_plot_map *m, const layout *l)
+{
+    double right = l->right;
     double dx = m->nx > 1 ? (m->xmax - m->xmin) / (double)(m->nx - 1) : 1;
     double dy = m->ny > 1 ? (m->ymax - m->ymin) / (double)(m->ny - 1) : 1;
     double x0 = m->xmin - dx / 2, x1 = m->xmax + dx / 2;
     double y0 = m->ymin - dy / 2, y1 = m->ymax + dy / 2;
-    plvpor(0.12, right, 0.12, 0.93);
+    plvpor(FRAME_LEFT, right, 0.12, FRAME_TOP);
     plwind(x0, x1, y0, y1);
     for (size_t iy = 0; iy < m->ny; iy++)
         for (size_t ix = 0; ix < m->nx;) {
@@ -258,35 +448,51 @@ static void draw_map(const pl_plot_map *m, double right)
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
     plmtex("b", 3.0, 0.5, 0.5, m->xlabel ? m->xlabel : "");
     plmtex("l", 6.2, 0.5, 0.5, m->ylabel ? m->ylabel : "");
-    plmtex("t", 1.6, 0.5, 0.5, m->title ? m->title : "");
+    draw_title(m->title, right);
     if (m->n_marks) {
         plcol0(1);
         plssym(0, 2.0);
         plwidth(2.0);
         plpoin((PLINT)m->n_marks, m->mark_x, m->mark_y, 5);
     }
-    PLINT opt[10], col[10], zero[10] = {0}, pat[10] = {0};
-    PLFLT scale[10], lw[10];
-    const char *text[10];
-    PLINT n = 0;
-    for (size_t c = 0; c < m->n_names && c < 10; c++) {
-        if (!m->names[c])
-            continue;
-        opt[n] = PL_LEGEND_COLOR_BOX;
-        col[n] = 2 + (PLINT)c;
-        scale[n] = 0.8;
-        lw[n] = 1;
-        text[n] = m->names[c];
-        n++;
+    PLFLT w;
+    map_legend(m, l->legend_chr, &w);
+}
+
+/* The widest legend of the figure as a fraction of the page's width, as
+ * pllegend() lays it out with the frame ending at FRAME_RIGHT: drawn on an
+ * SVG stream of the same page into /dev/null, since PLplot tells a
+ * legend's size only once it is drawn (and its "null" device warns about
+ * the legend's fill).  The browsers' fonts are narrower than PLplot's own
+ * widths, so what fits here fits there. */
+static double legend_frac(int width, int height, const pl_plot_panel *panels,
+                          size_t n_panels, const pl_plot_map *map, double chr)
+{
+    PLINT caller, tmp;
+    plgstrm(&caller);
+    plmkstrm(&tmp);
+    if (tmp < 0)
+        return 0;
+    plsdev("svg");
+    plsfnam("/dev/null");
+    plspage(0, 0, width, height, 0, 0);
+    plsfont(PL_FCI_SANS, -1, -1);
+    plinit();
+    pladv(0);
+    plvpor(FRAME_LEFT, FRAME_RIGHT, 0.1, 0.9);
+    plwind(0, 1, 0, 1);
+    PLFLT w = 0, widest = 0;
+    if (map) {
+        map_legend(map, chr, &w);
+        widest = w;
     }
-    if (n) {
-        PLFLT w, h;
-        plschr(0, 0.7);
-        pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.06, 0, 1, 1,
-                 n, 1, n, opt, 1.0, 1.0, 2.0, 0.0, col, text, col, pat, scale, lw,
-                 zero, zero, lw, zero, scale, zero, NULL);
+    for (size_t i = 0; i < n_panels; i++) {
+        draw_legend(&panels[i], chr, &w);
+        widest = fmax(widest, w);
     }
+    plend1();
+    plsstrm(caller);
+    return widest * (FRAME_RIGHT - FRAME_LEFT);
 }
 
 /* One figure through one PLplot device ("svg", "pdfcairo", "pngcairo")
@@ -317,23 +523,23 @@ static pl_status plot_device(const char *device, const char *path, int width,
     plsfont(PL_FCI_SANS, -1, -1);
     plinit();
     pladv(0);
+    /* every panel of a figure keeps the same frame, so that time axes
+     * line up; the legend's room is on the right of all of them */
+    double chr = map ? 0.7 : LEGEND_CHR;
+    layout l = fit_legend(legend_frac(width, height, panels, n_panels, map, chr), chr);
     if (map) {
-        draw_map(map, 0.72);
+        if (l.right > 0.72)
+            l.right = 0.72;     /* the map's cells stay near square */
+        draw_map(map, &l);
         plend1();
         plsstrm(caller);
         return pl_atomicfile_commit(af, err);
     }
-    /* every panel of a figure keeps the same frame, so that time axes
-     * line up; the legend's room is on the right of all of them */
-    int legend = 0;
-    for (size_t i = 0; i < n_panels; i++)
-        legend |= has_legend(&panels[i]);
-    double right = legend ? 0.66 : 0.97;
-    double top = 0.93, bottom = 0.12, gap = 0.16;
+    double top = FRAME_TOP, bottom = 0.12, gap = 0.16;
     double h = (top - bottom - gap * (double)(n_panels - 1)) / (double)n_panels;
     for (size_t i = 0; i < n_panels; i++) {
         double y1 = top - (double)i * (h + gap);
-        draw_panel(&panels[i], grid, y1 - h, y1, right);
+        draw_panel(&panels[i], grid, y1 - h, y1, &l);
     }
     plend1();
     plsstrm(caller);

@@ -9,6 +9,7 @@
 #include "db/quality.h"
 #include "db/run.h"
 #include "db/store.h"
+#include "model/validate/answer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -769,6 +770,123 @@ static int print_change(void *ctx, const pl_run_change *c)
     return 0;
 }
 
+/* One law's fitted (or recorded) lambda0 with its 95 % interval and flag,
+ * as text or as a JSON object (null when not validated under it). */
+static void print_law(const char *name, const pl_answer_law *l, int json)
+{
+    double half = l->half95_rad / DEG;
+    const char *flag = pl_fit_flag_words(l->flag);
+    if (json) {
+        if (!l->has) {
+            printf("\"%s\": null", name);
+            return;
+        }
+        printf("\"%s\": {\"fit\": \"%s\", \"lambda0_deg\": ", name, l->v.fit);
+        pl_json_degrees(stdout, l->v.lambda0_rad);
+        fputs(", \"lambda0_lo95_deg\": ", stdout);
+        pl_json_number(stdout, l->v.lambda0_rad / DEG - half);
+        fputs(", \"lambda0_hi95_deg\": ", stdout);
+        pl_json_number(stdout, l->v.lambda0_rad / DEG + half);
+        fputs(", \"max_rel_err\": ", stdout);
+        pl_json_number(stdout, l->v.max_rel_err_lp);
+        json_field_text(stdout, ", ", "flag", flag);
+        fputs("}", stdout);
+        return;
+    }
+    printf("lambda0 %s:%*s", name, (int)(8 - strlen(name)), "");
+    if (!l->has) {
+        printf("-\n");
+        return;
+    }
+    int dec = pl_fit_decimals(half);
+    printf("%.*f", dec, l->v.lambda0_rad / DEG);
+    if (strcmp(l->v.fit, "fitted"))
+        printf(" deg (as recorded, not fitted");
+    else if (isfinite(half))
+        printf(" +- %.*f deg (95 %%, fitted", dec, half);
+    else
+        printf(" deg (fitted, no interval");
+    printf("%s%s); max rel. L_p error %.3f %%\n", flag[0] ? "; " : "", flag,
+           100 * l->v.max_rel_err_lp);
+}
+
+/* s as one shell word: as it is when it holds only safe characters, else
+ * in single quotes (a quote inside as '\\'') */
+static void shell_quote(const char *s, char *out, size_t size)
+{
+    size_t k = 0;
+    int safe = *s != 0 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+") == strlen(s);
+    if (!safe)
+        out[k++] = '\'';
+    for (; *s && k + 6 < size; s++) {
+        if (*s == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *s;
+        }
+    }
+    if (!safe)
+        out[k++] = '\'';
+    out[k] = 0;
+}
+
+/* The validation's answer: the verdict (as the experiment's report works
+ * it out), each law's lambda0, and where the report is.  The store keeps
+ * no report path (a report is written where -o says), so this says how to
+ * make one. */
+static void print_answer(pl_store *store, const pl_run_info *r, int json)
+{
+    pl_answer a;
+    pl_err err = {0};
+    char cmd[16 * PL_NAME_BYTES] = "", q[4 * PL_NAME_BYTES + 3];
+    if (r->experiment[0]) {
+        shell_quote(r->experiment, q, sizeof q);
+        snprintf(cmd, sizeof cmd, "prismlab report --experiment %s -o out/%s", q, q);
+    }
+    int ok = pl_answer_get(store, r->id, &a, &err) == PL_OK;
+    if (json) {
+        fputs(", \"validation\": {\"verdict\": ", stdout);
+        if (ok && a.verdict.law != PL_VERDICT_NONE)
+            pl_json_string(stdout, pl_verdict_name(a.verdict.law));
+        else
+            fputs("null", stdout);
+        fputs(", \"laws\": {", stdout);
+        print_law("line", &a.law[0], 1);
+        fputs(", ", stdout);
+        print_law("plastic", &a.law[1], 1);
+        fputs("}, \"report\": null", stdout);
+        json_field_text(stdout, ", ", "report_command", cmd);
+        if (!ok || a.why[0])
+            json_field_text(stdout, ", ", "error", ok ? a.why : err.msg);
+        fputs("}", stdout);
+        return;
+    }
+    if (!ok) {
+        printf("verdict:        ? (%s)\n", err.msg);
+        return;
+    }
+    if (!a.law[0].has && !a.law[1].has) {
+        printf("verdict:        none: not validated (prismlab validate %lld --fit lambda0,t0)\n", r->id);
+        return;
+    }
+    if (a.why[0])
+        printf("verdict:        ? (%s)", a.why);
+    else
+        printf("verdict:        %s", pl_verdict_words(a.verdict.law));
+    if (a.verdict.law != PL_VERDICT_NONE)
+        printf(" (t = %.3g over %zu blocks, 95 %% level %.3g; rms plastic / line %.3g)",
+               a.verdict.t_stat, a.verdict.blocks, a.verdict.t_crit, a.verdict.rms_ratio);
+    printf("\n");
+    print_law("line", &a.law[0], 0);
+    print_law("plastic", &a.law[1], 0);
+    if (cmd[0])
+        printf("report:         not kept by the store; write it with: %s\n", cmd);
+    else
+        printf("report:         none: the run has no experiment (prismlab run set %lld --experiment E)\n",
+               r->id);
+}
+
 static int run_show(pl_store *store, long long id, int json)
 {
     pl_run_info info;
@@ -783,11 +901,13 @@ static int run_show(pl_store *store, long long id, int json)
         json_channels(&info, ch);
         print_processing(store, id, 1);
         print_quality(store, id, 1);
+        print_answer(store, &info, 1);
         fputs(", \"corrections\": [", stdout);
     } else {
         print_run(&info, ch);
         print_processing(store, id, 0);
         print_quality(store, id, 0);
+        print_answer(store, &info, 0);
     }
     if (pl_run_history(store, id, print_change, &n, &err) != PL_OK)
         return pl_cli_fail("run", &err);

@@ -1,6 +1,10 @@
-/* process/frontend.c - offsets, hum, drop-outs and the combined omega.
- * See frontend.h and docs/process.md section 1. */
+/* process/frontend.c - offsets, hum, drop-outs, lost beams, clipping
+ * and the combined omega; motion common to both beams is its room
+ * frontend_common.c.  See frontend.h and docs/process.md section 1. */
 #include "process/frontend.h"
+
+#include "process/frontend_common.h"
+#include "process/frontend_core.h"
 
 #include "process/robust.h"
 #include "process/spectral.h"
@@ -14,6 +18,16 @@
 #include <string.h>
 
 enum { HARMONICS = 7 };
+
+int pl_fe_normal_solve(double *A, double *y, size_t P, double *c)
+{
+    gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
+    gsl_vector_view yv = gsl_vector_view_array(y, P), cv = gsl_vector_view_array(c, P);
+    return gsl_linalg_cholesky_decomp1(&Av.matrix) == GSL_SUCCESS &&
+                   gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) == GSL_SUCCESS
+               ? 0
+               : -1;
+}
 
 /* Residual sum of squares of a constant plus one sinusoid at f over the
  * lead-in: the frequency search's score. */
@@ -124,32 +138,7 @@ static int diff_level(double *v[2], const double h[2], size_t S, double *med, do
     return 0;
 }
 
-/* The block fits below (the hum's phase, a floor's lines) solve small
- * linear least squares by their normal equations: P <= 10 columns of a
- * constant, a slope and sinusoids over a block, well conditioned.  A
- * sample's row x[0..P) with datum e goes into the lower triangle of A
- * (P x P) and into y: the upper one is never read. */
-static void normal_add(double *A, double *y, const double *x, size_t P, double e)
-{
-    for (size_t r = 0; r < P; r++) {
-        y[r] += x[r] * e;
-        for (size_t q = 0; q <= r; q++)
-            A[P * r + q] += x[r] * x[q];
-    }
-}
 
-/* The normal equations' solution into c[0..P) by GSL's Cholesky, which
- * reads A's lower triangle and leaves its factor there; -1 when A is
- * not positive definite. */
-static int normal_solve(double *A, double *y, size_t P, double *c)
-{
-    gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
-    gsl_vector_view yv = gsl_vector_view_array(y, P), cv = gsl_vector_view_array(c, P);
-    return gsl_linalg_cholesky_decomp1(&Av.matrix) == GSL_SUCCESS &&
-                   gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) == GSL_SUCCESS
-               ? 0
-               : -1;
-}
 
 /* A constant, a slope and the fundamental (w rad a sample) fitted to e
  * over the block [a, a + B), the samples more than 8 sd from med left
@@ -178,7 +167,7 @@ static int block_phase(double *v[2], const double h[2], size_t a, size_t B, doub
         m++;
     }
     double c[4];
-    if (m < (size_t)(0.8 * (double)B) || normal_solve(A, y, 4, c) != 0)
+    if (m < (size_t)(0.8 * (double)B) || pl_fe_normal_solve(A, y, 4, c) != 0)
         return 0;
     double fit = 0;
     for (int r = 0; r < 4; r++)
@@ -304,7 +293,7 @@ static void hum_drift(const hum_blocks *hb, double T, double *drift, double *se)
         yy += wb[k] * ph[k] * ph[k];
     }
     gsl_matrix_view Av = gsl_matrix_view_array(A, 3, 3);
-    if (normal_solve(A, y, 3, c) != 0 || gsl_linalg_cholesky_invert(&Av.matrix) != GSL_SUCCESS)
+    if (pl_fe_normal_solve(A, y, 3, c) != 0 || gsl_linalg_cholesky_invert(&Av.matrix) != GSL_SUCCESS)
         return;
     double chi2 = yy - (c[0] * y[0] + c[1] * y[1] + c[2] * y[2]);
     double scale = kept > 3 ? fmax(1, chi2 / (double)(kept - 3)) : 1;
@@ -425,16 +414,6 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
 
 static inline double dmax(double x, double y) { return x > y ? x : y; }
 
-/* Stretches [s[k].a, s[k].b) of samples, in order; for a clipped
- * stretch, sign says which rail (+1 the highest value, -1 the lowest). */
-typedef struct {
-    struct span {
-        size_t a, b;
-        int sign;
-        size_t at;    /* clipped: the samples exactly at the rail */
-    } *s;
-    size_t n, cap;
-} spans;
 
 static int spans_add(spans *l, size_t a, size_t b, int sign)
 {
@@ -456,27 +435,6 @@ static int spans_add(spans *l, size_t a, size_t b, int sign)
     return 0;
 }
 
-/* The rail (+1, -1) channel list l holds sample i at, or 0; *cur is a
- * cursor into l that a forward scan keeps (any value is safe). */
-static int clip_at(const spans *l, size_t i, size_t *cur)
-{
-    if (l->n == 0)
-        return 0;
-    if (*cur >= l->n || l->s[*cur].a > i) {   /* backwards: search again */
-        size_t lo = 0, hi = l->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (l->s[mid].b <= i)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        *cur = lo;
-    }
-    while (*cur < l->n && l->s[*cur].b <= i)
-        ++*cur;
-    return *cur < l->n && l->s[*cur].a <= i ? l->s[*cur].sign : 0;
-}
 
 /* The samples of v at one of its rails: its highest or lowest value,
  * when that value lies far from the resting level `rest` (at least half
@@ -813,13 +771,6 @@ static inline double disagreement(const double a[2], const int cs[2], double *lv
     return cs[1] * d < 0 ? fabs(d) : 0;
 }
 
-/* The rails (+1, -1, 0) of both channels at sample i: none without
- * clipped stretches, and the per-sample loops then pay nothing for them. */
-static inline void clips_at(const spans clip[2], size_t i, size_t cur[2], int cs[2])
-{
-    cs[0] = clip[0].n ? clip_at(&clip[0], i, &cur[0]) : 0;
-    cs[1] = clip[1].n ? clip_at(&clip[1], i, &cur[1]) : 0;
-}
 
 /* Every beam not at a rail far below the motion's level `ref`: both
  * decoders at 0 V together (two drop-outs that coincide, or one in the
@@ -1036,549 +987,6 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
     return 0;
 }
 
-/* --- motion common to both beams ----------------------------------------- */
-
-/* The search band of a shaking floor's lines, and how far a line must
- * stand above its neighbourhood's median in the spectrum of
- * v1/h1 - v2/h2.  A floor or table moves at a few hertz to a few tens; a
- * sinusoid of 0.2 mm/s stands 10^4 above a white 20 um/s floor in that
- * spectrum and 10^2 above 1/f noise of 500 um/s, while the spectrum of
- * pure noise reaches 15 times its median in one bin of 1000 about once
- * (an exponential variable averaged over a few segments). */
-#define COMMON_LO_HZ 2.0
-#define COMMON_HI_HZ 200.0
-#define COMMON_LINE 50.0
-#define COMMON_BLOCK_S 0.5
-
-/* e = v1/h1 - v2/h2 read sample by sample (a ten-minute run would spend
- * 54 MB on it and a mask), with whether sample i counts: not at a rail
- * and within 8 robust deviations of e's median (the spread includes the
- * motion sought: 8 of it keeps every sample of a sinusoid and leaves out
- * drop-outs, which leave the common level by a third of omega or more). */
-typedef struct {
-    double *const *v;
-    double ih[2];             /* 1 / h */
-    const spans *clip;
-    double med, sd;
-    size_t cur[2];
-} diffsig;
-
-static inline int diff_at(diffsig *d, size_t i, double *e)
-{
-    *e = d->v[0][i] * d->ih[0] - d->v[1][i] * d->ih[1];
-    int cs[2];
-    clips_at(d->clip, i, d->cur, cs);
-    if (cs[0] || cs[1])
-        return 0;
-    return !(d->sd > 0) || fabs(*e - d->med) <= 8 * d->sd;
-}
-
-/* e over [a, b) decimated to about 1 kHz by block means of the samples
- * that count: x[k] at time t0 + k / rd (the block's centre), cnt[k] how
- * many samples it holds.  A block with none holds the previous value, so
- * the spectrum sees no step; the fits below leave it out. */
-typedef struct {
-    double *x, t0, rd;
-    unsigned *cnt;
-    size_t m;
-} decimated;
-
-static int decimate(diffsig *d, size_t a, size_t b, double rate, decimated *z)
-{
-    size_t dec = (size_t)fmax(1, floor(rate / 1000));
-    z->m = (b - a) / dec;
-    z->rd = rate / (double)dec;
-    z->t0 = ((double)a + 0.5 * (double)(dec - 1)) / rate;
-    z->x = malloc((z->m ? z->m : 1) * sizeof *z->x);
-    z->cnt = malloc((z->m ? z->m : 1) * sizeof *z->cnt);
-    if (!z->x || !z->cnt)
-        return -1;
-    double prev = 0;
-    for (size_t k = 0; k < z->m; k++) {
-        double sum = 0;
-        unsigned used = 0;
-        for (size_t i = a + k * dec; i < a + (k + 1) * dec; i++) {
-            double e;
-            if (diff_at(d, i, &e)) {
-                sum += e;
-                used++;
-            }
-        }
-        z->x[k] = prev = used ? sum / (double)used : prev;
-        z->cnt[k] = used;
-    }
-    return 0;
-}
-
-/* The spectrum of x[0..m) (rate rd) as the median, bin by bin, of the
- * periodograms of Hann segments of seg samples at 50 % overlap (at most
- * 64, spread evenly).  Not their mean: the speckle garbage a recording
- * holds past the motion puts tens of mm/s of broadband into each beam for
- * a second or more, which in a mean buried a floor's line of 1.6 mm/s
- * (seed 390 of the faulted corpus); the median is held by the segments
- * where the beams saw the prism.  The median of exponential bins sits
- * ln 2 below their mean, for the lines' neighbourhoods and the noise
- * alike.  With `clean`, only the segments of which at least 95 % of the
- * blocks hold samples that count (cnt[]: no clipped stretch, no
- * drop-out, no lost beam) enter; -2 when there is none.  -1 when out of
- * memory or too short. */
-static int median_psd(const decimated *z, size_t seg, int clean, double *psd)
-{
-    size_t m = z->m, hop = seg / 2, ns = m >= seg ? (m - seg) / hop + 1 : 0, nb = seg / 2 + 1;
-    if (ns > 64)
-        ns = 64;
-    if (ns == 0)
-        return -1;
-    size_t *start = malloc(ns * sizeof *start), nk = 0;
-    if (!start)
-        return -1;
-    for (size_t k = 0; k < ns; k++) {
-        size_t s0 = ns > 1 ? k * (m - seg) / (ns - 1) : 0, full = 0;
-        for (size_t i = s0; clean && i < s0 + seg; i++)
-            full += z->cnt[i] > 0;
-        if (!clean || 20 * full >= 19 * seg)
-            start[nk++] = s0;
-    }
-    if (nk == 0) {
-        free(start);
-        return -2;
-    }
-    ns = nk;
-    double *all = malloc(ns * nb * sizeof *all), *col = malloc(ns * sizeof *col);
-    pl_welch *w = NULL;
-    pl_err ignore = {0};
-    int rc = -1;
-    if (!all || !col || pl_welch_create(&w, seg, &ignore) != PL_OK)
-        goto out;
-    for (size_t k = 0; k < ns; k++) {
-        size_t s0 = start[k];
-        if (pl_welch_run(w, z->x + s0, seg, z->rd, 1, all + k * nb, NULL, &ignore) != PL_OK)
-            goto out;
-    }
-    for (size_t j = 0; j < nb; j++) {
-        for (size_t k = 0; k < ns; k++)
-            col[k] = all[k * nb + j];
-        psd[j] = pl_median(col, ns);
-    }
-    rc = 0;
-out:
-    pl_welch_destroy(w);
-    free(start);
-    free(all);
-    free(col);
-    return rc;
-}
-
-/* The lines of e (decimated: decimate()) that stand COMMON_LINE above the median of the
- * spectrum within 8 Hz, between COMMON_LO_HZ and COMMON_HI_HZ and away
- * from the first four harmonics of 50 and 60 Hz (hum is not common
- * motion: it enters the channels in volts, and has its own fit).  Their
- * frequencies go to f[], at most `max`, strongest first, and the
- * spectrum's bin width to *df_out; returns how many.  With `clean` the
- * spectrum is of the clean segments only (median_psd()), 2 s long
- * where there are such, else 1 s or 0.5 s (resolving lines 2 Hz apart);
- * none: no lines. */
-static size_t common_lines(const decimated *z, int clean, double *f, size_t max, double *df_out)
-{
-    size_t m = z->m, seg = 2048;
-    double rd = z->rd;
-    while (seg > 256 && seg > m / 2)
-        seg /= 2;
-    if (m < seg || seg < 256)
-        return 0;
-    double *psd = malloc((seg / 2 + 1) * sizeof *psd);
-    size_t found = 0;
-    int prc = -2;
-    while (psd && (prc = median_psd(z, seg, clean, psd)) == -2 && seg > 512)
-        seg /= 2;
-    if (!psd || prc != 0)
-        goto out;
-    double df = rd / (double)seg, cand[64], pw[64];
-    size_t nc = 0, w = (size_t)ceil(8 / df), lo = (size_t)ceil(COMMON_LO_HZ / df);
-    size_t hi = (size_t)fmin((double)(seg / 2 - 1), COMMON_HI_HZ / df);
-    double tmp[512];
-    for (size_t k = lo > 2 ? lo : 2; k <= hi && nc < 64; k++) {
-        if (!(psd[k] > psd[k - 1] && psd[k] >= psd[k + 1]))
-            continue;
-        size_t q = 0;
-        for (size_t j = k > w ? k - w : 1; j <= k + w && j <= seg / 2 && q < 512; j++)
-            if (j + 2 < k || j > k + 2)
-                tmp[q++] = psd[j];
-        double med = pl_median(tmp, q);
-        if (!(psd[k] > COMMON_LINE * med))
-            continue;
-        /* the peak between bins from the parabola through the log-spectrum */
-        double y0 = log(psd[k - 1]), y1 = log(psd[k]), y2 = log(psd[k + 1]);
-        double den = y0 - 2 * y1 + y2, d = den < 0 ? 0.5 * (y0 - y2) / den : 0;
-        double fk = ((double)k + fmax(-0.5, fmin(0.5, d))) * df;
-        /* this runs before the hum is known: either mains may be the lab's */
-        int mains_line = 0;
-        for (int hk = 1; hk <= 4; hk++)
-            mains_line |= fabs(fk - hk * 50.0) < 2 * df + 0.5 ||
-                          fabs(fk - hk * 60.0) < 2 * df + 0.5;
-        if (mains_line)
-            continue;
-        cand[nc] = fk;
-        pw[nc++] = psd[k];
-    }
-    while (found < max && nc > 0) {   /* strongest first */
-        size_t best = 0;
-        for (size_t k = 1; k < nc; k++)
-            if (pw[k] > pw[best])
-                best = k;
-        f[found++] = cand[best];
-        cand[best] = cand[nc - 1];
-        pw[best] = pw[nc - 1];
-        nc--;
-    }
-    *df_out = df;
-out:
-    free(psd);
-    return found;
-}
-
-/* The row of a floor's block fit at one sample: a constant, the slope's
- * u, and each line's cosine and sine at the phase 2 pi f[l] s / div (s
- * and div as the caller counts time: sample and rate, or seconds and 1). */
-static void lines_row(double *x, double u, const double *f, size_t nl, double s, double div)
-{
-    x[0] = 1;
-    x[1] = u;
-    for (size_t l = 0; l < nl; l++) {
-        double ph = 2 * M_PI * f[l] * s / div;
-        x[2 + 2 * l] = cos(ph);
-        x[3 + 2 * l] = sin(ph);
-    }
-}
-
-/* Least squares over one block [k0, k1) of the decimated e: a constant, a
- * slope and the lines f[0..nl); the residual sum of squares, and how many
- * samples counted (*used); NAN when the fit cannot be solved. */
-static double block_rss(const decimated *z, size_t k0, size_t k1, const double *f, size_t nl,
-                        size_t *used)
-{
-    size_t P = 2 + 2 * nl;
-    double A[100] = {0}, y[10] = {0}, x[10], yy = 0, mid = 0.5 * (double)(k0 + k1);
-    *used = 0;
-    for (size_t k = k0; k < k1; k++) {
-        if (!z->cnt[k])
-            continue;
-        double e = z->x[k];
-        lines_row(x, ((double)k - mid) / (double)(k1 - k0), f, nl, z->t0 + (double)k / z->rd, 1);
-        normal_add(A, y, x, P, e);
-        yy += e * e;
-        (*used)++;
-    }
-    double c[10];
-    if (*used < 2 * P || normal_solve(A, y, P, c) != 0)
-        return NAN;
-    double fit = 0;
-    for (size_t r = 0; r < P; r++)
-        fit += c[r] * y[r];
-    return fmax(0, yy - fit);
-}
-
-/* The blocks of refine_lines(): about COMMON_BLOCK_S each, at most
- * REFINE_BLOCKS of them spread evenly over the run (a minute of shaking
- * fixes a frequency far better than the fit needs). */
-enum { REFINE_BLOCKS = 120 };
-
-/* Sum over the blocks of their residual sums of squares, each over its
- * weight w[b] (its noise: the residual variance at the frequencies found
- * first), with the lines at f[]; blocks without weight are passed over. */
-/* The first sample of the b-th of nb blocks of B spread over z. */
-static size_t spread_block(const decimated *z, size_t B, size_t nb, size_t b)
-{
-    size_t all = z->m / B;
-    return (nb > 1 ? b * (all - 1) / (nb - 1) : 0) * B;
-}
-
-static double lines_cost(const decimated *z, size_t B, size_t nb, const double *w,
-                         const double *f, size_t nl)
-{
-    double cost = 0;
-    for (size_t b = 0; b < nb; b++) {
-        size_t k0 = spread_block(z, B, nb, b), used;
-        if (!(w[b] > 0))
-            continue;
-        double rss = block_rss(z, k0, k0 + B, f, nl, &used);
-        if (isfinite(rss))
-            cost += rss / w[b];
-    }
-    return cost;
-}
-
-/* Each line's frequency refined to where the block fits of e leave the
- * least residual: the spectrum's peak is off by up to a few tenths of a
- * bin (0.1-0.2 Hz at its 0.5 Hz bins) where the clipped stretches leave
- * gaps or a second line stands near, and a line 0.15 Hz off turns by 27
- * degrees over a 0.5 s block, leaving a sixth of its amplitude behind in
- * the beams.  Each block counts over its own noise, so the speckle garbage
- * past the motion, a hundred times louder, does not steer the search.
- * Lines searched within +-0.6 bins of the peak, coarse steps of a tenth
- * of a bin, then golden sections to 1 mHz; two rounds over the lines.
- * -1 when out of memory. */
-static int refine_lines(const decimated *z, double *f, size_t nl, double df)
-{
-    size_t B = (size_t)(COMMON_BLOCK_S * z->rd), nb = B ? z->m / B : 0;
-    if (nb < 2 || nl == 0)
-        return 0;
-    if (nb > REFINE_BLOCKS)
-        nb = REFINE_BLOCKS;
-    double *w = malloc(nb * sizeof *w);
-    if (!w)
-        return -1;
-    for (size_t b = 0; b < nb; b++) {
-        size_t k0 = spread_block(z, B, nb, b), used;
-        double rss = block_rss(z, k0, k0 + B, f, nl, &used);
-        w[b] = isfinite(rss) && used > 2 + 2 * nl ? rss / (double)(used - 2 - 2 * nl) : 0;
-    }
-    const double g = 0.5 * (sqrt(5.0) - 1);
-    for (int round = 0; round < 2; round++)
-        for (size_t l = 0; l < nl; l++) {
-            double f0 = f[l], best = f0, cbest = INFINITY;
-            for (int j = -6; j <= 6; j++) {
-                f[l] = f0 + 0.1 * df * j;
-                double c = lines_cost(z, B, nb, w, f, nl);
-                if (c < cbest) {
-                    cbest = c;
-                    best = f[l];
-                }
-            }
-            double lo = best - 0.1 * df, hi = best + 0.1 * df;
-            double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), c1, c2;
-            f[l] = x1;
-            c1 = lines_cost(z, B, nb, w, f, nl);
-            f[l] = x2;
-            c2 = lines_cost(z, B, nb, w, f, nl);
-            while (hi - lo > 1e-3) {
-                if (c1 < c2) {
-                    hi = x2;
-                    x2 = x1;
-                    c2 = c1;
-                    x1 = hi - g * (hi - lo);
-                    f[l] = x1;
-                    c1 = lines_cost(z, B, nb, w, f, nl);
-                } else {
-                    lo = x1;
-                    x1 = x2;
-                    c1 = c2;
-                    x2 = lo + g * (hi - lo);
-                    f[l] = x2;
-                    c2 = lines_cost(z, B, nb, w, f, nl);
-                }
-            }
-            f[l] = 0.5 * (lo + hi);
-        }
-    free(w);
-    return 0;
-}
-
-/* The block fit of remove_common(): for each of the nb blocks of B
- * samples (the last takes the rest) a constant, a slope and the lines
- * f[0..nl) fitted to the samples of e that count; the lines' cosine and
- * sine coefficients go to co[bk * 2 nl ..], ok[bk] says the block had
- * samples enough (a tenth: a clipped beam leaves only the arcs' lower
- * parts, spread over every block) and a solvable fit. */
-static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, const double *f,
-                       size_t nl, double *co, unsigned char *ok)
-{
-    size_t P = 2 + 2 * nl;
-    for (size_t bk = 0; bk < nb; bk++) {
-        size_t s0 = bk * B, s1 = bk + 1 == nb ? n : s0 + B, used = 0;
-        double A[100] = {0}, y[10] = {0}, x[10], mid = 0.5 * (double)(s0 + s1);
-        ok[bk] = 0;
-        for (size_t i = s0; i < s1; i++) {
-            double ei;
-            if (!diff_at(d, i, &ei))
-                continue;
-            lines_row(x, ((double)i - mid) / (double)B, f, nl, (double)i, rate);
-            normal_add(A, y, x, P, ei);
-            used++;
-        }
-        double c[10];
-        if (10 * used < s1 - s0 || normal_solve(A, y, P, c) != 0)
-            continue;
-        memcpy(co + bk * 2 * nl, c + 2, 2 * nl * sizeof *c);
-        ok[bk] = 1;
-    }
-}
-
-/* The coefficients (nc a block) of the blocks that could not be fitted
- * (ok[bk] 0), joined linearly between the nearest fitted blocks either
- * side; past the last (or before the first) fitted block, that block's.
- * The lines' phases count from the run's first sample, so a steady
- * floor keeps the same coefficients from block to block, and a
- * stretch of clipped blocks is bridged by what the blocks around it
- * measured.  The nearest block alone was taken before: past the motion
- * that is a block of speckle garbage or of 0 V (faulted corpus seed 86:
- * the last 1.3 s of the motion took a 0.42 mm/s line in the wrong phase
- * for the floor's 1.65 mm/s). */
-static void fill_blocks(double *co, const unsigned char *ok, size_t nb, size_t nc)
-{
-    for (size_t bk = 0; bk < nb; bk++) {
-        if (ok[bk])
-            continue;
-        size_t lo = bk, hi = bk + 1;
-        while (lo > 0 && !ok[lo - 1])
-            lo--;
-        while (hi < nb && !ok[hi])
-            hi++;
-        /* lo - 1 and hi are the fitted neighbours where they exist */
-        const double *a = lo > 0 ? co + (lo - 1) * nc : NULL, *b = hi < nb ? co + hi * nc : NULL;
-        double t = a && b ? (double)(bk - (lo - 1)) / (double)(hi - (lo - 1)) : 0;
-        for (size_t j = 0; j < nc; j++)
-            co[bk * nc + j] = a && b ? (1 - t) * a[j] + t * b[j] : a ? a[j] : b ? b[j] : 0;
-    }
-}
-
-/* Fits a constant, a slope and the lines f[0..nl) to e over blocks of
- * about COMMON_BLOCK_S (fit_blocks()) and subtracts the lines, their
- * coefficients joined linearly between block centres, times `to_u` (m/s
- * of u per unit of e) from both channels: the floor's motion in each
- * beam.  A block that could not be fitted takes its fitted neighbours'
- * (fill_blocks(); correcting each line's frequency from the blocks'
- * phases first, as mains_refine() does for the hum, won one chain of the
- * faulted corpus and lost one of seeds 201-400: left out).  amp[] receives each line's mean amplitude in
- * m/s and *rms the RMS of u removed over [a, b).  -1 when out of memory. */
-static int remove_common(double *v[2], diffsig *d, size_t n, size_t a, size_t b, double rate,
-                         const double *f, size_t nl, double to_u, double *amp, double *rms)
-{
-    size_t B = (size_t)(COMMON_BLOCK_S * rate), nb = B ? n / B : 0;
-    if (B == 0 || nb == 0)
-        return 0;
-    B = n / nb;
-    double *co = calloc(nb * 2 * nl, sizeof *co);
-    unsigned char *ok = calloc(nb, 1);
-    if (!co || !ok) {
-        free(co);
-        free(ok);
-        return -1;
-    }
-    fit_blocks(d, n, B, nb, rate, f, nl, co, ok);
-    fill_blocks(co, ok, nb, 2 * nl);
-    double s2 = 0;
-    for (size_t l = 0; l < nl; l++)
-        amp[l] = 0;
-    size_t na = 0;
-    for (size_t bk = 0; bk < nb; bk++)
-        if (ok[bk] && bk * B >= a && bk * B < b) {
-            for (size_t l = 0; l < nl; l++)
-                amp[l] += hypot(co[bk * 2 * nl + 2 * l], co[bk * 2 * nl + 2 * l + 1]);
-            na++;
-        }
-    for (size_t l = 0; l < nl; l++)
-        amp[l] = na ? fabs(to_u) * amp[l] / (double)na : 0;
-    for (size_t i = 0; i < n; i++) {
-        /* between the centres of blocks k and k + 1 */
-        double pos = ((double)i + 0.5) / (double)B - 0.5;
-        size_t k0 = pos <= 0 ? 0 : (size_t)pos;
-        if (k0 >= nb)
-            k0 = nb - 1;
-        size_t k1 = k0 + 1 < nb ? k0 + 1 : k0;
-        double t = fmin(1, fmax(0, pos - (double)k0)), u = 0;
-        for (size_t l = 0; l < nl; l++) {
-            double ph = 2 * M_PI * f[l] * (double)i / rate, cs = cos(ph), sn = sin(ph);
-            const double *c0 = co + k0 * 2 * nl + 2 * l, *c1 = co + k1 * 2 * nl + 2 * l;
-            u += ((1 - t) * c0[0] + t * c1[0]) * cs + ((1 - t) * c0[1] + t * c1[1]) * sn;
-        }
-        u *= to_u;
-        v[0][i] -= u;
-        v[1][i] -= u;
-        if (i >= a && i < b)
-            s2 += u * u;
-    }
-    *rms = b > a ? sqrt(s2 / (double)(b - a)) : 0;
-    free(co);
-    free(ok);
-    return 0;
-}
-
-/* The spread of e where the beams see the prism: the median over blocks
- * of bs samples of t[0..ns) (in time order; reordered on return) of each
- * block's robust deviation.  The whole run's deviation would count the
- * speckle garbage past the motion (tens of mm/s, a quarter of a run's
- * samples), and 8 of it let that garbage into the search and the fits,
- * where the last block of the motion took a wrong line from it. */
-static double quiet_spread(double *t, size_t ns, size_t bs)
-{
-    if (bs < 16)
-        bs = 16;
-    size_t nb = ns / bs;
-    if (nb < 3)
-        return pl_robust_sd(t, ns);
-    double *sd = malloc(nb * sizeof *sd), q = NAN;
-    if (!sd)
-        return pl_robust_sd(t, ns);
-    for (size_t b = 0; b < nb; b++)
-        sd[b] = pl_robust_sd(t + b * bs, bs);
-    q = pl_median(sd, nb);
-    free(sd);
-    return q;
-}
-
-/* Motion common to both beams over [from, end): found in the lines of
- * e = v1/h1 - v2/h2, which holds no rotation, and removed from both
- * channels.  The samples of clipped stretches and of drop-outs (e far
- * from its median) are left out of the search and the fit.  -1 when out
- * of memory. */
-static int common_motion(double *v[2], const double h[2], size_t n, size_t from, double rate,
-                         const spans clip[2], pl_frontend_report *rep)
-{
-    if (n <= from + (size_t)rate)
-        return 0;
-    /* the level and spread from every k-th sample of the motion */
-    diffsig d = {v, {1.0 / h[0], 1.0 / h[1]}, clip, 0, 0, {0, 0}};
-    size_t step = (n - from) / 20000 + 1, ns = 0;
-    double *t = malloc(((n - from) / step + 1) * sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = from; i < n; i += step) {
-        double e;
-        if (diff_at(&d, i, &e))   /* (sd is 0 yet: only the rails count) */
-            t[ns++] = e;
-    }
-    d.sd = quiet_spread(t, ns, (size_t)(COMMON_BLOCK_S * rate / (double)step));
-    d.med = pl_median(t, ns);
-    free(t);
-    double f[PL_FRONTEND_MAX_LINES], df = 0;
-    decimated z = {0};
-    size_t nl = 0;
-    int rc = decimate(&d, from, n, rate, &z);
-    if (rc == 0) {
-        /* The lines of the whole motion, and those of its clean stretches
-         * alone.  Where a beam clips for most of a run, every 2 s segment
-         * holds clipped gaps, whose held values spread broadband steps
-         * over the spectrum: a 6.4 Hz line of 1.3 mm/s and one of 21 Hz
-         * went unseen on faulted corpus seed 86, which 1.6 s before the
-         * clipping show at once.  The clean search alone lost lines the
-         * whole one finds (seed 107: 0.7 s clean, 0.5 s segments); the
-         * two together won seeds 21 and 86 and lost none. */
-        nl = common_lines(&z, 0, f, PL_FRONTEND_MAX_LINES, &df);
-        double fc[PL_FRONTEND_MAX_LINES], dfc = 0;
-        size_t nc = common_lines(&z, 1, fc, PL_FRONTEND_MAX_LINES, &dfc);
-        for (size_t j = 0; j < nc && nl < PL_FRONTEND_MAX_LINES; j++) {
-            int dup = 0;
-            for (size_t l = 0; l < nl; l++)
-                dup |= fabs(fc[j] - f[l]) < 2 * fmax(df, dfc);
-            if (!dup)
-                f[nl++] = fc[j];
-        }
-    }
-    if (rc == 0 && nl > 0)
-        rc = refine_lines(&z, f, nl, df);
-    free(z.x);
-    free(z.cnt);
-    if (rc == 0 && nl > 0) {
-        double to_u = h[0] * h[1] / (h[1] - h[0]);
-        rc = remove_common(v, &d, n, from, n, rate, f, nl, to_u, rep->common_amp_mps,
-                           &rep->common_rms_mps);
-        rep->n_common = nl;
-        memcpy(rep->common_hz, f, nl * sizeof *f);
-    }
-    return rc;
-}
-
 /* Which of the lead-in's L samples the offset and hum fits use: all but
  * those more than 8 robust standard deviations from the median, and two
  * samples either side of them.  A speckle spike (a few samples of -4.9 V
@@ -1774,7 +1182,7 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     if (clips_of(v, n, level, rate, threads, clip) != 0)
         st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
                         "stretches");
-    else if (common_motion(v, h, n, from, rate, clip, rep) != 0)
+    else if (pl_fe_common_motion(v, h, n, from, rate, clip, rep) != 0)
         st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for %zu samples", n);
     if (st != PL_OK) {
         free(use[0]);

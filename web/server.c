@@ -10,6 +10,7 @@
 #include "db/quality.h"
 #include "db/run.h"
 #include "db/validation.h"
+#include "model/validate/answer.h"
 #include "model/validate/report.h"
 #include "web/assets.h"
 #include "web/buf.h"
@@ -97,7 +98,35 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code,
     return ret;
 }
 
-/* A 4xx/5xx answer: one line of plain text saying what was wrong. */
+static void page_head(pl_buf *b, const char *title_a, const char *title_b);
+static void page_end(pl_buf *b);
+
+/* msg without the server's paths (a store's error names its file): " in
+ * '/...'" goes, any other quoted absolute path becomes "a file on the
+ * server".  A visitor learns what was wrong, not where the lab keeps its
+ * data. */
+static void scrub_paths(char *msg)
+{
+    char *q;
+    while ((q = strstr(msg, "'/"))) {
+        char *end = strchr(q + 2, '\'');
+        if (!end)
+            break;
+        end++;
+        const char *put = "a file on the server";
+        if (q - msg >= 4 && !strncmp(q - 4, " in ", 4)) {
+            q -= 4;
+            put = "";
+        }
+        size_t pl = strlen(put);
+        memmove(q + pl, end, strlen(end) + 1);
+        memcpy(q, put, pl);
+    }
+}
+
+/* A 4xx/5xx answer saying what was wrong, without the server's paths: a
+ * page for a browser's navigation (it asks for text/html), one line of
+ * plain text for the API's callers (run.js shows it as it is). */
 static enum MHD_Result fail(struct MHD_Connection *c, unsigned code,
                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static enum MHD_Result fail(struct MHD_Connection *c, unsigned code,
@@ -108,10 +137,26 @@ static enum MHD_Result fail(struct MHD_Connection *c, unsigned code,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    scrub_paths(msg);
     pl_buf b;
     pl_buf_init(&b);
-    pl_buf_printf(&b, "%u: %s\n", code, msg);
-    return send_buf(c, code, "text/plain; charset=utf-8", &b, NULL);
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    if (!accept || !strstr(accept, "text/html")) {
+        pl_buf_printf(&b, "%u: %s\n", code, msg);
+        return send_buf(c, code, "text/plain; charset=utf-8", &b, NULL);
+    }
+    const char *reason = MHD_get_reason_phrase_for(code);
+    char title[80];
+    snprintf(title, sizeof title, "%u %s", code, reason ? reason : "");
+    page_head(&b, title, NULL);
+    pl_buf_printf(&b, "<h1 id=\"error\" data-code=\"%u\">", code);
+    pl_buf_html(&b, title);
+    pl_buf_puts(&b, "</h1>\n<p id=\"why\">");
+    pl_buf_html(&b, msg);
+    pl_buf_puts(&b, "</p>\n<p>See <a href=\"/\">the runs</a> or <a href=\"/experiments\">"
+                    "the experiments</a>.</p>\n");
+    page_end(&b);
+    return send_buf(c, code, "text/html; charset=utf-8", &b, NULL);
 }
 
 static unsigned status_of(pl_status st)
@@ -386,9 +431,21 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
         return fail(c, status_of(st), "%s", err.msg);
     }
     page_head(&b, "runs", exp);
-    pl_buf_puts(&b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
-                    "<label>experiment <select name=\"experiment\">"
-                    "<option value=\"\">all</option>");
+    /* the select shows the filter in force: "all" only when there is none,
+     * a name not in the catalogue as itself (and said below) */
+    int known = 0;
+    for (size_t i = 0; exp && i < exps.n; i++)
+        known |= !strcmp(exp, exps.e[i].name);
+    pl_buf_printf(&b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
+                      "<label>experiment <select name=\"experiment\">"
+                      "<option value=\"\"%s>all</option>", exp ? "" : " selected");
+    if (exp && !known) {
+        pl_buf_puts(&b, "<option value=\"");
+        pl_buf_html(&b, exp);
+        pl_buf_puts(&b, "\" selected>");
+        pl_buf_html(&b, exp);
+        pl_buf_puts(&b, " (no such experiment)</option>");
+    }
     for (size_t i = 0; i < exps.n; i++) {
         pl_buf_puts(&b, "<option value=\"");
         pl_buf_html(&b, exps.e[i].name);
@@ -437,8 +494,14 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     }
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "</tbody></table>\n");
-    if (runs.n == 0)
-        pl_buf_puts(&b, "<p>No runs.</p>\n");
+    if (runs.n == 0 && exp) {
+        pl_buf_printf(&b, "<p id=\"none\">No runs: %s <b>", known ? "experiment" : "there is no experiment named");
+        pl_buf_html(&b, exp);
+        pl_buf_puts(&b, known ? "</b> has none yet.  " : "</b>.  ");
+        pl_buf_puts(&b, "<a href=\"/\">Show all runs</a>.</p>\n");
+    } else if (runs.n == 0) {
+        pl_buf_puts(&b, "<p id=\"none\">No runs.</p>\n");
+    }
     page_end(&b);
     free(runs.r);
     free(exps.e);
@@ -480,6 +543,96 @@ static enum MHD_Result page_experiments(pl_web *w, struct MHD_Connection *c)
 /* ------------------------------------------------------------------ */
 /* a run */
 
+/* One law's row of the answer: lambda0 with its 95 % interval, its flag. */
+static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l)
+{
+    pl_buf_printf(b, "<tr data-law=\"%s\"><th>&lambda;<sub>0</sub>, %s law</th><td>", name, name);
+    if (!l->has) {
+        pl_buf_puts(b, "not validated</td></tr>");
+        return;
+    }
+    double half = l->half95_rad * 180 / M_PI;
+    int dec = pl_fit_decimals(half);
+    pl_buf_printf(b, "%.*f", dec, l->v.lambda0_rad * 180 / M_PI);
+    if (strcmp(l->v.fit, "fitted"))
+        pl_buf_puts(b, " deg (as recorded, not fitted)");
+    else if (isfinite(half))
+        pl_buf_printf(b, " &plusmn; %.*f deg (95 %% interval, fitted)", dec, half);
+    else
+        pl_buf_puts(b, " deg (fitted, no interval)");
+    if (l->flag != PL_FIT_FLAG_NONE)
+        pl_buf_printf(b, " <em class=\"flag\">%s</em>", pl_fit_flag_words(l->flag));
+    pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%</td></tr>", 100 * l->v.max_rel_err_lp);
+}
+
+/* The validation's answer on the run page: the verdict (as the report
+ * works it out), each law's lambda0, the way to the experiment's report
+ * (this server writes it on demand at /experiment/NAME/). */
+static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
+                           pl_status st, const char *why)
+{
+    pl_buf_puts(b, "<h2>Validation</h2>\n");
+    if (st != PL_OK || (!a->law[0].has && !a->law[1].has)) {
+        pl_buf_puts(b, "<p id=\"answer\" data-verdict=\"none\">");
+        if (st != PL_OK) {
+            pl_buf_puts(b, "The validation could not be read: ");
+            pl_buf_html(b, why);
+        } else {
+            pl_buf_printf(b, "Not validated: <code>prismlab validate %lld --fit lambda0,t0</code> "
+                             "fits both laws and gives the verdict.", r->id);
+        }
+        pl_buf_puts(b, "</p>\n");
+        return;
+    }
+    pl_buf_printf(b, "<table class=\"info\" id=\"answer\" data-verdict=\"%s\"><tr><th>verdict</th><td>",
+                  a->why[0] ? "error" : pl_verdict_name(a->verdict.law));
+    if (a->why[0]) {
+        pl_buf_puts(b, "? (");
+        pl_buf_html(b, a->why);
+        pl_buf_puts(b, ")");
+    } else {
+        pl_buf_printf(b, "<b>%s</b>", pl_verdict_words(a->verdict.law));
+        if (a->verdict.law != PL_VERDICT_NONE)
+            pl_buf_printf(b, " <small>(t = %.3g over %zu blocks, 95 %% level %.3g; rms plastic / line "
+                             "%.3g)</small>", a->verdict.t_stat, a->verdict.blocks, a->verdict.t_crit,
+                          a->verdict.rms_ratio);
+    }
+    pl_buf_puts(b, "</td></tr>");
+    answer_law(b, "line", &a->law[0]);
+    answer_law(b, "plastic", &a->law[1]);
+    pl_buf_puts(b, "<tr><th>report</th><td>");
+    if (r->experiment[0]) {
+        pl_buf_puts(b, "<a id=\"report-link\" href=\"/experiment/");
+        url_enc(b, r->experiment);
+        pl_buf_puts(b, "/\">the report of experiment ");
+        pl_buf_html(b, r->experiment);
+        pl_buf_puts(b, "</a>");
+    } else {
+        pl_buf_printf(b, "none: the run has no experiment (<code>prismlab run set %lld --experiment E</code>)",
+                      r->id);
+    }
+    pl_buf_puts(b, "</td></tr></table>\n");
+}
+
+/* /api/run/ID/answer: the run page's validation section, as HTML */
+static enum MHD_Result api_answer(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_run_info r;
+    pl_answer ans;
+    pl_err err = {0}, aerr = {0};
+    pthread_mutex_lock(&w->lock);
+    pl_status st = pl_run_get(w->store, id, &r, &err);
+    pl_status ast = st == PL_OK ? pl_answer_get(w->store, id, &ans, &aerr) : st;
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK)
+        return fail(c, status_of(st), "%s", err.msg);
+    scrub_paths(aerr.msg);
+    pl_buf b;
+    pl_buf_init(&b);
+    answer_section(&b, &r, &ans, ast, aerr.msg);
+    return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
+}
+
 static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -517,6 +670,11 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                           "%.4f &plusmn; %.4f</td></tr>",
                       p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd);
     pl_buf_puts(&b, "</table>\n");
+    /* the validation's answer: run.js asks /api/run/ID/answer once the
+     * plots are drawn (its simulations take a 10-minute run's page
+     * ~0.25 s, which the first paint and the plots need not wait for) */
+    pl_buf_puts(&b, "<div id=\"validation\"><h2>Validation</h2><p class=\"hint\">Loading the "
+                    "verdict&hellip;</p></div>\n");
     /* the data quality's badge and faults: run.js, from /api/run/ID/meta */
     pl_buf_puts(&b, "<div id=\"quality\"></div>\n");
     if (!processed)
@@ -929,7 +1087,8 @@ static int stream_connect(const char *path, char *why, size_t size)
     }
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
         write(fd, "stream\n", 7) != 7) {
-        snprintf(why, size, "no daemon answers on %s (%s)", path, strerror(errno));
+        /* the socket is the store's path with .sock: not for visitors */
+        snprintf(why, size, "no daemon answers on the store's socket (%s)", strerror(errno));
         close(fd);
         return -1;
     }
@@ -1215,8 +1374,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return api_window(w, c, id);
         if (!strcmp(what, "impacts"))
             return api_impacts(w, c, id);
-        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window "
-                    "or /api/run/ID/impacts");
+        if (!strcmp(what, "answer"))
+            return api_answer(w, c, id);
+        return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window, "
+                    "/api/run/ID/impacts or /api/run/ID/answer");
     }
     return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
 }

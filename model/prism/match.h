@@ -43,7 +43,7 @@ typedef struct {
 
 /* The 95 % interval of a fitted parameter is its value +- this factor
  * times its standard error (Student's t, PL_FIT_BLOCKS - 1 degrees of
- * freedom: 2.262). */
+ * freedom: 2.776). */
 double pl_fit_interval_factor(void);
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include "model/sweep/launch.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,19 @@ static const pl_cli_command command = {
     "15-20 from its starts, and basin maps (the mode reached from every start\n"
     "of a grid) around the starts that land in another mode, with the maps of\n"
     "the choices the paper leaves open.  index.html names every statement with\n"
-    "holds / does not hold and links a page per figure.  Basin maps are kept\n"
-    "in DIR as basin-NAME.csv and reused by a later report with the same\n"
-    "parameters.  The simulations run on one thread per CPU online; started by\n"
-    "mpirun or srun, over the job's ranks (prismlab-dimer-mpi, installed beside\n"
-    "prismlab).  The files are the same whatever the threads or ranks.\n"
+    "holds / does not hold / not checked (a statement on frequencies or aspect\n"
+    "ratios this run did not simulate, as with --quick) and links a page per\n"
+    "figure.  Basin maps are kept in DIR as basin-NAME.csv and reused by a\n"
+    "later report with the same parameters.  The simulations run on one\n"
+    "thread per CPU online; started by mpirun or srun, over the job's ranks\n"
+    "(prismlab-dimer-mpi, installed beside prismlab).  The files are the same\n"
+    "whatever the threads or ranks.\n"
     "Progress on stderr: each stage's runs done, their rate and the time left.\n"
+    "Interrupted (Ctrl-C: SIGINT, or SIGTERM), it stops the simulations, writes\n"
+    "index.html with the sections done and the rest marked \"not run:\n"
+    "interrupted\" (a basin map cut short is not kept; those finished are,\n"
+    "and a later report reads them), and exits with status 130 (SIGINT) or\n"
+    "143 (SIGTERM).  Under MPI the batch running ends first.\n"
     "See docs/dimer.md.\n",
     .footer =
     "Measured with the defaults on a quiet 2-core machine (docs/dimer.md, \"On\n"
@@ -42,6 +50,24 @@ static const pl_cli_command command = {
     "under load several times that (figure 11: up to 124 s on 2).  --quick\n"
     "(figure 11 at 25 Hz, A_r 3.9 to 6.5 by 0.1, 4 starts, 40 cycles; no basin\n"
     "maps) takes 1-3 s.  The last line says what each stage took.\n"};
+
+/* The signal that asked the report to stop (SIGINT, SIGTERM), 0: none. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* SIGINT and SIGTERM set stop_signal: the report writes what it has. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 /* One meter a stage of the report (figure 11, the paper's runs, each map). */
 typedef struct {
@@ -151,14 +177,24 @@ int pl_cmd_dimer_report_on(int argc, char **argv, pl_dimer_batch_fn batch, void 
     pl_dimer_report_opts o = {.threads = (int)threads, .fig11 = quick ? &quick_spec : NULL,
                               .basin_n = (size_t)basin_n, .variant_n = (size_t)variant_n,
                               .progress = progress, .ctx = &pc, .batch = batch,
-                              .runner = runner};
+                              .runner = runner, .stop = &stop_signal};
     pl_dimer_report_stats st;
     pl_err err = {0};
-    if (pl_dimer_report_write(dir, &o, &st, &err) != PL_OK)
+    catch_stop_signals();
+    pl_status rs = pl_dimer_report_write(dir, &o, &st, &err);
+    if (rs != PL_OK && st.interrupted) {
+        if (pl_cli_isatty(stderr))
+            fputc('\n', stderr);       /* the meter's line was left open */
+        fprintf(stderr, "prismlab %s: %s (%d of %d statements hold, %d do not, %d not "
+                "checked, %d not run)\n", command.name, err.msg, st.holding, st.statements,
+                st.failing, st.unchecked, st.not_run);
+        return 128 + (int)stop_signal;
+    }
+    if (rs != PL_OK)
         return pl_cli_fail(command.name, &err);
-    printf("dimer-report: %s/index.html: %d of %d statements hold; %d pages, %d basin "
-           "maps; figure 11 in %.1f s\n", dir, st.holding, st.statements, st.pages, st.maps,
-           st.fig11_seconds);
+    printf("dimer-report: %s/index.html: %d of %d statements hold, %d do not, %d not "
+           "checked; %d pages, %d basin maps; figure 11 in %.1f s\n", dir, st.holding,
+           st.statements, st.failing, st.unchecked, st.pages, st.maps, st.fig11_seconds);
     char where[64];
     if (st.threads > 0)
         snprintf(where, sizeof where, "on %d thread%s", st.threads, st.threads > 1 ? "s" : "");

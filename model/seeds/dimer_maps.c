@@ -30,6 +30,7 @@ typedef struct {
     int *ok;
     size_t n;
     atomic_size_t next, done;   /* handed out, finished */
+    atomic_int stop;            /* progress asked to stop: take no more */
 } batch;
 
 static void run_one(batch *b, size_t i)
@@ -47,7 +48,7 @@ static void run_one(batch *b, size_t i)
 static void *worker(void *arg)
 {
     batch *b = arg;
-    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
+    for (size_t i; !atomic_load(&b->stop) && (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
         run_one(b, i);
         atomic_fetch_add(&b->done, 1);
     }
@@ -71,6 +72,7 @@ pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
     batch b = {.ps = ps, .res = res, .ok = ok, .n = n};
     atomic_init(&b.next, 0);
     atomic_init(&b.done, 0);
+    atomic_init(&b.stop, 0);
     pthread_t tid[PL_DIMER_MAX_THREADS];
     int started = 0;
     pl_status st = PL_OK;
@@ -84,18 +86,23 @@ pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
     }
     if (started == 0)
         worker(&b);             /* no thread at all: this one does it */
-    if (progress)
-        progress(0, n, ctx);
+    int stop = progress && progress(0, n, ctx);
     size_t last = 0;
-    while (started > 0 && (last = atomic_load(&b.done)) < n) {
+    while (started > 0 && !stop && (last = atomic_load(&b.done)) < n) {
         struct timespec nap = {0, PROGRESS_NS};
         nanosleep(&nap, NULL);
         size_t done = atomic_load(&b.done);
-        if (progress && done != last && done < n)
-            progress(done, n, ctx);
+        if (progress && done < n)
+            stop = progress(done, n, ctx);
     }
+    /* the workers finish the simulation each holds and take no more */
+    atomic_store(&b.stop, stop);
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    size_t done = atomic_load(&b.done);
+    if (st == PL_OK && done < n)
+        return pl_err_set(err, PL_ESTATE, "dimer batch: stopped after %zu of %zu "
+                          "simulations", done, n);
     if (progress)
         progress(n, n, ctx);
     return st;
@@ -232,16 +239,6 @@ static double med_at(const pl_dimer_fig11_point *pts, size_t n, double f, double
     return p ? p->med : NAN;
 }
 
-/* Whether the figure has frequency f (a smaller sweep may not: its
- * statements are checked on the frequencies it has). */
-static int has_f(const pl_dimer_fig11_point *pts, size_t n, double f)
-{
-    for (size_t i = 0; i < n; i++)
-        if (fabs(pts[i].f - f) < 1e-9)
-            return 1;
-    return 0;
-}
-
 /* Appends to a statement's finding. */
 static void say(pl_dimer_statement *st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -257,29 +254,71 @@ static void say(pl_dimer_statement *st, const char *fmt, ...)
     va_end(ap);
 }
 
-void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
-                          const pl_dimer_fig11_point *pts,
-                          const pl_dimer_fig11_point *low, size_t n_low,
-                          pl_dimer_statement *out)
+/* Whether pts holds every A_r from a10 / 10 to b10 / 10 at f: a statement
+ * on that range is checked only where the sweep simulated all of it. */
+static int covers(const pl_dimer_fig11_point *pts, size_t n, double f, int a10, int b10)
 {
-    size_t n = s->n_freqs * s->n_ar;
-    static const double fs[3] = {25, 50, 75};
-    memset(out, 0, PL_DIMER_FIG11_STATEMENTS * sizeof *out);
-    pl_dimer_statement *st = out;
+    for (int a = a10; a <= b10; a++)
+        if (!pl_dimer_fig11_at(pts, n, f, a / 10.0))
+            return 0;
+    return 1;
+}
 
-    /* 1: the forward drift falls with A_r on (3.1, 5) */
+/* The frequencies a statement needs and which of them the sweep covers
+ * (A_r from a10 / 10 to b10 / 10). */
+typedef struct {
+    int checked, missing;
+    char left_out[64];          /* "50, 75 Hz" */
+    int a10, b10;
+} f_cover;
+
+static int f_covered(f_cover *c, const pl_dimer_fig11_point *pts, size_t n, double f)
+{
+    if (covers(pts, n, f, c->a10, c->b10)) {
+        c->checked++;
+        return 1;
+    }
+    size_t len = strlen(c->left_out);
+    snprintf(c->left_out + len, sizeof c->left_out - len, "%s%g", c->missing ? ", " : "", f);
+    c->missing++;
+    return 0;
+}
+
+/* A statement checked at each f ends here: not checked when no f had its
+ * range simulated, else it holds when it held at every f checked; the
+ * finding names the frequencies left out. */
+static void per_f_end(pl_dimer_statement *st, const f_cover *c, int ok)
+{
+    if (c->checked == 0) {
+        st->verdict = PL_DIMER_UNCHECKED;
+        say(st, "not checked: A_r %.1f to %.1f was not simulated in full at %s Hz", c->a10 / 10.0,
+            c->b10 / 10.0, c->left_out);
+        return;
+    }
+    st->verdict = ok ? PL_DIMER_HOLDS : PL_DIMER_FAILS;
+    if (c->missing)
+        say(st, "not checked at %s Hz (A_r %.1f to %.1f not simulated)", c->left_out,
+            c->a10 / 10.0, c->b10 / 10.0);
+}
+
+static const double fig11_fs[3] = {25, 50, 75};
+
+/* 1: the forward drift falls with A_r on (3.1, 5). */
+static void check_falls(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "The positive drift speed decreases as A_r increases for A_r in (3.1, 5).";
     st->criterion = "at each f, the median scaled drift of the drift-mode starts is "
                     "positive at every A_r from 3.2 to 4.9 and falls from each A_r to "
                     "the next at 90 % of the steps or more";
-    st->holds = 1;
+    f_cover c = {.a10 = 32, .b10 = 49};
+    int all = 1;
     for (int k = 0; k < 3; k++) {
-        if (!has_f(pts, n, fs[k]))
+        if (!f_covered(&c, pts, n, fig11_fs[k]))
             continue;
         int steps = 0, falls = 0, pos = 1;
         double prev = NAN;
         for (int a = 32; a <= 49; a++) {
-            double m = med_at(pts, n, fs[k], a / 10.0);
+            double m = med_at(pts, n, fig11_fs[k], a / 10.0);
             pos &= m > 0;
             if (!isnan(prev) && !isnan(m)) {
                 steps++;
@@ -287,47 +326,56 @@ void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
             }
             prev = m;
         }
-        int ok = pos && steps > 0 && falls >= 0.9 * steps;
-        st->holds &= ok;
+        all &= pos && steps > 0 && falls >= 0.9 * steps;
         say(st, "%g Hz: %.2f at 3.2 to %.2f at 4.9, falling at %d of %d steps%s; ",
-            fs[k], med_at(pts, n, fs[k], 3.2), med_at(pts, n, fs[k], 4.9), falls, steps,
-            pos ? "" : ", not positive throughout");
+            fig11_fs[k], med_at(pts, n, fig11_fs[k], 3.2), med_at(pts, n, fig11_fs[k], 4.9),
+            falls, steps, pos ? "" : ", not positive throughout");
     }
-    st++;
+    per_f_end(st, &c, all);
+}
 
-    /* 2: the inflexion at 3.1 at 25 Hz */
+/* 2: the inflexion at 3.1 at 25 Hz. */
+static void check_inflexion(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "At 25 Hz an inflexion exists at A_r = 3.1: the scaled drift decreases "
                 "rapidly from A_r 3.1 to 2.9 and then increases as A_r diminishes further.";
     st->criterion = "at 25 Hz the median at 2.9 is below that at 3.1 by 10 % or more, and "
                     "the largest median on [2.1, 2.8] is above that at 2.9";
-    {
-        double m31 = med_at(pts, n, 25, 3.1), m29 = med_at(pts, n, 25, 2.9), hi = -INFINITY;
-        for (int a = 21; a <= 28; a++) {
-            double m = med_at(pts, n, 25, a / 10.0);
-            if (!isnan(m))
-                hi = fmax(hi, m);
-        }
-        st->holds = m29 < 0.9 * m31 && hi > m29;
-        say(st, "25 Hz: %.2f at 3.1, %.2f at 3.0, %.2f at 2.9, up to %.2f on [2.1, 2.8]: ",
-            m31, med_at(pts, n, 25, 3.0), m29, hi);
-        say(st, st->holds ? "a dip below 3.1" : "no dip: the drift keeps rising as A_r "
-            "falls below 3.1 (where the resting sphere starts to chatter)");
+    f_cover c = {.a10 = 21, .b10 = 31};
+    if (!f_covered(&c, pts, n, 25)) {
+        per_f_end(st, &c, 0);
+        return;
     }
-    st++;
+    double m31 = med_at(pts, n, 25, 3.1), m29 = med_at(pts, n, 25, 2.9), hi = -INFINITY;
+    for (int a = 21; a <= 28; a++) {
+        double m = med_at(pts, n, 25, a / 10.0);
+        if (!isnan(m))
+            hi = fmax(hi, m);
+    }
+    int ok = m29 < 0.9 * m31 && hi > m29;
+    say(st, "25 Hz: %.2f at 3.1, %.2f at 3.0, %.2f at 2.9, up to %.2f on [2.1, 2.8]: ",
+        m31, med_at(pts, n, 25, 3.0), m29, hi);
+    say(st, ok ? "a dip below 3.1" : "no dip: the drift keeps rising as A_r falls below "
+        "3.1 (where the resting sphere starts to chatter)");
+    per_f_end(st, &c, ok);
+}
 
-    /* 3: 50 and 75 Hz flat on (2.5, 3.1), rising below */
+/* 3: 50 and 75 Hz flat on (2.5, 3.1), rising below. */
+static void check_flat(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "At 50 and 75 Hz the scaled drift seems constant for A_r in (2.5, 3.1) and "
                 "then increases rapidly as A_r is reduced further.";
     st->criterion = "at 50 and 75 Hz the medians on [2.6, 3.0] lie within 15 % of their "
                     "mean, and the median at 2.3 is 5 % or more above that at 2.6";
-    st->holds = has_f(pts, n, 50) || has_f(pts, n, 75);
+    f_cover c = {.a10 = 23, .b10 = 30};
+    int all = 1;
     for (int k = 1; k < 3; k++) {
-        if (!has_f(pts, n, fs[k]))
+        if (!f_covered(&c, pts, n, fig11_fs[k]))
             continue;
         double lo = INFINITY, hi = -INFINITY, sum = 0;
         int cnt = 0;
         for (int a = 26; a <= 30; a++) {
-            double m = med_at(pts, n, fs[k], a / 10.0);
+            double m = med_at(pts, n, fig11_fs[k], a / 10.0);
             if (isnan(m))
                 continue;
             lo = fmin(lo, m);
@@ -335,184 +383,258 @@ void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
             sum += m;
             cnt++;
         }
-        double mean = cnt ? sum / cnt : NAN, m23 = med_at(pts, n, fs[k], 2.3);
-        double m26 = med_at(pts, n, fs[k], 2.6);
-        int ok = cnt > 0 && hi - lo <= 0.15 * fabs(mean) && m23 >= 1.05 * m26;
-        st->holds &= ok;
+        double mean = cnt ? sum / cnt : NAN, m23 = med_at(pts, n, fig11_fs[k], 2.3);
+        double m26 = med_at(pts, n, fig11_fs[k], 2.6);
+        all &= cnt > 0 && hi - lo <= 0.15 * fabs(mean) && m23 >= 1.05 * m26;
         say(st, "%g Hz: %.2f to %.2f on [2.6, 3.0] (%.0f %% of the mean), %.2f at 2.3 "
-            "against %.2f at 2.6; ", fs[k], lo, hi, 100 * (hi - lo) / fabs(mean), m23, m26);
+            "against %.2f at 2.6; ", fig11_fs[k], lo, hi, 100 * (hi - lo) / fabs(mean), m23,
+            m26);
     }
-    st++;
+    per_f_end(st, &c, all);
+}
 
-    /* 4: the sudden reversal near A_r 5 */
+/* 4: the sudden reversal near A_r 5. */
+static void check_reversal(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "At A_r = 5 the forward drift suddenly turns into a reverse drift.";
     st->criterion = "at each f the median changes sign between two neighbouring A_r in "
                     "[4.5, 5.5], from positive to negative";
-    st->holds = 1;
+    f_cover c = {.a10 = 45, .b10 = 55};
+    int all = 1;
     for (int k = 0; k < 3; k++) {
-        if (!has_f(pts, n, fs[k]))
+        double f = fig11_fs[k], at = NAN;
+        if (!f_covered(&c, pts, n, f))
             continue;
-        double at = NAN;
         for (int a = 45; a < 55 && isnan(at); a++) {
-            double m0 = med_at(pts, n, fs[k], a / 10.0), m1 = med_at(pts, n, fs[k], (a + 1) / 10.0);
+            double m0 = med_at(pts, n, f, a / 10.0), m1 = med_at(pts, n, f, (a + 1) / 10.0);
             if (m0 > 0 && m1 < 0)
                 at = a / 10.0;
         }
-        st->holds &= !isnan(at);
+        all &= !isnan(at);
         if (isnan(at))
-            say(st, "%g Hz: no change of sign in [4.5, 5.5]; ", fs[k]);
+            say(st, "%g Hz: no change of sign in [4.5, 5.5]; ", f);
         else
-            say(st, "%g Hz: %+.2f at %.1f, %+.2f at %.1f; ", fs[k], med_at(pts, n, fs[k], at),
-                at, med_at(pts, n, fs[k], at + 0.1), at + 0.1);
+            say(st, "%g Hz: %+.2f at %.1f, %+.2f at %.1f; ", f, med_at(pts, n, f, at), at,
+                med_at(pts, n, f, at + 0.1), at + 0.1);
     }
-    st++;
+    per_f_end(st, &c, all);
+}
 
-    /* 5: at 25 Hz the reverse drift vanishes above 6.2 */
+/* 5: at 25 Hz the reverse drift vanishes above 6.2. */
+static void check_vanish(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "At 25 Hz the reverse drift decreases rapidly and vanishes when A_r > 6.2 "
                 "(the single pendulum mode).";
-    st->criterion = "at 25 Hz every median above A_r 6.2 is within 0.1 of zero";
-    {
-        int all = 1, cnt = 0;
-        double lo = INFINITY, hi = -INFINITY;
-        for (int a = 63; a <= 85; a++) {
-            double m = med_at(pts, n, 25, a / 10.0);
-            if (isnan(m))
-                continue;
-            cnt++;
-            all &= fabs(m) <= 0.1;
-            lo = fmin(lo, m);
-            hi = fmax(hi, m);
-        }
-        st->holds = all && cnt > 0;
-        say(st, "25 Hz: %+.2f at 6.1, %+.4f at 6.2; above 6.2 the medians run from %+.2f "
-            "to %+.2f", med_at(pts, n, 25, 6.1), med_at(pts, n, 25, 6.2), lo, hi);
-        if (!st->holds)
-            say(st, ": the drift is forward again, not zero");
+    st->criterion = "at 25 Hz every median above A_r 6.2 (to 8.5) is within 0.1 of zero";
+    f_cover c = {.a10 = 61, .b10 = 85};
+    if (!f_covered(&c, pts, n, 25)) {
+        per_f_end(st, &c, 0);
+        return;
     }
-    st++;
+    int all = 1, cnt = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int a = 63; a <= 85; a++) {
+        double m = med_at(pts, n, 25, a / 10.0);
+        if (isnan(m))
+            continue;
+        cnt++;
+        all &= fabs(m) <= 0.1;
+        lo = fmin(lo, m);
+        hi = fmax(hi, m);
+    }
+    int ok = all && cnt > 0;
+    say(st, "25 Hz: %+.2f at 6.1, %+.4f at 6.2; above 6.2 the medians run from %+.2f to "
+        "%+.2f", med_at(pts, n, 25, 6.1), med_at(pts, n, 25, 6.2), lo, hi);
+    if (!ok)
+        say(st, ": the drift is forward again, not zero");
+    per_f_end(st, &c, ok);
+}
 
-    /* 6: f changes the scaled forward drift little */
+/* 6: f changes the scaled forward drift little; needs all three f. */
+static void check_f_influence(const pl_dimer_fig11_point *pts, size_t n,
+                              pl_dimer_statement *st)
+{
     st->paper = "The frequency has little influence on the scaled (forward) drift.";
     st->criterion = "on A_r 3.2 to 4.9 the three frequencies' medians differ by at most "
                     "15 % of their mean at every A_r";
-    {
-        double worst = 0, where = NAN;
-        for (int a = 32; a <= 49; a++) {
-            double m[3], sum = 0;
-            int ok = 1;
-            for (int k = 0; k < 3; k++) {
-                m[k] = med_at(pts, n, fs[k], a / 10.0);
-                ok &= !isnan(m[k]);
-                sum += m[k];
-            }
-            if (!ok)
-                continue;
-            double spread = (fmax(m[0], fmax(m[1], m[2])) - fmin(m[0], fmin(m[1], m[2]))) /
-                            fabs(sum / 3);
-            if (spread > worst) {
-                worst = spread;
-                where = a / 10.0;
-            }
-        }
-        st->holds = worst <= 0.15;
-        say(st, "the largest spread is %.0f %% of the mean, at A_r %.1f; at 3.9: %.2f, "
-            "%.2f, %.2f at 25, 50, 75 Hz", 100 * worst, where, med_at(pts, n, 25, 3.9),
-            med_at(pts, n, 50, 3.9), med_at(pts, n, 75, 3.9));
+    f_cover c = {.a10 = 32, .b10 = 49};
+    for (int k = 0; k < 3; k++)
+        f_covered(&c, pts, n, fig11_fs[k]);
+    if (c.missing) {    /* a comparison of the three: none without one */
+        st->verdict = PL_DIMER_UNCHECKED;
+        say(st, "not checked: it compares 25, 50 and 75 Hz, and A_r 3.2 to 4.9 was not "
+            "simulated at %s Hz", c.left_out);
+        return;
     }
-    st++;
+    double worst = 0, where = NAN;
+    for (int a = 32; a <= 49; a++) {
+        double m[3], sum = 0;
+        int ok = 1;
+        for (int k = 0; k < 3; k++) {
+            m[k] = med_at(pts, n, fig11_fs[k], a / 10.0);
+            ok &= !isnan(m[k]);
+            sum += m[k];
+        }
+        if (!ok)
+            continue;
+        double spread = (fmax(m[0], fmax(m[1], m[2])) - fmin(m[0], fmin(m[1], m[2]))) /
+                        fabs(sum / 3);
+        if (spread > worst) {
+            worst = spread;
+            where = a / 10.0;
+        }
+    }
+    st->verdict = worst <= 0.15 ? PL_DIMER_HOLDS : PL_DIMER_FAILS;
+    say(st, "the largest spread is %.0f %% of the mean, at A_r %.1f; at 3.9: %.2f, %.2f, "
+        "%.2f at 25, 50, 75 Hz", 100 * worst, where, med_at(pts, n, 25, 3.9),
+        med_at(pts, n, 50, 3.9), med_at(pts, n, 75, 3.9));
+}
 
-    /* 7: the reverse branch's ends at 50 and 75 Hz */
+/* 7: the reverse branch's ends at each f. */
+static void check_reverse_ends(const pl_dimer_fig11_point *pts, size_t n,
+                               pl_dimer_statement *st)
+{
     st->paper = "The reverse drift's magnitude falls as A_r grows and depends on f: its "
                 "zero is at A_r 6.2 (25 Hz), 8.2 (50 Hz) and 7.6 (75 Hz).";
     st->criterion = "the reverse drift (negative medians from A_r 5 on) ends within 0.3 "
                     "of the paper's A_r at each f";
-    {
-        static const double want[3] = {6.2, 8.2, 7.6};
-        st->holds = 1;
-        for (int k = 0; k < 3; k++) {
-            double end = NAN;
-            for (int a = 50; a <= 85; a++) {
-                double m = med_at(pts, n, fs[k], a / 10.0);
-                if (!(m < 0))
-                    break;
-                end = a / 10.0;
-            }
-            /* the zero lies between the last negative A_r and the next */
-            double zero = isnan(end) ? NAN : end + 0.1;
-            st->holds &= !isnan(zero) && fabs(zero - want[k]) <= 0.3 + 1e-9;
-            if (isnan(zero))
-                say(st, "%g Hz: no reverse drift from A_r 5; ", fs[k]);
-            else
-                say(st, "%g Hz: reverse from 5.0 to %.1f, forward or zero from %.1f "
-                    "(paper %.1f); ", fs[k], end, zero, want[k]);
+    static const int want10[3] = {62, 82, 76};
+    f_cover c = {.a10 = 50, .b10 = 85};
+    int all = 1;
+    for (int k = 0; k < 3; k++) {
+        /* the end is judged where the sweep reaches 0.3 past the paper's */
+        c.b10 = want10[k] + 3;
+        if (!f_covered(&c, pts, n, fig11_fs[k]))
+            continue;
+        double end = NAN;
+        for (int a = 50; a <= 85; a++) {
+            double m = med_at(pts, n, fig11_fs[k], a / 10.0);
+            if (!(m < 0))
+                break;
+            end = a / 10.0;
         }
+        /* the zero lies between the last negative A_r and the next */
+        double zero = isnan(end) ? NAN : end + 0.1, want = want10[k] / 10.0;
+        all &= !isnan(zero) && fabs(zero - want) <= 0.3 + 1e-9;
+        if (isnan(zero))
+            say(st, "%g Hz: no reverse drift from A_r 5; ", fig11_fs[k]);
+        else
+            say(st, "%g Hz: reverse from 5.0 to %.1f, forward or zero from %.1f "
+                "(paper %.1f); ", fig11_fs[k], end, zero, want);
     }
-    st++;
+    c.b10 = 85;     /* what the finding names: the paper's whole range */
+    per_f_end(st, &c, all);
+}
 
-    /* 8: no drift below 2.1 at 2.5 Hz */
+/* 8: no drift below 2.1 at 2.5 Hz. */
+static void check_low(const pl_dimer_fig11_point *low, size_t n_low, pl_dimer_statement *st)
+{
     st->paper = "The drift mode cannot be excited for A_r < 2.1 at f = 2.5 Hz.";
     st->criterion = "at 2.5 Hz no start at A_r 2.0 or 2.05 reaches the drift mode "
                     "(and, for the contrast the paper implies, some at 2.1 to 2.3 do)";
-    {
-        size_t below = 0, below_drift = 0, above = 0, above_drift = 0;
-        for (size_t i = 0; i < n_low; i++) {
-            if (low[i].Ar < 2.1 - 1e-9) {
-                below += low[i].starts;
-                below_drift += low[i].drift_starts;
-            } else {
-                above += low[i].starts;
-                above_drift += low[i].drift_starts;
-            }
+    size_t below = 0, below_drift = 0, above = 0, above_drift = 0;
+    for (size_t i = 0; i < n_low; i++) {
+        if (low[i].Ar < 2.1 - 1e-9) {
+            below += low[i].starts;
+            below_drift += low[i].drift_starts;
+        } else {
+            above += low[i].starts;
+            above_drift += low[i].drift_starts;
         }
-        st->holds = below > 0 && below_drift == 0;
-        say(st, "2.5 Hz: %zu of %zu starts below A_r 2.1 reach the drift mode, and %zu of "
-            "%zu at 2.1 to 2.3", below_drift, below, above_drift, above);
-        if (st->holds && above_drift == 0)
-            say(st, ": it holds only in that nothing drifts at 2.5 Hz here (the dimer "
-                "comes to rest), so A_r 2.1 is no threshold");
     }
-    st++;
+    if (below == 0) {
+        st->verdict = PL_DIMER_UNCHECKED;
+        say(st, "not checked: no start below A_r 2.1 at 2.5 Hz was simulated");
+        return;
+    }
+    st->verdict = below_drift == 0 ? PL_DIMER_HOLDS : PL_DIMER_FAILS;
+    say(st, "2.5 Hz: %zu of %zu starts below A_r 2.1 reach the drift mode, and %zu of "
+        "%zu at 2.1 to 2.3", below_drift, below, above_drift, above);
+    if (st->verdict == PL_DIMER_HOLDS && above_drift == 0)
+        say(st, ": it holds only in that nothing drifts at 2.5 Hz here (the dimer comes "
+            "to rest), so A_r 2.1 is no threshold");
+}
 
-    /* 9 and 10: the sensitivity to the start, at small A_r and at low f */
-    double share[3][2];
-    for (int k = 0; k < 3; k++)
-        for (int r = 0; r < 2; r++) {
-            size_t tot = 0, dr = 0;
-            for (int a = r ? 32 : 21; a <= (r ? 49 : 31); a++) {
-                const pl_dimer_fig11_point *p = pl_dimer_fig11_at(pts, n, fs[k], a / 10.0);
-                if (p) {
-                    tot += p->starts;
-                    dr += p->drift_starts;
-                }
-            }
-            share[k][r] = tot ? (double)dr / (double)tot : NAN;
+/* The share of the starts reaching the drift mode at f on A_r 2.1-3.1
+ * (r 0) and 3.2-4.9 (r 1). */
+static double drift_share(const pl_dimer_fig11_point *pts, size_t n, double f, int r)
+{
+    size_t tot = 0, dr = 0;
+    for (int a = r ? 32 : 21; a <= (r ? 49 : 31); a++) {
+        const pl_dimer_fig11_point *p = pl_dimer_fig11_at(pts, n, f, a / 10.0);
+        if (p) {
+            tot += p->starts;
+            dr += p->drift_starts;
         }
+    }
+    return tot ? (double)dr / (double)tot : NAN;
+}
+
+/* 9: the sensitivity to the start at small A_r. */
+static void check_small_ar(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "With a small aspect ratio the excitation of the drift mode is more "
                 "sensitive to the initial conditions.";
     st->criterion = "at each f the share of the 16 starts reaching the drift mode is "
                     "lower on A_r 2.1-3.1 than on 3.2-4.9";
-    st->holds = 1;
+    f_cover c = {.a10 = 21, .b10 = 49};
+    int all = 1;
     for (int k = 0; k < 3; k++) {
-        st->holds &= share[k][0] < share[k][1];
-        say(st, "%g Hz: %.0f %% on 2.1-3.1, %.0f %% on 3.2-4.9; ", fs[k], 100 * share[k][0],
-            100 * share[k][1]);
+        if (!f_covered(&c, pts, n, fig11_fs[k]))
+            continue;
+        double lo = drift_share(pts, n, fig11_fs[k], 0), hi = drift_share(pts, n, fig11_fs[k], 1);
+        all &= lo < hi;
+        say(st, "%g Hz: %.0f %% on 2.1-3.1, %.0f %% on 3.2-4.9; ", fig11_fs[k], 100 * lo,
+            100 * hi);
     }
-    st++;
+    per_f_end(st, &c, all);
+}
+
+/* 10: the sensitivity to the start at low f; needs all three f. */
+static void check_low_f(const pl_dimer_fig11_point *pts, size_t n, pl_dimer_statement *st)
+{
     st->paper = "With a low plate frequency the excitation of the drift mode is more "
                 "sensitive to the initial conditions.";
     st->criterion = "the share of the starts reaching the drift mode over A_r 2.1-4.9 is "
                     "lower at 25 Hz than at 50 and at 75 Hz";
-    {
-        double all[3];
-        for (int k = 0; k < 3; k++)
-            all[k] = (share[k][0] * 11 + share[k][1] * 18) / 29;
-        st->holds = all[0] < all[1] && all[0] < all[2];
-        say(st, "%.0f %% at 25 Hz, %.0f %% at 50 Hz, %.0f %% at 75 Hz", 100 * all[0],
-            100 * all[1], 100 * all[2]);
-        if (!st->holds)
-            say(st, ": here the higher frequencies are the more sensitive (more starts "
-                "come to rest lying on the plate)");
+    f_cover c = {.a10 = 21, .b10 = 49};
+    for (int k = 0; k < 3; k++)
+        f_covered(&c, pts, n, fig11_fs[k]);
+    if (c.missing) {
+        st->verdict = PL_DIMER_UNCHECKED;
+        say(st, "not checked: it compares 25 Hz with 50 and 75 Hz, and A_r 2.1 to 4.9 was "
+            "not simulated at %s Hz", c.left_out);
+        return;
     }
+    double all[3];
+    for (int k = 0; k < 3; k++)
+        all[k] = (drift_share(pts, n, fig11_fs[k], 0) * 11 +
+                  drift_share(pts, n, fig11_fs[k], 1) * 18) / 29;
+    st->verdict = all[0] < all[1] && all[0] < all[2] ? PL_DIMER_HOLDS : PL_DIMER_FAILS;
+    say(st, "%.0f %% at 25 Hz, %.0f %% at 50 Hz, %.0f %% at 75 Hz", 100 * all[0],
+        100 * all[1], 100 * all[2]);
+    if (st->verdict == PL_DIMER_FAILS)
+        say(st, ": here the higher frequencies are the more sensitive (more starts come "
+            "to rest lying on the plate)");
+}
+
+void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
+                          const pl_dimer_fig11_point *pts,
+                          const pl_dimer_fig11_point *low, size_t n_low,
+                          pl_dimer_statement *out)
+{
+    size_t n = s->n_freqs * s->n_ar;
+    memset(out, 0, PL_DIMER_FIG11_STATEMENTS * sizeof *out);
+    check_falls(pts, n, &out[0]);
+    check_inflexion(pts, n, &out[1]);
+    check_flat(pts, n, &out[2]);
+    check_reversal(pts, n, &out[3]);
+    check_vanish(pts, n, &out[4]);
+    check_f_influence(pts, n, &out[5]);
+    check_reverse_ends(pts, n, &out[6]);
+    check_low(low, n_low, &out[7]);
+    check_small_ar(pts, n, &out[8]);
+    check_low_f(pts, n, &out[9]);
 }
 
 /* --- the paper's single runs ----------------------------------------------- */

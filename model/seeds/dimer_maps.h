@@ -17,9 +17,10 @@
 #include <stddef.h>
 
 /* Called from the calling thread with the simulations done: 0 at the
- * start, then about ten times a second while the count moves, total at
- * the end. */
-typedef void (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
+ * start, then about ten times a second, total at the end (not when
+ * stopped).  Returns non-zero to stop the batch (an interrupted report):
+ * the simulations not yet started are not run. */
+typedef int (*pl_dimer_progress)(size_t done, size_t total, void *ctx);
 
 enum { PL_DIMER_MAX_THREADS = 256 };
 
@@ -32,7 +33,8 @@ int pl_dimer_threads(int threads);
  * res[i] receives simulation i's result and ok[i] 1, or ok[i] 0 and
  * res[i] zeroed when the model refused it (a Painleve configuration):
  * that is a result, not an error.  PL_ENOMEM or PL_EIO (a thread could not
- * start) are errors. */
+ * start) are errors; PL_ESTATE: progress asked to stop, the results are
+ * incomplete. */
 pl_status pl_dimer_batch(const pl_dimer_params *ps, size_t n, int threads,
                          pl_dimer_result *res, int *ok,
                          pl_dimer_progress progress, void *ctx, pl_err *err);
@@ -101,20 +103,34 @@ double pl_dimer_drift_forward(const pl_dimer_result *r);
 /* The scaled drift <u> f / g 10^2 of figure 11. */
 double pl_dimer_scaled_drift(double drift, double f, double g);
 
+/* A statement's verdict.  PL_DIMER_UNCHECKED: the sweep did not simulate
+ * the frequencies and aspect ratios the statement needs (a smaller sweep,
+ * as dimer-report --quick's), so it says nothing either way. */
+typedef enum {
+    PL_DIMER_FAILS = 0,         /* checked, does not hold */
+    PL_DIMER_HOLDS = 1,         /* checked, holds */
+    PL_DIMER_UNCHECKED = 2,     /* not checked */
+    PL_DIMER_NOT_RUN = 3        /* not run: the report was interrupted */
+} pl_dimer_verdict;
+
 /* A statement of the paper checked against prismlab's figure. */
 typedef struct {
     const char *paper;          /* the paper's words */
     const char *criterion;      /* what is measured, with its thresholds */
-    char finding[640];          /* what prismlab finds, in numbers */
-    int holds;                  /* 1 holds, 0 does not */
+    char finding[640];          /* what prismlab finds, in numbers, or
+                                   what was not simulated */
+    pl_dimer_verdict verdict;
 } pl_dimer_statement;
 
 enum { PL_DIMER_FIG11_STATEMENTS = 10 };
 
-/* Checks figure 11's statements (section 5) on pts (of spec s: it must
- * hold 25, 50 and 75 Hz and A_r 2.1 to 8.5 by 0.1) and low, the points
- * at f 2.5 Hz (n_low of them, any A_r).  out receives
- * PL_DIMER_FIG11_STATEMENTS statements. */
+/* Checks figure 11's statements (section 5) on pts (of spec s; the
+ * paper's spans 25, 50 and 75 Hz and A_r 2.1 to 8.5 by 0.1) and low, the
+ * points at f 2.5 Hz (n_low of them, any A_r).  out receives
+ * PL_DIMER_FIG11_STATEMENTS statements.  A statement about "each f" is
+ * checked at the frequencies whose A_r range it needs s simulated, and
+ * says which it left out; one that compares the frequencies, or has none
+ * of its frequencies simulated, is PL_DIMER_UNCHECKED. */
 void pl_dimer_fig11_check(const pl_dimer_fig11_spec *s,
                           const pl_dimer_fig11_point *pts,
                           const pl_dimer_fig11_point *low, size_t n_low,

@@ -42,6 +42,8 @@ static void html_head(FILE *f, const char *title)
           "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;"
           "text-align:left;vertical-align:top}th{background:#eee}td.n{text-align:right}"
           ".holds{background:#d8f0d8;font-weight:bold}.fails{background:#f8d8d8;font-weight:bold}"
+          ".unchecked{background:#eee;color:#555;font-style:italic}"
+          ".notrun{background:#fff3c8;color:#555;font-style:italic}"
           "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}"
           "</style>\n</head><body>\n<p><a href=\"index.html\">dimer report</a></p>\n<h1>", f);
     html_text(f, title);
@@ -59,10 +61,15 @@ static void html_foot(FILE *f)
                "choice the paper leaves open.</small></p>\n</body></html>\n", pl_version());
 }
 
-static void verdict_cell(FILE *f, int holds)
+/* The verdict's cell: its class (the colour) and data-verdict are
+ * "holds", "fails", "unchecked" or "notrun"; the reader sees the words. */
+static void verdict_cell(FILE *f, pl_dimer_verdict v)
 {
-    fprintf(f, "<td class=\"%s\" data-verdict=\"%s\">%s</td>", holds ? "holds" : "fails",
-            holds ? "holds" : "fails", holds ? "holds" : "does not hold");
+    static const char *const key[4] = {"fails", "holds", "unchecked", "notrun"};
+    static const char *const words[4] = {"does not hold", "holds", "not checked",
+                                         "not run: interrupted"};
+    int i = v >= PL_DIMER_FAILS && v <= PL_DIMER_NOT_RUN ? (int)v : 0;
+    fprintf(f, "<td class=\"%s\" data-verdict=\"%s\">%s</td>", key[i], key[i], words[i]);
 }
 
 /* dir/name into buf. */
@@ -76,7 +83,7 @@ static void path_in(char *buf, size_t size, const char *dir, const char *name)
 typedef struct {
     const pl_dimer_case *c;
     pl_dimer_result r;
-    int holds;
+    pl_dimer_verdict verdict;   /* PL_DIMER_NOT_RUN until run */
 } case_run;
 
 typedef struct {
@@ -111,11 +118,18 @@ typedef struct {
     const char *stage;
 } prog_ctx;
 
-static void prog(size_t done, size_t total, void *ctx)
+/* Whether the report was asked to stop (SIGINT, SIGTERM). */
+static int stopped(const pl_dimer_report_opts *o)
+{
+    return o->stop && *o->stop;
+}
+
+static int prog(size_t done, size_t total, void *ctx)
 {
     prog_ctx *p = ctx;
     if (p->o->progress)
         p->o->progress(p->stage, done, total, p->o->ctx);
+    return stopped(p->o);
 }
 
 /* A map: read from dir/basin-NAME.csv when stored with the same
@@ -143,6 +157,12 @@ static pl_status map_get(const char *dir, const char *name,
     prog_ctx pc = {o, stage};
     st = pl_dimer_basin_run_on(s, o->batch, o->runner, o->threads, modes, drift, energy,
                                prog, &pc, err);
+    /* an interrupted map is not stored: a later report would take it whole
+     * (a batch over MPI ranks runs to its end and returns PL_OK) */
+    if (st == PL_OK && stopped(o))
+        st = pl_err_set(err, PL_ESTATE, "basin %s: interrupted", name);
+    if (st != PL_OK)
+        return st;
     stats->runs += s->nh * s->nth;
     if (st == PL_OK)
         st = pl_dimer_basin_save(path, key, s, modes, drift, energy, err);
@@ -319,7 +339,7 @@ static pl_status fig11_page(const char *dir, const pl_dimer_fig11_spec *s,
         fputs("</td><td>", f);
         html_text(f, sts[i].finding);
         fputs("</td>", f);
-        verdict_cell(f, sts[i].holds);
+        verdict_cell(f, sts[i].verdict);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -399,7 +419,7 @@ static pl_status case_page(const char *dir, const case_run *cr, const char *basi
     fprintf(f, " (mode %s)</td><td>", pl_dimer_mode_name(c->mode));
     result_text(f, &cr->r, c->f, 9.81);
     fputs("</td>", f);
-    verdict_cell(f, cr->holds);
+    verdict_cell(f, cr->verdict);
     fputs("</tr></table>\n", f);
     fprintf(f, "<figure><img src=\"%s.svg\" alt=\"%s\"><figcaption>The tips' heights and the "
                "plate over the last eight cycles; the left tip's horizontal position over the "
@@ -582,9 +602,74 @@ out:
 
 /* --- the whole report ------------------------------------------------------------ */
 
-static pl_status index_page(const char *dir, const pl_dimer_statement *sts,
-                            const case_run *runs, size_t n_runs, const basin_map *maps,
-                            int n_maps, int holding, int total, pl_err *err)
+/* What the report gathers, stage by stage; what an interruption left
+ * undone reads PL_DIMER_NOT_RUN (statements, runs) or is missing (maps). */
+typedef struct {
+    pl_dimer_statement sts[PL_DIMER_FIG11_STATEMENTS];
+    case_run runs[16];
+    size_t nc;
+    basin_map maps[3];
+    int nm;                     /* maps done */
+    const char *pending_map;    /* the map an interruption cut short */
+    const char *basin_of[16];   /* each run's map, NULL: none */
+    int interrupted;
+} report;
+
+/* The statements' count by verdict into stats. */
+static void count_verdicts(const report *r, pl_dimer_report_stats *stats)
+{
+    int by[4] = {0};
+    for (int i = 0; i < PL_DIMER_FIG11_STATEMENTS; i++)
+        by[r->sts[i].verdict]++;
+    for (size_t i = 0; i < r->nc; i++)
+        by[r->runs[i].verdict]++;
+    stats->statements = PL_DIMER_FIG11_STATEMENTS + (int)r->nc;
+    stats->holding = by[PL_DIMER_HOLDS];
+    stats->failing = by[PL_DIMER_FAILS];
+    stats->unchecked = by[PL_DIMER_UNCHECKED];
+    stats->not_run = by[PL_DIMER_NOT_RUN];
+}
+
+static void index_summary(FILE *f, const pl_dimer_report_stats *c)
+{
+    fprintf(f, "<p>Zhao, Liu &amp; Brogliato (2009), the bouncing dimer: each of the paper's "
+               "statements on figures 11-20 against prismlab's simulation of the same case "
+               "(model/seeds/dimer.c).  <b id=\"summary\">%d of %d statements hold</b>, %d do "
+               "not", c->holding, c->statements, c->failing);
+    if (c->unchecked)
+        fprintf(f, ", <span class=\"unchecked\">%d not checked</span> (this report's sweep "
+                   "did not simulate the frequencies or aspect ratios they need: --quick)",
+                c->unchecked);
+    if (c->not_run)
+        fprintf(f, ", <span class=\"notrun\">%d not run: interrupted</span>", c->not_run);
+    fputs(".</p>\n", f);
+    if (c->not_run || c->interrupted)
+        fputs("<p class=\"notrun\" id=\"interrupted\">The report was interrupted (SIGINT or "
+              "SIGTERM): it shows the sections done; the rest is marked \"not run: "
+              "interrupted\".</p>\n", f);
+}
+
+static void index_maps(FILE *f, const report *r)
+{
+    if (r->nm || r->pending_map) {
+        fputs("<h2>Basin maps</h2>\n<ul>\n", f);
+        for (int i = 0; i < r->nm; i++)
+            fprintf(f, "<li><a href=\"basin-%s.html\">%s</a></li>\n", r->maps[i].name,
+                    r->maps[i].title);
+        if (r->pending_map)
+            fprintf(f, "<li class=\"notrun\">basin %s and any after it: not run: "
+                       "interrupted</li>\n", r->pending_map);
+        fputs("</ul>\n", f);
+    } else if (r->interrupted) {
+        fputs("<p class=\"notrun\">Basin maps: not run: interrupted.</p>\n", f);
+    } else {
+        fputs("<p>No basin maps in this report (--basin-n 0, or every start lands in the "
+              "paper's mode).</p>\n", f);
+    }
+}
+
+static pl_status index_page(const char *dir, const report *r,
+                            const pl_dimer_report_stats *counts, pl_err *err)
 {
     char path[4096];
     pl_atomicfile *af;
@@ -593,34 +678,33 @@ static pl_status index_page(const char *dir, const pl_dimer_statement *sts,
         return err->code;
     FILE *f = pl_atomicfile_stream(af);
     html_head(f, "Dimer report: seed 002's maps checked");
-    fprintf(f, "<p>Zhao, Liu &amp; Brogliato (2009), the bouncing dimer: each of the paper's "
-               "statements on figures 11-20 against prismlab's simulation of the same case "
-               "(model/seeds/dimer.c).  <b>%d of %d statements hold.</b></p>\n", holding, total);
+    index_summary(f, counts);
     fputs("<table id=\"verdicts\"><tr><th>figure</th><th>the paper</th><th>verdict</th></tr>\n", f);
-    for (int i = 0; i < PL_DIMER_FIG11_STATEMENTS && sts; i++) {
-        fputs("<tr><td><a href=\"fig11.html\">Figure 11</a></td><td>", f);
-        html_text(f, sts[i].paper);
+    for (int i = 0; i < PL_DIMER_FIG11_STATEMENTS; i++) {
+        /* fig11.html exists once figure 11 ran */
+        if (r->sts[i].verdict == PL_DIMER_NOT_RUN)
+            fputs("<tr><td>Figure 11</td><td>", f);
+        else
+            fputs("<tr><td><a href=\"fig11.html\">Figure 11</a></td><td>", f);
+        html_text(f, r->sts[i].paper);
         fputs("</td>", f);
-        verdict_cell(f, sts[i].holds);
+        verdict_cell(f, r->sts[i].verdict);
         fputs("</tr>\n", f);
     }
-    for (size_t i = 0; i < n_runs; i++) {
-        fprintf(f, "<tr><td><a href=\"%s.html\">%s</a></td><td>", runs[i].c->name,
-                runs[i].c->figure);
-        html_text(f, runs[i].c->statement);
+    for (size_t i = 0; i < r->nc; i++) {
+        const case_run *cr = &r->runs[i];
+        if (cr->verdict == PL_DIMER_NOT_RUN)
+            fprintf(f, "<tr><td>%s</td><td>", cr->c->figure);
+        else
+            fprintf(f, "<tr><td><a href=\"%s.html\">%s</a></td><td>", cr->c->name,
+                    cr->c->figure);
+        html_text(f, cr->c->statement);
         fputs("</td>", f);
-        verdict_cell(f, runs[i].holds);
+        verdict_cell(f, cr->verdict);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
-    if (n_maps) {
-        fputs("<h2>Basin maps</h2>\n<ul>\n", f);
-        for (int i = 0; i < n_maps; i++)
-            fprintf(f, "<li><a href=\"basin-%s.html\">%s</a></li>\n", maps[i].name, maps[i].title);
-        fputs("</ul>\n", f);
-    } else {
-        fputs("<p>No basin maps in this report (--basin-n 0).</p>\n", f);
-    }
+    index_maps(f, r);
     html_foot(f);
     return pl_atomicfile_commit(af, err);
 }
@@ -659,6 +743,8 @@ static pl_status run_fig11(const char *dir, const pl_dimer_report_opts *o,
     double t0 = now();
     st = o->batch ? o->batch(o->runner, ps, tot, o->threads, res, ok, prog, &pc, err)
                   : pl_dimer_batch(ps, tot, o->threads, res, ok, prog, &pc, err);
+    if (st == PL_OK && stopped(o))  /* over MPI the batch ran to its end */
+        st = pl_err_set(err, PL_ESTATE, "figure 11: interrupted");
     if (st != PL_OK)
         goto out;
     stats->fig11_seconds = now() - t0;
@@ -679,12 +765,16 @@ out:
     return st;
 }
 
+/* The paper's runs, one after another until done or interrupted (then
+ * PL_ESTATE, the runs not reached keeping PL_DIMER_NOT_RUN). */
 static pl_status run_cases(const char *dir, const pl_dimer_report_opts *o,
                            case_run *runs, size_t n, pl_err *err)
 {
     if (o->progress)
         o->progress("the paper's runs", 0, n, o->ctx);
     for (size_t i = 0; i < n; i++) {
+        if (stopped(o))
+            return pl_err_set(err, PL_ESTATE, "the paper's runs: interrupted");
         pl_dimer_params p;
         pl_dimer_case_params(runs[i].c, 100, &p);
         size_t ns = (size_t)(100 * 200) + 1;
@@ -697,10 +787,107 @@ static pl_status run_cases(const char *dir, const pl_dimer_report_opts *o,
         free(sm);
         if (st != PL_OK)
             return st;
-        runs[i].holds = pl_dimer_case_holds(runs[i].c, &runs[i].r);
+        runs[i].verdict = pl_dimer_case_holds(runs[i].c, &runs[i].r) ? PL_DIMER_HOLDS
+                                                                       : PL_DIMER_FAILS;
         if (o->progress)
             o->progress("the paper's runs", i + 1, n, o->ctx);
     }
+    return PL_OK;
+}
+
+/* One basin map: figure 13's and figure 20's starts, and one for figures
+ * 16-18 together, each when a start in it lands elsewhere.  *made says
+ * whether it is in the report. */
+static pl_status run_map(const char *dir, const pl_dimer_report_opts *o, report *r, int gi,
+                         pl_dimer_report_stats *stats, int *made, pl_err *err)
+{
+    static const char *const groups[3][3] = {{"fig13", NULL, NULL}, {"fig20", NULL, NULL},
+                                             {"fig16", "fig17", "fig18"}};
+    static const char *const titles[3] = {"figure 13's jump start", "figure 20's flutter start",
+                                          "figures 16-18 (Gamma 1.4)"};
+    basin_map *b = &r->maps[r->nm];
+    int elsewhere = 0;
+    *made = 0;
+    memset(b, 0, sizeof *b);
+    for (int k = 0; k < 3 && groups[gi][k]; k++)
+        for (size_t i = 0; i < r->nc; i++)
+            if (strcmp(r->runs[i].c->name, groups[gi][k]) == 0) {
+                b->cases[b->n_cases++] = r->runs[i].c;
+                elsewhere |= r->runs[i].verdict != PL_DIMER_HOLDS;
+            }
+    if (!elsewhere || b->n_cases == 0)
+        return PL_OK;
+    b->name = groups[gi][0];
+    b->title = titles[gi];
+    pl_dimer_case_basin(b->cases[0], o->basin_n, &b->spec);
+    size_t N = o->basin_n * o->basin_n;
+    b->modes = malloc(N * sizeof *b->modes);
+    b->drift = malloc(N * sizeof *b->drift);
+    b->energy = malloc(N * sizeof *b->energy);
+    for (int v = 0; v < 4; v++)
+        b->moved[v] = NAN;
+    pl_status st;
+    if (!b->modes || !b->drift || !b->energy)
+        st = pl_err_set(err, PL_ENOMEM, "basin %s: out of memory", b->name);
+    else if ((st = map_get(dir, b->name, &b->spec, o, b->modes, b->drift, b->energy, stats,
+                           err)) == PL_OK &&
+             (o->variant_n == 0 ||
+              (st = basin_variants(dir, b, o->variant_n, o, stats, err)) == PL_OK))
+        st = basin_page(dir, b, err);
+    if (st != PL_OK) {
+        r->pending_map = b->name;
+        free(b->modes);
+        free(b->drift);
+        free(b->energy);
+        memset(b, 0, sizeof *b);
+        return st;
+    }
+    stats->pages++;
+    stats->maps++;
+    r->nm++;
+    *made = 1;
+    for (int k = 0; k < b->n_cases; k++)
+        for (size_t i = 0; i < r->nc; i++)
+            if (r->runs[i].c == b->cases[k])
+                r->basin_of[i] = b->name;
+    return PL_OK;
+}
+
+/* A stage's status: an interruption (PL_ESTATE with the stop flag set)
+ * marks the report interrupted and is no error; the next stages skip. */
+static pl_status stage_end(report *r, const pl_dimer_report_opts *o, pl_status st)
+{
+    if (st == PL_ESTATE && stopped(o)) {
+        r->interrupted = 1;
+        return PL_OK;
+    }
+    return st;
+}
+
+/* The stages: figure 11, the paper's runs, the maps; each skipped once
+ * the report was interrupted. */
+static pl_status run_stages(const char *dir, const pl_dimer_report_opts *o, report *r,
+                            pl_dimer_report_stats *stats, pl_err *err)
+{
+    pl_dimer_fig11_spec def;
+    pl_dimer_fig11_default(&def);
+    pl_status st = stage_end(r, o, run_fig11(dir, o, o->fig11 ? o->fig11 : &def, r->sts,
+                                             stats, err));
+    if (st != PL_OK || r->interrupted)
+        return st;
+    double t0 = now();
+    if ((st = stage_end(r, o, run_cases(dir, o, r->runs, r->nc, err))) != PL_OK ||
+        r->interrupted)
+        return st;
+    stats->cases_seconds = now() - t0;
+    stats->runs += r->nc;
+    t0 = now();
+    for (int gi = 0; gi < 3 && o->basin_n > 0 && !r->interrupted; gi++) {
+        int made;
+        if ((st = stage_end(r, o, run_map(dir, o, r, gi, stats, &made, err))) != PL_OK)
+            return st;
+    }
+    stats->maps_seconds = now() - t0;
     return PL_OK;
 }
 
@@ -711,95 +898,40 @@ pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
     stats->threads = o->batch ? 0 : pl_dimer_threads(o->threads);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return pl_err_set(err, PL_EIO, "%s: %s", dir, strerror(errno));
-    pl_dimer_fig11_spec def;
-    pl_dimer_fig11_default(&def);
-    const pl_dimer_fig11_spec *s = o->fig11 ? o->fig11 : &def;
-    pl_dimer_statement sts[PL_DIMER_FIG11_STATEMENTS];
-    pl_status st = run_fig11(dir, o, s, sts, stats, err);
-    if (st != PL_OK)
-        return st;
-    size_t nc;
-    const pl_dimer_case *cases = pl_dimer_cases(&nc);
-    case_run runs[16];
-    memset(runs, 0, sizeof runs);
-    for (size_t i = 0; i < nc && i < 16; i++)
-        runs[i].c = &cases[i];
-    double t0 = now();
-    if ((st = run_cases(dir, o, runs, nc, err)) != PL_OK)
-        return st;
-    stats->cases_seconds = now() - t0;
-    stats->runs += nc;
-    t0 = now();
-    /* the maps: figure 13's and figure 20's starts, and one for figures
-     * 16-18 together, each when a start in it lands elsewhere */
-    basin_map maps[3];
-    int nm = 0;
-    memset(maps, 0, sizeof maps);
-    static const char *const groups[3][3] = {{"fig13", NULL, NULL}, {"fig20", NULL, NULL},
-                                             {"fig16", "fig17", "fig18"}};
-    static const char *const titles[3] = {"figure 13's jump start", "figure 20's flutter start",
-                                          "figures 16-18 (Gamma 1.4)"};
-    const char *basin_of[16] = {0};
-    for (int gi = 0; gi < 3 && o->basin_n > 0; gi++) {
-        basin_map *b = &maps[nm];
-        int elsewhere = 0;
-        for (int k = 0; k < 3 && groups[gi][k]; k++)
-            for (size_t i = 0; i < nc; i++)
-                if (strcmp(cases[i].name, groups[gi][k]) == 0) {
-                    b->cases[b->n_cases++] = &cases[i];
-                    elsewhere |= !runs[i].holds;
-                }
-        if (!elsewhere || b->n_cases == 0) {
-            memset(b, 0, sizeof *b);
-            continue;
-        }
-        b->name = groups[gi][0];
-        b->title = titles[gi];
-        pl_dimer_case_basin(b->cases[0], o->basin_n, &b->spec);
-        size_t N = o->basin_n * o->basin_n;
-        b->modes = malloc(N * sizeof *b->modes);
-        b->drift = malloc(N * sizeof *b->drift);
-        b->energy = malloc(N * sizeof *b->energy);
-        for (int v = 0; v < 4; v++)
-            b->moved[v] = NAN;
-        nm++;
-        if (!b->modes || !b->drift || !b->energy) {
-            st = pl_err_set(err, PL_ENOMEM, "basin %s: out of memory", b->name);
-            break;
-        }
-        if ((st = map_get(dir, b->name, &b->spec, o, b->modes, b->drift, b->energy, stats,
-                          err)) != PL_OK)
-            break;
-        if (o->variant_n > 0 &&
-            (st = basin_variants(dir, b, o->variant_n, o, stats, err)) != PL_OK)
-            break;
-        if ((st = basin_page(dir, b, err)) != PL_OK)
-            break;
-        stats->pages++;
-        stats->maps++;
-        for (int k = 0; k < b->n_cases; k++)
-            for (size_t i = 0; i < nc; i++)
-                if (&cases[i] == b->cases[k])
-                    basin_of[i] = b->name;
-    }
-    stats->maps_seconds = now() - t0;
-    for (size_t i = 0; st == PL_OK && i < nc; i++) {
-        st = case_page(dir, &runs[i], basin_of[i], err);
-        stats->pages++;
-    }
-    int holding = 0, total = PL_DIMER_FIG11_STATEMENTS + (int)nc;
+    report *r = calloc(1, sizeof *r);
+    if (!r)
+        return pl_err_set(err, PL_ENOMEM, "dimer report: out of memory");
+    /* the statements' words before any run, so that an interrupted
+     * report names what it did not check */
+    pl_dimer_fig11_spec none = {0};
+    pl_dimer_fig11_check(&none, NULL, NULL, 0, r->sts);
     for (int i = 0; i < PL_DIMER_FIG11_STATEMENTS; i++)
-        holding += sts[i].holds;
-    for (size_t i = 0; i < nc; i++)
-        holding += runs[i].holds;
-    if (st == PL_OK && (st = index_page(dir, sts, runs, nc, maps, nm, holding, total, err)) == PL_OK)
-        stats->pages++;
-    stats->statements = total;
-    stats->holding = holding;
-    for (int i = 0; i < nm; i++) {
-        free(maps[i].modes);
-        free(maps[i].drift);
-        free(maps[i].energy);
+        r->sts[i].verdict = PL_DIMER_NOT_RUN;
+    const pl_dimer_case *cases = pl_dimer_cases(&r->nc);
+    if (r->nc > 16)
+        r->nc = 16;
+    for (size_t i = 0; i < r->nc; i++) {
+        r->runs[i].c = &cases[i];
+        r->runs[i].verdict = PL_DIMER_NOT_RUN;
     }
+    pl_status st = run_stages(dir, o, r, stats, err);
+    for (size_t i = 0; st == PL_OK && i < r->nc; i++)
+        if (r->runs[i].verdict != PL_DIMER_NOT_RUN) {
+            st = case_page(dir, &r->runs[i], r->basin_of[i], err);
+            stats->pages++;
+        }
+    count_verdicts(r, stats);
+    stats->interrupted = r->interrupted;
+    if (st == PL_OK && (st = index_page(dir, r, stats, err)) == PL_OK)
+        stats->pages++;
+    if (st == PL_OK && r->interrupted)
+        st = pl_err_set(err, PL_ESTATE, "interrupted: %s/index.html holds the sections "
+                        "done, the rest marked \"not run: interrupted\"", dir);
+    for (int i = 0; i < r->nm; i++) {
+        free(r->maps[i].modes);
+        free(r->maps[i].drift);
+        free(r->maps[i].energy);
+    }
+    free(r);
     return st;
 }

@@ -4,8 +4,8 @@
  * pl_dimer_report_write() runs figure 11's sweep (dimer_maps.h), the
  * paper's single runs (figures 12, 13, 15-20) and the basin maps around
  * the starts that land in another mode than the paper's, and writes into
- * a folder: index.html (every statement with holds / does not hold and
- * its page), a page per figure (fig11.html, fig12.html, ...,
+ * a folder: index.html (every statement with holds / does not hold /
+ * not checked and its page), a page per figure (fig11.html, fig12.html, ...,
  * basin-NAME.html), the figures (PLplot: SVG, the maps PNG) and the
  * numbers as CSV.  The pages open from disk (no network).  Basin maps
  * are stored as basin-NAME.csv with a first line naming every parameter:
@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "model/seeds/dimer_maps.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 /* Progress: stage names what runs ("figure 11", "basin fig13", ...). */
@@ -39,11 +40,20 @@ typedef struct {
      * over MPI ranks */
     pl_dimer_batch_fn batch;
     void *runner;
+    /* set (by a SIGINT or SIGTERM handler) to stop the report: the batch
+     * running stops taking simulations (on threads; over MPI it runs to
+     * its end), and the report writes what it has.  NULL: never */
+    volatile sig_atomic_t *stop;
 } pl_dimer_report_opts;
 
 typedef struct {
-    int statements;                     /* statements checked */
+    int statements;                     /* statements in the report */
     int holding;                        /* of which hold */
+    int failing;                        /* do not hold */
+    int unchecked;                      /* not checked: the sweep lacks
+                                           what they need (--quick) */
+    int not_run;                        /* not run: interrupted */
+    int interrupted;                    /* 1: *stop was set */
     int pages;                          /* HTML pages written */
     int maps;                           /* basin maps in the report */
     double fig11_seconds;               /* wall time of figure 11's sweep */
@@ -58,7 +68,10 @@ typedef struct {
 } pl_dimer_report_stats;
 
 /* Writes the report into dir (created if missing).  PL_EIO names a file
- * that cannot be written. */
+ * that cannot be written.  Interrupted (o->stop set), it writes
+ * index.html with the sections done and the rest marked "not run:
+ * interrupted", stores no half-run basin map, and returns PL_ESTATE with
+ * stats filled. */
 pl_status pl_dimer_report_write(const char *dir, const pl_dimer_report_opts *o,
                                 pl_dimer_report_stats *stats, pl_err *err);
 

@@ -244,11 +244,11 @@ static pl_status fig_beta_c(const data *d, const char *dir, const table *t, int 
     }
     pl_plot_series s[6] = {
         {cx, cy[0], NC, "line law: closed form", 0, PL_PLOT_LINE},
-        {hx[0], hy[0], nh[0], "line: smallest grid beta, a start rolls for ever", 0, PL_PLOT_POINTS},
-        {lx[0], ly[0], nl[0], "line: largest grid beta below it", 4, PL_PLOT_POINTS},
+        {hx[0], hy[0], nh[0], "line: first rolling grid beta", 0, PL_PLOT_POINTS},
+        {lx[0], ly[0], nl[0], "line: grid beta below it", 4, PL_PLOT_POINTS},
         {cx, cy[1], NC, "plastic law: closed form", 1, PL_PLOT_DASHED},
-        {hx[1], hy[1], nh[1], "plastic: smallest grid beta, a start rolls for ever", 1, PL_PLOT_POINTS},
-        {lx[1], ly[1], nl[1], "plastic: largest grid beta below it", 5, PL_PLOT_POINTS}};
+        {hx[1], hy[1], nh[1], "plastic: first rolling grid beta", 1, PL_PLOT_POINTS},
+        {lx[1], ly[1], nl[1], "plastic: grid beta below it", 5, PL_PLOT_POINTS}};
     for (int i = 0; i < 6; i++)
         if (!s[i].n)
             s[i].label = NULL;
@@ -360,7 +360,9 @@ static void html(FILE *f, const char *name, const data *d, const table *t,
                "</p>\n", d->n, info->n_points, info->model, d->a0, d->mu_s, info->axes, now,
             pl_version());
     fputs("<h2>Settled speed</h2>\n<img src=\"omega_star.svg\" alt=\"omega* against N\">\n"
-          "<h2>beta_c</h2>\n<img src=\"beta_c.svg\" alt=\"beta_c against N\">\n", f);
+          "<h2>beta_c</h2>\n<img src=\"beta_c.svg\" alt=\"beta_c against N\">\n"
+          "<p>First rolling grid beta: the smallest beta of the grid at which a start "
+          "rolls for ever; grid beta below it: the grid's next smaller beta.</p>\n", f);
     fputs("<table>\n<tr><th>law</th><th>N</th><th>beta_c (deg)</th><th>beta_c / alpha</th>"
           "<th>sweep: below</th><th>sweep: above</th><th>stopped</th><th>rolling at the end</th>"
           "<th>slip, detached</th><th>omega_settle vs omega*</th></tr>\n", f);

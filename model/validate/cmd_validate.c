@@ -5,6 +5,7 @@
 #include "core/cli.h"
 #include "core/json.h"
 #include "db/select.h"
+#include "model/validate/answer.h"
 #include "model/validate/validate.h"
 
 #include <math.h>
@@ -27,7 +28,10 @@ static const pl_cli_command command = {
     "inclination).  Both results are stored (docs/validation.md).\n",
     .footer =
     "Prints a line a run and law: run=<id> law=<law> fit=<recorded|fitted>\n"
-    "lambda0=<deg>[+-sd] max_rel_err=<%> rms=<impacts> status=<...>\n",
+    "lambda0=<deg>[+-sd] [(at its bound) | (undetermined)] max_rel_err=<%>\n"
+    "rms=<impacts> status=<...>; the flag says a fitted lambda0 is held at an\n"
+    "end of its range or its 95 % interval spans the whole range\n"
+    "(docs/validation.md, \"Flags\").\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 /* The bits of the laws to run: 1 line, 2 plastic. */
@@ -59,6 +63,14 @@ typedef struct {
 } out_ctx;
 
 /* One result as a JSON object, the members of the text line. */
+/* The flag of a result's lambda0: none unless it was fitted. */
+static pl_fit_flag match_flag(int fitted, const pl_match_result *r)
+{
+    return fitted ? pl_fit_flag_of(r->params.lambda0, r->lambda0_sd, r->params.N,
+                                   r->params.beta)
+                  : PL_FIT_FLAG_NONE;
+}
+
 static void print_match_json(out_ctx *o, long long id, int law, int fitted,
                              const pl_match_result *r)
 {
@@ -77,6 +89,12 @@ static void print_match_json(out_ctx *o, long long id, int law, int fitted,
     }
     pl_json_key(stdout, ", ", "status");
     pl_json_string(stdout, pl_model_end_name(r->status));
+    pl_fit_flag flag = match_flag(fitted, r);
+    pl_json_key(stdout, ", ", "lambda0_flag");
+    if (flag == PL_FIT_FLAG_NONE)
+        fputs("null", stdout);
+    else
+        pl_json_string(stdout, pl_fit_flag_words(flag));
     fputc('}', stdout);
 }
 
@@ -90,10 +108,13 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
     char sd[32] = "";
     if (isfinite(r->lambda0_sd))
         snprintf(sd, sizeof sd, "+-%.4f", r->lambda0_sd * 180 / M_PI);
-    printf("run=%lld law=%s fit=%s lambda0=%.4f%s max_rel_err=%.3f%% "
+    pl_fit_flag flag = match_flag(fitted, r);
+    /* the flag after lambda0=X+-Y, which scripts parse as it was */
+    printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s max_rel_err=%.3f%% "
            "rms=%.3f Lp_end=%.3f/%.3f status=%s\n", id,
            law ? "plastic" : "line", fitted ? "fitted" : "recorded",
-           r->params.lambda0 * 180 / M_PI, sd, 100 * r->max_rel_err,
+           r->params.lambda0 * 180 / M_PI, sd, flag ? " (" : "", pl_fit_flag_words(flag),
+           flag ? ")" : "", 100 * r->max_rel_err,
            r->rms_err, r->lp_end_meas, r->lp_end_sim,
            pl_model_end_name(r->status));
 }

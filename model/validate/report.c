@@ -11,6 +11,7 @@
 #include "db/run.h"
 #include "db/validation.h"
 #include "model/prism/match.h"
+#include "model/validate/answer.h"
 #include "model/validate/validate.h"
 
 #include <errno.h>
@@ -667,6 +668,43 @@ static void html_runs(FILE *f, const run_set *s)
     fputs("</table>\n", f);
 }
 
+/* A fitted lambda0 with its 95 % interval (the interval's decimals) and
+ * its flag; "-" without a fitted validation. */
+static void lambda0_text(FILE *f, const pl_validation *v, int html)
+{
+    if (!v) {
+        fputs(html ? "&ndash;" : "-", f);
+        return;
+    }
+    double half = pl_fit_interval_factor() * v->lambda0_sd_rad * 180 / M_PI;
+    int dec = pl_fit_decimals(half);
+    fprintf(f, "%.*f", dec, v->lambda0_rad * 180 / M_PI);
+    if (isfinite(half))
+        fprintf(f, html ? " &plusmn; %.*f" : " ± %.*f", dec, half);
+    pl_fit_flag flag = pl_fit_flag_of_validation(v);
+    if (flag != PL_FIT_FLAG_NONE)
+        fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
+}
+
+/* Both laws' fitted lambda0, labelled, the law the run's verdict names
+ * first (in bold on the page): the line law's alone misled where the
+ * verdict is plastic. */
+static void lambda0_both(FILE *f, const run_data *r, int html)
+{
+    int first = r->verdict.law == PL_VERDICT_PLASTIC;
+    for (int k = 0; k < LAWS; k++) {
+        int law = k ? !first : first;
+        const pl_validation *v = r->has[law][1] ? &r->v[law][1] : NULL;
+        int named = (law == 0 && r->verdict.law == PL_VERDICT_LINE) ||
+                    (law == 1 && r->verdict.law == PL_VERDICT_PLASTIC);
+        fputs(k ? (html ? "<br>" : "; ") : "", f);
+        fputs(html && named ? "<b>" : "", f);
+        fprintf(f, "%s ", law_name[law]);
+        lambda0_text(f, v, html);
+        fputs(html && named ? "</b>" : "", f);
+    }
+}
+
 /* One run's row of the results: lambda0 recorded and fitted, the errors
  * of both laws, the end figures and the paper's own error. */
 static void html_result_row(FILE *f, const run_data *r)
@@ -677,18 +715,8 @@ static void html_result_row(FILE *f, const run_data *r)
     fprintf(f, "<tr><td>%lld</td><td>%d</td><td class=\"l\">", r->info.id, r->prism.n_edges);
     html_text(f, r->prism.material);
     html_cell(f, "%.4f", 1, (const double[]){r->info.lambda0_rad * 180 / M_PI});
-    fputs("</td><td>", f);
-    if (lf) {
-        double half = pl_fit_interval_factor() * lf->lambda0_sd_rad * 180 / M_PI;
-        /* as many decimals as the interval's first significant digit */
-        int dec = isfinite(half) && half > 0 ? (int)ceil(-log10(half)) + 1 : 4;
-        dec = dec < 2 ? 2 : dec > 6 ? 6 : dec;
-        fprintf(f, "%.*f", dec, lf->lambda0_rad * 180 / M_PI);
-        if (isfinite(half))
-            fprintf(f, " &plusmn; %.*f", dec, half);
-    } else {
-        fputs("&ndash;", f);
-    }
+    fputs("</td><td class=\"l\">", f);
+    lambda0_both(f, r, 1);
     const pl_validation *errs[3] = {lr, lf, pf};
     for (int i = 0; i < 3; i++) {
         fputs("</td><td>", f);
@@ -729,7 +757,8 @@ static void html_results(FILE *f, const run_set *s)
           "quadrature (the L_p residuals are correlated along the curve: the plain least-squares error is far "
           "too small), times Student's t with %d degrees of freedom (%.3f); docs/validation.md says how its "
           "coverage was measured.</p>\n"
-          "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg)</th>"
+          "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg), each law "
+          "(bold: the law the run's verdict names)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
           "<th>omega+/omega- meas. &plusmn; s.e. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
@@ -767,11 +796,7 @@ static void html_paper(FILE *f, const run_set *s)
         fprintf(f, "<tr><td>%d</td><td>%lld</td><td>%d</td><td>", fig, r->info.id, r->prism.n_edges);
         num(f, "%.4f", paper_lambda0(fig, r->prism.n_edges));
         fputs("</td><td>", f);
-        if (lf)
-            fprintf(f, "%.4f &plusmn; %.4f", lf->lambda0_rad * 180 / M_PI,
-                    pl_fit_interval_factor() * lf->lambda0_sd_rad * 180 / M_PI);
-        else
-            fputs("&ndash;", f);
+        lambda0_text(f, lf, 1);
         fputs("</td><td>", f);
         num(f, "%.3g", fig == 8 || fig == 9 ? paper_error(r->info.ramp, r->prism.n_edges) : NAN);
         fputs("</td><td>", f);
@@ -964,17 +989,21 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
           "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual,"
           "lambda0_lo95_deg,lambda0_hi95_deg,verdict,quality\n", c);
     fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
-               "stated.%s\n\n| run | N | material | lambda0 fitted (deg) | max rel err line fitted | "
+               "stated.%s  Verdict: the law the run's L_p supports (docs/validation.md, \"The verdict\"); "
+               "lambda0 with its 95 %% interval, the verdict's law first.\n\n"
+               "| run | N | material | verdict | lambda0 fitted (deg) | max rel err line fitted | "
                "max rel err plastic fitted | L_p end meas/sim | status | quality | faults |\n"
-               "|---|---|---|---|---|---|---|---|---|---|\n",
+               "|---|---|---|---|---|---|---|---|---|---|---|\n",
             exp, pl_version(), s->n && s->r[0].info.synthetic ? "  **SYNTHETIC runs (rig simulator).**" : "");
     for (size_t i = 0; i < s->n; i++) {
         const run_data *r = &s->r[i];
         csv_rows(c, r);
         const pl_validation *lf = r->has[0][1] ? &r->v[0][1] : NULL;
         const pl_validation *pf = r->has[1][1] ? &r->v[1][1] : NULL;
-        fprintf(m, "| %lld | %d | %s | %.4f | %.3f | %.3f | %.2f / %.2f | %s |", r->info.id,
-                r->prism.n_edges, r->prism.material, lf ? lf->lambda0_rad * 180 / M_PI : NAN,
+        fprintf(m, "| %lld | %d | %s | %s | ", r->info.id, r->prism.n_edges, r->prism.material,
+                pl_verdict_name(r->verdict.law));
+        lambda0_both(m, r, 0);
+        fprintf(m, " | %.3f | %.3f | %.2f / %.2f | %s |",
                 lf ? 100 * lf->max_rel_err_lp : NAN, pf ? 100 * pf->max_rel_err_lp : NAN,
                 lf ? lf->lp_end_meas : NAN, lf ? lf->lp_end_sim : NAN, lf ? lf->status : "-");
         md_quality(m, r);

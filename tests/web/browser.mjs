@@ -11,7 +11,8 @@
 //     a column), down to full-rate samples, the impacts' table following;
 //   - an experiment's page is its validation report, every figure loaded;
 //   - the live page shows the recording's blocks soon after the daemon
-//     read them; its arm button arms the daemon, its stop button stops it;
+//     read them; its arm button arms the daemon (and its reply "ok armed"
+//     goes once the run records), its stop button stops it;
 //   - 4 live pages at once while a run records: every page gets its
 //     blocks (the daemon side, no frame lost, is checked by the script);
 //   - no console error and no uncaught exception on any page.
@@ -104,6 +105,7 @@ async function main() {
   if (faultItems !== st.faults.length) fail(`run page: ${faultItems} faults listed of ${st.faults.length}`);
   await run.screenshot({ path: path.join(shots, 'web-run.png'), fullPage: false });
   const over = run.locator('#plot-vp .u-over');
+  await over.scrollIntoViewIfNeeded();   // below the validation's table
   const box = await over.boundingBox();
   const perColumn = s => (s.t1 - s.t0) * 10000 / s.n;
   let before = st;
@@ -150,6 +152,11 @@ async function main() {
   await live.waitForFunction(() => window.plLive && window.plLive.state === 'idle', null, { timeout: 10000 });
   await live.click('#arm');
   await live.waitForFunction(() => window.plLive.state === 'recording', null, { timeout: 15000 });
+  // the arm's reply goes once the daemon records: the page shows the
+  // daemon's state, not "ok armed" for the rest of the run
+  await live.waitForFunction(() => !/ok armed/.test(document.getElementById('reply').textContent),
+                             null, { timeout: 3000 })
+    .catch(async () => fail(`live: recording, but the reply still says '${await live.locator('#reply').textContent()}'`));
   const b0 = await live.evaluate(() => window.plLive.drawn);
   await live.waitForTimeout(2000);
   let lv = await live.evaluate(() => window.plLive);

@@ -42,8 +42,19 @@
   }, [t, mn1, mx1, mn2, mx2], el);
 
   function level(i, v) {
-    document.getElementById('level' + i).value = v;
+    const m = document.getElementById('level' + i);
+    m.classList.remove('nodaemon');
+    m.value = v;
     document.getElementById('value' + i).textContent = v.toFixed(4);
+  }
+  // no daemon: nothing measured, so no level (a bar at 0 m/s sits half full)
+  function noLevel(why) {
+    for (const i of [1, 2]) {
+      const m = document.getElementById('level' + i);
+      m.value = m.min;
+      m.classList.add('nodaemon');
+      document.getElementById('value' + i).textContent = why;
+    }
   }
 
   // Drawn from the event itself (not from requestAnimationFrame, which a
@@ -113,9 +124,17 @@
     scheduleDraw();
   }
 
+  // the state a reply describes ("ok armed": armed), kept while it holds
+  const REPLY_STATE = { armed: 'armed', started: 'recording', stopped: 'idle' };
+  let replyState = null;
+
   function onStatus(line) {
     const kv = {};
     for (const p of line.split(' ').slice(1)) { const [k, v] = p.split('='); kv[k] = v; }
+    if (kv.state !== live.state && replyState && kv.state !== replyState) {
+      replyEl.textContent = '';
+      replyState = null;
+    }
     live.state = kv.state;
     live.run = +kv.run;
     stateEl.textContent = kv.state + (kv.state === 'recording' ? ` run ${kv.run}, ${kv.frames} frames` : '') +
@@ -153,6 +172,14 @@
       let msg = text;
       try { msg = JSON.parse(text).reply; } catch (e) { /* a plain-text error */ }
       replyEl.textContent = msg.trim();
+      const m = /^ok (\w+)/.exec(msg.trim());
+      replyState = m && REPLY_STATE[m[1]] ? REPLY_STATE[m[1]] : null;
+      // a release may have started the run before the arm's reply came
+      // (the other replies come before the state they name: kept)
+      if (replyState === 'armed' && live.state === 'recording') {
+        replyEl.textContent = '';
+        replyState = null;
+      }
     } catch (e) {
       replyEl.textContent = 'failed: ' + e.message;
     }
@@ -167,5 +194,5 @@
   es.addEventListener('data', e => onData(e.data));
   es.addEventListener('status', e => onStatus(e.data));
   es.addEventListener('gap', e => { live.gaps += +e.data.split(' ')[1]; });
-  es.addEventListener('nodaemon', e => { live.state = null; stateEl.textContent = e.data; });
+  es.addEventListener('nodaemon', e => { live.state = null; stateEl.textContent = e.data; noLevel('no daemon'); });
 })();

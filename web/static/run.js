@@ -8,6 +8,11 @@
 // The page shows a loading sign until the plots are drawn; the impacts'
 // table is filled a page at a time (/api/run/N/impacts) and follows the
 // zoom.  The first window is asked for together with /meta, not after it.
+// The window in view is in the URL (#t0=..&t1=..: a link reopens it), and
+// "zoom to the roll" shows the release to the end of the valid data.  Tick
+// labels carry the digits that tell neighbouring ticks apart (a zoomed
+// v_p or the Welch spectrum's small values, not "0").  The validation's
+// section (/api/run/N/answer) is asked for once the plots are drawn.
 'use strict';
 (function () {
   const root = document.getElementById('plots');
@@ -15,7 +20,7 @@
   const status = document.getElementById('status');
   const loading = document.getElementById('loading');
   const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0,
-                                 quality: null, faults: [], table: null };
+                                 quality: null, faults: [], table: null, answer: null };
   let meta = null;
   const plots = [];
   let syncing = false;
@@ -23,6 +28,33 @@
   let view = null;   // the window last asked for
 
   function width() { return Math.max(300, root.clientWidth - 20); }
+
+  // Tick labels: the fewest decimals that give every tick within a
+  // thousandth of the step between ticks (on a log axis, of the value
+  // itself), in exponent form below 1e-3 and from 1e6 up.  uPlot's own
+  // labels round small values to "0" and zoomed times to equal labels.
+  function tickLabels(u, splits) {
+    const vals = splits.filter(v => v != null && isFinite(v));
+    let step = Infinity;
+    for (let i = 1; i < vals.length; i++) {
+      const d = Math.abs(vals[i] - vals[i - 1]);
+      if (d > 0 && d < step) step = d;
+    }
+    const log = vals.length > 2 && vals.every(v => v > 0) &&
+                Math.abs(vals[2] / vals[1] - vals[1] / vals[0]) < 1e-9 * (vals[1] / vals[0]) &&
+                vals[1] / vals[0] >= 2;
+    return splits.map(v => {
+      if (v == null || !isFinite(v)) return '';
+      if (v === 0) return '0';
+      const a = Math.abs(v), tol = (log || !isFinite(step) ? a : step) * 1e-3;
+      const expo = a < 1e-3 || a >= 1e6;
+      for (let d = 0; d <= 15; d++) {
+        const text = expo ? v.toExponential(d) : v.toFixed(d);
+        if (Math.abs(+text - v) <= tol) return text;
+      }
+      return expo ? v.toExponential(15) : String(v);
+    });
+  }
 
   function showError(msg) {
     state.error = msg;
@@ -108,7 +140,8 @@
       title, width: width(), height: 220,
       cursor: { sync: { key: 'run' + run }, bind: { dblclick: () => null } },
       scales: { x: { time: false } },
-      axes: [{ label: 'time on the run\u2019s clock (s)' }, { label: yLabel }],
+      axes: [{ label: 'time on the run\u2019s clock (s)', values: tickLabels },
+             { label: yLabel, values: tickLabels, size: 70 }],
       series, bands,
       legend: { live: true },
       hooks: { setScale: [onScale], draw: [u => drawImpacts(u, withRatio)] },
@@ -129,10 +162,25 @@
     syncing = false;
   }
 
+  // the window in the URL: replaced, not pushed (a zoom is not a page)
+  function putInUrl(t0, t1) {
+    const whole = t0 <= 0 && t1 >= meta.duration;
+    const hash = whole ? '' : `#t0=${+t0.toPrecision(10)}&t1=${+t1.toPrecision(10)}`;
+    if (location.hash !== hash) history.replaceState(null, '', location.pathname + location.search + hash);
+  }
+
+  // the window a link names (#t0=..&t1=..), else null
+  function fromUrl() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    const t0 = parseFloat(h.get('t0')), t1 = parseFloat(h.get('t1'));
+    return isFinite(t0) && isFinite(t1) && t1 > Math.max(0, t0) ? { t0: Math.max(0, t0), t1 } : null;
+  }
+
   async function load(t0, t1, first) {
     const px = Math.round(width());
     view = { t0, t1 };
     const seq = ++pending;
+    if (loading && state.ready) loading.hidden = false;   // a zoom on its way
     const started = performance.now();
     let d;
     try {
@@ -143,6 +191,7 @@
       return;
     }
     if (seq !== pending) return;   // a newer zoom is on its way
+    if (loading && state.ready) loading.hidden = true;
     const vp = d.vp;
     vpPlot.setData([vp.t, vp.min1, vp.max1, vp.min2, vp.max2], false);
     if (d.derived && omPlot) {
@@ -156,6 +205,7 @@
       lpPlot.setData(lp, false);
     }
     setAll(t0, t1);
+    putInUrl(t0, t1);
     state.loads++;
     state.last = { t0, t1, n: vp.n, full: vp.full, ms: performance.now() - started };
     status.textContent = `${t0.toFixed(4)} to ${t1.toFixed(4)} s: ` +
@@ -206,16 +256,16 @@
   }
 
   function psdPlot(el) {
-    if (!meta.psd || meta.psd.v.length < 2) return;
+    if (!meta.psd || meta.psd.v.length < 2) return null;
     const f = [], v = [];
     for (let k = 1; k < meta.psd.v.length; k++) {
       const y = meta.psd.v[k];
       if (y > 0) { f.push(k * meta.psd.df); v.push(y); }
     }
-    new uPlot({
+    return new uPlot({
       title: 'Welch spectrum of the residual of \u03c9 (rad\u00b2/s\u00b2/Hz)', width: width(), height: 240,
       scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
-      axes: [{ label: 'frequency (Hz)' }, { label: 'PSD' }],
+      axes: [{ label: 'frequency (Hz)', values: tickLabels }, { label: 'PSD', values: tickLabels, size: 80 }],
       series: [{ label: 'f (Hz)' }, { label: 'residual', stroke: '#555', width: 1, points: { show: false } }],
     }, [f, v], el);
   }
@@ -248,8 +298,30 @@
     }
   }
 
+  // "zoom to the roll": the detected release to the end of the valid
+  // data, a twentieth of it either side (a long lead-in hides the roll)
+  function rollButton() {
+    const hint = status.parentNode;
+    const b = document.createElement('button');
+    b.id = 'zoom-roll';
+    b.type = 'button';
+    b.textContent = 'zoom to the roll';
+    const ok = meta.processed && isFinite(meta.release) && isFinite(meta.end) && meta.end > meta.release;
+    b.disabled = !ok;
+    b.title = ok ? `release ${meta.release.toFixed(4)} s to end ${meta.end.toFixed(4)} s`
+                 : 'the run is not processed: no release or end detected';
+    b.addEventListener('click', () => {
+      const pad = (meta.end - meta.release) / 20;
+      load(Math.max(0, meta.release - pad), Math.min(meta.duration, meta.end + pad));
+    });
+    hint.insertBefore(b, status);
+    hint.insertBefore(document.createTextNode(' '), status);
+  }
+
   async function start() {
-    const firstWindow = getJson(`/api/run/${run}/window?t0=0&t1=1e12&px=${Math.round(width())}`);
+    const linked = fromUrl();
+    const firstWindow = getJson(linked ? `/api/run/${run}/window?t0=${linked.t0}&t1=${linked.t1}&px=${Math.round(width())}`
+                                       : `/api/run/${run}/window?t0=0&t1=1e12&px=${Math.round(width())}`);
     firstWindow.catch(() => {});   // reported by load() below
     try {
       meta = await getJson(`/api/run/${run}/meta`);
@@ -269,11 +341,36 @@
                         'L_p', ['L_p'].concat(sim), ['#9467bd', '#7f7f7f'], false);
       psdPlot(document.getElementById('plot-psd'));
     }
-    await load(0, meta.duration, firstWindow);
+    rollButton();
+    if (linked && linked.t0 >= meta.duration) {
+      await load(0, meta.duration);   // a link past the run's end: the whole run
+    } else if (linked) {
+      await load(linked.t0, Math.min(meta.duration, linked.t1), firstWindow);
+    } else {
+      await load(0, meta.duration, firstWindow);
+    }
     if (state.error) return;
     if (loading) loading.hidden = true;
     state.drawnMs = performance.now();   // from the navigation's start
     state.ready = true;
+    showAnswer();
+  }
+
+  // the validation's section (verdict, each law's lambda0, the report),
+  // asked for once the plots are drawn: it simulates both laws again
+  async function showAnswer() {
+    const el = document.getElementById('validation');
+    if (!el) return;
+    try {
+      const r = await fetch(`/api/run/${run}/answer`);
+      const text = await r.text();
+      if (!r.ok) throw new Error(text);
+      el.innerHTML = text;   // the server's markup, its text escaped there
+      state.answer = 'shown';
+    } catch (e) {
+      el.lastElementChild.textContent = 'loading the validation failed: ' + e.message;
+      state.answer = 'failed';
+    }
   }
   start();
 })();

@@ -165,13 +165,14 @@ typedef struct {
     size_t calls, last, total, backwards;
 } progress_log;
 
-static void log_progress(size_t done, size_t total, void *ctx)
+static int log_progress(size_t done, size_t total, void *ctx)
 {
     progress_log *l = ctx;
     l->backwards += l->calls > 0 && done < l->last;
     l->calls++;
     l->last = done;
     l->total = total;
+    return 0;
 }
 
 /* A basin map on 1 thread and on 2, 3 and 5 (more than this machine's
@@ -305,6 +306,92 @@ static void test_basin_stats(void **state)
     assert_true(isnan(st.dist));
 }
 
+/* A progress that asks to stop at its first call: the batch takes no
+ * more simulations and says PL_ESTATE, having run fewer than asked (each
+ * of 2 threads finishes at most the one it holds). */
+static int stop_now(size_t done, size_t total, void *ctx)
+{
+    (void)done;
+    (void)total;
+    ++*(int *)ctx;
+    return 1;
+}
+
+static void test_batch_stops(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    pl_dimer_params ps[N];
+    pl_dimer_result r[N];
+    int ok[N], calls = 0;
+    for (int i = 0; i < N; i++) {
+        pl_dimer_params_default(&ps[i]);
+        ps[i].duration = 2;
+    }
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_batch(ps, N, 2, r, ok, stop_now, &calls, &err), PL_ESTATE);
+    assert_int_equal(calls, 1);                 /* not called again: no "total" line */
+    assert_non_null(strstr(err.msg, "stopped after"));
+    size_t done = 0;
+    assert_int_equal(sscanf(err.msg, "dimer batch: stopped after %zu of", &done), 1);
+    assert_true(done <= 2);
+}
+
+/* A point of figure 11 at f, A_r with a median drift m, every start in
+ * the drift mode. */
+static pl_dimer_fig11_point point(double f, double Ar, double m)
+{
+    pl_dimer_fig11_point p = {.f = f, .Ar = Ar, .starts = 4, .drift_starts = 4, .med = m};
+    return p;
+}
+
+/* dimer-report --quick's sweep (25 Hz, A_r 3.9 to 6.5): the statements
+ * on 50 and 75 Hz, on A_r it did not reach, and those comparing the
+ * frequencies are not checked; the reversal at 5, which it spans, is
+ * checked at 25 Hz and says 50 and 75 Hz were left out. */
+static void test_fig11_unchecked(void **state)
+{
+    (void)state;
+    static const double f25[1] = {25};
+    pl_dimer_fig11_spec s;
+    pl_dimer_fig11_default(&s);
+    s.freqs = f25;
+    s.n_freqs = 1;
+    s.ar_min = 3.9;
+    s.n_ar = 27;
+    pl_dimer_fig11_point pts[27], low[2];
+    for (int a = 0; a < 27; a++) {
+        double Ar = 3.9 + 0.1 * a;
+        pts[a] = point(25, Ar, Ar < 4.95 ? 2.0 - 0.1 * a : Ar < 6.15 ? -1.0 : 0.0);
+    }
+    low[0] = point(2.5, 2.0, NAN);
+    low[0].drift_starts = 0;
+    low[1] = point(2.5, 2.2, NAN);
+    low[1].drift_starts = 0;
+    pl_dimer_statement st[PL_DIMER_FIG11_STATEMENTS];
+    pl_dimer_fig11_check(&s, pts, low, 2, st);
+    static const pl_dimer_verdict want[PL_DIMER_FIG11_STATEMENTS] = {
+        PL_DIMER_UNCHECKED, PL_DIMER_UNCHECKED, PL_DIMER_UNCHECKED, PL_DIMER_HOLDS,
+        PL_DIMER_UNCHECKED, PL_DIMER_UNCHECKED, PL_DIMER_HOLDS, PL_DIMER_HOLDS,
+        PL_DIMER_UNCHECKED, PL_DIMER_UNCHECKED};
+    for (int i = 0; i < PL_DIMER_FIG11_STATEMENTS; i++) {
+        if (st[i].verdict != want[i])
+            print_error("statement %d: verdict %d, want %d (%s)\n", i + 1, st[i].verdict,
+                        want[i], st[i].finding);
+        assert_int_equal(st[i].verdict, want[i]);
+    }
+    assert_non_null(strstr(st[5].paper, "frequency has little influence"));
+    assert_non_null(strstr(st[5].finding, "not checked"));
+    assert_non_null(strstr(st[2].finding, "50, 75 Hz"));
+    assert_non_null(strstr(st[3].finding, "not checked at 50, 75 Hz"));
+    /* the same numbers with the reversal gone: checked, and it fails */
+    for (int a = 11; a < 23; a++)
+        pts[a].med = 0.5;
+    pl_dimer_fig11_check(&s, pts, low, 2, st);
+    assert_int_equal(st[3].verdict, PL_DIMER_FAILS);
+    assert_int_equal(st[5].verdict, PL_DIMER_UNCHECKED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +403,8 @@ int main(void)
         cmocka_unit_test(test_threads_default),
         cmocka_unit_test(test_basin_file),
         cmocka_unit_test(test_basin_stats),
+        cmocka_unit_test(test_batch_stops),
+        cmocka_unit_test(test_fig11_unchecked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

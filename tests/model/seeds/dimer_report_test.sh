@@ -4,9 +4,19 @@
 # and in a real browser:
 #   - the report's files exist, every page the index links exists, every
 #     file a page references exists;
-#   - the index marks each statement holds or does not hold: figure 11's
-#     reversal at A_r 5 holds (the quick sweep spans it), figure 15's rest
-#     holds, figure 13's jump start does not (it comes to rest here);
+#   - the index marks each statement holds, does not hold or not checked:
+#     figure 11's reversal at A_r 5 holds (the quick sweep spans it),
+#     figure 15's rest holds, figure 13's jump start does not (it comes to
+#     rest here); the quick sweep (25 Hz, A_r 3.9-6.5) leaves 7 of figure
+#     11's statements not checked, among them the 50/75 Hz one and "the
+#     frequency has little influence" (main called it "holds" on "2.10,
+#     nan, nan"), and the summary counts them apart;
+#   - every text of the figures lies inside its picture in Chromium
+#     (tests/util/svgfit.sh; main cut every title: "ure 11: ...");
+#   - interrupted, the report writes index.html with what is done: SIGINT
+#     during a basin map exits 130, figure 11's verdicts are there, the map
+#     reads "not run: interrupted" and is not stored; SIGTERM during
+#     figure 11 exits 143 with all 17 statements "not run: interrupted";
 #   - the maps are stored and a second report reads them instead of
 #     running them again; the open choices' map with the defaults (3 x 3)
 #     is every other start of the 5 x 5 map, read off it;
@@ -69,6 +79,55 @@ n=$(grep -c 'data-verdict=' "$out/index.html")
 [ "$n" -eq 17 ] || fail "index.html has $n verdicts, expected 10 + 7"
 tail -n +2 "$out/fig11.csv" | awk -F, '$2 == 4.50 && $5 <= 0 { exit 1 } $2 == 5.50 && $5 >= 0 { exit 1 }' ||
     fail "fig11.csv: the drift does not change sign between A_r 4.5 and 5.5 at 25 Hz"
+# what the quick sweep did not simulate is not checked, and counted apart
+row fig11.html "The frequency has little influence" | grep -q 'class="unchecked" data-verdict="unchecked"' ||
+    fail "'the frequency has little influence' is not 'not checked' with 25 Hz only"
+row fig11.html "At 50 and 75 Hz" | grep -q 'data-verdict="unchecked"' ||
+    fail "the 50 and 75 Hz statement is not 'not checked' with 25 Hz only"
+[ "$(grep -c 'data-verdict="unchecked"' "$out/index.html")" -eq 7 ] ||
+    fail "not 7 statements not checked: $(grep -c 'data-verdict="unchecked"' "$out/index.html")"
+grep -q '>not checked</td>' "$out/index.html" || fail "no 'not checked' verdict in the words"
+grep -q '\.unchecked{' "$out/index.html" || fail "the 'not checked' class has no style"
+grep -q "statements hold, [0-9]* do not, 7 not checked" "$dir/stdout" ||
+    fail "the summary does not count the 7 not checked: $(head -1 "$dir/stdout")"
+grep -q '<b id="summary">[0-9]* of 17 statements hold</b>, [0-9]* do not, <span class="unchecked">7 not checked' \
+    "$out/index.html" || fail "index.html's summary does not count the 7 not checked"
+src=${PRISMLAB_SRC:-$(cd "$(dirname "$0")/../../.." && pwd)}
+sh "$src/tests/util/svgfit.sh" "$out"/*.svg >"$dir/fit" || fail "texts cut off: $(cat "$dir/fit")"
+
+# --- interrupted: what is done, written ---------------------------------------------
+# $1 signal, $2 the progress line to wait for, $3 folder; sets rc
+interrupt() {
+    $bin dimer-report -o "$3" --quick --basin-n 31 --variant-n 0 >"$3.out" 2>"$3.err" &
+    pid=$!
+    n=0
+    until grep -q "$2" "$3.err" 2>/dev/null; do
+        n=$((n + 1))
+        [ $n -lt 600 ] || { kill "$pid"; fail "no '$2' in 60 s: $(cat "$3.err")"; }
+        sleep 0.1
+    done
+    kill -s "$1" "$pid"
+    rc=0
+    wait "$pid" || rc=$?
+}
+interrupt INT "basin fig13" "$dir/int"
+[ "$rc" -eq 130 ] || fail "SIGINT during a map: exit status $rc, not 130: $(cat "$dir/int.err")"
+grep -q "interrupted" "$dir/int.err" || fail "SIGINT: stderr does not say interrupted: $(cat "$dir/int.err")"
+[ -s "$dir/int/index.html" ] || fail "SIGINT during a map: no index.html"
+[ ! -e "$dir/int/basin-fig13.csv" ] || fail "SIGINT: the map cut short was stored"
+[ "$(grep -c 'data-verdict="holds"\|data-verdict="fails"' "$dir/int/index.html")" -ge 10 ] ||
+    fail "SIGINT during a map: the verdicts done are not in index.html"
+grep -q '<li class="notrun">basin fig13[^<]*not run: interrupted' "$dir/int/index.html" ||
+    fail "SIGINT during a map: the map is not marked not run"
+for ref in $(grep -o 'href="[^"#:]*"' "$dir/int/index.html" | sed 's/^href="//; s/"$//'); do
+    [ -e "$dir/int/$ref" ] || fail "the interrupted index.html links $ref, which is not there"
+done
+interrupt TERM "figure 11" "$dir/term"
+[ "$rc" -eq 143 ] || fail "SIGTERM during figure 11: exit status $rc, not 143: $(cat "$dir/term.err")"
+[ "$(grep -c 'data-verdict="notrun"' "$dir/term/index.html")" -eq 17 ] ||
+    fail "SIGTERM during figure 11: not 17 statements 'not run: interrupted'"
+[ ! -e "$dir/term/fig11.html" ] || fail "SIGTERM during figure 11: fig11.html written"
+echo "dimer_report_test: 7 statements not checked with --quick; SIGINT (130) and SIGTERM (143) leave index.html"
 
 # --- over MPI ranks: the same files ------------------------------------------------
 mpirun_=mpirun
@@ -86,7 +145,6 @@ $mpirun_ --oversubscribe -np 3 $bin dimer-report -o "$dir/mpi" --quick --basin-n
     >"$dir/out" 2>&1 || fail "mpirun -np 3: $(cat "$dir/out")"
 grep -q "simulations over the MPI job" "$dir/out" || fail "mpirun -np 3: not over MPI: $(cat "$dir/out")"
 same_csv "$dir/mpi"
-src=${PRISMLAB_SRC:-$(cd "$(dirname "$0")/../../.." && pwd)}
 asan=${PRISMLAB_ASAN_BIN:-$src/build/asan/bin/prismlab}
 if [ -x "$asan" ] && [ -x "$(dirname "$asan")/../libexec/prismlab/prismlab-dimer-mpi" ]; then
     LSAN_OPTIONS="suppressions=$src/tests/model/seeds/lsan-dimer-report.supp:print_suppressions=0:fast_unwind_on_malloc=0" \

@@ -8,6 +8,8 @@
 #     every metric in metrics.csv equals the stored one, and the runs' data
 #     quality in metrics.csv and summary.md is their record's (good runs
 #     as processed; a degraded, a refused and an unassessed one rewritten);
+#   - before the runs are processed the report draws its panels without a
+#     PLplot warning, saying "no data to draw";
 #   - headless Chromium renders index.html from disk with every image
 #     loaded and no console error; the screenshot stays in build/.
 set -eu
@@ -21,6 +23,14 @@ $bin db init --db "$db" >/dev/null
 $bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
 $bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
+# Before any run is processed: the figures have no data, and PLplot must
+# not be handed a window of equal limits (it printed "*** PLPLOT WARNING
+# *** plwind: Invalid window limits" six times); the panel says so.
+$bin report --experiment fig8 -o "$dir/unprocessed" --db "$db" >/dev/null 2>"$dir/err" ||
+    fail "report before processing: $(cat "$dir/err")"
+! grep -q "PLPLOT WARNING" "$dir/err" || fail "PLplot warns on unprocessed runs: $(cat "$dir/err")"
+grep -q '&#x6e;&#x6f;&#x20;&#x64;&#x61;&#x74;&#x61;' "$dir/unprocessed/lp.svg" ||
+    fail "lp.svg of unprocessed runs does not say 'no data to draw'"
 $bin process --all --db "$db" >/dev/null 2>&1
 $bin validate --all --fit lambda0,t0,beta --db "$db" >"$dir/val" || fail "validate: $(cat "$dir/val")"
 
@@ -65,7 +75,7 @@ check_quality() {   # check_quality REPORT_DIR
         [ "${rest##*,}" = "$stored" ] || fail "metrics.csv run $run: quality '${rest##*,}', stored '$stored'"
     done
     grep '^| [0-9]' "$1/summary.md" | grep -v '\\|' |
-    while IFS='|' read -r _ run _ _ _ _ _ _ _ q faults _; do
+    while IFS='|' read -r _ run _ _ _ _ _ _ _ _ q faults _; do
         run=$(echo $run)
         stored=$(sqlite3 "$db" "SELECT quality FROM run_quality WHERE run_id = $run")
         kinds=$(sqlite3 "$db" "SELECT faults FROM run_quality WHERE run_id = $run" |
@@ -89,6 +99,13 @@ grep -q "^| $1 |.* | degraded | beam_lost, dropouts |\$" "$dir/report2/summary.m
 grep -q "^| $2 |.* | refused | beams a \\\\| b |\$" "$dir/report2/summary.md" || fail "summary.md: the refused run's reason"
 grep -q "^| $3 |.* | end |  | |\$" "$dir/report2/summary.md" || fail "summary.md: the unassessed run"
 grep -q "^$3,.*,[a-z]*,\$" "$dir/report2/metrics.csv" || fail "metrics.csv: the unassessed run's quality is not empty"
+# The verdict on each run (the line law made the fixtures) in summary.md,
+# both laws' lambda0 labelled with their intervals, the plastic fit (its
+# interval some 2000 deg wide) flagged; the page bolds the verdict's law.
+n=$(grep -c '^| [0-9]* | [0-9]* | [a-z]* | line | line [0-9.]* ± [0-9.]*; plastic [0-9.]* ± [0-9.]* (undetermined) |' "$out/summary.md")
+[ "$n" -eq 6 ] || fail "summary.md: $n of 6 runs with verdict line and both laws' lambda0 (plastic undetermined): $(grep '^| [0-9]' "$out/summary.md")"
+n=$(grep -o '<b>line [0-9.]* &plusmn; [0-9.]*</b><br>plastic [0-9.]* &plusmn; [0-9.]* <em class="flag">undetermined</em>' "$out/index.html" | wc -l)
+[ "$n" -eq 6 ] || fail "index.html: $n of 6 runs with both laws' lambda0, the verdict's in bold"
 # ... and the HTML table shows the fitted line-law error of each run.
 sqlite3 "$db" "SELECT printf('%.3f', 100 * max_rel_err_lp) FROM validation v JOIN run r ON r.id = v.run_id JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' AND law = 'line' AND fit = 'fitted'" |
 while read -r pct; do

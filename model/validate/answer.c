@@ -1,0 +1,128 @@
+/* model/validate/answer.c - a run's fitted lambda0s, their flags and its
+ * verdict.  See answer.h and docs/validation.md. */
+#include "model/validate/answer.h"
+
+#include "db/derived.h"
+#include "model/validate/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+pl_fit_flag pl_fit_flag_of(double lambda0_rad, double sd_rad, int n_edges,
+                           double beta_rad)
+{
+    if (!isfinite(sd_rad))
+        return PL_FIT_FLAG_BOUND;
+    double top = n_edges > 0 ? M_PI / n_edges + beta_rad : NAN;
+    double tol = PL_FIT_BOUND_DEG * M_PI / 180;
+    if (lambda0_rad < tol || (isfinite(top) && fabs(top - lambda0_rad) < tol))
+        return PL_FIT_FLAG_BOUND;
+    /* a range is only known with the prism's edges */
+    if (isfinite(top) && 2 * pl_fit_interval_factor() * sd_rad >= top)
+        return PL_FIT_FLAG_UNDETERMINED;
+    return PL_FIT_FLAG_NONE;
+}
+
+pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v)
+{
+    if (strcmp(v->fit, "fitted") != 0)
+        return PL_FIT_FLAG_NONE;
+    return pl_fit_flag_of(v->lambda0_rad, v->lambda0_sd_rad, v->n_edges, v->beta_rad);
+}
+
+int pl_fit_decimals(double half_deg)
+{
+    int dec = isfinite(half_deg) && half_deg > 0 ? (int)ceil(-log10(half_deg)) + 1 : 4;
+    return dec < 2 ? 2 : dec > 6 ? 6 : dec;
+}
+
+const char *pl_fit_flag_words(pl_fit_flag f)
+{
+    switch (f) {
+    case PL_FIT_FLAG_BOUND: return "at its bound";
+    case PL_FIT_FLAG_UNDETERMINED: return "undetermined";
+    default: return "";
+    }
+}
+
+const char *pl_verdict_words(pl_verdict_law law)
+{
+    switch (law) {
+    case PL_VERDICT_LINE: return "line-impact law";
+    case PL_VERDICT_PLASTIC: return "plastic law";
+    case PL_VERDICT_UNDECIDED: return "undecided";
+    default: return "none (not validated under both laws)";
+    }
+}
+
+/* The verdict of the report's load_series(): the measured L_p at 1 kHz
+ * (decimation 10) over the window [release, end], both laws simulated on
+ * the same times, block log-ratios, the t-test. */
+static pl_status verdict_of(pl_store *store, long long id, const pl_validation *line,
+                            const pl_validation *plastic, pl_verdict *out, pl_err *err)
+{
+    pl_processing proc;
+    pl_err ignore = {0};
+    if (pl_derived_get(store, id, &proc, &ignore) != PL_OK)
+        return PL_OK;
+    double *lp = NULL, t0 = 0, rate = 1;
+    size_t m = 0;
+    if (pl_derived_series(store, id, "Lp", 10, &lp, &m, &t0, &rate, err) != PL_OK)
+        return err->code;
+    size_t a = (size_t)ceil((proc.release_t_s - t0) * rate);
+    size_t b = (size_t)floor((proc.end_t_s - t0) * rate);
+    if (b > m)
+        b = m;
+    if (a >= b)
+        a = b = 0;
+    size_t n = b - a;
+    double *t = malloc((n ? n : 1) * sizeof *t), *sl = malloc((n ? n : 1) * sizeof *sl),
+           *sp = malloc((n ? n : 1) * sizeof *sp), d[PL_FIT_BLOCKS];
+    pl_status st = PL_OK;
+    if (!t || !sl || !sp)
+        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for its verdict", id);
+    for (size_t k = 0; st == PL_OK && k < n; k++)
+        t[k] = t0 + (double)(a + k) / rate;
+    if (st == PL_OK && n > 0 &&
+        (pl_validation_curve(line, t, sl, NULL, NULL, NULL, n, err) != PL_OK ||
+         pl_validation_curve(plastic, t, sp, NULL, NULL, NULL, n, err) != PL_OK))
+        st = err->code;
+    if (st == PL_OK && n > 0)
+        pl_verdict_decide(d, pl_verdict_blocks(lp + a, sl, sp, n, d), out);
+    free(lp);
+    free(t);
+    free(sl);
+    free(sp);
+    return st;
+}
+
+pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
+                        pl_err *err)
+{
+    static const char *const laws[PL_ANSWER_LAWS] = {"line", "plastic"};
+    memset(a, 0, sizeof *a);
+    pl_verdict_decide(NULL, 0, &a->verdict);
+    for (int i = 0; i < PL_ANSWER_LAWS; i++) {
+        pl_answer_law *l = &a->law[i];
+        pl_err e = {0};
+        l->has = pl_validation_get(store, run_id, laws[i], "fitted", &l->v, &e) == PL_OK;
+        if (!l->has && e.code != PL_ENOTFOUND && e.code != PL_OK)
+            return pl_err_set(err, e.code, "%s", e.msg);
+        if (!l->has)
+            l->has = pl_validation_get(store, run_id, laws[i], "recorded", &l->v, &e) == PL_OK;
+        l->half95_rad = l->has && !strcmp(l->v.fit, "fitted")
+                            ? pl_fit_interval_factor() * l->v.lambda0_sd_rad : NAN;
+        l->flag = l->has ? pl_fit_flag_of_validation(&l->v) : PL_FIT_FLAG_NONE;
+    }
+    /* like with like: both fitted or both as recorded */
+    if (!a->law[0].has || !a->law[1].has || strcmp(a->law[0].v.fit, a->law[1].v.fit))
+        return PL_OK;
+    pl_err e = {0};
+    if (verdict_of(store, run_id, &a->law[0].v, &a->law[1].v, &a->verdict, &e) != PL_OK) {
+        snprintf(a->why, sizeof a->why, "%s", e.msg);
+        pl_verdict_decide(NULL, 0, &a->verdict);
+    }
+    return PL_OK;
+}

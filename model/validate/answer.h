@@ -1,0 +1,76 @@
+/* model/validate/answer.h - a run's answer to the science question, where
+ * people look for it (run show, the run's web page): per law the lambda0
+ * its validation fitted, with the 95 % interval and a flag when the fit
+ * says nothing about it, and the run's verdict, computed as the report
+ * computes it (docs/validation.md, "The verdict" and "On the run"). */
+#ifndef PL_MODEL_VALIDATE_ANSWER_H
+#define PL_MODEL_VALIDATE_ANSWER_H
+
+#include "db/store.h"
+#include "db/validation.h"
+#include "model/prism/match.h"
+
+/* What a fitted lambda0 says: a value, one held at an end of the model's
+ * range (0, alpha + beta), or one whose interval is as wide as the range. */
+typedef enum {
+    PL_FIT_FLAG_NONE,
+    PL_FIT_FLAG_BOUND,          /* "at its bound" */
+    PL_FIT_FLAG_UNDETERMINED    /* "undetermined" */
+} pl_fit_flag;
+
+/* The flag of a fitted lambda0 (rad) with standard error sd (rad, NaN when
+ * the fit held it fixed) for a prism of n_edges on a ramp inclined beta
+ * (rad): at its bound when sd is not finite or lambda0 lies within
+ * PL_FIT_BOUND_DEG of 0 or alpha + beta (alpha = pi / n_edges);
+ * undetermined when the 95 % interval (pl_fit_interval_factor() sd each
+ * side) is wider than the whole range. */
+pl_fit_flag pl_fit_flag_of(double lambda0_rad, double sd_rad, int n_edges,
+                           double beta_rad);
+
+/* How near an end of (0, alpha + beta) a fitted lambda0 counts as held
+ * there, degrees. */
+#define PL_FIT_BOUND_DEG 1e-3
+
+/* The flag of a stored validation: NONE for one with lambda0 as recorded. */
+pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v);
+
+/* The decimals to print a fitted lambda0 and its interval's half width
+ * (degrees) with: down to the half width's second significant digit, 2 to
+ * 6 (4 when the width is not finite); the report's rule. */
+int pl_fit_decimals(double half_deg);
+
+/* "", "at its bound", "undetermined". */
+const char *pl_fit_flag_words(pl_fit_flag f);
+
+enum { PL_ANSWER_LAWS = 2 };   /* line, plastic */
+
+typedef struct {
+    int has;                  /* validated under this law */
+    pl_validation v;          /* its fitted validation, else the recorded one */
+    double half95_rad;        /* the 95 % interval's half width; NaN when
+                                 lambda0 was not fitted */
+    pl_fit_flag flag;
+} pl_answer_law;
+
+typedef struct {
+    pl_answer_law law[PL_ANSWER_LAWS];   /* [0] line, [1] plastic */
+    pl_verdict verdict;       /* law PL_VERDICT_NONE unless both laws were
+                                 validated with the same fit on a processed run */
+    char why[512];            /* "" or why no verdict could be worked out
+                                 (a simulation that failed: the laws stand) */
+} pl_answer;
+
+/* Reads run_id's validations and works out its verdict (the laws'
+ * simulations run again on the window's 1 kHz L_p, as the report does).
+ * A run not validated gives an answer with neither law and no verdict; a
+ * verdict that cannot be worked out leaves its reason in a->why and
+ * returns PL_OK; errors reading the store are returned. */
+pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
+                        pl_err *err);
+
+/* The name of the law a verdict supports, in words for a reader:
+ * "line-impact law", "plastic law", "undecided", "none (not validated
+ * under both laws)". */
+const char *pl_verdict_words(pl_verdict_law law);
+
+#endif

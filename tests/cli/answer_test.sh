@@ -1,0 +1,85 @@
+#!/bin/sh
+# tests/cli/answer_test.sh - the validation's answer where people look
+# (issue 30, item 1), on fixture runs 1 and 2 (the line law made them):
+#   - validate's lines keep lambda0=X+-Y as scripts parse it and append
+#     the flag: the plastic fits (interval ~2000 deg) "(undetermined)",
+#     the line fits none; --json says the same in lambda0_flag;
+#   - `run show` names the verdict (line-impact law), each law's lambda0
+#     with its 95 % interval (pl_fit_interval_factor() = 2.776 times the
+#     stored sd), the flags, and how to write the report; --json the same;
+#   - a fit held at alpha + beta reads "at its bound";
+#   - a run not validated says so and names the command.
+set -eu
+bin=${PRISMLAB_BIN:-bin/prismlab}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT INT TERM
+db=$dir/r.db
+fail() { echo "answer_test: $*" >&2; exit 1; }
+
+$bin db init --db "$db" >/dev/null
+$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
+$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+$bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
+$bin process 1 2 3 --db "$db" >/dev/null 2>&1
+$bin validate 1 2 --fit lambda0,t0,beta --db "$db" >"$dir/val" || fail "validate: $(cat "$dir/val")"
+cat "$dir/val"
+
+# validate's lines
+[ "$(grep -c 'law=plastic fit=fitted lambda0=[0-9.]*+-[0-9.]* (undetermined) max_rel_err=' "$dir/val")" -eq 2 ] ||
+    fail "validate: the plastic fits are not flagged undetermined"
+grep 'law=line fit=fitted' "$dir/val" | grep -q '(' && fail "validate: a line fit is flagged"
+sd=$(grep 'run=1 law=plastic fit=fitted' "$dir/val" | sed 's/.* lambda0=[0-9.]*+-\([0-9.]*\) .*/\1/')
+case $sd in *[!0-9.]* | '') fail "validate: the sd after lambda0= no longer parses: '$sd'" ;; esac
+$bin validate 1 --fit lambda0,t0,beta --json --db "$db" >"$dir/val.json"
+python3 - "$dir/val.json" <<'PY' || fail "validate --json: lambda0_flag"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+flags = {(r["law"], r["fit"]): r["lambda0_flag"] for r in rows}
+assert flags == {("line", "recorded"): None, ("line", "fitted"): None,
+                 ("plastic", "recorded"): None, ("plastic", "fitted"): "undetermined"}, flags
+PY
+
+# run show, text
+$bin run show 1 --db "$db" >"$dir/show"
+grep '^verdict\|^lambda0 \|^report' "$dir/show"
+grep -q '^verdict:        line-impact law (t = [0-9.e+]* over 5 blocks' "$dir/show" || fail "run show: no verdict"
+grep -q '^lambda0 line:    7\.2[0-9]* +- 0\.[0-9]* deg (95 %, fitted); max rel. L_p error' "$dir/show" ||
+    fail "run show: no line-law lambda0 with its interval"
+grep -q '^lambda0 plastic: [0-9.]* +- [0-9.]* deg (95 %, fitted; undetermined)' "$dir/show" ||
+    fail "run show: the plastic fit is not flagged undetermined"
+grep -q "^report:         .*prismlab report --experiment fig8 -o out/fig8\$" "$dir/show" ||
+    fail "run show: no way to the report"
+
+# run show --json: the interval is 2.776 stored sd each side
+sqlite3 "$db" "SELECT lambda0_rad * 180 / 3.141592653589793, lambda0_sd_rad * 180 / 3.141592653589793 FROM validation WHERE run_id = 1 AND law = 'line' AND fit = 'fitted'" >"$dir/stored"
+$bin run show 1 --json --db "$db" >"$dir/show.json"
+python3 - "$dir/show.json" "$dir/stored" <<'PY' || fail "run show --json: the validation"
+import json, sys
+d = json.load(open(sys.argv[1]))["validation"]
+lam, sd = map(float, open(sys.argv[2]).read().split("|"))
+assert d["verdict"] == "line", d
+line, plastic = d["laws"]["line"], d["laws"]["plastic"]
+assert line["fit"] == "fitted" and line["flag"] is None, line
+assert abs(line["lambda0_deg"] - lam) < 1e-12, (line, lam)
+half = 2.7764451051977987 * sd
+assert abs(line["lambda0_hi95_deg"] - lam - half) < 1e-9 and abs(lam - line["lambda0_lo95_deg"] - half) < 1e-9, line
+assert plastic["flag"] == "undetermined", plastic
+assert d["report"] is None and d["report_command"] == "prismlab report --experiment fig8 -o out/fig8", d
+PY
+
+# a fit held at alpha + beta (0.0002 deg below: the model refuses the end itself)
+sqlite3 "$db" "UPDATE simulation SET lambda0_rad = 3.141592653589793 / n_edges + beta_rad - 0.0002 * 3.141592653589793 / 180 WHERE id = (SELECT simulation_id FROM validation WHERE run_id = 2 AND law = 'line' AND fit = 'fitted')"
+$bin run show 2 --db "$db" >"$dir/show2"
+grep -q '^lambda0 line:    [0-9.]* +- [0-9.]* deg (95 %, fitted; at its bound)' "$dir/show2" ||
+    fail "run show: a fit at alpha + beta is not flagged: $(grep '^lambda0' "$dir/show2")"
+
+# processed, not validated
+$bin run show 3 --db "$db" >"$dir/show3"
+grep -q '^verdict:        none: not validated (prismlab validate 3 --fit lambda0,t0)$' "$dir/show3" ||
+    fail "run show: an unvalidated run: $(grep '^verdict' "$dir/show3")"
+$bin run show 3 --json --db "$db" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["validation"]
+assert d["verdict"] is None and d["laws"] == {"line": None, "plastic": None}, d' ||
+    fail "run show --json: an unvalidated run"
+echo "answer_test: validate flags, run show's verdict, intervals and flags (text and JSON) as stored"
