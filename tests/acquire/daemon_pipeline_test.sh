@@ -122,6 +122,13 @@ pid=
 # A step that takes 2 s and crashes, beside a copy of the daemon's program
 mkdir "$dir/lx"
 cp "$libexec/prismlab-acquire" "$dir/lx/"
+# without the steps' programs beside it the daemon does not start
+rig_ini "lambda0_deg = 4.5"
+if "$dir/lx/prismlab-acquire" acquire daemon --config "$dir/rig.ini" 2>"$dir/err"; then
+    fail "a daemon started without prismlab-process beside it"
+fi
+grep -q "after_run: $dir/lx/prismlab-process: No such file" "$dir/err" ||
+    fail "no program: $(cat "$dir/err")"
 printf '#!/bin/sh\necho "stand-in process of run $2"\nsleep 2\n[ "$2" = 6 ] || kill -SEGV $$\n' \
     >"$dir/lx/prismlab-process"
 # validate as when one law's fit fails: the other's result stored, exit 2
