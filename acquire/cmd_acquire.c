@@ -48,7 +48,9 @@ static const char synopsis[] =
     "start (record now), stop, status.  A run ends on stop, after [run]\n" \
     "duration_s, when the signal is still for --still seconds after motion, or\n" \
     "when a simulated run ends.  Logs to stderr; SIGTERM/SIGINT close the run\n" \
-    "cleanly.  docs/acquire.md.\n"
+    "cleanly.  With [pipeline] after_run = process, validate in rig.ini, each run\n" \
+    "is processed and validated as soon as it stops (child processes; status\n" \
+    "says pipeline=, pipeline_last=, verdict_run=).  docs/acquire.md.\n"
 
 /* `prismlab acquire --help`: every action, their options under each one's
  * own --help. */

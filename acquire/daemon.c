@@ -3,6 +3,7 @@
  * comedi is Linux-only anyway. */
 #define _GNU_SOURCE
 #include "acquire/daemon.h"
+#include "acquire/pipeline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,7 @@ typedef struct {
     } sg;
     double last_status;          /* when the streams last got an S line */
     char last_error[320];        /* why the last run stopped, if it failed */
+    pl_pipeline *pipe;           /* [pipeline] after_run; NULL: none */
 } daemon_t;
 
 static void logf_(daemon_t *d, const char *fmt, ...)
@@ -183,15 +185,25 @@ static void stream_line(daemon_t *d, const char *line, size_t n)
     }
 }
 
+/* The after-run pipeline's words for status and the stream's S line. */
+static void describe_pipeline(const daemon_t *d, char *buf, size_t size)
+{
+    if (d->pipe)
+        pl_pipeline_describe(d->pipe, buf, size);
+    else
+        snprintf(buf, size, "pipeline=off");
+}
+
 static void stream_status(daemon_t *d)
 {
-    char line[200];
+    char line[400], pipe[200];
     pl_writer_stats ws;
     pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
+    describe_pipeline(d, pipe, sizeof pipe);
     int n = snprintf(line, sizeof line, "S state=%s run=%lld frames=%lld overruns=%lld "
-                     "last_run=%lld\n", state_name[d->st],
+                     "last_run=%lld %s\n", state_name[d->st],
                      d->st == D_RECORDING ? d->run_id : -1LL,
-                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run);
+                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run, pipe);
     stream_line(d, line, (size_t)n);
     d->last_status = mono_s();
 }
@@ -329,6 +341,11 @@ static pl_status finish(daemon_t *d, const char *why, pl_err *err)
     d->last_run = d->run_id;
     d->run_id = -1;
     close_source(d);
+    /* The run is stored whatever its pipeline does: a failure there is
+     * logged and shown by status, never returned. */
+    pl_err perr = {0};
+    if (d->pipe && pl_pipeline_add(d->pipe, d->last_run, &perr) != PL_OK)
+        logf_(d, "%s", perr.msg);
     return st;
 }
 
@@ -459,16 +476,18 @@ static void command(daemon_t *d, client *c, const char *cmd)
 {
     pl_err err = {0};
     if (!strcmp(cmd, "status")) {
+        char pipe[200];
+        describe_pipeline(d, pipe, sizeof pipe);
         pl_writer_stats ws;
         pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
         /* A failed commit shows at once (overruns=1, error=...), before
          * the loop has stopped the run; the cause stays until the next. */
         const char *why = d->last_error[0] ? d->last_error
                           : ws.failed ? "a commit failed" : NULL;
-        reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld%s%s",
-              state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
+        reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld "
+              "%s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
-              ws.ring_capacity, ws.overruns, d->last_run, why ? " error=" : "",
+              ws.ring_capacity, ws.overruns, d->last_run, pipe, why ? " error=" : "",
               why ? why : "");
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {
@@ -770,6 +789,33 @@ static void serve_clients(daemon_t *d)
             serve_one(d, &d->cl[i], now);
 }
 
+static void log_to_daemon(void *ctx, const char *line)
+{
+    logf_(ctx, "%s", line);
+}
+
+/* [pipeline] after_run: the children that process and validate each run,
+ * and one line saying what validation will take for the release angle. */
+static pl_status open_pipeline(daemon_t *d, pl_err *err)
+{
+    const pl_rigconf *rc = d->rc;
+    if (!rc->after_run)
+        return PL_OK;
+    if (pl_pipeline_create(&d->pipe, rc->db, rc->after_run, log_to_daemon, d, err) != PL_OK)
+        return err->code;
+    if (!(rc->after_run & PL_AFTER_VALIDATE))
+        logf_(d, "pipeline: each run processed as soon as it stops");
+    else if (isnan(rc->lambda0_deg))
+        logf_(d, "pipeline: each run processed and validated as soon as it stops; no "
+              "[run] lambda0_deg: lambda0 and t0 fitted from the lambda0 the source "
+              "records (the simulator does), else from 90 %% of alpha + beta");
+    else
+        logf_(d, "pipeline: each run processed and validated as soon as it stops; "
+              "lambda0 and t0 fitted from the recorded [run] lambda0_deg = %g, which "
+              "is compared as well", rc->lambda0_deg);
+    return PL_OK;
+}
+
 pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
                         const pl_daemon_options *opt, pl_err *err)
 {
@@ -789,8 +835,9 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     if (interrupted)
         logf_(&d, "marked %lld unfinished run%s interrupted", interrupted,
               interrupted == 1 ? "" : "s");
-    int lfd = listen_on(opt->socket_path, err);
+    int lfd = open_pipeline(&d, err) == PL_OK ? listen_on(opt->socket_path, err) : -1;
     if (lfd < 0) {
+        pl_pipeline_destroy(d.pipe);
         pl_recorder_close(d.rec);
         return err->code;
     }
@@ -805,9 +852,11 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     while (!d.quit && !(opt->stop && *opt->stop)) {
         if (d.st == D_IDLE) {
             /* nothing to acquire: sleep until a client stirs (or 100 ms) */
-            struct pollfd p[1 + MAX_CLIENTS];
+            struct pollfd p[2 + MAX_CLIENTS];
             nfds_t n = 0;
             p[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+            if (pl_pipeline_fd(d.pipe) >= 0)   /* a step's output, or its end */
+                p[n++] = (struct pollfd){.fd = pl_pipeline_fd(d.pipe), .events = POLLIN};
             for (int i = 0; i < MAX_CLIENTS; i++)
                 if (cl[i].fd >= 0)
                     p[n++] = (struct pollfd){.fd = cl[i].fd,
@@ -819,6 +868,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
             logf_(&d, "error: %s", err->msg);
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
+        pl_pipeline_poll(d.pipe);
         accept_clients(&d, lfd);
         if (d.n_streams > 0 && mono_s() - d.last_status >= 0.5)
             stream_status(&d);
@@ -836,6 +886,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     }
     close_source(&d);
     close(lfd);
+    pl_pipeline_destroy(d.pipe);
     /* only the socket this daemon made: not what another put there since */
     struct stat now;
     if (lstat(opt->socket_path, &now) == 0 && S_ISSOCK(now.st_mode) &&

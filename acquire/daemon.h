@@ -19,6 +19,11 @@
  *           a bounded queue per client, never waited on (docs/acquire.md);
  *   quit    end any run cleanly and exit.
  *
+ * With [pipeline] after_run in the rig file, each run that stops is handed
+ * to the after-run pipeline (acquire/pipeline.h): processed and validated
+ * by child processes while the daemon serves on; status and the stream's
+ * S line end with its words (pipeline=..., verdict_run=...).
+ *
  * A run also ends after the configured duration, when the signal has been
  * still for still_s after motion (the prism left the beams), or when the
  * source ends (a simulated run).  SIGTERM/SIGINT end the run cleanly and

@@ -219,13 +219,53 @@ static int sim_key(ctx *c, const char *key, const char *val)
     return -1;
 }
 
+/* after_run: a list of steps; validate needs the processed run, so it
+ * cannot come without process (nor before it: the order is fixed). */
+static int pipeline_key(ctx *c, const char *key, const char *val)
+{
+    if (strcmp(key, "after_run"))
+        return -1;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", val);
+    unsigned steps = 0;
+    int none = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        unsigned bit = !strcmp(t, "process") ? PL_AFTER_PROCESS
+                       : !strcmp(t, "validate") ? PL_AFTER_VALIDATE : 0;
+        if (!strcmp(t, "none")) {
+            none = 1;
+        } else if (!bit) {
+            snprintf(c->msg, sizeof c->msg, "[pipeline] after_run: expected process, "
+                     "validate or none, got '%s'", t);
+            return 0;
+        } else if (bit == PL_AFTER_PROCESS && (steps & PL_AFTER_VALIDATE)) {
+            snprintf(c->msg, sizeof c->msg, "[pipeline] after_run: process comes "
+                     "before validate");
+            return 0;
+        }
+        steps |= bit;
+    }
+    if (none && steps) {
+        snprintf(c->msg, sizeof c->msg, "[pipeline] after_run: none with steps ('%s')", val);
+        return 0;
+    }
+    if ((steps & PL_AFTER_VALIDATE) && !(steps & PL_AFTER_PROCESS)) {
+        snprintf(c->msg, sizeof c->msg, "[pipeline] after_run: validate needs the "
+                 "processed run: write 'process, validate'");
+        return 0;
+    }
+    c->rc->after_run = steps;
+    return 1;
+}
+
 static int on_key(ctx *c, const char *sec, const char *key, const char *val)
 {
     static const struct {
         const char *name;
         int (*key)(ctx *c, const char *key, const char *val);
     } sections[] = {{"daq", daq_key}, {"beams", beams_key}, {"store", store_key},
-                    {"run", run_key}, {"sim", sim_key}};
+                    {"run", run_key}, {"sim", sim_key}, {"pipeline", pipeline_key}};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         if (strcmp(sec, sections[i].name))
             continue;
@@ -235,7 +275,7 @@ static int on_key(ctx *c, const char *sec, const char *key, const char *val)
         return r > 0;
     }
     snprintf(c->msg, sizeof c->msg, "unknown section [%s] (expected daq, "
-             "beams, store, run or sim)", sec);
+             "beams, store, run, sim or pipeline)", sec);
     return 0;
 }
 

@@ -7,6 +7,8 @@
  *   [run]    prism, ramp, experiment, lambda0_deg, duration_s
  *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1,
  *            ramp_length_m (0: endless), motion_s (cap on the motion)
+ *   [pipeline] after_run = process, validate | process | none: what the
+ *            daemon runs on each run it stored, as soon as the run stops
  *
  * docs/acquire.md has an example.  Unknown sections or keys are errors:
  * a misspelt key must not be silently ignored on a rig.
@@ -29,6 +31,9 @@ typedef struct {
     double motion_s;             /* NaN: 30 s */
 } pl_rig_sim;
 
+/* [pipeline] after_run: the steps, in this order. */
+enum { PL_AFTER_PROCESS = 1, PL_AFTER_VALIDATE = 2 };
+
 typedef struct {
     char source[16];             /* "comedi" or "sim" */
     pl_comedi_options comedi;    /* [daq] */
@@ -40,6 +45,7 @@ typedef struct {
     char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE], experiment[PL_NAME_SIZE];
     double lambda0_deg;          /* NaN: not given */
     double duration_s;           /* 0: until stopped */
+    unsigned after_run;          /* PL_AFTER_* bits; 0: none */
 } pl_rigconf;
 
 /* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels

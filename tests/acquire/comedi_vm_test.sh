@@ -5,8 +5,8 @@
 # Debian's kernel package (fetched with `apt-get download` into build/vm/
 # the first time, unpacked, never installed) provides vmlinuz, comedi.ko
 # and comedi_test.ko.  An initramfs holds busybox, those two modules,
-# bin/prismlab and the programs of db, acquire and run with their shared
-# libraries, and tests/acquire/vm/init,
+# bin/prismlab and the programs of db, acquire, run, process and validate
+# with their shared libraries, and tests/acquire/vm/init,
 # which records through the real driver (see there).  The database comes
 # back base64-encoded on the serial console and is checked here:
 #   - the clean run: state complete, exactly RECORD_S x 10 kHz frames, no
@@ -15,6 +15,10 @@
 #     every 1000 frames), channel 1 a +-1 V square wave;
 #   - the overrun run: state overrun, with the frame where data were lost;
 #   - a wrong subdevice and a missing device: one clear line each;
+#   - the daemon's after-run pipeline ran prismlab-process on a run from
+#     the card as soon as it stopped; the driver's waveforms are no prism,
+#     so process refuses it (exit 2, its cause logged), status says
+#     process-failed, the daemon exits cleanly and the run stays complete;
 #   - db check passes.
 # RECORD_S defaults to 60 (issue 5); set it lower to iterate.
 set -eu
@@ -63,7 +67,7 @@ cp "$vm/comedi.ko" "$vm/comedi_test.ko" "$root/lib/"
 # where it looks for them: ../libexec/prismlab from its folder
 cp "$bin" "$root/bin/prismlab"
 mkdir -p "$root/libexec/prismlab"
-for cmd in db acquire run; do
+for cmd in db acquire run process validate; do
     cp "$(dirname "$bin")/../libexec/prismlab/prismlab-$cmd" "$root/libexec/prismlab/" ||
         fail "no program for '$cmd' beside $bin (make)"
 done
@@ -130,6 +134,16 @@ quiet=$(echo "$slow" | sed -n 's/.*quiet_status_cs=\([0-9]*\).*/\1/p')
 [ -n "$worst" ] && [ -n "$quiet" ] && [ "$worst" -le $((quiet + 300)) ] && [ "$worst" -lt 600 ] ||
     fail "status answered slowly while a client trickled: $slow"
 
+pipe=$(grep 'VM-RESULT pipeline ' "$log.txt" | head -1)
+prun=$(echo "$pipe" | sed -n 's/.* run=\([0-9]*\) .*/\1/p')
+[ -n "$prun" ] || fail "the pipeline's run did not record: $pipe"
+echo "$pipe" | grep -q "daemon_rc=0 state=idle pipeline_last=$prun:process-failed " ||
+    fail "the pipeline on the card's run: $pipe"
+echo "$pipe" | grep -q "run $prun: pipeline: process failed (exit status 2): prismlab process: run $prun: " ||
+    fail "the pipeline's failure does not give process's cause: $pipe"
+grep -q 'VM-RESULT pipelinelambda0 no \[run\] lambda0_deg: lambda0 and t0 fitted' "$log.txt" ||
+    fail "the daemon did not say how lambda0 is taken: $(grep 'VM-RESULT pipelinelambda0' "$log.txt")"
+
 # 4. The database, back on the host.
 db=$work/vm.db
 sed -n '/^VM-BEGIN-DB$/,/^VM-END-DB$/p' "$log.txt" | sed '1d;$d' | base64 -d >"$db"
@@ -158,10 +172,12 @@ grep -v '^#' "$work/run1.csv" | tail -n +2 | awk -F, -v frames="$frames" '
         if (min0 > -0.95 || min0 < -1.05 || max0 < 0.95 || max0 > 1.05) exit 1
         if (hi < frames / 4 || lo < frames / 4 || mid > frames / 1000 + 10) exit 1
     }' || fail "run 1 is not comedi_test's waveform"
+$bin run show "$prun" --db "$db" | grep -q '^state: *complete' || fail "the pipeline's run $prun is not complete"
 show2=$($bin run show 2 --db "$db")
 echo "$show2" | grep -q 'state: *overrun (samples lost from frame [0-9]*)' ||
     fail "run 2: $(echo "$show2" | grep state)"
 cost=$(grep -o 'cpu=[0-9.]*% maxrss=[0-9]*kB' "$log.txt" | head -1)
 echo "comedi_vm_test: daemon from the card with a client trickling: $(echo "$slow" | sed 's/^VM-RESULT slowclient //')"
+echo "comedi_vm_test: the daemon's pipeline on run $prun from the card: $(echo "$pipe" | sed 's/.*pipeline: //')"
 echo "comedi_vm_test: ${record_s} s through the real comedi_test driver, 0 frames lost; recorder $cost (CPU under QEMU's TCG emulation: an upper bound); overrun detected: $(echo "$show2" | grep state)"
 rm -rf "$work"

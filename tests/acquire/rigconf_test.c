@@ -105,7 +105,9 @@ static void test_every_key(void **state)
         "seed = 4\n"
         "paced = 1\n"
         "ramp_length_m = 0\n"
-        "motion_s = 30\n"), 0);
+        "motion_s = 30\n"
+        "[pipeline]\n"
+        "after_run = process, validate\n"), 0);
     pl_rigconf rc;
     pl_rigconf_init(&rc);
     pl_err err = {0};
@@ -142,6 +144,26 @@ static void test_every_key(void **state)
     assert_int_equal(rc.sim.paced, 1);
     tu_assert_close(rc.sim.ramp_length_m, 0, 0);
     tu_assert_close(rc.sim.motion_s, 30, 0);
+    assert_int_equal(rc.after_run, PL_AFTER_PROCESS | PL_AFTER_VALIDATE);
+}
+
+/* [pipeline] after_run: off by default, process alone, none. */
+static void test_after_run(void **state)
+{
+    fixture *f = *state;
+    pl_rigconf rc;
+    pl_rigconf_init(&rc);
+    assert_int_equal(rc.after_run, 0);
+    pl_err err = {0};
+    assert_int_equal(tu_write_file(f->ini, "[pipeline]\nafter_run = process\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_int_equal(rc.after_run, PL_AFTER_PROCESS);
+    assert_int_equal(tu_write_file(f->ini, "[pipeline]\nafter_run = process,validate\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_int_equal(rc.after_run, PL_AFTER_PROCESS | PL_AFTER_VALIDATE);
+    assert_int_equal(tu_write_file(f->ini, "[pipeline]\nafter_run = none\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_int_equal(rc.after_run, 0);
 }
 
 /* A file sets only what it names: the rest keeps what was there. */
@@ -181,7 +203,17 @@ static void test_mistakes(void **state)
     expect_error(f, "[daq]\nrate_hz = 10000\n; comment\nchanels = 0,1\n",
                  "4: [daq] chanels: unknown key");
     expect_error(f, "[dac]\nrate_hz = 1\n",
-                 "2: unknown section [dac] (expected daq, beams, store, run or sim)");
+                 "2: unknown section [dac] (expected daq, beams, store, run, sim or pipeline)");
+    expect_error(f, "[pipeline]\nafter_run = process, report\n",
+                 "2: [pipeline] after_run: expected process, validate or none, got 'report'");
+    expect_error(f, "[pipeline]\nafter_run = validate\n",
+                 "2: [pipeline] after_run: validate needs the processed run: "
+                 "write 'process, validate'");
+    expect_error(f, "[pipeline]\nafter_run = validate, process\n",
+                 "2: [pipeline] after_run: process comes before validate");
+    expect_error(f, "[pipeline]\nafter_run = none, process\n",
+                 "2: [pipeline] after_run: none with steps ('none, process')");
+    expect_error(f, "[pipeline]\nbefore_run = process\n", "2: [pipeline] before_run: unknown key");
     expect_error(f, "[daq]\nsource = ni\n",
                  "2: [daq] source: expected comedi or sim, got 'ni'");
     expect_error(f, "[daq]\nrate_hz = fast\n",
@@ -253,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test_setup_teardown(test_every_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_after_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_in_characters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),

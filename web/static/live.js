@@ -2,9 +2,11 @@
 // stream (server-sent events from /api/live) drawn as both channels'
 // levels and the last 10 s of their traces (min/max of each millisecond),
 // the daemon's state, and arm / start / stop when the server runs with
-// --control (the token comes from this page's URL, ?token=...).
+// --control (the token comes from this page's URL, ?token=...).  With the
+// rig's after-run pipeline ([pipeline] after_run), what it does and a link
+// to the last run whose verdict is stored (the S line's verdict_run).
 // window.plLive holds what the tests read: blocks drawn, the latency from
-// the daemon's read of a block to its draw, gaps, the state.
+// the daemon's read of a block to its draw, gaps, the state, verdictRun.
 'use strict';
 (function () {
   const SPAN = 10;   // seconds shown
@@ -15,7 +17,11 @@
   const params = new URLSearchParams(location.search);
   if (params.get('token')) sessionStorage.setItem('prismlab-token', params.get('token'));
   const token = sessionStorage.getItem('prismlab-token');
-  const live = window.plLive = { blocks: 0, drawn: 0, gaps: 0, state: null, run: -1,
+  // made here rather than in the page's HTML: the link is this script's alone
+  const verdictEl = document.createElement('a');
+  verdictEl.id = 'verdict';
+  stateEl.after(' ', verdictEl);
+  const live = window.plLive = { blocks: 0, drawn: 0, gaps: 0, state: null, run: -1, verdictRun: -1, pipeline: null,
                                  latencies: [], arrivals: [], maxLatency: 0, lastFrame: -1, connected: false };
   const t = [], mn1 = [], mx1 = [], mn2 = [], mx2 = [];
   let pendingStamps = [];
@@ -132,11 +138,30 @@
     live.state = kv.state;
     live.run = +kv.run;
     stateEl.textContent = kv.state + (kv.state === 'recording' ? ` run ${kv.run}, ${kv.frames} frames` : '') +
-      (+kv.overruns ? `, ${kv.overruns} overruns` : '') + (+kv.last_run > 0 ? ` (last run ${kv.last_run})` : '');
+      (+kv.overruns ? `, ${kv.overruns} overruns` : '') + (+kv.last_run > 0 ? ` (last run ${kv.last_run})` : '') +
+      pipelineText(kv);
+    live.pipeline = kv.pipeline || null;
+    const vr = +kv.verdict_run;
+    if (vr > 0 && vr !== live.verdictRun) {
+      verdictEl.href = '/run/' + vr;
+      verdictEl.textContent = `run ${vr}: verdict ready`;
+    }
+    live.verdictRun = vr > 0 ? vr : -1;
     const can = control && !!token;
     document.getElementById('arm').disabled = !can || kv.state !== 'idle';
     document.getElementById('start').disabled = !can || kv.state === 'recording';
     document.getElementById('stop').disabled = !can || kv.state === 'idle';
+  }
+
+  // "process:4" -> "; processing run 4"; a failed last run said as such
+  function pipelineText(kv) {
+    if (!kv.pipeline || kv.pipeline === 'off') return '';
+    const [step, run] = kv.pipeline.split(':');
+    let text = run ? `; ${step === 'process' ? 'processing' : 'validating'} run ${run}` : '';
+    const [lastRun, how] = (kv.pipeline_last || '').split(':');
+    if (how && how.endsWith('-failed')) text += `; run ${lastRun}: ${how.replace('-', ' ')}`;
+    if (how === 'validate-partial') text += `; run ${lastRun}: validated in part (a fit failed)`;
+    return text;
   }
 
   async function send(cmd) {
