@@ -100,7 +100,9 @@ static long long stored_points(const char *db)
     return n;
 }
 
-/* A prismlab child of pid (a rank of mpirun), or 0. */
+/* A prismlab child of pid (a rank of mpirun), or 0.  The rank is the
+ * dispatcher exec'd into libexec's prismlab-sweep-mpi, whose name the
+ * kernel keeps as "prismlab-sweep-m": a name that starts prismlab. */
 static pid_t rank_of(pid_t parent)
 {
     DIR *d = opendir("/proc");
@@ -116,7 +118,7 @@ static pid_t rank_of(pid_t parent)
         char comm[64];
         if (fgets(buf, sizeof buf, f) &&
             sscanf(buf, "%d (%63[^)]) %*c %d", &pid, comm, &ppid) == 3 &&
-            ppid == parent && !strcmp(comm, "prismlab") && pid > found)
+            ppid == parent && !strncmp(comm, "prismlab", 8) && pid > found)
             found = pid;
         fclose(f);
     }
