@@ -30,7 +30,6 @@
 #include "db/quality.h"
 #include "db/store.h"
 #include "process/process.h"
-#include "process/robust.h"
 #include "tests/util/score.h"
 #include "tests/util/testutil.h"
 
@@ -44,29 +43,6 @@ typedef struct {
     size_t n;
     double lp_end, t_end;
 } truth;
-
-/* Whether each impact's stated ratio error is honest, as
- * ../shared/foreign-runs/calibration.py asks (issue 33): over the
- * impacts within 2 ms of a true one, z = (ratio - true) / ratio_se has a
- * robust spread *sd and a median *med. */
-static void ratio_z(const truth *tr, const pl_process_result *r, double *sd, double *med)
-{
-    double *z = malloc((r->n_impacts + 1) * sizeof *z);
-    assert_non_null(z);
-    size_t m = 0;
-    for (size_t i = 0; i < r->n_impacts; i++) {
-        size_t best = 0;
-        for (size_t k = 1; k < tr->n; k++)
-            if (fabs(tr->t[k] - r->impacts[i].t_s) < fabs(tr->t[best] - r->impacts[i].t_s))
-                best = k;
-        if (tr->n && fabs(tr->t[best] - r->impacts[i].t_s) < 0.002 &&
-            r->impacts[i].ratio_se > 0)
-            z[m++] = (r->impacts[i].ratio - tr->ratio[best]) / r->impacts[i].ratio_se;
-    }
-    *med = pl_median(z, m);
-    *sd = pl_robust_sd(z, m);
-    free(z);
-}
 
 /* The number after "key": in the JSON text, NaN when absent. */
 static double json_number(const char *text, const char *key)
@@ -188,7 +164,8 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
                                 strstr(r.faults, fault[id - 1]) != NULL);
         said &= drift_said(r.faults, drift_hz ? drift_hz[id - 1] : NAN, stems[id - 1]);
         double zsd, zmed;
-        ratio_z(&tr, &r, &zsd, &zmed);
+        assert_true(tu_ratio_z(tr.t, tr.ratio, tr.n, r.impacts, r.n_impacts, INFINITY, &zsd,
+                               &zmed) >= 0);
         print_message("%-30s impacts %3zu/%3zu recall %.4f precision %.4f dt_med %.3f ms "
                       "loss_bias %+.3f (limit %.3f) loss_sd %.3f L_p %.3f %% ratio z %.2f "
                       "%+.2f (x%.2f) %s %s%s\n",

@@ -8,7 +8,6 @@
 #include "tests/util/corpus.h"
 
 #include "process/process.h"
-#include "process/robust.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,31 +60,6 @@ static void to_velocity(const pl_simrun *sim, double *v1, double *v2)
         v1[i] = ch[0].beam_sign * ch[0].ldv_scale_mps_per_v * pl_channel_volts(&ch[0], codes[2 * i]);
         v2[i] = ch[1].beam_sign * ch[1].ldv_scale_mps_per_v * pl_channel_volts(&ch[1], codes[2 * i + 1]);
     }
-}
-
-/* z = (ratio - true) / ratio_se over the detections dt, in the scored
- * range, within 2 ms of a true impact: robust spread *sd and median *med
- * (NaN with fewer than 10). */
-static void ratio_z(const double *tt, const double *tr, size_t nt, const pl_process_result *r,
-                    double cut, double *sd, double *med)
-{
-    double *z = malloc((r->n_impacts + 1) * sizeof *z);
-    assert_non_null(z);
-    size_t m = 0;
-    for (size_t j = 0; j < r->n_impacts; j++) {
-        const pl_impact *d = &r->impacts[j];
-        if (!(d->t_s < cut) || !(d->ratio_se > 0) || !isfinite(d->ratio_se))
-            continue;
-        size_t best = 0;
-        for (size_t i = 1; i < nt; i++)
-            if (fabs(tt[i] - d->t_s) < fabs(tt[best] - d->t_s))
-                best = i;
-        if (nt && fabs(tt[best] - d->t_s) < 0.002)
-            z[m++] = (d->ratio - tr[best]) / d->ratio_se;
-    }
-    *sd = m >= 10 ? pl_robust_sd(z, m) : NAN;
-    *med = m >= 10 ? pl_median(z, m) : NAN;
-    free(z);
 }
 
 /* For one chain run alone: the true impacts with no detection within
@@ -217,7 +191,10 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
         double lp = c->cfg.model.N * r.theta[k_end] / (2 * M_PI);
         c->release_err_s = r.release_t - rel / rate;
         assert_int_equal(tu_score_run(tt, tr, nt, dt, dr, nd, lp, lp_true, &c->s), 0);
-        ratio_z(tt, tr, nt, &r, cut, &c->z_sd, &c->z_med);
+        long nz = tu_ratio_z(tt, tr, nt, r.impacts, r.n_impacts, cut, &c->z_sd, &c->z_med);
+        assert_true(nz >= 0);
+        if (nz < 10)
+            c->z_sd = c->z_med = NAN;
         if (verbose) {
             print_message("seed %lu: release %.4f s, processed %.4f .. %.4f s, recording ends "
                           "%.4f s, L_p %.4f (truth %.4f)\n%s", c->seed, rel / rate, r.release_t,

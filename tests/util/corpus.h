@@ -84,9 +84,10 @@ void tu_corpus_print_sum(const tu_corpus_sum *sum);
 /* Fails unless the ratios' stated errors are honest (tu_corpus_sum's
  * z_honest) on at least 95 % of the chains measured, rounded down: issue
  * 33's calibration on the random corpora, whose truth gives every
- * impact's ratio.  Measured (2026-11-26): 200 and 199 of 200 on the clean
- * corpora (seeds 1-200, 201-400), 198 and 198 with faults; the chains
- * short lie at a spread of 0.67-0.70 or 1.63-1.72. */
+ * impact's ratio (tu_ratio_z()).  Measured (2026-11-26): 199 and 198 of
+ * 200 on the clean corpora (seeds 1-200, 201-400), 195 and 197 with
+ * faults; the chains short have a spread of 0.67-0.70 or 1.63-1.72 or a
+ * median 1.07-2.86 off. */
 void tu_corpus_check_z(const tu_corpus_sum *sum);
 
 /* The table's header and one row: enough to recognise the chain; extra

@@ -1,6 +1,8 @@
 /* tests/util/score.c - score.py's scoring in C (see score.h). */
 #include "tests/util/score.h"
 
+#include "process/robust.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,4 +76,29 @@ int tu_score_run(const double *true_t, const double *true_ratio, size_t n_true,
     free(dt);
     free(bias);
     return 0;
+}
+
+long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
+                const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med)
+{
+    double *z = malloc((n_imp + 1) * sizeof *z);
+    if (!z)
+        return -1;
+    size_t m = 0;
+    for (size_t j = 0; j < n_imp; j++) {
+        const pl_impact *d = &imp[j];
+        if (!(d->t_s < cut) || !(d->ratio_se > 0) || !isfinite(d->ratio_se))
+            continue;
+        size_t best = 0;
+        for (size_t i = 1; i < n_true; i++)
+            if (fabs(true_t[i] - d->t_s) < fabs(true_t[best] - d->t_s))
+                best = i;
+        if (n_true && fabs(true_t[best] - d->t_s) < 0.002)
+            z[m++] = (d->ratio - true_ratio[best]) / d->ratio_se;
+    }
+    /* the median first: pl_robust_sd() leaves |z - median| in z */
+    *med = pl_median(z, m);
+    *sd = pl_robust_sd(z, m);
+    free(z);
+    return (long)m;
 }

@@ -20,6 +20,8 @@
 #ifndef PL_TESTS_SCORE_H
 #define PL_TESTS_SCORE_H
 
+#include "db/derived.h"
+
 #include <stddef.h>
 
 typedef struct {
@@ -39,5 +41,15 @@ typedef struct {
 int tu_score_run(const double *true_t, const double *true_ratio, size_t n_true,
                  const double *det_t, const double *det_ratio, size_t n_det,
                  double lp_meas, double lp_true, tu_score *out);
+
+/* Whether the impacts' stated ratio errors are honest, as
+ * ../shared/foreign-runs/calibration.py asks (issue 33): over the
+ * impacts imp[0..n_imp) before cut (s; INFINITY: all) with a finite
+ * ratio_se > 0 and a true impact within 2 ms (the nearest of true_t),
+ * z = (ratio - true) / ratio_se has a robust spread (1.4826 x its median
+ * absolute deviation) *sd and a median *med.  Returns how many impacts
+ * counted, or -1 when out of memory. */
+long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
+                const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med);
 
 #endif
