@@ -354,14 +354,15 @@ static int refine_lines(const decimated *z, double *f, size_t nl, double df)
  * f[0..nl) fitted to the samples of e that count; the lines' cosine and
  * sine coefficients go to co[bk * 2 nl ..], ok[bk] says the block had
  * samples enough (a tenth: a clipped beam leaves only the arcs' lower
- * parts, spread over every block) and a solvable fit. */
+ * parts, spread over every block) and a solvable fit, rms[bk] the RMS of
+ * its residuals. */
 static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, const double *f,
-                       size_t nl, double *co, unsigned char *ok)
+                       size_t nl, double *co, unsigned char *ok, double *rms)
 {
     size_t P = 2 + 2 * nl;
     for (size_t bk = 0; bk < nb; bk++) {
         size_t s0 = bk * B, s1 = bk + 1 == nb ? n : s0 + B, used = 0;
-        double A[100] = {0}, y[10] = {0}, x[10], mid = 0.5 * (double)(s0 + s1);
+        double A[100] = {0}, y[10] = {0}, x[10], mid = 0.5 * (double)(s0 + s1), yy = 0;
         ok[bk] = 0;
         for (size_t i = s0; i < s1; i++) {
             double ei;
@@ -369,14 +370,58 @@ static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, c
                 continue;
             lines_row(x, ((double)i - mid) / (double)B, f, nl, (double)i, rate);
             normal_add(A, y, x, P, ei);
+            yy += ei * ei;
             used++;
         }
-        double c[10];
+        double c[10], fit = 0;
         if (10 * used < s1 - s0 || pl_fe_normal_solve(A, y, P, c) != 0)
             continue;
+        for (size_t r = 0; r < P; r++)
+            fit += c[r] * y[r];
+        rms[bk] = sqrt(fmax(0, yy - fit) / (double)used);
         memcpy(co + bk * 2 * nl, c + 2, 2 * nl * sizeof *c);
         ok[bk] = 1;
     }
+}
+
+/* Blocks that do not see the floor are no measure of it, however well
+ * they fit.  Past the motion the beams read speckle garbage, of which
+ * the samples within e's gate still fill a tenth of a block, then 0 V:
+ * taken as fitted, the blocks there were the far ends that fill_blocks()
+ * joined a clipped beam's last 2.3 s to, and the floor's 2 mm/s came
+ * back in the wrong phase (faulted corpus seed 86, the motion's good
+ * blocks' residuals 0.008 rad/s, the garbage's 0.25-0.57).  A block
+ * counts when its residual RMS is within 5 times the fitted blocks'
+ * median (or e's quiet spread, if less) and its lines' amplitude at
+ * least a quarter of their median: a beam that has lost the prism sees
+ * no floor either. */
+static void drop_blind_blocks(const double *co, unsigned char *ok, const double *rms,
+                              size_t nb, size_t nl, double quiet, double *scratch)
+{
+    size_t m = 0;
+    for (size_t bk = 0; bk < nb; bk++)
+        if (ok[bk])
+            scratch[m++] = rms[bk];
+    if (m < 3)
+        return;
+    double ref = fmin(pl_median(scratch, m), quiet > 0 ? quiet : INFINITY);
+    m = 0;
+    for (size_t bk = 0; bk < nb; bk++) {
+        if (ok[bk] && !(rms[bk] <= 5 * ref))
+            ok[bk] = 0;
+        if (!ok[bk])
+            continue;
+        double a2 = 0;
+        for (size_t j = 0; j < 2 * nl; j++)
+            a2 += co[bk * 2 * nl + j] * co[bk * 2 * nl + j];
+        scratch[nb + m++] = sqrt(a2);
+    }
+    if (m < 3)
+        return;
+    double amp = pl_median(scratch + nb, m);
+    for (size_t bk = 0, k = 0; bk < nb; bk++)
+        if (ok[bk] && scratch[nb + k++] < 0.25 * amp)
+            ok[bk] = 0;
 }
 
 /* The coefficients (nc a block) of the blocks that could not be fitted
@@ -423,14 +468,17 @@ static int remove_common(double *v[2], diffsig *d, size_t n, size_t a, size_t b,
     if (B == 0 || nb == 0)
         return 0;
     B = n / nb;
-    double *co = calloc(nb * 2 * nl, sizeof *co);
+    double *co = calloc(nb * 2 * nl, sizeof *co), *brms = malloc(3 * nb * sizeof *brms);
     unsigned char *ok = calloc(nb, 1);
-    if (!co || !ok) {
+    if (!co || !ok || !brms) {
         free(co);
         free(ok);
+        free(brms);
         return -1;
     }
-    fit_blocks(d, n, B, nb, rate, f, nl, co, ok);
+    fit_blocks(d, n, B, nb, rate, f, nl, co, ok, brms);
+    drop_blind_blocks(co, ok, brms, nb, nl, d->sd, brms + nb);
+    free(brms);
     fill_blocks(co, ok, nb, 2 * nl);
     double s2 = 0;
     for (size_t l = 0; l < nl; l++)
