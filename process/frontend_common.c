@@ -24,6 +24,10 @@
 #define COMMON_HI_HZ 200.0
 #define COMMON_LINE 50.0
 #define COMMON_BLOCK_S 0.5
+/* A clean segment whose broadband level stands this far above the
+ * quietest one's is speckle garbage past the motion (tens of mm/s),
+ * not the beams' noise (within a few times from segment to segment). */
+#define CLEAN_LEVEL 10.0
 
 /* e = v1/h1 - v2/h2 read sample by sample (a ten-minute run would spend
  * 54 MB on it and a mask), with whether sample i counts: not at a rail
@@ -105,8 +109,12 @@ static int median_psd(const decimated *z, size_t seg, int clean, double *psd)
     if (ns == 0)
         return -1;
     size_t *start = malloc(ns * sizeof *start), nk = 0;
-    if (!start)
+    double *lvl = clean ? malloc((ns + seg) * sizeof *lvl) : NULL;
+    if (!start || (clean && !lvl)) {
+        free(start);
+        free(lvl);
         return -1;
+    }
     for (size_t k = 0; k < ns; k++) {
         size_t s0 = ns > 1 ? k * (m - seg) / (ns - 1) : 0, full = 0;
         for (size_t i = s0; clean && i < s0 + seg; i++)
@@ -114,6 +122,23 @@ static int median_psd(const decimated *z, size_t seg, int clean, double *psd)
         if (!clean || 20 * full >= 19 * seg)
             start[nk++] = s0;
     }
+    if (clean && nk > 1) {
+        /* each segment's broadband level: the median step between
+         * neighbouring points, which a floor's few hertz barely move */
+        double *d = lvl + ns, q = INFINITY;
+        for (size_t k = 0; k < nk; k++) {
+            for (size_t i = 0; i + 1 < seg; i++)
+                d[i] = fabs(z->x[start[k] + i + 1] - z->x[start[k] + i]);
+            lvl[k] = pl_median(d, seg - 1);
+            q = fmin(q, lvl[k]);
+        }
+        size_t kept = 0;
+        for (size_t k = 0; k < nk; k++)
+            if (lvl[k] <= CLEAN_LEVEL * q)
+                start[kept++] = start[k];
+        nk = kept;
+    }
+    free(lvl);
     if (nk == 0) {
         free(start);
         return -2;
@@ -392,9 +417,16 @@ static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, c
  * back in the wrong phase (faulted corpus seed 86, the motion's good
  * blocks' residuals 0.008 rad/s, the garbage's 0.25-0.57).  A block
  * counts when its residual RMS is within 5 times the fitted blocks'
- * median (or e's quiet spread, if less) and its lines' amplitude at
- * least a quarter of their median: a beam that has lost the prism sees
- * no floor either. */
+ * lower quartile (or e's quiet spread, if less) and its lines'
+ * amplitude within 4 times their median either way: a beam that has
+ * lost the prism sees no floor either, and a garbage block fitted
+ * 9.25 rad/s of lines where the floor held 0.11 (seed 246). */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static void drop_blind_blocks(const double *co, unsigned char *ok, const double *rms,
                               size_t nb, size_t nl, double quiet, double *scratch)
 {
@@ -404,7 +436,9 @@ static void drop_blind_blocks(const double *co, unsigned char *ok, const double 
             scratch[m++] = rms[bk];
     if (m < 3)
         return;
-    double ref = fmin(pl_median(scratch, m), quiet > 0 ? quiet : INFINITY);
+    /* the lower quartile: the garbage can fill half the blocks */
+    qsort(scratch, m, sizeof *scratch, cmp_double);
+    double ref = fmin(scratch[m / 4], quiet > 0 ? quiet : INFINITY);
     m = 0;
     for (size_t bk = 0; bk < nb; bk++) {
         if (ok[bk] && !(rms[bk] <= 5 * ref))
@@ -420,8 +454,11 @@ static void drop_blind_blocks(const double *co, unsigned char *ok, const double 
         return;
     double amp = pl_median(scratch + nb, m);
     for (size_t bk = 0, k = 0; bk < nb; bk++)
-        if (ok[bk] && scratch[nb + k++] < 0.25 * amp)
-            ok[bk] = 0;
+        if (ok[bk]) {
+            double a = scratch[nb + k++];
+            if (!(a >= 0.25 * amp && a <= 4 * amp))
+                ok[bk] = 0;
+        }
 }
 
 /* The coefficients (nc a block) of the blocks that could not be fitted
