@@ -944,6 +944,13 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             /* the beam at its rail is the bound the other broke: the other
              * is out, carried where the clipped one holds the level */
             carrier = clipped_in[0] ? 0 : 1;
+            /* unless the beam at its rail is the one lost: a lost beam's
+             * garbage can touch a rail (faulted corpus seed 693: 18
+             * samples of beam 2's, which then carried the 270 ms it had
+             * lost, L_p 2.7 % off).  Over a stretch longer than a bridge
+             * the beams' own levels and roughness decide. */
+            if (b - a > max_len && lost_beam(v, h, n, a, b, r) == carrier)
+                carrier = 1 - carrier;
             carry(v, h, n, a, b, r, floor_e, 1 - carrier, clip);
             if (b - a > max_len)
                 note_lost(rep, 1 - carrier, a, b, rate);

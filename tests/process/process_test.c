@@ -397,6 +397,53 @@ static void test_lost_beam_carried(void **state)
     rolled_free(&x);
 }
 
+/* A beam lost for 270 ms whose speckle garbage, as the beam leaves and
+ * finds the prism, touches its converter's rails for a few samples:
+ * the rail marks the lost beam, not the bound the other one broke, so
+ * the other carries it (faulted corpus seed 693: beam 2's 18 samples at
+ * its rail made beam 1 the lost one, L_p 2.7 % off). */
+static void test_lost_beam_garbage_at_its_rail(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    unsigned long rnd = 61;
+    double rail = 0;   /* the converter's range: beam 2's fastest */
+    for (size_t i = 0; i < x.n; i++)
+        rail = fmax(rail, fabs(x.v2[i]));
+    size_t at_rail = 0;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        if (i >= 25000 && i < 27700) {
+            int edge = i < 25070 || i >= 27630;
+            x.v2[i] = edge ? 2.4 * rail * (uniform(&rnd) - 0.5) : 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            if (fabs(x.v2[i]) >= rail) {
+                x.v2[i] = copysign(rail, x.v2[i]);
+                at_rail++;
+            }
+        }
+    }
+    assert_true(at_rail > 2);
+    pl_process_result r;
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    print_message("lost beam 2 with %zu samples at its rail: %zu lost, channel %d\n", at_rail,
+                  (size_t)r.front.n_lost, r.front.n_lost ? r.front.lost[0].channel : 0);
+    double bias, sd;
+    score_rolled(&x, &r, p.r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
+    assert_int_equal(r.front.n_lost, 1);
+    assert_int_equal(r.front.lost[0].channel, 2);
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
 /* The higher beam clips at the converter's rail over the fastest part of
  * every arc from 2 s on: the clipped samples are that beam's lost
  * samples, carried by the other, so the impacts and their ratios come
@@ -1543,6 +1590,7 @@ int main(void)
         cmocka_unit_test(test_clipped_beam_carried),
         cmocka_unit_test(test_common_motion_under_clipping),
         cmocka_unit_test(test_clipped_into_the_tail),
+        cmocka_unit_test(test_lost_beam_garbage_at_its_rail),
         cmocka_unit_test(test_floor_lines_beside_garbage),
         cmocka_unit_test(test_lost_beam_back_at_its_rail),
         cmocka_unit_test(test_garbage_after_a_clipped_beam),
