@@ -23,6 +23,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->smooth_slots = 15;
     cfg->threads = 0;
     cfg->beta_rad = NAN;
+    cfg->end_seen = 0;
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -120,7 +121,8 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     walk wk = {om, theta, n, release, end < n ? end : n,
                samples(D_GAP_US * 1e-6, rate, 2), samples(D_FIT_US * 1e-6, rate, 4),
                samples(cfg->gap_s, rate, 2), samples(cfg->fit_s, rate, 4),
-               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads, NULL, quiet};
+               rate, 2 * M_PI / N, cfg->confirm_sigmas, 0, 0, {0, 0, 0, 0, 0}, NULL, cfg->threads, NULL, quiet,
+               cfg->end_seen};
     double *powsum;
     if (walk_buffers(&wk, &powsum) != 0)
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");

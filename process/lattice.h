@@ -64,6 +64,12 @@ typedef struct {
                               the result does not depend on it */
     double beta_rad;       /* the ramp's slope: the arcs' tops place the
                               impacts (top_shift()); NaN: unknown */
+    int end_seen;          /* 1: the window's end is where the prism left
+                              the beams, seen in the data, so theta up to it
+                              is measured and every slot it turns through
+                              is an impact; 0 (default): the end may be the
+                              recording's, and a slot after the last step
+                              needs evidence of its own */
 } pl_lattice_config;
 
 /* The defaults above. */

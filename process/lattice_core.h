@@ -51,6 +51,8 @@ typedef struct {
     const double *powsum;           /* [n * RJ_POW + p]: sum_{j<n} (j/n)^p, n <= W */
     size_t quiet;                   /* the lead-in [0, quiet) gives D's noise
                                        (lead_in_d_noise()) */
+    int end_seen;                   /* end is where the prism left the beams,
+                                       seen in the data (pl_lattice_config) */
 } walk;
 
 /* A per-impact pass over slots [a, b) on a copy of the walk with its own

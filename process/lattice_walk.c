@@ -350,7 +350,8 @@ static int walk_all(const walk *wk, const slot *seed, double conf, slots *sl,
     qsort(sl->v, sl->n, sizeof *sl->v, cmp_slot);
     size_t b = sl->n;
     while (b > 0 && !sl->v[b - 1].confirmed &&
-           !(sl->v[b - 1].measured && sl->v[b - 1].z >= 0.5 * conf))
+           !(sl->v[b - 1].measured && sl->v[b - 1].z >= 0.5 * conf) &&
+           !wk->end_seen)
         b--;
     *m = b;
     return 0;

@@ -457,6 +457,7 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     pl_lattice_stats ls;
     pl_lattice_config lc = cfg->lattice;
     lc.threads = cfg->threads;
+    lc.end_seen = r->end + 1 < r->n;
     pl_status st = pl_lattice_find(omc, r->theta, r->n, r->rate_hz, r->release, r->quiet, r->end, N,
                                    &lc, &r->impacts, &r->n_impacts, &ls, err);
     if (st != PL_OK)
