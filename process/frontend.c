@@ -645,7 +645,7 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
  * sides of the stretch (a decoder at 0 V: v / h below a third of the
  * edges' level), or a roughness (mean |v[i+1] - v[i]| / h) many times
  * the other beam's (speckle garbage).  Returns the channel (0 or 1) that
- * lost the prism, or -1 when both did or neither can be told. */
+ * lost the prism, -2 when both did, -1 when neither can be told. */
 static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r)
 {
     double la, lb;
@@ -675,7 +675,7 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
         out[c] = fabs(m[c]) < lvl / 3 || rough[c] > 5 * rough[1 - c] ||
                  rough[c] > LOST_ROUGH * before[c];
     if (out[0] == out[1])
-        return -1;
+        return out[0] ? -2 : -1;
     return out[0] ? 0 : 1;
 }
 
@@ -947,9 +947,17 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             /* unless the beam at its rail is the one lost: a lost beam's
              * garbage can touch a rail (faulted corpus seed 693: 18
              * samples of beam 2's, which then carried the 270 ms it had
-             * lost, L_p 2.7 % off).  Over a stretch longer than a bridge
-             * the beams' own levels and roughness decide. */
-            if (b - a > max_len && lost_beam(v, h, n, a, b, r) == carrier)
+             * lost, L_p 2.7 % off), or both are, the prism gone and the
+             * garbage of both at their rails now and then (seeds 1126,
+             * 1163: one beam's garbage carried as the motion for 75 and
+             * 49 ms, and an impact placed in it).  Over a stretch longer
+             * than a bridge the beams' own levels and roughness decide. */
+            int lb = b - a > max_len ? lost_beam(v, h, n, a, b, r) : -1;
+            if (lb == -2) {
+                rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
+                return 0;
+            }
+            if (lb == carrier)
                 carrier = 1 - carrier;
             carry(v, h, n, a, b, r, floor_e, 1 - carrier, clip);
             if (b - a > max_len)
