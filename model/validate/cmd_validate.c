@@ -66,8 +66,9 @@ typedef struct {
 /* The flag of a result's lambda0: none unless it was fitted. */
 static pl_fit_flag match_flag(int fitted, const pl_match_result *r)
 {
-    return fitted ? pl_fit_flag_of(r->params.lambda0, r->lambda0_sd, r->params.N,
-                                   r->params.beta)
+    return fitted ? pl_fit_flag_of(r->params.lambda0,
+                                   pl_fit_total_sd(r->lambda0_sd, r->sys.lambda0_sd),
+                                   r->params.N, r->params.beta)
                   : PL_FIT_FLAG_NONE;
 }
 
@@ -105,16 +106,21 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
         print_match_json(o, id, law, fitted, r);
         return;
     }
-    char sd[32] = "";
-    if (isfinite(r->lambda0_sd))
-        snprintf(sd, sizeof sd, "+-%.4f", r->lambda0_sd * 180 / M_PI);
+    char sd[32] = "", parts[64] = "";
+    double total = pl_fit_total_sd(r->lambda0_sd, r->sys.lambda0_sd);
+    if (isfinite(total)) {
+        snprintf(sd, sizeof sd, "+-%.4f", total * 180 / M_PI);
+        snprintf(parts, sizeof parts, " stat=%.4f sys=%.4f", r->lambda0_sd * 180 / M_PI,
+                 r->sys.lambda0_sd * 180 / M_PI);
+    }
     pl_fit_flag flag = match_flag(fitted, r);
-    /* the flag after lambda0=X+-Y, which scripts parse as it was */
-    printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s max_rel_err=%.3f%% "
+    /* +-: the total standard error, statistical and systematic; the flag
+     * after lambda0=X+-Y, which scripts parse as it was, then the parts */
+    printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s%s max_rel_err=%.3f%% "
            "rms=%.3f Lp_end=%.3f/%.3f status=%s\n", id,
            law ? "plastic" : "line", fitted ? "fitted" : "recorded",
            r->params.lambda0 * 180 / M_PI, sd, flag ? " (" : "", pl_fit_flag_words(flag),
-           flag ? ")" : "", 100 * r->max_rel_err,
+           flag ? ")" : "", parts, 100 * r->max_rel_err,
            r->rms_err, r->lp_end_meas, r->lp_end_sim,
            pl_model_end_name(r->status));
 }
