@@ -787,6 +787,10 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
         pl_json_number(stdout, l->v.lambda0_rad / DEG - half);
         fputs(", \"lambda0_hi95_deg\": ", stdout);
         pl_json_number(stdout, l->v.lambda0_rad / DEG + half);
+        fputs(", \"lambda0_stat_sd_deg\": ", stdout);
+        pl_json_number(stdout, l->stat_sd_rad / DEG);
+        fputs(", \"lambda0_sys_sd_deg\": ", stdout);
+        pl_json_number(stdout, l->sys_sd_rad / DEG);
         fputs(", \"max_rel_err\": ", stdout);
         pl_json_number(stdout, l->v.max_rel_err_lp);
         json_field_text(stdout, ", ", "flag", flag);
@@ -802,8 +806,12 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
     printf("%.*f", dec, l->v.lambda0_rad / DEG);
     if (strcmp(l->v.fit, "fitted"))
         printf(" deg (as recorded, not fitted");
+    else if (isfinite(half) && isfinite(l->sys_sd_rad))
+        printf(" +- %.*f deg (95 %%, fitted; standard errors: statistical %.*f, "
+               "systematic %.*f", dec, half, dec, l->stat_sd_rad / DEG, dec,
+               l->sys_sd_rad / DEG);
     else if (isfinite(half))
-        printf(" +- %.*f deg (95 %%, fitted", dec, half);
+        printf(" +- %.*f deg (95 %%, fitted; statistical only", dec, half);
     else
         printf(" deg (fitted, no interval");
     printf("%s%s); max rel. L_p error %.3f %%\n", flag[0] ? "; " : "", flag,

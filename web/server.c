@@ -556,8 +556,16 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l)
     pl_buf_printf(b, "%.*f", dec, l->v.lambda0_rad * 180 / M_PI);
     if (strcmp(l->v.fit, "fitted"))
         pl_buf_puts(b, " deg (as recorded, not fitted)");
+    else if (isfinite(half) && isfinite(l->sys_sd_rad))
+        pl_buf_printf(b, " &plusmn; %.*f deg (95 %% interval, fitted; standard errors: "
+                      "<span class=\"stat\" title=\"the fit's statistics: block "
+                      "jackknife and correlated noise\">statistical %.*f</span>, "
+                      "<span class=\"sys\" title=\"the lab's inputs at their stated "
+                      "precision: local g, the ramp's angle where not fitted, the "
+                      "model's step\">systematic %.*f</span>)", dec, half, dec,
+                      l->stat_sd_rad * 180 / M_PI, dec, l->sys_sd_rad * 180 / M_PI);
     else if (isfinite(half))
-        pl_buf_printf(b, " &plusmn; %.*f deg (95 %% interval, fitted)", dec, half);
+        pl_buf_printf(b, " &plusmn; %.*f deg (95 %% interval, fitted; statistical only)", dec, half);
     else
         pl_buf_puts(b, " deg (fitted, no interval)");
     if (l->flag != PL_FIT_FLAG_NONE)

@@ -66,13 +66,17 @@ tail -n +2 "$out/metrics.csv" | while IFS=, read -r run syn prism n mat ramp law
 done
 rows=$(tail -n +2 "$out/metrics.csv" | wc -l)
 [ "$rows" -eq 24 ] || fail "metrics.csv has $rows rows, expected 6 runs x 2 laws x 2 fits"
-# The data quality: metrics.csv's last column is the run's word, summary.md's
-# last two the word and its faults' kinds, each once, in the record's order.
+# The data quality: metrics.csv's column after verdict is the run's word
+# (then lambda0's systematic and total standard errors, appended after
+# it), summary.md's last two the word and its faults' kinds, each once, in
+# the record's order.
 check_quality() {   # check_quality REPORT_DIR
-    head -1 "$1/metrics.csv" | grep -q ',verdict,quality$' || fail "metrics.csv: quality is not the last column"
+    head -1 "$1/metrics.csv" | grep -q ',verdict,quality,lambda0_sys_deg,lambda0_total_sd_deg$' ||
+        fail "metrics.csv: the last columns are not quality and lambda0's sys and total sd"
     tail -n +2 "$1/metrics.csv" | while IFS=, read -r run rest; do
         stored=$(sqlite3 "$db" "SELECT quality FROM run_quality WHERE run_id = $run")
-        [ "${rest##*,}" = "$stored" ] || fail "metrics.csv run $run: quality '${rest##*,}', stored '$stored'"
+        q=$(echo "$rest" | awk -F, '{ print $(NF - 2) }')
+        [ "$q" = "$stored" ] || fail "metrics.csv run $run: quality '$q', stored '$stored'"
     done
     grep '^| [0-9]' "$1/summary.md" | grep -v '\\|' |
     while IFS='|' read -r _ run _ _ _ _ _ _ _ _ q faults _; do
