@@ -806,16 +806,21 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
     printf("%.*f", dec, l->v.lambda0_rad / DEG);
     if (strcmp(l->v.fit, "fitted"))
         printf(" deg (as recorded, not fitted");
-    else if (isfinite(half) && isfinite(l->sys_sd_rad))
-        printf(" +- %.*f deg (95 %%, fitted; standard errors: statistical %.*f, "
-               "systematic %.*f", dec, half, dec, l->stat_sd_rad / DEG, dec,
-               l->sys_sd_rad / DEG);
     else if (isfinite(half))
-        printf(" +- %.*f deg (95 %%, fitted; statistical only", dec, half);
+        printf(" +- %.*f deg (95 %%, fitted", dec, half);
     else
         printf(" deg (fitted, no interval");
-    printf("%s%s); max rel. L_p error %.3f %%\n", flag[0] ? "; " : "", flag,
+    printf("%s%s); max rel. L_p error %.3f %%", flag[0] ? "; " : "", flag,
            100 * l->v.max_rel_err_lp);
+    /* the interval's parts as standard errors: the fit's statistics and
+     * the inputs' stated precision (docs/validation.md) */
+    if (isfinite(half) && isfinite(l->sys_sd_rad))
+        printf("; s.e. stat %.*f, sys %.*f deg", pl_fit_decimals(l->stat_sd_rad / DEG),
+               l->stat_sd_rad / DEG, pl_fit_decimals(l->sys_sd_rad / DEG), l->sys_sd_rad / DEG);
+    else if (isfinite(half))
+        printf("; s.e. stat %.*f deg (no systematic terms stored)",
+               pl_fit_decimals(l->stat_sd_rad / DEG), l->stat_sd_rad / DEG);
+    putchar('\n');
 }
 
 /* s as one shell word: as it is when it holds only safe characters, else

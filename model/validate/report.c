@@ -693,8 +693,9 @@ static void lambda0_text(FILE *f, const pl_validation *v, int html)
      * stated precision adds */
     if (isfinite(half) && isfinite(v->lambda0_sys_rad))
         fprintf(f, html ? " <small class=\"sd\">(s.e. stat %.*f, sys %.*f)</small>"
-                        : " (s.e. stat %.*f, sys %.*f)", dec,
-                v->lambda0_sd_rad * 180 / M_PI, dec, v->lambda0_sys_rad * 180 / M_PI);
+                        : " (s.e. stat %.*f, sys %.*f)",
+                pl_fit_decimals(v->lambda0_sd_rad * 180 / M_PI), v->lambda0_sd_rad * 180 / M_PI,
+                pl_fit_decimals(v->lambda0_sys_rad * 180 / M_PI), v->lambda0_sys_rad * 180 / M_PI);
     pl_fit_flag flag = pl_fit_flag_of_validation(v);
     if (flag != PL_FIT_FLAG_NONE)
         fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
