@@ -689,6 +689,9 @@ static void lambda0_text(FILE *f, const pl_validation *v, int html)
     fprintf(f, "%.*f", dec, v->lambda0_rad * 180 / M_PI);
     if (isfinite(half))
         fprintf(f, html ? " &plusmn; %.*f" : " ± %.*f", dec, half);
+    pl_fit_flag flag = pl_fit_flag_of_validation(v);
+    if (flag != PL_FIT_FLAG_NONE)
+        fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
     /* the parts, as standard errors: what the data say, what the inputs'
      * stated precision adds */
     if (isfinite(half) && isfinite(v->lambda0_sys_rad))
@@ -696,9 +699,6 @@ static void lambda0_text(FILE *f, const pl_validation *v, int html)
                         : " (s.e. stat %.*f, sys %.*f)",
                 pl_fit_decimals(v->lambda0_sd_rad * 180 / M_PI), v->lambda0_sd_rad * 180 / M_PI,
                 pl_fit_decimals(v->lambda0_sys_rad * 180 / M_PI), v->lambda0_sys_rad * 180 / M_PI);
-    pl_fit_flag flag = pl_fit_flag_of_validation(v);
-    if (flag != PL_FIT_FLAG_NONE)
-        fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
 }
 
 /* Both laws' fitted lambda0, labelled, the law the run's verdict names
