@@ -463,11 +463,10 @@ static int sys_curve(fit_ctx *c, int term, const pl_model_params *p, double t0,
         q.beta += c->spec->beta_sd;
         return simulate_grid(c, &q, t0);
     default:
+        /* simulate_grid() sets the handle's parameters on every call: the
+         * next one is back at the fit's step */
         q.rate = 2 * p->rate;
-        rc = simulate_grid(c, &q, t0);
-        pl_err ignore = {0};
-        pl_model_set_params(c->m, p, &ignore);   /* back to the fit's step */
-        return rc;
+        return simulate_grid(c, &q, t0);
     }
 }
 

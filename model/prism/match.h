@@ -13,7 +13,9 @@
  * simplex does.  Uncertainties: a delete-a-block jackknife over
  * PL_FIT_BLOCKS contiguous blocks of the fit grid plus the formal
  * variance inflated for AR(1)-correlated residuals (docs/validation.md,
- * "Uncertainties").
+ * "Uncertainties"), and apart from them the systematic terms: the inputs
+ * stated with finite precision (g, beta where held, the model's step)
+ * through the fit's linearised response ("Systematic terms").
  *
  * Units: SI, angles in radians.  Threading: reentrant.
  */
