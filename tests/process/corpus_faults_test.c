@@ -179,7 +179,9 @@ static const struct {
     unsigned long seed;
     const char *why;
 } guards[] = {
+    {246, "a lost beam's edges read clear of its decoder's garbage"},
     {251, "the floor's blocks past the motion not fitted"},
+    {335, "a lost beam's edges read clear of its decoder's garbage"},
     {390, "two floor lines 0.84 Hz apart split; slots to the seen end"},
     {430, "a carry's far edge not read in the garbage past the motion"},
     {460, "the clean-stretch line search leaves garbage segments out"},
