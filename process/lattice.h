@@ -70,6 +70,11 @@ typedef struct {
                               is an impact; 0 (default): the end may be the
                               recording's, and a slot after the last step
                               needs evidence of its own */
+    int to_contact;        /* 1: move the instants back by the decoder's delay
+                              measured on the run's steps (lattice_delay.h;
+                              experimental, issue 33: it over-corrects the
+                              foreign runs, docs/process.md 4.7); 0
+                              (default): t_s is the transition's centre */
 } pl_lattice_config;
 
 /* The defaults above. */
@@ -98,6 +103,13 @@ typedef struct {
                               the loss to a tenth (beta_from_data = 1), else
                               the ramp's; NaN: none */
     int beta_from_data;
+    double decoder_shift_s;    /* contact - transition centre, measured on the
+                                  run's stacked steps and applied to every
+                                  instant (s; 0: not measured) */
+    double decoder_shift_sd_s; /* its standard uncertainty (s) */
+    double decoder_delay_s;    /* the fitted decoder's delay at DC (s) */
+    double decoder_zeta;       /* and its damping */
+    size_t decoder_impacts;    /* impacts stacked; 0: not measured */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
