@@ -26,6 +26,8 @@ typedef struct {
     double shift_sd_s;/* its standard uncertainty, common to all impacts */
     double width_s;   /* the fitted decoder's delay at DC (s) */
     double zeta;      /* the fitted damping */
+    int sampled;      /* 1: the steps stack as a staircase (a decoder that
+                         samples before it filters), 0: as a curve */
     size_t used;      /* impacts stacked; 0: not measured */
 } pl_lat_delay;
 
