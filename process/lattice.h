@@ -70,11 +70,16 @@ typedef struct {
                               is an impact; 0 (default): the end may be the
                               recording's, and a slot after the last step
                               needs evidence of its own */
-    int to_contact;        /* 1: move the instants back by the decoder's delay
-                              measured on the run's steps (lattice_delay.h;
-                              experimental, issue 33: it over-corrects the
-                              foreign runs, docs/process.md 4.7); 0
-                              (default): t_s is the transition's centre */
+    int to_contact;        /* 1: move the instants back to the contact by the
+                              decoder's delay measured on the run's steps
+                              (lattice_delay.h; experimental, issue 33:
+                              docs/process.md section 4, "The contact
+                              instant"); 0 (default): t_s is the
+                              transition's centre, unless decoder_delay_s */
+    double decoder_delay_s;/* the decoder's delay at DC when known (its
+                              data sheet, the simulator's truth): the
+                              instants move back by it, with no uncertainty
+                              of their own added; NaN (default): unknown */
 } pl_lattice_config;
 
 /* The defaults above. */

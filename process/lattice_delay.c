@@ -96,7 +96,7 @@ static void golden(const bins *b, shape *p, double *x, double lo, double hi, int
  * in turn, each over a shrinking range.  Returns the misfit. */
 static double refine_shape(const bins *b, shape *p, double dur_max)
 {
-    double hs = 0.5, hl = 0.4, hd = 0.25 * dur_max;
+    double hs = 0.6, hl = 0.4, hd = 0.12 * dur_max;
     for (int round = 0; round < 8; round++) {
         golden(b, p, &p->s, p->s - hs, p->s + hs, 0);
         double lt = log(p->tau);
@@ -110,34 +110,40 @@ static double refine_shape(const bins *b, shape *p, double dur_max)
     return shape_misfit(b, p);
 }
 
-/* The best analogue shape: a coarse grid of start and width for each
- * damping (no duration), then each refined with the duration free
- * (dur_max samples at most); the least misfit wins. */
+/* The best analogue shape: for each damping and each of a grid of
+ * durations (dur_max samples at most) a coarse grid of start and width,
+ * refined with the duration held; the best of those refined with the
+ * duration free.  The duration is gridded, not only refined: a long
+ * impact and a slow decoder round the step alike, and a search along all
+ * three at once stays in the valley between them. */
 static double fit_shape(const bins *b, double H, double dur_max, shape *best)
 {
     static const double zetas[] = {0.707, 0.866, 1.2};
+    enum { NT = 10, NS = 40, ND = 6 };
     double emin = INFINITY;
-    for (int z = 0; z < 3; z++) {
-        shape p = {0, 1, zetas[z], 0}, g = p;
-        double eg = INFINITY;
-        for (int i = 0; i < 12; i++) {
-            p.tau = 0.1 * pow(0.5 * H / 0.1, i / 11.0);
-            for (int j = 0; j <= 40; j++) {
-                p.s = -0.6 * H + j * 0.02 * H;
-                double e = shape_misfit(b, &p);
-                if (e < eg) {
-                    eg = e;
-                    g = p;
+    for (int z = 0; z < 3; z++)
+        for (int k = 0; k < ND; k++) {
+            shape p = {0, 1, zetas[z], dur_max * k / (ND - 1)}, g = p;
+            double eg = INFINITY;
+            for (int i = 0; i < NT; i++) {
+                p.tau = 0.1 * pow(0.5 * H / 0.1, i / (NT - 1.0));
+                for (int j = 0; j <= NS; j++) {
+                    p.s = -0.8 * H + j * (0.9 * H / NS) - 0.5 * p.dur;
+                    double e = shape_misfit(b, &p);
+                    if (e < eg) {
+                        eg = e;
+                        g = p;
+                    }
                 }
             }
+            double e = refine_shape(b, &g, 0);
+            if (e < emin) {
+                emin = e;
+                *best = g;
+            }
         }
-        g.dur = 0.1 * dur_max;
-        double e = refine_shape(b, &g, dur_max);
-        if (e < emin) {
-            emin = e;
-            *best = g;
-        }
-    }
+    if (dur_max > 0)
+        emin = refine_shape(b, best, dur_max);
     return emin;
 }
 
@@ -321,34 +327,33 @@ static size_t build_stack(const walk *wk, const pl_impact *imp, size_t n, size_t
 /* The contact (samples from the located instants) by the model that fits
  * the bins better: the staircase (its levels over three decoder widths
  * free) is charged its free parameters in noise (AIC) as the analogue
- * curve its four.  *stair whether the staircase won, *width and *zeta
- * the analogue fit's decoder. */
+ * curve its four.  *stair whether the staircase won, *fit the analogue
+ * fit. */
 static double contact_of(const bins *b, double H, double dur_max, double var, int *stair,
-                         double *width, double *zeta, size_t *levels)
+                         shape *fit, size_t *levels)
 {
     shape p = {0, 1, 1, 0};
     double ea = fit_shape(b, H, dur_max, &p), e;
+    *fit = p;
     size_t L = (size_t)ceil(3 * p.tau) + 2;
     double es = fit_stair(b, p.s, -1.5, 1.0, L, var, 1, &e);
-    *width = p.tau;
-    *zeta = p.zeta;
     *levels = L;
     *stair = es >= 0 && es + 2.0 * ((double)L + 1) * var < ea + 2.0 * 4 * var;
     return *stair ? e : p.s + 0.5 * p.dur;
 }
 
-/* The contact with group g left out, by the model the whole stack chose,
- * from where the whole stack put it (c). */
-static double contact_without(const bins *b, double H, double dur_max, double var, int stair,
-                              size_t L, double c)
+/* The contact with a group left out (b), by the model the whole stack
+ * chose, from where the whole stack put it (c, fit). */
+static double contact_without(const bins *b, double dur_max, double var, int stair, size_t L,
+                              double c, const shape *fit)
 {
     if (stair) {
         double e;
         fit_stair(b, c, -0.5, 0.5, L, var, 0, &e);
         return e;
     }
-    shape p;
-    fit_shape(b, H, dur_max, &p);
+    shape p = *fit;
+    refine_shape(b, &p, dur_max);
     return p.s + 0.5 * p.dur;
 }
 
@@ -374,19 +379,20 @@ int pl_lat_decoder_delay(const walk *wk, const pl_impact *imp, size_t n, pl_lat_
         double var = within / (double)(st.m > nb + 1 ? st.m - nb : 1);
         int stair;
         size_t L;
-        double width, zeta, s = contact_of(&b, Hd, dur_max, var, &stair, &width, &zeta, &L);
+        shape fit;
+        double s = contact_of(&b, Hd, dur_max, var, &stair, &fit, &L);
         double sg[GROUPS], mean = 0, ss = 0;
         for (int g = 0; g < GROUPS; g++) {
             bin_stack(&st, Hd, g, &b, &within);
-            sg[g] = contact_without(&b, Hd, dur_max, var, stair, L, s);
+            sg[g] = contact_without(&b, dur_max, var, stair, L, s, &fit);
             mean += sg[g] / GROUPS;
         }
         for (int g = 0; g < GROUPS; g++)
             ss += (sg[g] - mean) * (sg[g] - mean);
         d->shift_s = s / wk->rate;
         d->shift_sd_s = sqrt((GROUPS - 1.0) / GROUPS * ss) / wk->rate;
-        d->width_s = width / wk->rate;
-        d->zeta = zeta;
+        d->width_s = fit.tau / wk->rate;
+        d->zeta = fit.zeta;
         d->sampled = stair;
         d->used = used;
     }

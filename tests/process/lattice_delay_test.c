@@ -67,6 +67,36 @@ static void delay_of_an_analogue_decoder(void **state)
     }
 }
 
+/* A decoder that samples before it filters: every impact's output takes
+ * the levels 0.38, 0.95, 1 from the first sample after the contact,
+ * whatever the sub-sample phase; located half a sample after the contact,
+ * the impacts move back by that half sample. */
+static void delay_of_a_sampled_decoder(void **state)
+{
+    (void)state;
+    static double om[N], theta[N];
+    static const double lev[] = {0.38, 0.95};
+    pl_impact imp[M];
+    double c[M];
+    for (size_t i = 0; i < M; i++) {
+        c[i] = (0.1 + 0.05 * (double)i) * RATE + fmod(0.618034 * (double)i, 1.0);
+        imp[i] = (pl_impact){.t_s = (c[i] + 0.5) / RATE, .t_sd_s = 1e-6, .confirmed = 1};
+    }
+    for (size_t k = 0; k < N; k++) {
+        om[k] = 10 + 0.5 * (double)k / RATE;
+        for (size_t i = 0; i < M; i++) {
+            double j = (double)k - ceil(c[i]);
+            om[k] -= j < 0 ? 0 : 0.3 * (j < 2 ? lev[(size_t)j] : 1.0);
+        }
+    }
+    walk wk = {.om = om, .theta = theta, .n = N, .release = 0, .end = N, .G = 10,
+               .rate = RATE};
+    pl_lat_delay d;
+    assert_int_equal(pl_lat_decoder_delay(&wk, imp, M, &d), 0);
+    assert_int_equal(d.sampled, 1);
+    tu_assert_close(d.shift_s, -0.5 / RATE, 0.06 / RATE);
+}
+
 static void too_few_impacts_leave_the_instants(void **state)
 {
     (void)state;
@@ -85,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(delay_of_an_analogue_decoder),
+        cmocka_unit_test(delay_of_a_sampled_decoder),
         cmocka_unit_test(too_few_impacts_leave_the_instants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

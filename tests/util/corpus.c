@@ -169,6 +169,8 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
     pl_process_config pc;
     pl_process_config_default(&pc);
     pc.threads = 1;
+    if (c->known_delay)
+        pc.lattice.decoder_delay_s = pl_rigsim_track_delay(&c->cfg.rig);
     /* the slope the operator wrote down, as a stored run's ramp gives it */
     pc.lattice.beta_rad = isfinite(c->cfg.nominal_beta) ? c->cfg.nominal_beta : c->cfg.model.beta;
     pl_process_result r;

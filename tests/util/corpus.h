@@ -35,6 +35,9 @@
 typedef void (*tu_corpus_draw)(pl_simrun_config *cfg, unsigned long seed);
 
 typedef struct {
+    int known_delay;          /* set before the run: processing is told the
+                                 simulated decoder's delay (pl_rigsim_track_delay(),
+                                 process --decoder-delay), so t_s is the contact */
     unsigned long seed;       /* what the draw function was given */
     pl_simrun_config cfg;
     tu_score s;
