@@ -113,15 +113,12 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
     free(vars0);
 }
 
-/* The instants moved from the transitions' centres to the contact by the
- * decoder's delay: known_s when given (not NaN), else measured on the
- * run's steps (lattice_delay.h); each t_sd_s takes the delay's
- * uncertainty, common to the run, besides its own.  The lattice places an
- * instant where the arcs either side put it, and a linear decoder delays
- * the arcs by its delay at DC: on the simulator's chains 1-8 the centre
- * lies 29-115 us after the truth, within 1-10 us of track_delay_s.  -1
- * when out of memory. */
-static int to_contact(const walk *wk, double known_s, pl_impact *imp, size_t n,
+/* The shift from the transitions' centres to the contact into st: the
+ * decoder's delay known_s when given (not NaN), else measured on the
+ * run's steps (lattice_delay.h).  The instants are left at the centres:
+ * theta is on the decoder's clock, and L_p is anchored to it there
+ * (pl_process: the caller moves them after).  -1 when out of memory. */
+static int to_contact(const walk *wk, double known_s, const pl_impact *imp, size_t n,
                       pl_lattice_stats *st)
 {
     pl_lat_delay d = {-known_s, 0, known_s, 0, n, 0};
@@ -132,10 +129,6 @@ static int to_contact(const walk *wk, double known_s, pl_impact *imp, size_t n,
     st->decoder_delay_s = d.width_s;
     st->decoder_zeta = d.zeta;
     st->decoder_impacts = d.used;
-    for (size_t i = 0; i < n; i++) {
-        imp[i].t_s += d.shift_s;
-        imp[i].t_sd_s = hypot(imp[i].t_sd_s, d.shift_sd_s);
-    }
     return 0;
 }
 

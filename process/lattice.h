@@ -108,9 +108,11 @@ typedef struct {
                               the loss to a tenth (beta_from_data = 1), else
                               the ramp's; NaN: none */
     int beta_from_data;
-    double decoder_shift_s;    /* contact - transition centre, measured on the
-                                  run's stacked steps and applied to every
-                                  instant (s; 0: not measured) */
+    double decoder_shift_s;    /* contact - transition centre (s; 0: neither
+                                  known nor measured): the decoder's delay
+                                  given (decoder_delay_s) or measured on the
+                                  run's stacked steps (to_contact); the
+                                  impacts' t_s stay the centres */
     double decoder_shift_sd_s; /* its standard uncertainty (s) */
     double decoder_delay_s;    /* the fitted decoder's delay at DC (s) */
     double decoder_zeta;       /* and its damping */
@@ -123,7 +125,9 @@ typedef struct {
  * theta[0..n-1], between samples release and end; the lead-in [0, quiet)
  * gives the noise of the step statistic.  *out receives a
  * malloc'd array of *n_out impacts in time order (the caller frees it);
- * t_s is the located instant, t_sd_s its standard uncertainty, ratio_se
+ * t_s is the located instant (the decoded transition's centre: the contact
+ * is decoder_shift_s from it when stats has it), t_sd_s its standard
+ * uncertainty, ratio_se
  * the ratio's standard error and confirmed 0 for a slot the lattice
  * demands but whose step is below the noise (its time then comes from the
  * neighbours' phase).  PL_ENUMERIC when the window holds no confirmed

@@ -479,6 +479,13 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
+    /* the impacts to the contact once theta is anchored on the decoder's
+     * clock (issue 33: a known or measured decoder delay); each t_sd_s
+     * takes the shift's uncertainty, common to the run */
+    for (size_t i = 0; i < r->n_impacts; i++) {
+        r->impacts[i].t_s += ls.decoder_shift_s;
+        r->impacts[i].t_sd_s = hypot(r->impacts[i].t_sd_s, ls.decoder_shift_sd_s);
+    }
     return PL_OK;
 }
 
