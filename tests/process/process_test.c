@@ -176,6 +176,39 @@ static void test_lattice_on_clean_arcs(void **state)
     rolled_free(&x);
 }
 
+/* A known decoder delay (process --decoder-delay) moves every instant
+ * back by it and nothing else: intervals, ratios, their errors and L_p as
+ * without it, the record saying so. */
+static void test_known_decoder_delay(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    pl_process_result a, b;
+    process_quiet(&x, x.n, p.N, NAN, &a);
+    pl_process_config c = quiet_config();
+    c.lattice.decoder_delay_s = 120e-6;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, p.N, &c, &b, &err), PL_OK);
+    assert_int_equal(a.n_impacts, b.n_impacts);
+    assert_true(a.decoder_shift_s == 0);
+    tu_assert_close(b.decoder_shift_s, -120e-6, 1e-15);
+    for (size_t i = 0; i < a.n_impacts; i++) {
+        tu_assert_close(b.impacts[i].t_s, a.impacts[i].t_s - 120e-6, 1e-12);
+        assert_true(b.impacts[i].t_sd_s == a.impacts[i].t_sd_s);
+        assert_true(b.impacts[i].ratio == a.impacts[i].ratio);
+        assert_true(b.impacts[i].ratio_se == a.impacts[i].ratio_se);
+        if (i + 1 < a.n_impacts)
+            tu_assert_close(b.impacts[i].interval_s, a.impacts[i].interval_s, 1e-12);
+    }
+    assert_true(b.lp_end == a.lp_end);
+    pl_process_result_free(&a);
+    pl_process_result_free(&b);
+    rolled_free(&x);
+}
+
 /* A recording that stops 4.5 ms after a landing still shows it: the step
  * statistic needs 6 ms either side and cannot be formed there, but the
  * arcs can, and their step stands in for it (the corpus's chains that end
@@ -1776,6 +1809,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lattice_on_clean_arcs),
+        cmocka_unit_test(test_known_decoder_delay),
         cmocka_unit_test(test_last_impact_near_the_end),
         cmocka_unit_test(test_no_impact_in_flight),
         cmocka_unit_test(test_front_end_undoes_the_chain),
