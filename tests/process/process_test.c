@@ -373,6 +373,16 @@ static void test_bridge_joins_the_beams(void **state)
 /* The ratios' mean loss bias over the impacts of r matched to x's
  * truth, and their spread; each detected impact within 0.2 ms of its
  * truth. */
+/* x's beams through the processing with the default configuration,
+ * which must succeed, for a prism of N edges. */
+static void process_rolled(const rolled *x, int N, pl_process_result *r)
+{
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x->v1, x->v2, x->n, RATE, H1, H2, N, &c, r, &err), PL_OK);
+}
+
 static void score_rolled(const rolled *x, const pl_process_result *r, double ratio,
                          double *bias, double *sd)
 {
@@ -410,10 +420,7 @@ static void test_lost_beam_carried(void **state)
     for (size_t i = 25000; i < 28000; i++)
         x.v1[i] = 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     assert_true(r.end_t > 4.9);
     double bias, sd;
     score_rolled(&x, &r, p.r, &bias, &sd);
@@ -461,10 +468,7 @@ static void test_lost_beam_garbage_at_its_rail(void **state)
     }
     assert_true(at_rail > 2);
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     print_message("lost beam 2 with %zu samples at its rail: %zu lost, channel %d\n", at_rail,
                   (size_t)r.front.n_lost, r.front.n_lost ? r.front.lost[0].channel : 0);
     double bias, sd;
@@ -501,10 +505,7 @@ static void test_slots_to_the_seen_end(void **state)
             x.v1[i] = x.v2[i] = 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     size_t nt = in_window(x.truth, x.nt, r.end_t), late = 0, matched = 0;
     for (size_t i = 0; i < r.n_impacts; i++) {
         late += r.impacts[i].t_s > (double)loud / RATE;
@@ -547,10 +548,7 @@ static void test_clipped_beam_carried(void **state)
     }
     assert_true(clipped > 5000);
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     double bias, sd;
     score_rolled(&x, &r, p.r, &bias, &sd);
     tu_assert_close(bias, 0, 0.03);
@@ -593,10 +591,7 @@ static void test_lost_beam_back_at_its_rail(void **state)
             x.v1[i] = rail;
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     assert_true(r.end_t > 4.9);
     double bias, sd;
     score_rolled(&x, &r, p.r, &bias, &sd);
@@ -707,10 +702,7 @@ static void test_garbage_after_a_clipped_beam(void **state)
         }
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     print_message("window ends %.4f s (the prism left at 4.2000 s)\n", r.end_t);
     assert_true(r.end_t > 4.195 && r.end_t <= 4.2);
     double bias, sd;
@@ -752,10 +744,7 @@ static void test_garbage_of_both_at_the_rails(void **state)
             x.v1[i] = copysign(rail, x.v1[i]);
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     print_message("both out at the rails: window ends %.4f s (the prism left at 4.2000 s), "
                   "%zu impacts, the last at %.4f s\n", r.end_t, r.n_impacts,
                   r.n_impacts ? r.impacts[r.n_impacts - 1].t_s : NAN);
@@ -803,10 +792,7 @@ static void test_lost_beam_beside_a_clipped_one(void **state)
             x.v1[i] = rail1;
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    process_rolled(&x, 22, &r);
     print_message("beam 2 lost beside beam 1 clipped: window ends %.3f s, %zu lost (channel "
                   "%d), L_p %.3f of %.3f\n", r.end_t, (size_t)r.front.n_lost,
                   r.front.n_lost ? r.front.lost[0].channel : 0, r.lp_end,
@@ -848,11 +834,7 @@ static void test_floor_lines_a_hertz_apart(void **state)
             x.v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
         }
         pl_process_result r;
-        pl_process_config c;
-        pl_process_config_default(&c);
-        pl_err err = {0};
-        assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err),
-                         PL_OK);
+        process_rolled(&x, 22, &r);
         score_rolled(&x, &r, p.r, &bias[shake], &sd[shake]);
         if (shake) {
             print_message("a hertz apart: %zu lines, %.3f and %.3f Hz\n",
@@ -944,11 +926,7 @@ static void test_common_motion_under_clipping(void **state)
             }
         }
         pl_process_result r;
-        pl_process_config c;
-        pl_process_config_default(&c);
-        pl_err err = {0};
-        assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err),
-                         PL_OK);
+        process_rolled(&x, 22, &r);
         assert_true(clipped > x.n / 2);
         score_rolled(&x, &r, p.r, &bias[shake], &sd[shake]);
         if (shake) {
@@ -1013,11 +991,7 @@ static void test_clipped_into_the_tail(void **state)
             }
         }
         pl_process_result r;
-        pl_process_config c;
-        pl_process_config_default(&c);
-        pl_err err = {0};
-        assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err),
-                         PL_OK);
+        process_rolled(&x, 22, &r);
         if (fault) {
             assert_true(clipped > x.n / 3);
             assert_true(r.end_t < (double)tail / RATE + 0.01);
@@ -1062,10 +1036,7 @@ static void test_floor_lines_beside_garbage(void **state)
             x.v1[i] = copysign(rail, x.v1[i]);
     }
     pl_process_result r;
-    pl_process_config c;
-    pl_process_config_default(&c);
-    pl_err err = {0};
-    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 29, &c, &r, &err), PL_OK);
+    process_rolled(&x, 29, &r);
     print_message("floor beside garbage: %zu lines, %.3f and %.3f Hz; window ends %.3f s\n",
                   (size_t)r.front.n_common, r.front.common_hz[0], r.front.common_hz[1], r.end_t);
     assert_int_equal(r.front.n_common, 2);

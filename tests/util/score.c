@@ -78,8 +78,11 @@ int tu_score_run(const double *true_t, const double *true_ratio, size_t n_true,
     return 0;
 }
 
-long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
-                const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med)
+/* z of each detected impact before cut matched to a true one within
+ * 2 ms: (ratio - true) / ratio_se when ratio (true_ratio given), else
+ * (t_s - true) / t_sd_s; the robust spread and median into *sd, *med. */
+static long impact_z(const double *true_t, const double *true_ratio, size_t n_true,
+                     const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med)
 {
     double *z = malloc((n_imp + 1) * sizeof *z);
     if (!z)
@@ -87,14 +90,16 @@ long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
     size_t m = 0;
     for (size_t j = 0; j < n_imp; j++) {
         const pl_impact *d = &imp[j];
-        if (!(d->t_s < cut) || !(d->ratio_se > 0) || !isfinite(d->ratio_se))
+        double se = true_ratio ? d->ratio_se : d->t_sd_s;
+        if (!(d->t_s < cut) || !(se > 0) || !isfinite(se))
             continue;
         size_t best = 0;
         for (size_t i = 1; i < n_true; i++)
             if (fabs(true_t[i] - d->t_s) < fabs(true_t[best] - d->t_s))
                 best = i;
         if (n_true && fabs(true_t[best] - d->t_s) < 0.002)
-            z[m++] = (d->ratio - true_ratio[best]) / d->ratio_se;
+            z[m++] = true_ratio ? (d->ratio - true_ratio[best]) / se
+                                : (d->t_s - true_t[best]) / se;
     }
     /* the median first: pl_robust_sd() leaves |z - median| in z */
     *med = pl_median(z, m);
@@ -103,26 +108,14 @@ long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
     return (long)m;
 }
 
+long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
+                const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med)
+{
+    return impact_z(true_t, true_ratio, n_true, imp, n_imp, cut, sd, med);
+}
+
 long tu_time_z(const double *true_t, size_t n_true, const pl_impact *imp, size_t n_imp,
                double cut, double *sd, double *med)
 {
-    double *z = malloc((n_imp + 1) * sizeof *z);
-    if (!z)
-        return -1;
-    size_t m = 0;
-    for (size_t j = 0; j < n_imp; j++) {
-        const pl_impact *d = &imp[j];
-        if (!(d->t_s < cut) || !(d->t_sd_s > 0) || !isfinite(d->t_sd_s))
-            continue;
-        size_t best = 0;
-        for (size_t i = 1; i < n_true; i++)
-            if (fabs(true_t[i] - d->t_s) < fabs(true_t[best] - d->t_s))
-                best = i;
-        if (n_true && fabs(true_t[best] - d->t_s) < 0.002)
-            z[m++] = (d->t_s - true_t[best]) / d->t_sd_s;
-    }
-    *med = pl_median(z, m);
-    *sd = pl_robust_sd(z, m);
-    free(z);
-    return (long)m;
+    return impact_z(true_t, NULL, n_true, imp, n_imp, cut, sd, med);
 }
