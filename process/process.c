@@ -910,8 +910,10 @@ static pl_series series(const char *name, const char *unit, int dec,
  * the kernel about as much to map as the decoding costs to fill (a
  * ten-minute run's five arrays are 240 MB, 59,000 pages: 0.05 to 0.1 s
  * on the 2-core machine); the read is SQLite's and one thread's, so the
- * other cores map the work arrays meanwhile and, with four or more to
- * spare, the velocities ahead of the decoding too.  MADV_POPULATE_WRITE
+ * other cores map the work arrays meanwhile and then, or with four or
+ * more to spare at once, the velocities ahead of the decoding too (a
+ * summary has one work array, the combined omega: a single helper that
+ * had only it to map sat idle for most of the read).  MADV_POPULATE_WRITE
  * (Linux 5.14) maps pages without writing to them, so it may run on the
  * arrays being decoded into; where the kernel lacks it the work arrays
  * are touched by writing zeros (nobody reads them yet) and the
@@ -974,11 +976,10 @@ static void fault_in_start(faulting *f, run_arrays *a, int threads)
     if (f->helpers == 0)
         return;
     double *arr[FAULT_MAX] = {a->omega, a->omc, a->theta, a->v[1], a->v[0]};
-    size_t count = f->helpers >= 4 ? 5 : 3;
-    for (size_t k = 0; k < count; k++) {
+    for (size_t k = 0, used = 0; k < FAULT_MAX; k++) {
         if (!arr[k])
-            continue;   /* theta in omega's memory */
-        fault_job *j = &f->job[k % f->helpers];
+            continue;   /* a summary's omega and theta are in vp1's memory */
+        fault_job *j = &f->job[used++ % f->helpers];
         j->n = a->n;
         j->may_write[j->count] = k < 3;
         j->p[j->count++] = arr[k];
