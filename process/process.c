@@ -857,7 +857,8 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
             writer_start(wr, r, cfg->threads);
         if (a->summary) {
             /* omega's 1 kHz series is out (writer_start): theta takes its
-             * memory, 48 MB of a ten-minute run not faulted in */
+             * memory (vp1's: velocities_out()), 48 MB of a ten-minute run
+             * not faulted in */
             r->theta = r->omega;
             r->omega = NULL;
         }
