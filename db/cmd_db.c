@@ -787,6 +787,10 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
         pl_json_number(stdout, l->v.lambda0_rad / DEG - half);
         fputs(", \"lambda0_hi95_deg\": ", stdout);
         pl_json_number(stdout, l->v.lambda0_rad / DEG + half);
+        fputs(", \"lambda0_stat_sd_deg\": ", stdout);
+        pl_json_number(stdout, l->stat_sd_rad / DEG);
+        fputs(", \"lambda0_sys_sd_deg\": ", stdout);
+        pl_json_number(stdout, l->sys_sd_rad / DEG);
         fputs(", \"max_rel_err\": ", stdout);
         pl_json_number(stdout, l->v.max_rel_err_lp);
         json_field_text(stdout, ", ", "flag", flag);
@@ -806,8 +810,17 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
         printf(" +- %.*f deg (95 %%, fitted", dec, half);
     else
         printf(" deg (fitted, no interval");
-    printf("%s%s); max rel. L_p error %.3f %%\n", flag[0] ? "; " : "", flag,
+    printf("%s%s); max rel. L_p error %.3f %%", flag[0] ? "; " : "", flag,
            100 * l->v.max_rel_err_lp);
+    /* the interval's parts as standard errors: the fit's statistics and
+     * the inputs' stated precision (docs/validation.md) */
+    if (isfinite(half) && isfinite(l->sys_sd_rad))
+        printf("; s.e. stat %.*f, sys %.*f deg", pl_fit_decimals(l->stat_sd_rad / DEG),
+               l->stat_sd_rad / DEG, pl_fit_decimals(l->sys_sd_rad / DEG), l->sys_sd_rad / DEG);
+    else if (isfinite(half))
+        printf("; s.e. stat %.*f deg (no systematic terms stored)",
+               pl_fit_decimals(l->stat_sd_rad / DEG), l->stat_sd_rad / DEG);
+    putchar('\n');
 }
 
 /* s as one shell word: as it is when it holds only safe characters, else

@@ -64,8 +64,9 @@ static pl_status save_one(pl_store *store, const pl_validation *v,
                          "rms_err_lp, lp_end_meas, lp_end_sim, omega_last_meas, "
                          "omega_last_sim, ratio_meas, ratio_pred, n_impacts_meas, "
                          "n_impacts_sim, pure_rotation, lambda0_rad, "
-                         "lambda0_sd_rad, t0_s, t0_sd_s, beta_rad, fit_residual) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         "lambda0_sd_rad, t0_s, t0_sd_s, beta_rad, fit_residual, "
+                         "lambda0_sys_rad, t0_sys_s) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          &st, err) != PL_OK)
         goto fail;
     sqlite3_bind_int64(st, 1, v->run_id);
@@ -90,6 +91,8 @@ static pl_status save_one(pl_store *store, const pl_validation *v,
     pl_store_bind_real(st, 20, v->t0_sd_s);
     pl_store_bind_real(st, 21, v->beta_rad);
     pl_store_bind_real(st, 22, v->fit_residual);
+    pl_store_bind_real(st, 23, v->lambda0_sys_rad);
+    pl_store_bind_real(st, 24, v->t0_sys_s);
     if (sqlite3_step(st) != SQLITE_DONE) {
         pl_store_fail(store, "saving a validation", err);
         goto fail;
@@ -134,7 +137,8 @@ pl_status pl_validation_get(pl_store *store, long long run_id,
                          "v.lp_end_meas, v.lp_end_sim, v.omega_last_meas, "
                          "v.omega_last_sim, v.ratio_meas, v.ratio_pred, "
                          "v.n_impacts_meas, v.lambda0_sd_rad, v.t0_sd_s, "
-                         "v.fit_residual, v.created_utc FROM validation v JOIN "
+                         "v.fit_residual, v.created_utc, v.lambda0_sys_rad, "
+                         "v.t0_sys_s FROM validation v JOIN "
                          "simulation s ON s.id = v.simulation_id WHERE "
                          "v.run_id = ? AND v.law = ? AND v.fit = ?", &st, err) != PL_OK)
         return err->code;
@@ -182,6 +186,8 @@ pl_status pl_validation_get(pl_store *store, long long run_id,
     v->t0_sd_s = pl_store_column_real(st, 25);
     v->fit_residual = pl_store_column_real(st, 26);
     pl_store_column_text(st, 27, v->created_utc, sizeof v->created_utc);
+    v->lambda0_sys_rad = pl_store_column_real(st, 28);
+    v->t0_sys_s = pl_store_column_real(st, 29);
     sqlite3_finalize(st);
     return PL_OK;
 }

@@ -30,7 +30,9 @@ typedef struct {
     double max_rel_err_lp, rms_err_lp, lp_end_meas, lp_end_sim;
     double omega_last_meas, omega_last_sim, ratio_meas, ratio_pred;
     long long n_impacts_meas;
-    double lambda0_sd_rad, t0_sd_s, fit_residual;
+    double lambda0_sd_rad, t0_sd_s, fit_residual;   /* sd: statistical */
+    double lambda0_sys_rad, t0_sys_s;   /* systematic terms in quadrature;
+                                           NaN: none worked out */
     char created_utc[32];
 } pl_validation;
 

@@ -574,14 +574,14 @@ static double edge_offset(double *v[2], const double h[2], size_t lo, size_t hi,
     return m && m >= need ? o / (double)m : NAN;
 }
 
-static void carry(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
-                  double agree, int bad, const spans clip[2])
+static void carry_at(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
+                     size_t gap, double agree, int bad, const spans clip[2])
 {
     int good = 1 - bad;
     double k = h[bad] / h[good];
-    size_t need = r / 2;
-    double oa = edge_offset(v, h, a > r ? a - r : 0, a, agree, bad, k, clip, need);
-    double ob = edge_offset(v, h, b, b + r < n ? b + r : n, agree, bad, k, clip, need);
+    size_t need = r / 2, a0 = a > gap ? a - gap : 0, b0 = b + gap < n ? b + gap : n;
+    double oa = edge_offset(v, h, a0 > r ? a0 - r : 0, a0, agree, bad, k, clip, need);
+    double ob = edge_offset(v, h, b0, b0 + r < n ? b0 + r : n, agree, bad, k, clip, need);
     if (isnan(ob))
         ob = oa;
     if (isnan(oa))
@@ -591,6 +591,21 @@ static void carry(double *v[2], const double h[2], size_t n, size_t a, size_t b,
     for (size_t i = a; i < b; i++)
         v[bad][i] = k * v[good][i] + oa + (ob - oa) * (double)(i - a + 1) / (double)(b - a + 1);
 }
+
+static void carry(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
+                  double agree, int bad, const spans clip[2])
+{
+    carry_at(v, h, n, a, b, r, 0, agree, bad, clip);
+}
+
+/* A lost beam's carry reads its edges LOST_EDGE_GAP_S clear of the
+ * stretch: a decoder losing and finding the prism puts out garbage for a
+ * few ms either side, whose tail the stretch's end can fall inside, and
+ * whose samples that happened to agree with the other beam set the
+ * far edge's offset (faulted corpus seed 246: -0.50 rad/s against the
+ * near edge's +0.004, ramped across the 240 ms carried, three impacts
+ * 1.5-3 ms off and their ratios 0.02 low). */
+#define LOST_EDGE_GAP_S 0.010
 
 /* Both channels over [a, b) follow the line between the beams' common
  * levels at its edges: neither saw the prism, and a bridge this short
@@ -644,9 +659,12 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
  * what no rolling prism does: a level far from the motion's on both
  * sides of the stretch (a decoder at 0 V: v / h below a third of the
  * edges' level), or a roughness (mean |v[i+1] - v[i]| / h) many times
- * the other beam's (speckle garbage).  Returns the channel (0 or 1) that
- * lost the prism, -2 when both did, -1 when neither can be told. */
-static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r)
+ * the other beam's (speckle garbage).  ref: the beams' common level
+ * before the stretch, whose sign is the motion's (0: the edges').
+ * Returns the channel (0 or 1) that lost the prism, -2 when both did,
+ * -1 when neither can be told. */
+static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
+                     double ref)
 {
     double la, lb;
     edge_levels(v, h, n, a, b, r, &la, &lb);
@@ -670,9 +688,14 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
      * both beams as the prism leaves them is as rough in each, and a beam
      * lost the moment it began (at a rail, then garbage) left the other's
      * garbage to be carried as the motion (seed 323: 32 ms, L_p +0.17 %) */
+    /* (the level in the motion's own sense: a mean of the other sign is
+     * no rolling prism's, as beam 2's garbage at -2.4 rad/s against the
+     * motion's 3.5 carried as the motion for 110 ms on faulted corpus
+     * seed 741) */
     int out[2];
+    double sense = (ref != 0 ? ref : la + lb) < 0 ? -1 : 1;
     for (int c = 0; c < 2; c++)
-        out[c] = fabs(m[c]) < lvl / 3 || rough[c] > 5 * rough[1 - c] ||
+        out[c] = sense * m[c] < lvl / 3 || rough[c] > 5 * rough[1 - c] ||
                  rough[c] > LOST_ROUGH * before[c];
     if (out[0] == out[1])
         return out[0] ? -2 : -1;
@@ -841,6 +864,16 @@ typedef struct {
     size_t first, first_both, last_end, count, both;
 } trouble;
 
+/* Samples from the last stretch's end to a, 0 where they overlap (the
+ * pad makes a stretch begin before the last one ended; the difference of
+ * size_t's then wrapped to 2^64 and started a new run, faulted corpus
+ * seed 1365: the window ended at the third stretch, 9 ms after the prism
+ * left, where the first two had both beams out). */
+static double trouble_gap(const trouble *t, size_t a)
+{
+    return a > t->last_end ? (double)(a - t->last_end) : 0;
+}
+
 /* Where the motion ended, for a stretch whose first flagged sample is a
  * and from which neither beam sees the prism any more: at a itself (not
  * the stretch's padded start: the window's end adds its own guard, as
@@ -851,15 +884,14 @@ typedef struct {
  * own drop-out just before is no sign of the end). */
 static size_t trouble_end(const trouble *t, size_t a, double rate)
 {
-    return t->both > 0 && (double)(a - t->last_end) <= TROUBLE_GAP_S * rate ? t->first_both
-                                                                              : a;
+    return t->both > 0 && trouble_gap(t, a) <= TROUBLE_GAP_S * rate ? t->first_both : a;
 }
 
 /* Notes a stretch [a, b) that was bridged (both: both beams out); 1 when
  * it completes the motion's end. */
 static int trouble_note(trouble *t, size_t a, size_t b, int both, double rate)
 {
-    if (t->count == 0 || (double)(a - t->last_end) > TROUBLE_GAP_S * rate) {
+    if (t->count == 0 || trouble_gap(t, a) > TROUBLE_GAP_S * rate) {
         t->first = a;
         t->count = t->both = 0;
     }
@@ -907,6 +939,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         sd_e = 0;
     size_t merge = (size_t)ceil(0.0005 * rate), pad = (size_t)ceil(0.0002 * rate);
     size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
+    size_t lost_gap = (size_t)ceil(LOST_EDGE_GAP_S * rate);
     double floor_e = 10 * sd_e, ref = 0, alpha = 1.0 / fmax(1, 0.002 * rate);
     size_t cur[2] = {0, 0};
     trouble tb = {0};
@@ -952,14 +985,14 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
              * 1163: one beam's garbage carried as the motion for 75 and
              * 49 ms, and an impact placed in it).  Over a stretch longer
              * than a bridge the beams' own levels and roughness decide. */
-            int lb = b - a > max_len ? lost_beam(v, h, n, a, b, r) : -1;
+            int lb = b - a > max_len ? lost_beam(v, h, n, a, b, r, ref) : -1;
             if (lb == -2) {
                 rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
                 return 0;
             }
             if (lb == carrier)
                 carrier = 1 - carrier;
-            carry(v, h, n, a, b, r, floor_e, 1 - carrier, clip);
+            carry_at(v, h, n, a, b, r, b - a > max_len ? lost_gap : 0, floor_e, 1 - carrier, clip);
             if (b - a > max_len)
                 note_lost(rep, 1 - carrier, a, b, rate);
             else {
@@ -967,24 +1000,36 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
                 rep->dropout_s[1 - carrier] += (double)(b - a) / rate;
             }
         } else if (fell || clipped_in[0]) {
-            /* neither beam holds the level: a line when short, else the end */
-            if (b - a > max_len) {
+            /* neither beam holds the level: a line when short, else the
+             * end; but both at a rail now and then over a long stretch
+             * may be one beam lost, its garbage touching its rails, and
+             * the other clipping at its arcs' tops (faulted corpus seed
+             * 1341: the window ended at beam 2's loss, 7 of 70 impacts,
+             * L_p 90 % off): the beams' levels and roughness decide, the
+             * carrier's own clipped samples then bridged as any carrier's */
+            int lb = b - a > max_len && !fell ? lost_beam(v, h, n, a, b, r, ref) : -1;
+            if (lb >= 0) {
+                carry_at(v, h, n, a, b, r, lost_gap, floor_e, lb, clip);
+                note_lost(rep, lb, a, b, rate);
+                carrier = 1 - lb;
+            } else if (b - a > max_len) {
                 size_t e = trouble_end(&tb, k, rate);
                 rep->lost_t_s = (double)e / rate;
                 rep->lost_at_drop = fell && e == k;
                 return 0;
+            } else {
+                if (spans_add(unknown, a, b, 0) != 0)
+                    return -1;
+                rep->both_out++;
+                both = 1;
             }
-            if (spans_add(unknown, a, b, 0) != 0)
-                return -1;
-            rep->both_out++;
-            both = 1;
         } else if (b - a > max_len) {
-            int bad = lost_beam(v, h, n, a, b, r);
+            int bad = lost_beam(v, h, n, a, b, r, ref);
             if (bad < 0) {
                 rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
                 return 0;
             }
-            carry(v, h, n, a, b, r, floor_e, bad, clip);
+            carry_at(v, h, n, a, b, r, lost_gap, floor_e, bad, clip);
             note_lost(rep, bad, a, b, rate);
             carrier = 1 - bad;
         } else {

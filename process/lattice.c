@@ -4,6 +4,7 @@
 #include "process/lattice.h"
 
 #include "process/lattice_core.h"
+#include "process/lattice_delay.h"
 #include "process/lattice_eval.h"
 #include "process/lattice_ring.h"
 #include "process/lattice_settle.h"
@@ -24,6 +25,8 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->threads = 0;
     cfg->beta_rad = NAN;
     cfg->end_seen = 0;
+    cfg->to_contact = 0;
+    cfg->decoder_delay_s = NAN;
 }
 
 /* The step statistic's own windows: a 1 ms gap and 5 ms fits each side
@@ -110,6 +113,25 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
     free(vars0);
 }
 
+/* The shift from the transitions' centres to the contact into st: the
+ * decoder's delay known_s when given (not NaN), else measured on the
+ * run's steps (lattice_delay.h).  The instants are left at the centres:
+ * theta is on the decoder's clock, and L_p is anchored to it there
+ * (pl_process: the caller moves them after).  -1 when out of memory. */
+static int to_contact(const walk *wk, double known_s, const pl_impact *imp, size_t n,
+                      pl_lattice_stats *st)
+{
+    pl_lat_delay d = {-known_s, 0, known_s, 0, n, 0};
+    if (isnan(known_s) && pl_lat_decoder_delay(wk, imp, n, &d) != 0)
+        return -1;
+    st->decoder_shift_s = d.shift_s;
+    st->decoder_shift_sd_s = d.shift_sd_s;
+    st->decoder_delay_s = d.width_s;
+    st->decoder_zeta = d.zeta;
+    st->decoder_impacts = d.used;
+    return 0;
+}
+
 pl_status pl_lattice_find(double *om, const double *theta, size_t n,
                           double rate, size_t release, size_t quiet, size_t end, int N,
                           const pl_lattice_config *cfg, pl_impact **out,
@@ -159,6 +181,13 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     place_by_tops(&wk, sl.v, m, cfg->beta_rad, ths, vars, &tp, st);
     *n_out = pl_lat_collect(&wk, sl.v, m, ths, vars, &seed, &tp, imp, st);
     pl_lat_tops_free(&tp);
+    if ((cfg->to_contact || !isnan(cfg->decoder_delay_s)) &&
+        to_contact(&wk, cfg->decoder_delay_s, imp, *n_out, st) != 0) {
+        free(imp);
+        *out = NULL;
+        *n_out = 0;
+        imp = NULL;
+    }
     *out = imp;
     free(sl.v);
     free(ths);

@@ -70,6 +70,16 @@ typedef struct {
                               is an impact; 0 (default): the end may be the
                               recording's, and a slot after the last step
                               needs evidence of its own */
+    int to_contact;        /* 1: move the instants back to the contact by the
+                              decoder's delay measured on the run's steps
+                              (lattice_delay.h; experimental, issue 33:
+                              docs/process.md section 4, "The contact
+                              instant"); 0 (default): t_s is the
+                              transition's centre, unless decoder_delay_s */
+    double decoder_delay_s;/* the decoder's delay at DC when known (its
+                              data sheet, the simulator's truth): the
+                              instants move back by it, with no uncertainty
+                              of their own added; NaN (default): unknown */
 } pl_lattice_config;
 
 /* The defaults above. */
@@ -98,6 +108,15 @@ typedef struct {
                               the loss to a tenth (beta_from_data = 1), else
                               the ramp's; NaN: none */
     int beta_from_data;
+    double decoder_shift_s;    /* contact - transition centre (s; 0: neither
+                                  known nor measured): the decoder's delay
+                                  given (decoder_delay_s) or measured on the
+                                  run's stacked steps (to_contact); the
+                                  impacts' t_s stay the centres */
+    double decoder_shift_sd_s; /* its standard uncertainty (s) */
+    double decoder_delay_s;    /* the fitted decoder's delay at DC (s) */
+    double decoder_zeta;       /* and its damping */
+    size_t decoder_impacts;    /* impacts stacked; 0: not measured */
 } pl_lattice_stats;
 
 /* Finds the line impacts of a prism with N edges in om[0..n-1] (rad/s, at
@@ -106,7 +125,9 @@ typedef struct {
  * theta[0..n-1], between samples release and end; the lead-in [0, quiet)
  * gives the noise of the step statistic.  *out receives a
  * malloc'd array of *n_out impacts in time order (the caller frees it);
- * t_s is the located instant, t_sd_s its standard uncertainty, ratio_se
+ * t_s is the located instant (the decoded transition's centre: the contact
+ * is decoder_shift_s from it when stats has it), t_sd_s its standard
+ * uncertainty, ratio_se
  * the ratio's standard error and confirmed 0 for a slot the lattice
  * demands but whose step is below the noise (its time then comes from the
  * neighbours' phase).  PL_ENUMERIC when the window holds no confirmed

@@ -14,6 +14,8 @@
  *   lattice_smooth.c  the slots' angles smoothed along the lattice
  *   lattice_tops.c    the arcs' tops: the ramp's slope, the one shift
  *   lattice_eval.c    the impacts: instants, speeds, ratios
+ *   lattice_delay.c   the decoder's delay on the stacked steps (when
+ *                     asked: pl_lattice_config.to_contact)
  *
  * Units: samples and rad inside (the walk's rate turns them into s). */
 #ifndef PL_PROCESS_LATTICE_CORE_H

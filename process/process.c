@@ -585,6 +585,15 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts, theta_stride);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
+    /* the impacts to the contact once theta is anchored on the decoder's
+     * clock (issue 33: a known or measured decoder delay); each t_sd_s
+     * takes the shift's uncertainty, common to the run */
+    r->decoder_shift_s = ls.decoder_shift_s;
+    r->decoder_shift_sd_s = ls.decoder_shift_sd_s;
+    for (size_t i = 0; i < r->n_impacts; i++) {
+        r->impacts[i].t_s += ls.decoder_shift_s;
+        r->impacts[i].t_sd_s = hypot(r->impacts[i].t_sd_s, ls.decoder_shift_sd_s);
+    }
     return PL_OK;
 }
 
@@ -1084,6 +1093,7 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "ring_model_hz=%.6g\nring_decay_s=%.6g\ntop_shift_s=%.6g\nbeta_rad=%.6g\n"
              "beta_data_rad=%.6g\nbeta_data_se_rad=%.3g\nbeta_used_rad=%.6g\n"
              "beta_from=%s\nenergy_ratio=%.8g\nenergy_ratio_se=%.3g\nratio_se_scale=%.3g\n"
+             "impact_t=%s\ndecoder_shift_s=%.6g\ndecoder_shift_sd_s=%.3g\n"
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
              "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
@@ -1094,7 +1104,10 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              r->phase_sd_rad, r->drift_rad, r->lp_end_raw, r->ring_model_hz, r->ring_decay_s,
              r->top_shift_s, cfg->lattice.beta_rad, r->beta_data_rad, r->beta_data_se_rad,
              r->beta_used_rad, r->beta_from_data ? "data" : isfinite(r->beta_used_rad) ? "ramp" : "-",
-             r->energy_ratio, r->energy_ratio_se, r->ratio_se_scale, f->offset_mps[0],
+             r->energy_ratio, r->energy_ratio_se, r->ratio_se_scale,
+             !isnan(cfg->lattice.decoder_delay_s) ? "contact_given_delay"
+             : cfg->lattice.to_contact ? "contact_measured_delay" : "centre",
+             r->decoder_shift_s, r->decoder_shift_sd_s, f->offset_mps[0],
              f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
              f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);

@@ -77,6 +77,11 @@ typedef struct {
                                 alone (process/lattice.h); NaN: not found */
     double beta_data_se_rad, beta_used_rad, energy_ratio, energy_ratio_se;
     int beta_from_data;
+    double decoder_shift_s;  /* every impact's t_s was moved by this from the
+                                decoded transition's centre to the contact
+                                (issue 33: the decoder's delay, given or
+                                measured); 0: t_s is the centre */
+    double decoder_shift_sd_s; /* its uncertainty, in every t_sd_s */
     double ratio_se_scale;   /* every impact's ratio_se was multiplied by
                                 this (>= 1): the ratios' scatter about
                                 their neighbours over their stated errors */

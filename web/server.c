@@ -562,7 +562,21 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l)
         pl_buf_puts(b, " deg (fitted, no interval)");
     if (l->flag != PL_FIT_FLAG_NONE)
         pl_buf_printf(b, " <em class=\"flag\">%s</em>", pl_fit_flag_words(l->flag));
-    pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%</td></tr>", 100 * l->v.max_rel_err_lp);
+    pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%", 100 * l->v.max_rel_err_lp);
+    /* the interval's parts as standard errors, each with its meaning */
+    if (isfinite(half) && isfinite(l->sys_sd_rad))
+        pl_buf_printf(b, "; standard errors: <span class=\"stat\" title=\"the fit's "
+                      "statistics: block jackknife and correlated noise of L_p\">statistical "
+                      "%.*f</span>, <span class=\"sys\" title=\"the lab's inputs at their "
+                      "stated precision: local g against standard gravity, the ramp's angle "
+                      "where not fitted, the model's step\">systematic %.*f</span> deg",
+                      pl_fit_decimals(l->stat_sd_rad * 180 / M_PI), l->stat_sd_rad * 180 / M_PI,
+                      pl_fit_decimals(l->sys_sd_rad * 180 / M_PI), l->sys_sd_rad * 180 / M_PI);
+    else if (isfinite(half))
+        pl_buf_printf(b, "; standard error: statistical %.*f deg (no systematic terms "
+                      "stored)", pl_fit_decimals(l->stat_sd_rad * 180 / M_PI),
+                      l->stat_sd_rad * 180 / M_PI);
+    pl_buf_puts(b, "</td></tr>");
 }
 
 /* The validation's answer on the run page: the verdict (as the report

@@ -44,6 +44,8 @@ typedef struct {
     double t0_start, beta0;
     int evals;
     int with_c;                /* x ends with the level error's w */
+    double tscale;             /* model time per run time: 1, or sqrt(g'/g)
+                                  for the systematic term of g */
 } fit_ctx;
 
 /* x = (lambda0 in deg, v, u, w): t0 = t0_start + T0_RANGE tanh(v) and
@@ -63,6 +65,9 @@ typedef struct {
  * errors reach 0.0017; C_RANGE = 0.02 (a release detected 30 ms late)
  * keeps a law that cannot match the data from hiding its misfit in c. */
 static const double T0_RANGE = 0.05, C_RANGE = 0.02;
+
+/* The model's gravity (model/prism/prism.c's G_ACC, standard gravity). */
+static const double G_MODEL = 9.80665;
 
 /* Iterations of the solver (fit_drive(), both stages of fit_solve()
  * together): the line law converges in 9-27 on the fixtures, in 47 where
@@ -109,7 +114,7 @@ static int simulate_grid(fit_ctx *c, const pl_model_params *p, double t0)
     while (first < c->n && c->t[first] < t0)
         first++;
     for (size_t i = first; i < c->n; i++)
-        c->trel[i - first] = c->t[i] - t0;
+        c->trel[i - first] = (c->t[i] - t0) * c->tscale;
     pl_model_end end;
     if (first < c->n &&
         pl_model_lp_grid(c->m, c->trel, c->lsim + first, c->n - first, &end, &err) != PL_OK)
@@ -307,6 +312,33 @@ static int block_variances(const gsl_matrix *J, const gsl_vector *r, double *var
     return ok ? 0 : -1;
 }
 
+/* The columns of J whose parameter the fit still moves (col[], *na of
+ * them) as a matrix of their own; NULL when none or out of memory.  A
+ * column 1e9 times shorter than the longest belongs to a parameter held
+ * at the end of its range (its tanh saturated). */
+static gsl_matrix *active_jacobian(const gsl_matrix *J, size_t *col, size_t *na)
+{
+    size_t n = J->size1, np = J->size2;
+    double norm[8], top = 0;
+    *na = 0;
+    if (np > 8)
+        return NULL;
+    for (size_t j = 0; j < np; j++) {
+        gsl_vector_const_view cj = gsl_matrix_const_column(J, j);
+        norm[j] = gsl_blas_dnrm2(&cj.vector);
+        top = fmax(top, norm[j]);
+    }
+    for (size_t j = 0; j < np; j++)
+        if (norm[j] > 1e-9 * top)
+            col[(*na)++] = j;
+    gsl_matrix *Ja = *na ? gsl_matrix_alloc(n, *na) : NULL;
+    for (size_t i = 0; Ja && i < *na; i++) {
+        gsl_vector_const_view cj = gsl_matrix_const_column(J, col[i]);
+        gsl_matrix_set_col(Ja, i, &cj.vector);
+    }
+    return Ja;
+}
+
 /* The standard errors of the fitted parameters at xb (block_variances()),
  * carried through the maps of unpack().  A parameter held at the end of
  * its range (its tanh saturated: c where the law or a fixed beta cannot
@@ -318,25 +350,12 @@ static void fit_uncertainties(pl_match_result *res, const pl_fit_spec *spec,
                               const gsl_vector *r)
 {
     enum { PMAX = 4 };
-    size_t n = J->size1, np = J->size2, col[PMAX], na = 0;
-    double norm[PMAX], top = 0, va[PMAX], var[PMAX];
+    size_t np = J->size2, col[PMAX], na;
+    double va[PMAX], var[PMAX];
     if (np > PMAX)
         return;
-    for (size_t j = 0; j < np; j++) {
-        gsl_vector_const_view cj = gsl_matrix_const_column(J, j);
-        norm[j] = gsl_blas_dnrm2(&cj.vector);
-        top = fmax(top, norm[j]);
-    }
-    for (size_t j = 0; j < np; j++)
-        if (norm[j] > 1e-9 * top)
-            col[na++] = j;
-    gsl_matrix *Ja = na ? gsl_matrix_alloc(n, na) : NULL;
-    int ok = Ja != NULL;
-    for (size_t i = 0; ok && i < na; i++) {
-        gsl_vector_const_view cj = gsl_matrix_const_column(J, col[i]);
-        gsl_matrix_set_col(Ja, i, &cj.vector);
-    }
-    ok = ok && block_variances(Ja, r, va) == 0;
+    gsl_matrix *Ja = active_jacobian(J, col, &na);
+    int ok = Ja && block_variances(Ja, r, va) == 0;
     gsl_matrix_free(Ja);
     if (!ok)
         return;
@@ -366,6 +385,157 @@ double pl_fit_interval_factor(void)
     /* Student's t with K - 1 degrees of freedom: the jackknife's own
      * uncertainty about its variance */
     return gsl_cdf_tdist_Pinv(0.975, PL_FIT_BLOCKS - 1);
+}
+
+const char *pl_sys_term_name(int term)
+{
+    static const char *const names[PL_SYS_TERMS] = {"g", "beta", "step"};
+    return term >= 0 && term < PL_SYS_TERMS ? names[term] : "?";
+}
+
+double pl_fit_total_sd(double stat, double sys)
+{
+    return isnan(sys) ? stat : sqrt(stat * stat + sys * sys);
+}
+
+double pl_fit_total_factor(double stat, double sys)
+{
+    double total = pl_fit_total_sd(stat, sys);
+    if (!(stat > 0) || !isfinite(total))
+        return pl_fit_interval_factor();
+    /* Welch-Satterthwaite: only the statistical part is estimated, from
+     * PL_FIT_BLOCKS - 1 degrees of freedom; the systematic terms are
+     * stated precisions, known */
+    double r = total / stat, dof = (PL_FIT_BLOCKS - 1) * r * r * r * r;
+    return gsl_cdf_tdist_Pinv(0.975, fmin(dof, 1e6));
+}
+
+/* The parameters' response dx (x's coordinates) to the residuals moving
+ * by d: the fit's linearised step -(Ja'Ja)^-1 Ja' d on its active
+ * columns col[0..na-1] (the others 0).  -1 when Ja'Ja is singular. */
+static int linear_response(const gsl_matrix *Ja, const size_t *col, size_t na,
+                           const gsl_vector *d, double *dx, size_t np)
+{
+    gsl_matrix *A = gsl_matrix_alloc(na, na);
+    gsl_vector *g = gsl_vector_alloc(na), *y = gsl_vector_alloc(na);
+    gsl_permutation *perm = gsl_permutation_alloc(na);
+    int sign, rc = A && g && y && perm ? 0 : -1;
+    if (rc == 0) {
+        gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, Ja, Ja, 0.0, A);
+        gsl_blas_dgemv(CblasTrans, -1.0, Ja, d, 0.0, g);
+        if (gsl_linalg_LU_decomp(A, perm, &sign) != GSL_SUCCESS ||
+            gsl_linalg_LU_solve(A, perm, g, y) != GSL_SUCCESS)
+            rc = -1;
+    }
+    for (size_t j = 0; j < np; j++)
+        dx[j] = 0;
+    for (size_t i = 0; rc == 0 && i < na; i++)
+        dx[col[i]] = gsl_vector_get(y, i);
+    gsl_matrix_free(A);
+    gsl_vector_free(g);
+    gsl_vector_free(y);
+    gsl_permutation_free(perm);
+    return rc;
+}
+
+/* The simulated L_p on the fit grid under systematic term `term` moved
+ * by its stated sd from p (into c->lsim); 1 when the term does not apply
+ * (beta fitted and free: its uncertainty is the fit's own), -1 when the
+ * model fails.  g: the motion is driven by gravity alone and impacts are
+ * ratios of speeds, so a gravity g' runs the same motion on a clock
+ * sqrt(g'/g) faster; beta: the ramp's stated sd; step: the RK4 step
+ * halved, the model's own resolution (the term is the change itself). */
+static int sys_curve(fit_ctx *c, int term, const pl_model_params *p, double t0,
+                     int beta_free)
+{
+    pl_model_params q = *p;
+    double g_sd = c->spec->g_sd > 0 ? c->spec->g_sd : PL_SYS_G_SD;
+    int rc;
+    switch (term) {
+    case PL_SYS_G:
+        c->tscale = sqrt(1 + g_sd / G_MODEL);
+        rc = simulate_grid(c, &q, t0);
+        c->tscale = 1;
+        return rc;
+    case PL_SYS_BETA:
+        if (beta_free)
+            return 1;
+        q.beta += c->spec->beta_sd;
+        return simulate_grid(c, &q, t0);
+    default:
+        /* simulate_grid() sets the handle's parameters on every call: the
+         * next one is back at the fit's step */
+        q.rate = 2 * p->rate;
+        return simulate_grid(c, &q, t0);
+    }
+}
+
+/* Writes dx (x's coordinates at xb) as the parameters' standard errors
+ * of one systematic term into sys's slot `term`. */
+static void sys_store(const fit_ctx *c, const gsl_vector *xb, const double *dx,
+                      int term, pl_fit_sys *sys)
+{
+    const pl_fit_spec *spec = c->spec;
+    size_t k = 0;
+    if (spec->lambda0)
+        sys->lambda0[term] = fabs(dx[k++]) * M_PI / 180;
+    if (spec->t0) {
+        double v = tanh(gsl_vector_get(xb, k));
+        sys->t0[term] = fabs(dx[k++]) * T0_RANGE * (1 - v * v);
+    }
+    if (spec->beta) {
+        double u = tanh(gsl_vector_get(xb, k));
+        sys->beta[term] = fabs(dx[k++]) * 3 * spec->beta_sd * (1 - u * u);
+    }
+}
+
+/* The systematic terms of the fit at xb (Jacobian J, residuals' curve
+ * at xb) into res->sys: each term's curve against the fitted one, through
+ * the fit's linearised response (linear_response()), no refit: one model
+ * run a term.  A term that cannot be worked out is NaN, and so is the
+ * sum it is part of. */
+static void fit_systematics(fit_ctx *c, const gsl_vector *xb, const gsl_matrix *J,
+                            pl_match_result *res)
+{
+    enum { PMAX = 4 };
+    pl_fit_sys *sys = &res->sys;
+    size_t n = c->n, np = J->size2, col[PMAX], na = 0;
+    double dx[PMAX];
+    pl_model_params p;
+    double t0, offset;
+    gsl_matrix *Ja = np <= PMAX ? active_jacobian(J, col, &na) : NULL;
+    gsl_vector *base = gsl_vector_alloc(n), *d = gsl_vector_alloc(n);
+    unpack(c, xb, &p, &t0, &offset);
+    int ok = Ja && base && d && simulate_grid(c, &p, t0) == 0;
+    for (size_t i = 0; ok && i < n; i++)
+        gsl_vector_set(base, i, c->lsim[i]);
+    /* beta's column is the one before c's when it is fitted */
+    int beta_free = 0;
+    for (size_t i = 0; c->spec->beta && i < na; i++)
+        beta_free |= col[i] == np - 2;
+    for (int term = 0; term < PL_SYS_TERMS; term++) {
+        int rc = ok ? sys_curve(c, term, &p, t0, beta_free) : -1;
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            gsl_vector_set(d, i, c->lsim[i] - gsl_vector_get(base, i));
+        if (rc == 0 && linear_response(Ja, col, na, d, dx, np) != 0)
+            rc = -1;
+        if (rc == 1)
+            for (size_t j = 0; j < np; j++)
+                dx[j] = 0;
+        if (rc >= 0)
+            sys_store(c, xb, dx, term, sys);
+    }
+    double *rows[3] = {sys->lambda0, sys->t0, sys->beta};
+    double *sum[3] = {&sys->lambda0_sd, &sys->t0_sd, &sys->beta_sd};
+    for (int r = 0; r < 3; r++) {
+        double ss = 0;
+        for (int term = 0; term < PL_SYS_TERMS; term++)
+            ss += rows[r][term] * rows[r][term];
+        *sum[r] = sqrt(ss);   /* NaN when a term is */
+    }
+    gsl_matrix_free(Ja);
+    gsl_vector_free(base);
+    gsl_vector_free(d);
 }
 
 /* The sum of squares of the workspace's residuals. */
@@ -464,6 +634,7 @@ static pl_status fit_two_stages(fit_ctx *c, gsl_multifit_nlinear_workspace *ws0,
     res->fit_rms = sqrt(*sse / (double)c->n);
     fit_uncertainties(res, c->spec, xb, gsl_multifit_nlinear_jac(ws1),
                       gsl_multifit_nlinear_residual(ws1));
+    fit_systematics(c, xb, gsl_multifit_nlinear_jac(ws1), res);
     return PL_OK;
 }
 
@@ -556,7 +727,7 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
     double *tf = malloc(nf * sizeof *tf), *lf = malloc(nf * sizeof *lf);
     fit_ctx c = {.p = res->params, .spec = spec, .t = tf, .lp = lf, .n = nf,
                  .trel = trel, .lsim = lsim, .t0_start = res->t0,
-                 .beta0 = base->beta};
+                 .beta0 = base->beta, .tscale = 1};
     gsl_vector *x0 = gsl_vector_alloc(np), *x1 = gsl_vector_alloc(np + 1);
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
     fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
@@ -654,6 +825,9 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
 {
     memset(res, 0, sizeof *res);
     res->lambda0_sd = res->t0_sd = res->beta_sd = res->lp_offset_sd = NAN;
+    res->sys.lambda0_sd = res->sys.t0_sd = res->sys.beta_sd = NAN;
+    for (int k = 0; k < PL_SYS_TERMS; k++)
+        res->sys.lambda0[k] = res->sys.t0[k] = res->sys.beta[k] = NAN;
     if (!(base->lambda0 > 0))
         return pl_err_set(err, PL_EINVAL, "matching: no release angle lambda0 "
                           "(record one with the run or fit it)");

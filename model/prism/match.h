@@ -13,7 +13,9 @@
  * simplex does.  Uncertainties: a delete-a-block jackknife over
  * PL_FIT_BLOCKS contiguous blocks of the fit grid plus the formal
  * variance inflated for AR(1)-correlated residuals (docs/validation.md,
- * "Uncertainties").
+ * "Uncertainties"), and apart from them the systematic terms: the inputs
+ * stated with finite precision (g, beta where held, the model's step)
+ * through the fit's linearised response ("Systematic terms").
  *
  * Units: SI, angles in radians.  Threading: reentrant.
  */
@@ -48,18 +50,61 @@ double pl_fit_interval_factor(void);
 
 typedef struct {
     int lambda0, t0, beta;        /* 1: fit this parameter */
-    double beta_sd;               /* rad: beta is kept within 3 sd of the catalogue */
+    double beta_sd;               /* rad: the ramp's stated uncertainty; a fitted
+                                     beta is kept within 3 sd of the catalogue,
+                                     a fixed one is a systematic term */
+    double g_sd;                  /* m/s^2: how far the lab's local g may lie from
+                                     the model's standard gravity (one sd); NaN
+                                     or 0 for PL_SYS_G_SD */
 } pl_fit_spec;
+
+/* The default g_sd, m/s^2: the model takes standard gravity (9.80665); a
+ * lab's local g lies anywhere from 9.780 (equator) to 9.832 (poles) at
+ * sea level, taken as uniform, sd 0.052 / sqrt(12) = 0.015
+ * (docs/validation.md, "Systematic terms"). */
+#define PL_SYS_G_SD 0.015
+
+/* The systematic terms of a fit (docs/validation.md, "Systematic terms"):
+ * each input the lab states with finite precision, moved by its stated sd,
+ * and the fitted parameters' response through the fit's own Jacobian
+ * (dx = -(J'J)^-1 J' dr, one model run a term).  Standard deviations; NaN
+ * for a parameter not fitted. */
+enum { PL_SYS_G, PL_SYS_BETA, PL_SYS_STEP, PL_SYS_TERMS };
+
+typedef struct {
+    double lambda0[PL_SYS_TERMS];  /* rad: g, beta (where not fitted), the
+                                      model's step (resolution) */
+    double t0[PL_SYS_TERMS];       /* s */
+    double beta[PL_SYS_TERMS];     /* rad */
+    double lambda0_sd, t0_sd, beta_sd;   /* the terms in quadrature */
+} pl_fit_sys;
+
+/* "g", "beta", "step": the names of the terms (stored, printed). */
+const char *pl_sys_term_name(int term);
+
+/* The total standard error of a fitted parameter: stat (the fit's
+ * statistical one) and sys (the systematic terms) in quadrature; stat
+ * when sys is NaN (a validation stored before the terms), NaN when stat
+ * is. */
+double pl_fit_total_sd(double stat, double sys);
+
+/* The 95 % factor of the total: Student's t with the Welch-Satterthwaite
+ * degrees of freedom (PL_FIT_BLOCKS - 1) (total / stat)^4, the systematic
+ * terms taken as known (infinite degrees of freedom); 2.776 for sys = 0,
+ * 1.96 as sys dominates. */
+double pl_fit_total_factor(double stat, double sys);
 
 typedef struct {
     pl_model_params params;       /* as simulated (lambda0, beta fitted or given) */
     double t0;                    /* release instant used, run clock, s */
-    double lambda0_sd, t0_sd, beta_sd;   /* standard errors (block jackknife
-                                            + AR(1) formal); NaN when not fitted */
+    double lambda0_sd, t0_sd, beta_sd;   /* statistical standard errors (block
+                                            jackknife + AR(1) formal); NaN when
+                                            not fitted; sys holds the rest */
     double lp_offset, lp_offset_sd;      /* the measured L_p's level error c
                                             (impacts), fitted with any fit, and
                                             its standard error; 0 and NaN
                                             without a fit */
+    pl_fit_sys sys;               /* systematic terms (NaN without a fit) */
     double fit_rms;               /* rms of L_p(sim) + c - L_p(meas) over the fit grid */
     int iterations;
     /* the comparison, over the window [t0, end_t] */

@@ -570,6 +570,71 @@ pl_status pl_dimer_impact_solve(const double w[4][4], double u[4],
     return PL_OK;
 }
 
+/* --- a lone sphere on the plate ------------------------------------------ */
+
+double pl_dimer_tip_coupling(const pl_dimer_geometry *g, double th)
+{
+    double mh = g->M * (g->l / 2) * (g->l / 2) * cos(th) * cos(th);
+    return (g->J - mh) / (g->J + mh);
+}
+
+/* The gap over the plate at t of a sphere that left height y0 at t0 with
+ * velocity v0 (its lowest point; free flight). */
+static double ball_gap(const pl_dimer_geometry *g, double gacc, double t0,
+                       double y0, double v0, double t)
+{
+    double d = t - t0;
+    return y0 + v0 * d - 0.5 * gacc * d * d + g->A * sin(g->omega * t);
+}
+
+pl_status pl_dimer_lone_sphere(const pl_dimer_params *p, double h,
+                               pl_dimer_ball *out, pl_err *err)
+{
+    pl_dimer_geometry g;
+    if (pl_dimer_geometry_of(p, &g, err) != PL_OK)
+        return err->code;
+    if (!(p->Gamma < 1))
+        return pl_err_set(err, PL_EINVAL, "lone sphere: Gamma < 1 required (at %g a "
+                          "captured sphere would leave the plate again)", p->Gamma);
+    if (!(h >= 0))
+        return pl_err_set(err, PL_EINVAL, "lone sphere: h >= 0 required, got %g m", h);
+    memset(out, 0, sizeof *out);
+    out->t_capture = NAN;
+    double T = 1 / p->f, t_win = p->duration - 10 * T, gacc = p->g;
+    /* the relative acceleration is at most g (1 + Gamma): a bounce that
+     * dips under the plate between two marching steps of T/2000 and comes
+     * back sinks at most g (1 + Gamma) dt^2 / 8, 2 nm at 25 Hz */
+    double dt = T / 2000, t0 = 0, y0 = h, v0 = 0;
+    for (;;) {
+        double a = t0, b = t0 + dt;
+        while (b <= p->duration && ball_gap(&g, gacc, t0, y0, v0, b) > 0) {
+            a = b;
+            b += dt;
+        }
+        if (b > p->duration)
+            return PL_OK;
+        for (int it = 0; it < 60; it++) {
+            double c = 0.5 * (a + b);
+            if (ball_gap(&g, gacc, t0, y0, v0, c) > 0)
+                a = c;
+            else
+                b = c;
+        }
+        double vp = -g.A * g.omega * cos(g.omega * b);
+        double rel = v0 - gacc * (b - t0) - vp;
+        if (-rel < p->v_rest) {
+            out->t_capture = b;
+            return PL_OK;
+        }
+        out->impacts++;
+        if (b >= t_win)
+            out->hits++;
+        t0 = b;
+        y0 = -g.A * sin(g.omega * b);
+        v0 = vp - p->es * rel;
+    }
+}
+
 /* --- the simulation ------------------------------------------------------- */
 
 typedef struct {

@@ -152,6 +152,32 @@ typedef struct {
 pl_status pl_dimer_run(const pl_dimer_params *p, pl_dimer_sample *samples,
                        size_t n, pl_dimer_result *res, pl_err *err);
 
+/* A lone sphere on the dimer's plate: released at rest at t = 0 with its
+ * lowest point h above the plate's mean position (y_p = -A sin omega t),
+ * in free flight between impacts, each impact reversing its velocity
+ * relative to the plate times e_s (for a ball on a plate the energetic
+ * coefficient is Newton's: section 5), captured - riding on the plate,
+ * which at Gamma < 1 never throws it off - once it meets the plate slower
+ * than v_rest.  Each sphere of a long dimer with a light rod moves almost
+ * so (an impact at one tip changes the other's normal velocity by a few
+ * per cent of its own): docs/dimer.md, figure 12. */
+typedef struct {
+    size_t impacts;         /* impacts over the run */
+    size_t hits;            /* of them in the last ten plate cycles */
+    double t_capture;       /* when it was captured, s; NAN: never */
+} pl_dimer_ball;
+
+/* Simulates a lone sphere of p (f, Gamma < 1, es, v_rest, g, duration)
+ * released from h (m); PL_EINVAL names a bad parameter. */
+pl_status pl_dimer_lone_sphere(const pl_dimer_params *p, double h,
+                               pl_dimer_ball *out, pl_err *err);
+
+/* The change of the other tip's normal velocity per unit change of the
+ * hitting tip's in a single frictionless impact at tilt theta: (J - M
+ * (l/2)^2 cos^2) / (J + M (l/2)^2 cos^2); 0 for two point masses on a
+ * massless rod, whose other sphere is the hit's centre of percussion. */
+double pl_dimer_tip_coupling(const pl_dimer_geometry *g, double theta);
+
 /* The dimer's parameters as command-line options, for `prismlab dimer` and
  * for sweeps of it (model/sweep/): th receives the start angle in degrees
  * (the caller converts it into p->theta0). */

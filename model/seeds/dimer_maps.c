@@ -704,6 +704,113 @@ int pl_dimer_case_holds(const pl_dimer_case *c, const pl_dimer_result *r)
     return 1;
 }
 
+/* The sphere that swings in a drift-like mode (the higher one), 0 left. */
+static int swinging(const pl_dimer_result *r)
+{
+    return r->hmax[1] >= r->hmax[0];
+}
+
+static const char *side_name(int k)
+{
+    return k ? "right" : "left";
+}
+
+/* "the left sphere swinging (10 hits in the last ten cycles, 2.5 mm), the
+ * right resting (0 hits, 0.0006 mm)" of r into st. */
+static void say_swing(pl_dimer_statement *st, const pl_dimer_result *r)
+{
+    int k = swinging(r);
+    say(st, "the %s sphere swinging (%zu hits in the last ten cycles, rising %.3g mm), "
+        "the %s resting (%zu hits, %.2g mm)", side_name(k), r->hits[k], r->hmax[k] * 1e3,
+        side_name(!k), r->hits[!k], r->hmax[!k] * 1e3);
+}
+
+static void say_ball(pl_dimer_statement *st, const pl_dimer_ball *b)
+{
+    if (isnan(b->t_capture))
+        say(st, "keeps bouncing (%zu hits in the last ten cycles)", b->hits);
+    else
+        say(st, "is captured at %.3f s", b->t_capture);
+}
+
+/* Why the other sphere swings: the lone spheres, the coupling, the
+ * mirror start. */
+static pl_status explain_swing(const pl_dimer_case *c, pl_dimer_statement *st,
+                               pl_err *err)
+{
+    pl_dimer_params p;
+    pl_dimer_case_params(c, 100, &p);
+    pl_dimer_geometry g;
+    if (pl_dimer_geometry_of(&p, &g, err) != PL_OK)
+        return err->code;
+    /* theta0 > 0: the left sphere lower (section 5: it lands first) */
+    int low = p.theta0 > 0 ? 0 : 1;
+    double h[2];
+    h[low] = p.h0;
+    h[!low] = p.h0 + g.l * sin(fabs(p.theta0));
+    pl_dimer_ball b[2];
+    for (int k = 0; k < 2; k++)
+        if (pl_dimer_lone_sphere(&p, h[k], &b[k], err) != PL_OK)
+            return err->code;
+    say(st, ".  Why: theta0 %+g deg puts the %s sphere lower (%s), %.3g mm over the "
+        "plate's mean; a lone sphere released there ", c->theta0_deg, side_name(low),
+        low == 0 ? "as section 5's +5 deg, where the left lands first"
+                 : "the mirror of section 5's +5 deg", h[low] * 1e3);
+    say_ball(st, &b[low]);
+    say(st, ", released from the %s one's %.3g mm it ", side_name(!low), h[!low] * 1e3);
+    say_ball(st, &b[!low]);
+    say(st, "; an impact at one tip changes the other's normal velocity by %+.1f %% of "
+        "its own, so each sphere goes almost as a lone one.  From the mirror start "
+        "(theta0 %+g deg) prismlab gives ", 100 * pl_dimer_tip_coupling(&g, 0),
+        -c->theta0_deg);
+    p.theta0 = -p.theta0;
+    pl_dimer_result m;
+    if (pl_dimer_run(&p, NULL, 0, &m, err) != PL_OK)
+        return err->code;
+    say(st, "%s mode, ", pl_dimer_mode_name(m.mode));
+    say_swing(st, &m);
+    say(st, ", drift %+.3g mm/s", m.drift * 1e3);
+    return PL_OK;
+}
+
+pl_status pl_dimer_case_check(const pl_dimer_case *c, const pl_dimer_result *r,
+                              pl_dimer_statement *st, pl_err *err)
+{
+    memset(st, 0, sizeof *st);
+    st->paper = c->statement;
+    st->criterion = "the mode of the last ten of 100 cycles; where the paper names the "
+                    "swinging sphere, the one that rises higher; where it says the drift "
+                    "is zero, |scaled drift| below 0.05";
+    st->verdict = pl_dimer_case_holds(c, r) ? PL_DIMER_HOLDS : PL_DIMER_FAILS;
+    int drift_like = r->mode == PL_DIMER_DRIFT || r->mode == PL_DIMER_ALTERNATE;
+    int names = c->bouncer >= 0 && (c->mode == PL_DIMER_DRIFT || c->mode == PL_DIMER_ALTERNATE);
+    say(st, "the paper: %s mode", pl_dimer_mode_name(c->mode));
+    if (names)
+        say(st, ", the %s sphere swinging", side_name(c->bouncer));
+    if (c->zero_drift)
+        say(st, ", zero mean drift");
+    say(st, "; here: %s mode", pl_dimer_mode_name(r->mode));
+    if (drift_like) {
+        say(st, ", ");
+        say_swing(st, r);
+    }
+    double sd = pl_dimer_scaled_drift(r->drift, c->f, 9.81);
+    say(st, ", drift %+.3g mm/s (scaled %+.2g)", r->drift * 1e3, sd);
+    if (r->mode != c->mode) {
+        say(st, ": the mode does not hold");
+        return PL_OK;
+    }
+    int other = names && drift_like && swinging(r) != c->bouncer;
+    if (!other) {
+        say(st, st->verdict == PL_DIMER_HOLDS ? ": holds" : ": the drift is not zero");
+        return PL_OK;
+    }
+    say(st, ": the mode%s hold%s, the swinging sphere is the other one",
+        c->zero_drift && fabs(sd) <= 0.05 ? " and the zero drift" : "",
+        c->zero_drift && fabs(sd) <= 0.05 ? "" : "s");
+    return explain_swing(c, st, err);
+}
+
 void pl_dimer_case_basin(const pl_dimer_case *c, size_t n, pl_dimer_basin_spec *s)
 {
     memset(s, 0, sizeof *s);

@@ -117,7 +117,7 @@ typedef enum {
 typedef struct {
     const char *paper;          /* the paper's words */
     const char *criterion;      /* what is measured, with its thresholds */
-    char finding[640];          /* what prismlab finds, in numbers, or
+    char finding[1024];         /* what prismlab finds, in numbers, or
                                    what was not simulated */
     pl_dimer_verdict verdict;
 } pl_dimer_statement;
@@ -166,6 +166,18 @@ void pl_dimer_case_params(const pl_dimer_case *c, double cycles, pl_dimer_params
 /* Whether result r is the paper's mode of c (its mode, bouncing sphere and
  * zero drift where the paper says so). */
 int pl_dimer_case_holds(const pl_dimer_case *c, const pl_dimer_result *r);
+
+/* What the paper's figure of case c shows against run r (from c's start),
+ * part by part - the mode, the sphere that swings where the paper names
+ * it, the zero drift where it says so - into st: the paper's words, the
+ * criterion, the finding, and pl_dimer_case_holds' verdict.  Where the
+ * other sphere swings the finding says why: each sphere's fate as a lone
+ * sphere released from its height (pl_dimer_lone_sphere), the tips'
+ * coupling (pl_dimer_tip_coupling) and the run from the mirror start
+ * (theta0 negated, 100 cycles), simulated here.  A simulation's failure
+ * is returned with its reason. */
+pl_status pl_dimer_case_check(const pl_dimer_case *c, const pl_dimer_result *r,
+                              pl_dimer_statement *st, pl_err *err);
 
 /* --- basin maps ---------------------------------------------------------- */
 

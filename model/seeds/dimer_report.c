@@ -83,6 +83,7 @@ static void path_in(char *buf, size_t size, const char *dir, const char *name)
 typedef struct {
     const pl_dimer_case *c;
     pl_dimer_result r;
+    pl_dimer_statement st;      /* part by part: pl_dimer_case_check */
     pl_dimer_verdict verdict;   /* PL_DIMER_NOT_RUN until run */
 } case_run;
 
@@ -420,7 +421,12 @@ static pl_status case_page(const char *dir, const case_run *cr, const char *basi
     result_text(f, &cr->r, c->f, 9.81);
     fputs("</td>", f);
     verdict_cell(f, cr->verdict);
-    fputs("</tr></table>\n", f);
+    fputs("</tr></table>\n<p id=\"finding\"><b>What the paper's figure shows and what "
+          "prismlab gets</b> (", f);
+    html_text(f, cr->st.criterion);
+    fputs("): ", f);
+    html_text(f, cr->st.finding);
+    fputs(".</p>\n", f);
     fprintf(f, "<figure><img src=\"%s.svg\" alt=\"%s\"><figcaption>The tips' heights and the "
                "plate over the last eight cycles; the left tip's horizontal position over the "
                "run.</figcaption></figure>\n", c->name, c->name);
@@ -787,8 +793,9 @@ static pl_status run_cases(const char *dir, const pl_dimer_report_opts *o,
         free(sm);
         if (st != PL_OK)
             return st;
-        runs[i].verdict = pl_dimer_case_holds(runs[i].c, &runs[i].r) ? PL_DIMER_HOLDS
-                                                                       : PL_DIMER_FAILS;
+        if ((st = pl_dimer_case_check(runs[i].c, &runs[i].r, &runs[i].st, err)) != PL_OK)
+            return st;
+        runs[i].verdict = runs[i].st.verdict;
         if (o->progress)
             o->progress("the paper's runs", i + 1, n, o->ctx);
     }

@@ -29,7 +29,8 @@ pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v)
 {
     if (strcmp(v->fit, "fitted") != 0)
         return PL_FIT_FLAG_NONE;
-    return pl_fit_flag_of(v->lambda0_rad, v->lambda0_sd_rad, v->n_edges, v->beta_rad);
+    return pl_fit_flag_of(v->lambda0_rad, pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad),
+                          v->n_edges, v->beta_rad);
 }
 
 int pl_fit_decimals(double half_deg)
@@ -112,8 +113,12 @@ pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
             return pl_err_set(err, e.code, "%s", e.msg);
         if (!l->has)
             l->has = pl_validation_get(store, run_id, laws[i], "recorded", &l->v, &e) == PL_OK;
-        l->half95_rad = l->has && !strcmp(l->v.fit, "fitted")
-                            ? pl_fit_interval_factor() * l->v.lambda0_sd_rad : NAN;
+        int fitted = l->has && !strcmp(l->v.fit, "fitted");
+        l->stat_sd_rad = fitted ? l->v.lambda0_sd_rad : NAN;
+        l->sys_sd_rad = fitted ? l->v.lambda0_sys_rad : NAN;
+        l->half95_rad = fitted ? pl_fit_total_factor(l->stat_sd_rad, l->sys_sd_rad) *
+                                     pl_fit_total_sd(l->stat_sd_rad, l->sys_sd_rad)
+                               : NAN;
         l->flag = l->has ? pl_fit_flag_of_validation(&l->v) : PL_FIT_FLAG_NONE;
     }
     /* like with like: both fitted or both as recorded */

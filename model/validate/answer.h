@@ -31,7 +31,8 @@ pl_fit_flag pl_fit_flag_of(double lambda0_rad, double sd_rad, int n_edges,
  * there, degrees. */
 #define PL_FIT_BOUND_DEG 1e-3
 
-/* The flag of a stored validation: NONE for one with lambda0 as recorded. */
+/* The flag of a stored validation (its total standard error): NONE for
+ * one with lambda0 as recorded. */
 pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v);
 
 /* The decimals to print a fitted lambda0 and its interval's half width
@@ -47,8 +48,14 @@ enum { PL_ANSWER_LAWS = 2 };   /* line, plastic */
 typedef struct {
     int has;                  /* validated under this law */
     pl_validation v;          /* its fitted validation, else the recorded one */
-    double half95_rad;        /* the 95 % interval's half width; NaN when
-                                 lambda0 was not fitted */
+    double half95_rad;        /* the 95 % interval's half width, statistical
+                                 and systematic together
+                                 (pl_fit_total_factor() times the total
+                                 standard error); NaN when lambda0 was not
+                                 fitted */
+    double stat_sd_rad, sys_sd_rad;   /* its standard errors apart: the fit's
+                                 statistics, the systematic terms (NaN: none
+                                 stored, a row from before them) */
     pl_fit_flag flag;
 } pl_answer_law;
 

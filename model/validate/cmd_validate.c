@@ -18,7 +18,8 @@ static const pl_cli_command command = {
     .usage =
     "usage: prismlab validate (RUN... | --experiment E | --all)\n"
     "                         [--fit lambda0,t0[,beta] | --no-fit]\n"
-    "                         [--law line|plastic|both] [--json] [--db FILE]\n",
+    "                         [--law line|plastic|both] [--g-sd M_S2]\n"
+    "                         [--json] [--db FILE]\n",
     .about =
     "For each processed run, simulates the same prism on the same ramp from\n"
     "the detected release (seed 000 sections 2-4) and compares L_p(t) (4.2):\n"
@@ -29,7 +30,10 @@ static const pl_cli_command command = {
     .footer =
     "Prints a line a run and law: run=<id> law=<law> fit=<recorded|fitted>\n"
     "lambda0=<deg>[+-sd] [(at its bound) | (undetermined)] max_rel_err=<%>\n"
-    "rms=<impacts> status=<...>; the flag says a fitted lambda0 is held at an\n"
+    "rms=<impacts> status=<...> [stat=<sd> sys=<sd>]; sd is the total standard\n"
+    "error, stat the fit's statistical one, sys the systematic terms' (the\n"
+    "local g, beta where not fitted, the model's step: docs/validation.md,\n"
+    "\"Systematic terms\"); the flag says a fitted lambda0 is held at an\n"
     "end of its range or its 95 % interval spans the whole range\n"
     "(docs/validation.md, \"Flags\").\n",
     .max_args = PL_CLI_ANY_ARGS};
@@ -66,17 +70,25 @@ typedef struct {
 /* The flag of a result's lambda0: none unless it was fitted. */
 static pl_fit_flag match_flag(int fitted, const pl_match_result *r)
 {
-    return fitted ? pl_fit_flag_of(r->params.lambda0, r->lambda0_sd, r->params.N,
-                                   r->params.beta)
+    return fitted ? pl_fit_flag_of(r->params.lambda0,
+                                   pl_fit_total_sd(r->lambda0_sd, r->sys.lambda0_sd),
+                                   r->params.N, r->params.beta)
                   : PL_FIT_FLAG_NONE;
 }
 
 static void print_match_json(out_ctx *o, long long id, int law, int fitted,
                              const pl_match_result *r)
 {
-    static const char *const keys[] = {"lambda0_sd_deg", "max_rel_err",
-        "rms_impacts", "lp_end_measured", "lp_end_simulated"};
-    double v[] = {r->lambda0_sd * 180 / M_PI, r->max_rel_err, r->rms_err,
+    /* lambda0_sd_deg: the total (what the text's +- says), then its parts */
+    static const char *const keys[] = {"lambda0_sd_deg", "lambda0_stat_sd_deg",
+        "lambda0_sys_sd_deg", "lambda0_sys_g_deg", "lambda0_sys_beta_deg",
+        "lambda0_sys_step_deg", "max_rel_err", "rms_impacts", "lp_end_measured",
+        "lp_end_simulated"};
+    double v[] = {pl_fit_total_sd(r->lambda0_sd, r->sys.lambda0_sd) * 180 / M_PI,
+                  r->lambda0_sd * 180 / M_PI, r->sys.lambda0_sd * 180 / M_PI,
+                  r->sys.lambda0[PL_SYS_G] * 180 / M_PI,
+                  r->sys.lambda0[PL_SYS_BETA] * 180 / M_PI,
+                  r->sys.lambda0[PL_SYS_STEP] * 180 / M_PI, r->max_rel_err, r->rms_err,
                   r->lp_end_meas, r->lp_end_sim};
     fputs(o->n++ ? ",\n " : "[", stdout);
     printf("{\"run\": %lld, \"law\": \"%s\", \"fit\": \"%s\"", id,
@@ -105,18 +117,23 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
         print_match_json(o, id, law, fitted, r);
         return;
     }
-    char sd[32] = "";
-    if (isfinite(r->lambda0_sd))
-        snprintf(sd, sizeof sd, "+-%.4f", r->lambda0_sd * 180 / M_PI);
+    char sd[32] = "", parts[64] = "";
+    double total = pl_fit_total_sd(r->lambda0_sd, r->sys.lambda0_sd);
+    if (isfinite(total)) {
+        snprintf(sd, sizeof sd, "+-%.4f", total * 180 / M_PI);
+        snprintf(parts, sizeof parts, " stat=%.4f sys=%.4f", r->lambda0_sd * 180 / M_PI,
+                 r->sys.lambda0_sd * 180 / M_PI);
+    }
     pl_fit_flag flag = match_flag(fitted, r);
-    /* the flag after lambda0=X+-Y, which scripts parse as it was */
+    /* +-: the total standard error, statistical and systematic; the flag
+     * after lambda0=X+-Y, which scripts parse as it was; the parts last */
     printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s max_rel_err=%.3f%% "
-           "rms=%.3f Lp_end=%.3f/%.3f status=%s\n", id,
+           "rms=%.3f Lp_end=%.3f/%.3f status=%s%s\n", id,
            law ? "plastic" : "line", fitted ? "fitted" : "recorded",
            r->params.lambda0 * 180 / M_PI, sd, flag ? " (" : "", pl_fit_flag_words(flag),
            flag ? ")" : "", 100 * r->max_rel_err,
            r->rms_err, r->lp_end_meas, r->lp_end_sim,
-           pl_model_end_name(r->status));
+           pl_model_end_name(r->status), parts);
 }
 
 /* Every law and fit asked for of one run, stored together (one
@@ -190,6 +207,10 @@ int pl_cmd_validate(int argc, char **argv)
         PL_OPT_CHOICE("law", &laws, law_names, "line|plastic|both",
                       "the paper's line-impact model, the plastic one, or\n"
                       "both (default)"),
+        PL_OPT_DOUBLE("g-sd", &spec.g_sd, 1e-6, 1.0, "M_S2",
+                      "how far the lab's local g may lie from the model's\n"
+                      "standard gravity 9.80665, one sd (default 0.015: the\n"
+                      "spread from equator to pole; a systematic term)"),
         PL_OPT_FLAG("json", &out.json, "print a JSON array, an object a run,\n"
                     "law and fit (errors still on stderr)"),
         PL_OPT_RUN_SELECTION(&sel),

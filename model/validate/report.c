@@ -668,6 +668,14 @@ static void html_runs(FILE *f, const run_set *s)
     fputs("</table>\n", f);
 }
 
+/* The half width of a stored lambda0's 95 % interval, statistical and
+ * systematic together (rad; NaN when it has none). */
+static double lambda0_half95(const pl_validation *v)
+{
+    return pl_fit_total_factor(v->lambda0_sd_rad, v->lambda0_sys_rad) *
+           pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad);
+}
+
 /* A fitted lambda0 with its 95 % interval (the interval's decimals) and
  * its flag; "-" without a fitted validation. */
 static void lambda0_text(FILE *f, const pl_validation *v, int html)
@@ -676,7 +684,7 @@ static void lambda0_text(FILE *f, const pl_validation *v, int html)
         fputs(html ? "&ndash;" : "-", f);
         return;
     }
-    double half = pl_fit_interval_factor() * v->lambda0_sd_rad * 180 / M_PI;
+    double half = lambda0_half95(v) * 180 / M_PI;
     int dec = pl_fit_decimals(half);
     fprintf(f, "%.*f", dec, v->lambda0_rad * 180 / M_PI);
     if (isfinite(half))
@@ -684,6 +692,13 @@ static void lambda0_text(FILE *f, const pl_validation *v, int html)
     pl_fit_flag flag = pl_fit_flag_of_validation(v);
     if (flag != PL_FIT_FLAG_NONE)
         fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
+    /* the parts, as standard errors: what the data say, what the inputs'
+     * stated precision adds */
+    if (isfinite(half) && isfinite(v->lambda0_sys_rad))
+        fprintf(f, html ? " <small class=\"sd\">(s.e. stat %.*f, sys %.*f)</small>"
+                        : " (s.e. stat %.*f, sys %.*f)",
+                pl_fit_decimals(v->lambda0_sd_rad * 180 / M_PI), v->lambda0_sd_rad * 180 / M_PI,
+                pl_fit_decimals(v->lambda0_sys_rad * 180 / M_PI), v->lambda0_sys_rad * 180 / M_PI);
 }
 
 /* Both laws' fitted lambda0, labelled, the law the run's verdict names
@@ -752,11 +767,16 @@ static void html_results(FILE *f, const run_set *s)
           "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p, "
           "with a constant error of the measured L_p's level (the integral before the first impact), which the "
           "figures here leave in; "
-          "&plusmn; is the 95 %% interval: the standard error of a delete-a-block jackknife over %d contiguous "
-          "blocks of the window and of the least-squares error inflated for AR(1)-correlated residuals, in "
+          "&plusmn; is the 95 %% interval of the total, statistical and systematic, whose two standard errors "
+          "follow it (s.e.).  <i>stat</i>: a delete-a-block jackknife over %d contiguous "
+          "blocks of the window and the least-squares error inflated for AR(1)-correlated residuals, in "
           "quadrature (the L_p residuals are correlated along the curve: the plain least-squares error is far "
-          "too small), times Student's t with %d degrees of freedom (%.3f); docs/validation.md says how its "
-          "coverage was measured.</p>\n"
+          "too small); <i>sys</i>: the fitted value's response to the inputs stated with finite precision - "
+          "the local g against the model's standard gravity (0.015 m/s&sup2; unless stated), the ramp's "
+          "inclination where it was not fitted (its catalogue uncertainty), the model's integration step - in "
+          "quadrature.  The interval is the total times Student's t with the Welch-Satterthwaite degrees of "
+          "freedom (%d for the statistical part alone: %.3f; 1.96 as the systematic part dominates); "
+          "docs/validation.md says how its coverage was measured.</p>\n"
           "<table><tr><th>run</th><th>N</th><th>material</th><th>lambda0 recorded (deg)</th><th>lambda0 fitted (deg), each law "
           "(bold: the law the run's verdict names)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
@@ -955,7 +975,7 @@ static void csv_rows(FILE *c, const run_data *r)
                 continue;
             const pl_validation *v = &r->v[law][fit];
             fprintf(c, "%lld,%d,%s,%d,%s,%s,%s,%s,%.6f,%.6g,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-                       "%.6g,%.6g,%lld,%lld,%s,%.6g,%.9f,%.9f,%s,%s\n",
+                       "%.6g,%.6g,%lld,%lld,%s,%.6g,%.9f,%.9f,%s,%s,%.6g,%.6g\n",
                     r->info.id, r->info.synthetic, r->prism.name, r->prism.n_edges,
                     r->prism.material, r->info.ramp, law_name[law], fit_name[fit],
                     v->lambda0_rad * 180 / M_PI, v->lambda0_sd_rad * 180 / M_PI, v->t0_s,
@@ -963,9 +983,11 @@ static void csv_rows(FILE *c, const run_data *r)
                     v->lp_end_meas, v->lp_end_sim, v->omega_last_meas, v->omega_last_sim,
                     v->ratio_meas, v->ratio_pred, v->n_impacts_meas, v->n_impacts_sim,
                     v->status, v->fit_residual,
-                    (v->lambda0_rad - pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
-                    (v->lambda0_rad + pl_fit_interval_factor() * v->lambda0_sd_rad) * 180 / M_PI,
-                    pl_verdict_name(r->verdict.law), quality_word(r));
+                    (v->lambda0_rad - lambda0_half95(v)) * 180 / M_PI,
+                    (v->lambda0_rad + lambda0_half95(v)) * 180 / M_PI,
+                    pl_verdict_name(r->verdict.law), quality_word(r),
+                    v->lambda0_sys_rad * 180 / M_PI,
+                    pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad) * 180 / M_PI);
         }
 }
 
@@ -987,7 +1009,7 @@ static pl_status write_tables(const run_set *s, const char *exp, const char *dir
     fputs("run,synthetic,prism,N,material,ramp,law,fit,lambda0_deg,lambda0_sd_deg,t0_s,beta_deg,"
           "max_rel_err_lp,rms_err_lp,lp_end_meas,lp_end_sim,omega_last_meas,omega_last_sim,"
           "ratio_meas,ratio_pred,n_impacts_meas,n_impacts_sim,status,fit_residual,"
-          "lambda0_lo95_deg,lambda0_hi95_deg,verdict,quality\n", c);
+          "lambda0_lo95_deg,lambda0_hi95_deg,verdict,quality,lambda0_sys_deg,lambda0_total_sd_deg\n", c);
     fprintf(m, "# Validation: %s\n\nprismlab %s.  Max relative error of L_p in %%, line law unless "
                "stated.%s  Verdict: the law the run's L_p supports (docs/validation.md, \"The verdict\"); "
                "lambda0 with its 95 %% interval, the verdict's law first.\n\n"

@@ -96,9 +96,13 @@ static void validation_of(pl_validation *v, long long run_id, pl_law law,
     snprintf(v->params, sizeof v->params,
              "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
              "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
-             "lp_offset=%.6g\nlp_offset_sd=%.6g\n",
+             "lp_offset=%.6g\nlp_offset_sd=%.6g\ng_sd=%.6g\n"
+             "sys_lambda0_g_rad=%.3g\nsys_lambda0_beta_rad=%.3g\n"
+             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\n",
              spec->lambda0, spec->t0, spec->beta, spec->beta_sd, r->iterations,
-             r->t_max_rel_err, r->beta_sd, r->lp_offset, r->lp_offset_sd);
+             r->t_max_rel_err, r->beta_sd, r->lp_offset, r->lp_offset_sd,
+             spec->g_sd > 0 ? spec->g_sd : PL_SYS_G_SD, r->sys.lambda0[PL_SYS_G],
+             r->sys.lambda0[PL_SYS_BETA], r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd);
     v->max_rel_err_lp = r->max_rel_err;
     v->rms_err_lp = r->rms_err;
     v->lp_end_meas = r->lp_end_meas;
@@ -110,6 +114,8 @@ static void validation_of(pl_validation *v, long long run_id, pl_law law,
     v->n_impacts_meas = r->n_impacts_meas;
     v->lambda0_sd_rad = r->lambda0_sd;
     v->t0_sd_s = r->t0_sd;
+    v->lambda0_sys_rad = r->sys.lambda0_sd;
+    v->t0_sys_s = r->sys.t0_sd;
     v->fit_residual = r->fit_rms;
 }
 

@@ -5,8 +5,10 @@
 #     the flag: the plastic fits (interval ~2000 deg) "(undetermined)",
 #     the line fits none; --json says the same in lambda0_flag;
 #   - `run show` names the verdict (line-impact law), each law's lambda0
-#     with its 95 % interval (pl_fit_interval_factor() = 2.776 times the
-#     stored sd), the flags, and how to write the report; --json the same;
+#     with its 95 % interval (the stored statistical and systematic sd in
+#     quadrature, times Student's t with the Welch-Satterthwaite degrees of
+#     freedom), both standard errors apart, the flags, and how to write
+#     the report; --json the same;
 #   - a fit held at alpha + beta reads "at its bound";
 #   - a run not validated says so and names the command.
 set -eu
@@ -45,24 +47,44 @@ grep '^verdict\|^lambda0 \|^report' "$dir/show"
 grep -q '^verdict:        line-impact law (t = [0-9.e+]* over 5 blocks' "$dir/show" || fail "run show: no verdict"
 grep -q '^lambda0 line:    7\.2[0-9]* +- 0\.[0-9]* deg (95 %, fitted); max rel. L_p error' "$dir/show" ||
     fail "run show: no line-law lambda0 with its interval"
+grep -q '^lambda0 line:    .*; s\.e\. stat 0\.[0-9]*, sys 0\.[0-9]* deg$' "$dir/show" ||
+    fail "run show: the line law's standard errors are not shown apart"
 grep -q '^lambda0 plastic: [0-9.]* +- [0-9.]* deg (95 %, fitted; undetermined)' "$dir/show" ||
     fail "run show: the plastic fit is not flagged undetermined"
 grep -q "^report:         .*prismlab report --experiment fig8 -o out/fig8\$" "$dir/show" ||
     fail "run show: no way to the report"
 
-# run show --json: the interval is 2.776 stored sd each side
-sqlite3 "$db" "SELECT lambda0_rad * 180 / 3.141592653589793, lambda0_sd_rad * 180 / 3.141592653589793 FROM validation WHERE run_id = 1 AND law = 'line' AND fit = 'fitted'" >"$dir/stored"
+# run show --json: the interval is the total standard error (the stored
+# statistical sd and systematic sd in quadrature) times Student's t with
+# the Welch-Satterthwaite degrees of freedom 4 (total / stat)^4 each side
+sqlite3 "$db" "SELECT lambda0_rad * 180 / 3.141592653589793, lambda0_sd_rad * 180 / 3.141592653589793, lambda0_sys_rad * 180 / 3.141592653589793 FROM validation WHERE run_id = 1 AND law = 'line' AND fit = 'fitted'" >"$dir/stored"
 $bin run show 1 --json --db "$db" >"$dir/show.json"
 python3 - "$dir/show.json" "$dir/stored" <<'PY' || fail "run show --json: the validation"
 import json, sys
 d = json.load(open(sys.argv[1]))["validation"]
-lam, sd = map(float, open(sys.argv[2]).read().split("|"))
+lam, sd, sys_sd = map(float, open(sys.argv[2]).read().split("|"))
+from statistics import NormalDist
 assert d["verdict"] == "line", d
 line, plastic = d["laws"]["line"], d["laws"]["plastic"]
 assert line["fit"] == "fitted" and line["flag"] is None, line
 assert abs(line["lambda0_deg"] - lam) < 1e-12, (line, lam)
-half = 2.7764451051977987 * sd
-assert abs(line["lambda0_hi95_deg"] - lam - half) < 1e-9 and abs(lam - line["lambda0_lo95_deg"] - half) < 1e-9, line
+assert sys_sd > 0 and abs(line["lambda0_stat_sd_deg"] - sd) < 1e-12 and abs(line["lambda0_sys_sd_deg"] - sys_sd) < 1e-12, line
+total = (sd * sd + sys_sd * sys_sd) ** 0.5
+dof = 4 * (total / sd) ** 4
+# Student's t quantile by bisection on its CDF (no scipy): the regularized
+# incomplete beta by a plain midpoint sum of the density is enough here
+import math
+def tcdf(x, v):
+    n = 20000; h = x / n
+    c = math.exp(math.lgamma((v + 1) / 2) - math.lgamma(v / 2)) / math.sqrt(v * math.pi)
+    return 0.5 + sum(c * (1 + ((i + 0.5) * h) ** 2 / v) ** (-(v + 1) / 2) for i in range(n)) * h
+lo, hi = 1.9, 2.8
+for _ in range(40):
+    mid = (lo + hi) / 2
+    lo, hi = (mid, hi) if tcdf(mid, dof) < 0.975 else (lo, mid)
+half = lo * total
+assert 1.959 < lo <= 2.7765, (lo, dof)
+assert abs(line["lambda0_hi95_deg"] - lam - half) < 1e-6 * half and abs(lam - line["lambda0_lo95_deg"] - half) < 1e-6 * half, (line, half)
 assert plastic["flag"] == "undetermined", plastic
 assert d["report"] is None and d["report_command"] == "prismlab report --experiment fig8 -o out/fig8", d
 PY

@@ -176,6 +176,39 @@ static void test_lattice_on_clean_arcs(void **state)
     rolled_free(&x);
 }
 
+/* A known decoder delay (process --decoder-delay) moves every instant
+ * back by it and nothing else: intervals, ratios, their errors and L_p as
+ * without it, the record saying so. */
+static void test_known_decoder_delay(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    pl_process_result a, b;
+    process_quiet(&x, x.n, p.N, NAN, &a);
+    pl_process_config c = quiet_config();
+    c.lattice.decoder_delay_s = 120e-6;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, p.N, &c, &b, &err), PL_OK);
+    assert_int_equal(a.n_impacts, b.n_impacts);
+    assert_true(a.decoder_shift_s == 0);
+    tu_assert_close(b.decoder_shift_s, -120e-6, 1e-15);
+    for (size_t i = 0; i < a.n_impacts; i++) {
+        tu_assert_close(b.impacts[i].t_s, a.impacts[i].t_s - 120e-6, 1e-12);
+        assert_true(b.impacts[i].t_sd_s == a.impacts[i].t_sd_s);
+        assert_true(b.impacts[i].ratio == a.impacts[i].ratio);
+        assert_true(b.impacts[i].ratio_se == a.impacts[i].ratio_se);
+        if (i + 1 < a.n_impacts)
+            tu_assert_close(b.impacts[i].interval_s, a.impacts[i].interval_s, 1e-12);
+    }
+    assert_true(b.lp_end == a.lp_end);
+    pl_process_result_free(&a);
+    pl_process_result_free(&b);
+    rolled_free(&x);
+}
+
 /* A recording that stops 4.5 ms after a landing still shows it: the step
  * statistic needs 6 ms either side and cannot be formed there, but the
  * arcs can, and their step stands in for it (the corpus's chains that end
@@ -728,6 +761,60 @@ static void test_garbage_of_both_at_the_rails(void **state)
                   r.n_impacts ? r.impacts[r.n_impacts - 1].t_s : NAN);
     assert_true(r.end_t > 4.195 && r.end_t <= 4.201);
     assert_true(r.n_impacts > 0 && r.impacts[r.n_impacts - 1].t_s < 4.2);
+    double bias, sd;
+    score_rolled(&x, &r, p.r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
+/* Beam 2 loses the prism for 300 ms, its decoder's garbage at the edges
+ * touching its rails, while beam 1 clips at its arcs' tops: both beams
+ * have samples at a rail in the stretch, which was read as neither beam
+ * holding the level, and the window ended at the loss (faulted corpus
+ * seed 1341: 7 of 70 impacts, L_p 90 % off).  Beam 1 carries it, its
+ * own clipped tops bridged. */
+static void test_lost_beam_beside_a_clipped_one(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    unsigned long rnd = 89;
+    const size_t a = 25000, b = 28000, edge = 60;
+    double top = 0, rail2 = 0;   /* beam 1 clips at the tops of the lost stretch's arcs */
+    for (size_t i = 0; i < x.n; i++) {
+        top = fmax(top, i >= a && i < b ? x.v1[i] : 0);
+        rail2 = fmax(rail2, fabs(x.v2[i]));
+    }
+    double rail1 = round(0.995 * top / 1e-5) * 1e-5;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        if (i >= a && i < b) {
+            int at_edge = i < a + edge || i >= b - edge;
+            x.v2[i] = at_edge ? 6 * rail2 * (uniform(&rnd) - 0.5)
+                              : 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            if (fabs(x.v2[i]) >= rail2)
+                x.v2[i] = copysign(rail2, x.v2[i]);
+        }
+        if (x.v1[i] >= rail1)
+            x.v1[i] = rail1;
+    }
+    pl_process_result r;
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, 22, &c, &r, &err), PL_OK);
+    print_message("beam 2 lost beside beam 1 clipped: window ends %.3f s, %zu lost (channel "
+                  "%d), L_p %.3f of %.3f\n", r.end_t, (size_t)r.front.n_lost,
+                  r.front.n_lost ? r.front.lost[0].channel : 0, r.lp_end,
+                  22 * x.th_end / (2 * M_PI));
+    assert_true(r.end_t > 4.9);
+    assert_int_equal(r.front.n_lost, 1);
+    assert_int_equal(r.front.lost[0].channel, 2);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
     double bias, sd;
     score_rolled(&x, &r, p.r, &bias, &sd);
     tu_assert_close(bias, 0, 0.03);
@@ -1742,6 +1829,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lattice_on_clean_arcs),
+        cmocka_unit_test(test_known_decoder_delay),
         cmocka_unit_test(test_last_impact_near_the_end),
         cmocka_unit_test(test_no_impact_in_flight),
         cmocka_unit_test(test_front_end_undoes_the_chain),
@@ -1751,6 +1839,7 @@ int main(void)
         cmocka_unit_test(test_common_motion_under_clipping),
         cmocka_unit_test(test_clipped_into_the_tail),
         cmocka_unit_test(test_garbage_of_both_at_the_rails),
+        cmocka_unit_test(test_lost_beam_beside_a_clipped_one),
         cmocka_unit_test(test_floor_lines_a_hertz_apart),
         cmocka_unit_test(test_slots_to_the_seen_end),
         cmocka_unit_test(test_lost_beam_garbage_at_its_rail),

@@ -8,6 +8,7 @@
 #include "tests/util/corpus.h"
 
 #include "process/process.h"
+#include "process/robust.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -168,13 +169,15 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
     pl_process_config pc;
     pl_process_config_default(&pc);
     pc.threads = 1;
+    if (c->known_delay)
+        pc.lattice.decoder_delay_s = pl_rigsim_track_delay(&c->cfg.rig);
     /* the slope the operator wrote down, as a stored run's ramp gives it */
     pc.lattice.beta_rad = isfinite(c->cfg.nominal_beta) ? c->cfg.nominal_beta : c->cfg.model.beta;
     pl_process_result r;
     pl_err err = {0};
     c->failed[0] = '\0';
     c->release_err_s = NAN;
-    c->z_sd = c->z_med = NAN;
+    c->z_sd = c->z_med = c->tz_sd = c->tz_med = NAN;
     if (pl_process_signals(v1, v2, n, rate, c->cfg.model.h1, c->cfg.model.h2, c->cfg.model.N,
                            &pc, &r, &err) != PL_OK) {
         snprintf(c->failed, sizeof c->failed, "%.199s", err.msg);
@@ -195,6 +198,10 @@ void tu_corpus_run_chain(tu_chain *c, unsigned long seed, tu_corpus_draw draw,
         assert_true(nz >= 0);
         if (nz < 10)
             c->z_sd = c->z_med = NAN;
+        nz = tu_time_z(tt, nt, r.impacts, r.n_impacts, cut, &c->tz_sd, &c->tz_med);
+        assert_true(nz >= 0);
+        if (nz < 10)
+            c->tz_sd = c->tz_med = NAN;
         if (verbose) {
             print_message("seed %lu: release %.4f s, processed %.4f .. %.4f s, recording ends "
                           "%.4f s, L_p %.4f (truth %.4f)\n%s", c->seed, rel / rate, r.release_t,
@@ -247,6 +254,27 @@ static void release_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum
     free(e);
 }
 
+/* The instants' z over the chains measured (tu_corpus_sum). */
+static void time_z_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum)
+{
+    double *sd = malloc((count + 1) * sizeof *sd), *med = malloc((count + 1) * sizeof *med);
+    assert_true(sd && med);
+    size_t m = 0;
+    sum->tz_honest = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (isnan(cs[i].tz_sd))
+            continue;
+        sd[m] = cs[i].tz_sd;
+        med[m++] = cs[i].tz_med;
+        sum->tz_honest += cs[i].tz_sd >= 0.7 && cs[i].tz_sd <= 1.5 && fabs(cs[i].tz_med) < 1;
+    }
+    sum->tz_measured = m;
+    sum->tz_sd_med = m ? pl_median(sd, m) : NAN;
+    sum->tz_med_med = m ? pl_median(med, m) : NAN;
+    free(sd);
+    free(med);
+}
+
 /* The ratios' z over the chains measured (tu_corpus_sum). */
 static void z_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum)
 {
@@ -269,6 +297,7 @@ static void z_figures(const tu_chain *cs, size_t count, tu_corpus_sum *sum)
         sum->z_sd_p90 = sd[(size_t)ceil(0.9 * (double)(m - 1))];
     }
     free(sd);
+    time_z_figures(cs, count, sum);
 }
 
 void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw,
@@ -316,6 +345,9 @@ void tu_corpus_print_sum(const tu_corpus_sum *u)
     print_message("ratio z = (ratio - true) / ratio_se: robust spread within 0.7-1.5 and "
                   "|median| < 1 on %zu of %zu chains; spreads' median %.2f (10th %.2f, 90th "
                   "%.2f)\n", u->z_honest, u->z_measured, u->z_sd_med, u->z_sd_p10, u->z_sd_p90);
+    print_message("time z = (t_s - true) / t_sd_s: robust spread within 0.7-1.5 and |median| "
+                  "< 1 on %zu of %zu chains; spreads' median %.2f, medians' median %+.2f\n",
+                  u->tz_honest, u->tz_measured, u->tz_sd_med, u->tz_med_med);
     if (u->bad)
         print_message("failing on: processing refused %zu, recall %zu, precision %zu, "
                       "dt_med %zu, loss bias %zu, L_p %zu\n", u->why[0], u->why[1], u->why[2],
@@ -341,15 +373,15 @@ void tu_corpus_print_row(const tu_chain *c, const char *extra)
         snprintf(drop, sizeof drop, "%.1f", g->dropout_rate_hz);
     if (g->ringing)
         snprintf(ring, sizeof ring, "%.1fk x%.2f", 1e-3 * g->ring_freq_hz, g->ring_rel_amp);
-    print_message("%8lu %2d %-7s %5.0f %5.1f %4.0f %4s %4s %-11s %4.1f %5.1f/%5.1f %4zu/%4zu %6.4f %6.4f %6.3f %+7.3f(%5.3f) %6.3f %+8.3f%s%s%s\n",
+    print_message("%8lu %2d %-7s %5.0f %5.1f %4.0f %4s %4s %-11s %4.1f %5.1f/%5.1f %4zu/%4zu %6.4f %6.4f %6.3f %+7.3f(%5.3f) %6.3f %+8.3f %5.2f %+6.2f%s%s%s\n",
                   c->seed, c->cfg.model.N, c->cfg.model.law == PL_LAW_LINE ? "line" : "plastic",
                   c->cfg.rate_hz, 1e-3 * g->track_cutoff_hz, 1e6 * g->noise_rms_mps, pink, drop,
                   ring, 1e3 * g->hum_amp_v, 1e3 * g->offset_v[0], 1e3 * g->offset_v[1], s->n_det,
                   s->n_true, s->recall, s->precision, 1e3 * s->dt_med_s, s->loss_bias,
-                  s->bias_limit, 100 * s->lp_err, 1e3 * c->release_err_s, extra, c->failed[0] ? "  " : "", c->failed);
+                  s->bias_limit, 100 * s->lp_err, 1e3 * c->release_err_s, c->tz_sd, c->tz_med, extra, c->failed[0] ? "  " : "", c->failed);
 }
 
 void tu_corpus_print_header(const char *extra)
 {
-    print_message("    seed  N law      rate  f_kHz white pink drop ring        humV  offsets_mV  det/true recall precis dt_ms   bias(limit)   Lp_%%   rel_ms%s\n", extra);
+    print_message("    seed  N law      rate  f_kHz white pink drop ring        humV  offsets_mV  det/true recall precis dt_ms   bias(limit)   Lp_%%   rel_ms  tz_sd tz_med%s\n", extra);
 }

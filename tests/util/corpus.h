@@ -35,6 +35,9 @@
 typedef void (*tu_corpus_draw)(pl_simrun_config *cfg, unsigned long seed);
 
 typedef struct {
+    int known_delay;          /* set before the run: processing is told the
+                                 simulated decoder's delay (pl_rigsim_track_delay(),
+                                 process --decoder-delay), so t_s is the contact */
     unsigned long seed;       /* what the draw function was given */
     pl_simrun_config cfg;
     tu_score s;
@@ -44,6 +47,8 @@ typedef struct {
     double z_sd, z_med;       /* each matched impact's z = (ratio - true) /
                                  ratio_se: robust spread and median (NaN
                                  when refused or fewer than 10 impacts) */
+    double tz_sd, tz_med;     /* the same for the instants: (t_s - true) /
+                                 t_sd_s (tu_time_z()) */
 } tu_chain;
 
 /* The figures over a corpus. */
@@ -60,6 +65,9 @@ typedef struct {
      * many were measured; the spreads' median and 10th/90th percentiles */
     size_t z_honest, z_measured;
     double z_sd_med, z_sd_p10, z_sd_p90;
+    /* the same for the instants' stated t_sd_s */
+    size_t tz_honest, tz_measured;
+    double tz_sd_med, tz_med_med;
 } tu_corpus_sum;
 
 /* Which chains to run: seeds first .. first + count - 1, from the

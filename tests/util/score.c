@@ -102,3 +102,27 @@ long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
     free(z);
     return (long)m;
 }
+
+long tu_time_z(const double *true_t, size_t n_true, const pl_impact *imp, size_t n_imp,
+               double cut, double *sd, double *med)
+{
+    double *z = malloc((n_imp + 1) * sizeof *z);
+    if (!z)
+        return -1;
+    size_t m = 0;
+    for (size_t j = 0; j < n_imp; j++) {
+        const pl_impact *d = &imp[j];
+        if (!(d->t_s < cut) || !(d->t_sd_s > 0) || !isfinite(d->t_sd_s))
+            continue;
+        size_t best = 0;
+        for (size_t i = 1; i < n_true; i++)
+            if (fabs(true_t[i] - d->t_s) < fabs(true_t[best] - d->t_s))
+                best = i;
+        if (n_true && fabs(true_t[best] - d->t_s) < 0.002)
+            z[m++] = (d->t_s - true_t[best]) / d->t_sd_s;
+    }
+    *med = pl_median(z, m);
+    *sd = pl_robust_sd(z, m);
+    free(z);
+    return (long)m;
+}

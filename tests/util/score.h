@@ -52,4 +52,10 @@ int tu_score_run(const double *true_t, const double *true_ratio, size_t n_true,
 long tu_ratio_z(const double *true_t, const double *true_ratio, size_t n_true,
                 const pl_impact *imp, size_t n_imp, double cut, double *sd, double *med);
 
+/* The same for the instants: z = (t_s - true) / t_sd_s over the impacts
+ * with a finite t_sd_s > 0 matched within 2 ms (calibration.py's time z).
+ * Returns how many counted, or -1 when out of memory. */
+long tu_time_z(const double *true_t, size_t n_true, const pl_impact *imp, size_t n_imp,
+               double cut, double *sd, double *med);
+
 #endif

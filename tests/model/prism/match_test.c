@@ -170,6 +170,86 @@ static void test_fit_level_error(void **state)
     free(lp);
 }
 
+/* The systematic terms (docs/validation.md, "Systematic terms").  A run
+ * "measured" under a local g 0.0034 m/s^2 above the model's standard
+ * gravity (the foreign runs' 9.81: their clock runs sqrt(g'/g) faster):
+ * the fit moves lambda0 by some amount, and the g term worked out with
+ * g_sd = 0.0034 through the fit's linearised response predicts that move
+ * (within 25 %); the term doubles with g_sd; beta's term is 0 where beta
+ * is fitted (its uncertainty is the fit's own) and doubles with the
+ * ramp's stated sd where beta is held; the model's step term is far below
+ * the statistics.  The total's 95 % factor runs from Student's 2.776
+ * (nothing systematic) to 1.96 (the systematic part dominating). */
+static void test_systematic_terms(void **state)
+{
+    (void)state;
+    gsl_set_error_handler_off();
+    const double g_std = 9.80665, g_lab = 9.81;
+    pl_model_params p = truth_params();
+    double *t = malloc(N * sizeof *t), *lp = malloc(N * sizeof *lp), *ts = malloc(N * sizeof *ts);
+    assert_non_null(t);
+    assert_non_null(lp);
+    assert_non_null(ts);
+    for (int i = 0; i < N; i++) {
+        t[i] = i / 1000.0;
+        ts[i] = t[i] < RELEASE_S ? t[i] : RELEASE_S + (t[i] - RELEASE_S) * sqrt(g_lab / g_std);
+    }
+    pl_match_result truth;
+    memset(&truth, 0, sizeof truth);
+    truth.params = p;
+    truth.t0 = RELEASE_S;
+    pl_err err = {0};
+    assert_int_equal(pl_match_curve(&truth, ts, lp, NULL, NULL, NULL, N, &err), PL_OK);
+    pl_match_data d = {.lp = lp, .n = N, .t_first = 0, .rate = 1000, .release_t = RELEASE_S,
+                       .end_t = 7.4, .omega_last_mean = NAN, .ratio_mean = NAN, .n_impacts = 0};
+    pl_model_params start = p;
+    start.lambda0 = (5.337 + 0.03) * DEG;
+    pl_fit_spec spec = {.lambda0 = 1, .t0 = 1, .beta = 1, .beta_sd = 0.005 * DEG,
+                        .g_sd = g_lab - g_std};
+    pl_match_result r, r2;
+    assert_int_equal(pl_match_run(&start, RELEASE_S, &d, &spec, &r, &err), PL_OK);
+    double moved = fabs(r.params.lambda0 / DEG - 5.337), term = r.sys.lambda0[PL_SYS_G] / DEG;
+    print_message("g 9.81: lambda0 %.5f deg (5.337, moved %.5f), g term %.5f, stat %.5f, "
+                  "step term %.2e, beta term %.2e\n", r.params.lambda0 / DEG, moved, term,
+                  r.lambda0_sd / DEG, r.sys.lambda0[PL_SYS_STEP] / DEG,
+                  r.sys.lambda0[PL_SYS_BETA] / DEG);
+    assert_true(moved > 2e-4);                      /* g does move the fit */
+    assert_true(fabs(term - moved) < 0.25 * moved);
+    assert_true(r.sys.lambda0[PL_SYS_BETA] == 0);   /* beta fitted */
+    assert_true(r.sys.lambda0[PL_SYS_STEP] / DEG < 1e-6);
+    assert_true(isfinite(r.sys.t0_sd) && r.sys.t0_sd > 0);
+    tu_assert_close(r.sys.lambda0_sd, sqrt(term * term * DEG * DEG +
+                    r.sys.lambda0[PL_SYS_STEP] * r.sys.lambda0[PL_SYS_STEP]), 1e-12);
+
+    /* twice the stated precision, twice the term */
+    spec.g_sd = 2 * (g_lab - g_std);
+    assert_int_equal(pl_match_run(&start, RELEASE_S, &d, &spec, &r2, &err), PL_OK);
+    print_message("g_sd doubled: g term %.5f -> %.5f\n", term, r2.sys.lambda0[PL_SYS_G] / DEG);
+    tu_assert_close(r2.sys.lambda0[PL_SYS_G] / r.sys.lambda0[PL_SYS_G], 2.0, 0.05);
+
+    /* beta held at the catalogue's: its stated sd is a systematic term */
+    pl_fit_spec held = {.lambda0 = 1, .t0 = 1, .beta = 0, .beta_sd = 0.002 * DEG};
+    assert_int_equal(pl_match_run(&start, RELEASE_S, &d, &held, &r, &err), PL_OK);
+    held.beta_sd *= 2;
+    assert_int_equal(pl_match_run(&start, RELEASE_S, &d, &held, &r2, &err), PL_OK);
+    print_message("beta held, sd 0.002 / 0.004 deg: beta term %.5f / %.5f deg\n",
+                  r.sys.lambda0[PL_SYS_BETA] / DEG, r2.sys.lambda0[PL_SYS_BETA] / DEG);
+    assert_true(r.sys.lambda0[PL_SYS_BETA] > 0);
+    tu_assert_close(r2.sys.lambda0[PL_SYS_BETA] / r.sys.lambda0[PL_SYS_BETA], 2.0, 0.1);
+
+    /* the total and its factor */
+    tu_assert_close(pl_fit_total_sd(3, 4), 5, 1e-12);
+    tu_assert_close(pl_fit_total_sd(3, NAN), 3, 0);
+    assert_true(isnan(pl_fit_total_sd(NAN, 1)));
+    tu_assert_close(pl_fit_total_factor(1, 0), pl_fit_interval_factor(), 1e-12);
+    tu_assert_close(pl_fit_total_factor(1, 100), 1.959964, 1e-4);
+    double mid = pl_fit_total_factor(1, 1);   /* 16 degrees of freedom: 2.120 */
+    tu_assert_close(mid, 2.1199, 1e-3);
+    free(t);
+    free(lp);
+    free(ts);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -225,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_error_definitions),
         cmocka_unit_test(test_fit_recovers_parameters),
         cmocka_unit_test(test_fit_level_error),
+        cmocka_unit_test(test_systematic_terms),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_verdict_decides),
     };

@@ -392,6 +392,61 @@ static void test_fig11_unchecked(void **state)
     assert_int_equal(st[5].verdict, PL_DIMER_UNCHECKED);
 }
 
+/* Figure 12's check, part by part: from the paper's start the mode and
+ * the zero drift hold but the left sphere swings, so it does not hold,
+ * and the finding says so with why - the lower sphere's lone fate
+ * (bouncing), the upper one's (captured) and the mirror start, where the
+ * right swings as in the paper.  A made-up result with the right sphere
+ * swinging and zero drift holds; one in another mode says the mode
+ * fails, with no explanation of the sphere. */
+static void test_case_check(void **state)
+{
+    (void)state;
+    size_t n;
+    const pl_dimer_case *c = pl_dimer_cases(&n);
+    assert_string_equal(c[0].name, "fig12");
+    pl_dimer_params p;
+    pl_dimer_case_params(&c[0], 100, &p);
+    pl_dimer_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_run(&p, NULL, 0, &r, &err), PL_OK);
+    pl_dimer_statement st;
+    assert_int_equal(pl_dimer_case_check(&c[0], &r, &st, &err), PL_OK);
+    assert_int_equal(st.verdict, PL_DIMER_FAILS);
+    assert_ptr_equal(st.paper, c[0].statement);
+    const char *want[] = {
+        "the paper: drift mode, the right sphere swinging, zero mean drift",
+        "here: drift mode, the left sphere swinging (10 hits",
+        "the mode and the zero drift hold, the swinging sphere is the other one",
+        "puts the left sphere lower", "2.25 mm over the plate's mean",
+        "a lone sphere released there keeps bouncing (10 hits",
+        "released from the right one's 13.1 mm it is captured at 0.2",
+        "by -2.6 % of its own",
+        "From the mirror start (theta0 -12 deg) prismlab gives drift mode, the right "
+        "sphere swinging (10 hits"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(st.finding, want[i]))
+            print_error("no '%s' in: %s\n", want[i], st.finding);
+        assert_non_null(strstr(st.finding, want[i]));
+    }
+    pl_dimer_result m = r;
+    m.hits[0] = 0;
+    m.hits[1] = 10;
+    m.hmax[0] = 1e-6;
+    m.hmax[1] = 2.5e-3;
+    assert_int_equal(pl_dimer_case_check(&c[0], &m, &st, &err), PL_OK);
+    assert_int_equal(st.verdict, PL_DIMER_HOLDS);
+    assert_non_null(strstr(st.finding, "the right sphere swinging (10 hits"));
+    assert_non_null(strstr(st.finding, ": holds"));
+    assert_null(strstr(st.finding, "Why"));
+    m.mode = PL_DIMER_JUMP;
+    assert_int_equal(pl_dimer_case_check(&c[0], &m, &st, &err), PL_OK);
+    assert_int_equal(st.verdict, PL_DIMER_FAILS);
+    assert_non_null(strstr(st.finding, "here: jump mode"));
+    assert_non_null(strstr(st.finding, "the mode does not hold"));
+    assert_null(strstr(st.finding, "Why"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_basin_stats),
         cmocka_unit_test(test_batch_stops),
         cmocka_unit_test(test_fig11_unchecked),
+        cmocka_unit_test(test_case_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,6 +75,14 @@ row fig11.html "At A_r = 5 the forward drift suddenly" | grep -q 'data-verdict="
 row fig15.html "Gamma 0.2" | grep -q 'data-verdict="holds"' || fail "figure 15 is not marked holds"
 row fig13.html "f 50 Hz, from h0 10.25" | grep -q 'data-verdict="fails"' ||
     fail "figure 13 is not marked does not hold"
+# figure 12 states what the paper's figure shows and what prismlab gets,
+# and why the other sphere swings (docs/dimer.md)
+row fig12.html "A_r 6.5, released from h0 2.25" | grep -q 'data-verdict="fails"' ||
+    fail "figure 12 is not marked does not hold"
+grep -q '<p id="finding">.*the paper: drift mode, the right sphere swinging, zero mean drift; here: drift mode, the left sphere swinging' \
+    "$out/fig12.html" || fail "fig12.html does not say which sphere swings in the paper and here"
+grep -q 'From the mirror start (theta0 -12 deg) prismlab gives drift mode, the right sphere swinging' \
+    "$out/fig12.html" || fail "fig12.html does not give the mirror start's run"
 n=$(grep -c 'data-verdict=' "$out/index.html")
 [ "$n" -eq 17 ] || fail "index.html has $n verdicts, expected 10 + 7"
 tail -n +2 "$out/fig11.csv" | awk -F, '$2 == 4.50 && $5 <= 0 { exit 1 } $2 == 5.50 && $5 >= 0 { exit 1 }' ||

@@ -474,6 +474,99 @@ static void test_single_pendulum_no_drift(void **state)
     assert_true(fabs(r.drift) < 0.5e-3);
 }
 
+/* A lone sphere on the plate (25 Hz, Gamma 0.9, e_s 0.65), released at
+ * rest: from 2.25 mm (figure 12's lower sphere) it settles into the bounce
+ * once a cycle, from 13.11 mm (the upper one, 2.25 + 52.25 sin 12 deg)
+ * and from 1 mm it is captured; the two fates part between 1.2 and 1.3
+ * mm, as the dimer's map does (docs/dimer.md, figure 12).  e_s 0.7 keeps
+ * the upper one bouncing too (the dimer: jump), 0.55 captures the lower
+ * one.  Gamma 1 and h < 0 are refused. */
+static void test_lone_sphere(void **state)
+{
+    (void)state;
+    static const struct { double h, es; int bounces; } c[] = {
+        {2.25e-3, 0.65, 1}, {13.11e-3, 0.65, 0}, {1.0e-3, 0.65, 0}, {1.2e-3, 0.65, 0},
+        {1.3e-3, 0.65, 1}, {13.11e-3, 0.7, 1}, {2.25e-3, 0.55, 0},
+    };
+    pl_dimer_params p;
+    pl_err err = {0};
+    pl_dimer_ball b;
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        pl_dimer_params_default(&p);
+        p.es = c[i].es;
+        assert_int_equal(pl_dimer_lone_sphere(&p, c[i].h, &b, &err), PL_OK);
+        if (c[i].bounces) {
+            assert_true(isnan(b.t_capture));
+            assert_int_equal(b.hits, 10);
+            assert_true(b.impacts >= 90);
+        } else {
+            assert_false(isnan(b.t_capture));
+            assert_true(b.t_capture < 1.0);
+            assert_int_equal(b.hits, 0);
+        }
+    }
+    /* the first impact of a sphere dropped from h onto the plate: h - g t^2
+     * / 2 = -A sin(omega t), t = 21.12 ms from 2.25 mm (the dimer's left
+     * tip: the same instant) */
+    pl_dimer_params_default(&p);
+    p.duration = 0.03;
+    assert_int_equal(pl_dimer_lone_sphere(&p, 2.25e-3, &b, &err), PL_OK);
+    assert_int_equal(b.impacts, 1);
+    pl_dimer_params_default(&p);
+    p.Gamma = 1.0;
+    assert_int_equal(pl_dimer_lone_sphere(&p, 1e-3, &b, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "Gamma"));
+    pl_dimer_params_default(&p);
+    assert_int_equal(pl_dimer_lone_sphere(&p, -1e-3, &b, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "h >= 0"));
+}
+
+/* Figure 12 (A_r 6.5, 25 Hz, h0 2.25 mm, theta0 12 deg): the single
+ * pendulum with zero drift, but the left sphere - the lower one, landing
+ * first - swings and the right rests, where the paper has the right
+ * swinging.  The model is mirror-symmetric: from theta0 -12 deg the right
+ * swings, the hits and heights swapped and the drift reversed.  Which
+ * sphere swings is each sphere's fate as a lone sphere from its height
+ * (the tips' coupling is -2.6 %): where a lone sphere from h0 keeps
+ * bouncing the left swings or the dimer jumps (2.25, 3 mm), where it is
+ * captured the left rests and the right swings (1 mm). */
+static void test_figure12_swinging_sphere(void **state)
+{
+    (void)state;
+    pl_dimer_result r = run(6.5, 0.08, 25, 0.9, 0.65, 2.25e-3, 12, 4.0);
+    assert_int_equal(r.mode, PL_DIMER_DRIFT);
+    assert_int_equal(r.hits[0], 10);
+    assert_int_equal(r.hits[1], 0);
+    assert_true(r.hmax[0] > 2e-3 && r.hmax[1] < 1e-5);
+    assert_true(fabs(r.drift) < 0.05e-3);
+    pl_dimer_result m = run(6.5, 0.08, 25, 0.9, 0.65, 2.25e-3, -12, 4.0);
+    assert_int_equal(m.mode, PL_DIMER_DRIFT);
+    assert_int_equal(m.hits[0], r.hits[1]);
+    assert_int_equal(m.hits[1], r.hits[0]);
+    tu_assert_close(m.hmax[1], r.hmax[0], 1e-9);
+    tu_assert_close(m.hmax[0], r.hmax[1], 1e-9);
+    tu_assert_close(m.drift, -r.drift, 1e-9);
+    pl_dimer_params p;
+    pl_dimer_params_default(&p);
+    p.Ar = 6.5;
+    pl_dimer_geometry g;
+    pl_err err = {0};
+    assert_int_equal(pl_dimer_geometry_of(&p, &g, &err), PL_OK);
+    tu_assert_close(pl_dimer_tip_coupling(&g, 0), -0.026, 0.002);
+    static const double h0[3] = {1.0e-3, 2.25e-3, 3.0e-3};
+    for (int i = 0; i < 3; i++) {
+        pl_dimer_ball b;
+        assert_int_equal(pl_dimer_lone_sphere(&p, h0[i], &b, &err), PL_OK);
+        pl_dimer_result d = run(6.5, 0.08, 25, 0.9, 0.65, h0[i], 12, 4.0);
+        if (isnan(b.t_capture)) {
+            assert_int_equal(d.hits[0], 10);
+        } else {
+            assert_int_equal(d.hits[0], 0);
+            assert_int_equal(d.hits[1], 10);
+        }
+    }
+}
+
 /* Section 6: Gamma = 0.2 comes to rest (figure 15).  At f = 50 Hz the
  * jump mode (both spheres once a cycle) and the flutter mode (each once
  * every other cycle, out of phase) are reached from starts near the
@@ -560,6 +653,8 @@ int main(void)
         cmocka_unit_test(test_double_impact),
         cmocka_unit_test(test_stuck_tip_double_impact),
         cmocka_unit_test(test_single_pendulum_no_drift),
+        cmocka_unit_test(test_lone_sphere),
+        cmocka_unit_test(test_figure12_swinging_sphere),
         cmocka_unit_test(test_elastic_frictionless_conserves_energy),
         cmocka_unit_test(test_flat_landing_leaves_at_es),
         cmocka_unit_test(test_resting_tip_double_impact_conserves_energy),

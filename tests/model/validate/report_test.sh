@@ -66,13 +66,17 @@ tail -n +2 "$out/metrics.csv" | while IFS=, read -r run syn prism n mat ramp law
 done
 rows=$(tail -n +2 "$out/metrics.csv" | wc -l)
 [ "$rows" -eq 24 ] || fail "metrics.csv has $rows rows, expected 6 runs x 2 laws x 2 fits"
-# The data quality: metrics.csv's last column is the run's word, summary.md's
-# last two the word and its faults' kinds, each once, in the record's order.
+# The data quality: metrics.csv's column after verdict is the run's word
+# (then lambda0's systematic and total standard errors, appended after
+# it), summary.md's last two the word and its faults' kinds, each once, in
+# the record's order.
 check_quality() {   # check_quality REPORT_DIR
-    head -1 "$1/metrics.csv" | grep -q ',verdict,quality$' || fail "metrics.csv: quality is not the last column"
+    head -1 "$1/metrics.csv" | grep -q ',verdict,quality,lambda0_sys_deg,lambda0_total_sd_deg$' ||
+        fail "metrics.csv: the last columns are not quality and lambda0's sys and total sd"
     tail -n +2 "$1/metrics.csv" | while IFS=, read -r run rest; do
         stored=$(sqlite3 "$db" "SELECT quality FROM run_quality WHERE run_id = $run")
-        [ "${rest##*,}" = "$stored" ] || fail "metrics.csv run $run: quality '${rest##*,}', stored '$stored'"
+        q=$(echo "$rest" | awk -F, '{ print $(NF - 2) }')
+        [ "$q" = "$stored" ] || fail "metrics.csv run $run: quality '$q', stored '$stored'"
     done
     grep '^| [0-9]' "$1/summary.md" | grep -v '\\|' |
     while IFS='|' read -r _ run _ _ _ _ _ _ _ _ q faults _; do
@@ -98,13 +102,15 @@ check_quality "$dir/report2"
 grep -q "^| $1 |.* | degraded | beam_lost, dropouts |\$" "$dir/report2/summary.md" || fail "summary.md: the degraded run"
 grep -q "^| $2 |.* | refused | beams a \\\\| b |\$" "$dir/report2/summary.md" || fail "summary.md: the refused run's reason"
 grep -q "^| $3 |.* | end |  | |\$" "$dir/report2/summary.md" || fail "summary.md: the unassessed run"
-grep -q "^$3,.*,[a-z]*,\$" "$dir/report2/metrics.csv" || fail "metrics.csv: the unassessed run's quality is not empty"
+grep -q "^$3,.*,[a-z]*,,[^,]*,[^,]*\$" "$dir/report2/metrics.csv" || fail "metrics.csv: the unassessed run's quality is not empty"
 # The verdict on each run (the line law made the fixtures) in summary.md,
 # both laws' lambda0 labelled with their intervals, the plastic fit (its
 # interval some 2000 deg wide) flagged; the page bolds the verdict's law.
-n=$(grep -c '^| [0-9]* | [0-9]* | [a-z]* | line | line [0-9.]* ± [0-9.]*; plastic [0-9.]* ± [0-9.]* (undetermined) |' "$out/summary.md")
+# Each interval's standard errors follow it, statistical and systematic.
+se='(s\.e\. stat [0-9.]*, sys [0-9.]*)'
+n=$(grep -c "^| [0-9]* | [0-9]* | [a-z]* | line | line [0-9.]* ± [0-9.]* $se; plastic [0-9.]* ± [0-9.]* (undetermined) $se |" "$out/summary.md" || true)
 [ "$n" -eq 6 ] || fail "summary.md: $n of 6 runs with verdict line and both laws' lambda0 (plastic undetermined): $(grep '^| [0-9]' "$out/summary.md")"
-n=$(grep -o '<b>line [0-9.]* &plusmn; [0-9.]*</b><br>plastic [0-9.]* &plusmn; [0-9.]* <em class="flag">undetermined</em>' "$out/index.html" | wc -l)
+n=$(grep -o "<b>line [0-9.]* &plusmn; [0-9.]* <small class=\"sd\">$se</small></b><br>plastic [0-9.]* &plusmn; [0-9.]* <em class=\"flag\">undetermined</em> <small class=\"sd\">$se</small>" "$out/index.html" | wc -l)
 [ "$n" -eq 6 ] || fail "index.html: $n of 6 runs with both laws' lambda0, the verdict's in bold"
 # ... and the HTML table shows the fitted line-law error of each run.
 sqlite3 "$db" "SELECT printf('%.3f', 100 * max_rel_err_lp) FROM validation v JOIN run r ON r.id = v.run_id JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' AND law = 'line' AND fit = 'fitted'" |

@@ -165,13 +165,17 @@ static const char *params_text(char *buf, size_t size, const pl_fit_spec *spec,
 {
     snprintf(buf, size, "fit_lambda0=%d\nfit_t0=%d\nfit_beta=%d\nbeta_sd_rad=%.6g\n"
              "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
-             "lp_offset=%.6g\nlp_offset_sd=%.6g\n", spec->lambda0, spec->t0, spec->beta,
-             spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd, r->lp_offset,
-             r->lp_offset_sd);
+             "lp_offset=%.6g\nlp_offset_sd=%.6g\ng_sd=%.6g\n"
+             "sys_lambda0_g_rad=%.3g\nsys_lambda0_beta_rad=%.3g\n"
+             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\n", spec->lambda0, spec->t0,
+             spec->beta, spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd,
+             r->lp_offset, r->lp_offset_sd, spec->g_sd > 0 ? spec->g_sd : PL_SYS_G_SD,
+             r->sys.lambda0[PL_SYS_G], r->sys.lambda0[PL_SYS_BETA],
+             r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd);
     return buf;
 }
 
-static const pl_fit_spec RECORDED = {0, 0, 0, 0};
+static const pl_fit_spec RECORDED = {0, 0, 0, 0, 0};
 
 /* Every stored column of the row of (run, law, fit) against the result. */
 static void assert_row_is(pl_store *store, long long run, const char *law,
@@ -209,6 +213,9 @@ static void assert_row_is(pl_store *store, long long run, const char *law,
     assert_int_equal(v.n_impacts_meas, r->n_impacts_meas);
     assert_true(isnan(r->lambda0_sd) ? isnan(v.lambda0_sd_rad) : v.lambda0_sd_rad == r->lambda0_sd);
     assert_true(isnan(r->t0_sd) ? isnan(v.t0_sd_s) : v.t0_sd_s == r->t0_sd);
+    assert_true(isnan(r->sys.lambda0_sd) ? isnan(v.lambda0_sys_rad)
+                                         : v.lambda0_sys_rad == r->sys.lambda0_sd);
+    assert_true(isnan(r->sys.t0_sd) ? isnan(v.t0_sys_s) : v.t0_sys_s == r->sys.t0_sd);
     assert_true(v.fit_residual == r->fit_rms);
 }
 
@@ -290,6 +297,12 @@ static void fitted_finds_the_truth(void **state)
     assert_true(fit.t0_sd > 0 && fit.t0_sd < 0.01);
     assert_true(fabs(fit.t0 - RELEASE_S) <= pl_fit_interval_factor() * fit.t0_sd);
     assert_true(isnan(fit.beta_sd));
+    /* beta held at the catalogue's: its stated sd (0.011 deg) is a
+     * systematic term, and near alpha + beta a large one; g's and the
+     * step's are there too (docs/validation.md, "Systematic terms") */
+    assert_true(fit.sys.lambda0[PL_SYS_BETA] > 0 && fit.sys.lambda0[PL_SYS_G] > 0);
+    assert_true(fit.sys.lambda0[PL_SYS_STEP] >= 0 && fit.sys.lambda0[PL_SYS_STEP] < 1e-6 * DEG);
+    assert_true(fit.sys.lambda0_sd >= fit.sys.lambda0[PL_SYS_BETA]);
     assert_true(fit.iterations > 0 && fit.iterations < 50);   /* converged: not at the cap */
     assert_true(fit.max_rel_err < rec.max_rel_err);
     assert_true(fit.max_rel_err < 0.005);
