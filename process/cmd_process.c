@@ -16,7 +16,7 @@ static const pl_cli_command command = {
     .name = "process",
     .usage =
     "usage: prismlab process (RUN... | --experiment E | --all) [--cutoff HZ]\n"
-    "                        [--no-filter] [--json] [--db FILE]\n",
+    "                        [--no-filter] [--threads N] [--json] [--db FILE]\n",
     .about =
     "Derives from each run's two LDV channels the rotary speed by (4.1), theta\n"
     "and L_p = N theta / 2 pi by (4.2), the line impacts (time, omega-, omega+,\n"
@@ -165,6 +165,7 @@ int pl_cmd_process(int argc, char **argv)
     pl_process_config_default(&cfg);
     pl_run_selection sel = {0};
     int json = 0;
+    long threads = 0;
     size_t printed = 0;
     pl_opt opts[] = {
         PL_OPT_DOUBLE("cutoff", &cfg.cutoff_hz, 1e-3, 1e9, "HZ",
@@ -176,6 +177,9 @@ int pl_cmd_process(int argc, char **argv)
                       "the LDV decoder's delay at DC, when known: the impacts'\n"
                       "t_s become the contact instants (default: t_s is the\n"
                       "centre of the decoded step, later by that delay)"),
+        PL_OPT_INT("threads", &threads, 0, 256, "N",
+                   "threads for a run (0, the default: one per CPU); the\n"
+                   "result is the same to the bit on any count"),
         PL_OPT_FLAG("json", &json, "print a JSON array, an object a run processed"),
         PL_OPT_RUN_SELECTION(&sel),
         PL_OPT_END()};
@@ -183,6 +187,7 @@ int pl_cmd_process(int argc, char **argv)
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
     if (rc != PL_CLI_CONTINUE)
         return rc;
+    cfg.threads = (int)threads;
     if (pl_run_selection_open(&sel, argv + 1, nargs, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
     int failed = 0;

@@ -116,9 +116,11 @@ typedef struct {
     double *v[2], *omega, *theta, *omc;
     size_t n;
     int touched;   /* omega, theta and omc are faulted in already */
-    int summary;   /* no theta of its own: it takes omega's memory once
-                      omega is filtered and written (the caller keeps no
-                      full-rate series) */
+    int summary;   /* no omega or theta of its own (the caller keeps no
+                      full-rate series): omega takes vp1's memory once the
+                      velocities' spectra and 1 kHz series are taken
+                      (velocities_out()), theta omega's once omega is
+                      filtered and written */
 } run_arrays;
 
 static void arrays_free(run_arrays *a)
@@ -139,10 +141,10 @@ static int arrays_alloc(run_arrays *a, size_t n, int summary)
     a->summary = summary;
     a->v[0] = malloc(sizeof(double) * n);
     a->v[1] = malloc(sizeof(double) * n);
-    a->omega = malloc(sizeof(double) * n);
+    a->omega = summary ? NULL : malloc(sizeof(double) * n);
     a->theta = summary ? NULL : malloc(sizeof(double) * n);
     a->omc = malloc(sizeof(double) * n);
-    if (a->v[0] && a->v[1] && a->omega && (a->theta || summary) && a->omc)
+    if (a->v[0] && a->v[1] && (a->omega || summary) && (a->theta || summary) && a->omc)
         return 0;
     arrays_free(a);
     return -1;
@@ -202,7 +204,8 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
 /* The release from the lead-in's offsets, then the front end over the
  * lead-in that the release leaves (less 20 ms of margin), omega (4.1)
  * from the cleaned beams into r->omega, the combined omega into omc, and
- * the end of valid data. */
+ * the end of valid data.  Where r->omega is NULL (a summary) the end is
+ * found from the beams and omega is left to velocities_out(). */
 static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
                              const pl_process_config *cfg, double *omc, pl_err *err)
 {
@@ -241,9 +244,13 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
     r->front.offset_mps[0] += o1;
     r->front.offset_mps[1] += o2;
     double inv_dh = 1.0 / (h1 - h2);   /* a multiply a sample, not a divide */
-    for (size_t i = 0; i < n; i++)
-        r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
-    pl_window_end(r->omega, n, rate, &w);
+    if (r->omega) {
+        for (size_t i = 0; i < n; i++)
+            r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
+        pl_window_end(r->omega, n, rate, &w);
+    } else {
+        pl_window_end_beams(r->vp1, r->vp2, inv_dh, n, rate, &w);
+    }
     if (!isnan(r->front.lost_t_s)) {
         /* Where both beams lost the prism before omega's own drop says
          * so (garbage after the prism left, which the drop's search reads
@@ -274,7 +281,8 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
 
 /* --- phase 5: spectra and the filter -------------------------------------- */
 
-/* The two velocities' spectra, on their own thread. */
+/* Velocity spectra k0 <= k < k1 of the two (welch[1 + k] on vp1 or vp2
+ * over the motion), on a thread of their own or this one. */
 typedef struct {
     pl_welch *w[2];
     const double *x[2];
@@ -282,6 +290,7 @@ typedef struct {
     double rate;
     size_t max_segments;
     double *psd[2];
+    int k0, k1;
     pl_status st;
     pl_err err;
 } psd_job;
@@ -289,44 +298,53 @@ typedef struct {
 static void *psd_worker(void *arg)
 {
     psd_job *j = arg;
-    for (int k = 0; k < 2 && j->st == PL_OK; k++)
+    for (int k = j->k0; k < j->k1 && j->st == PL_OK; k++)
         j->st = pl_welch_run(j->w[k], j->x[k], j->n, j->rate, j->max_segments,
                              j->psd[k], NULL, &j->err);
     return NULL;
 }
 
-/* What phase 5 leaves running: the spectra's thread and its plans. */
+/* What phase 5 leaves running: the spectra's thread and its plans.
+ * job[0] runs on the thread (both velocities beside the filter, or vp1
+ * beside vp2 in job[1]: velocities_out()). */
 typedef struct {
     pl_welch *welch[3];
     pl_lowpass *lp;
     pthread_t thread;
     int running;
-    psd_job job;
+    int velocities_done;   /* the psd jobs ran already (velocities_out()) */
+    psd_job job[2];
 } spectra;
 
-static pl_status spectra_finish(spectra *s, pl_err *err)
+static void spectra_join(spectra *s)
 {
     if (s->running)
         pthread_join(s->thread, NULL);
     s->running = 0;
+}
+
+static pl_status spectra_finish(spectra *s, pl_err *err)
+{
+    spectra_join(s);
     for (int k = 0; k < 3; k++)
         pl_welch_destroy(s->welch[k]);
     pl_lowpass_destroy(s->lp);
     memset(s->welch, 0, sizeof s->welch);
     s->lp = NULL;
-    if (s->job.st != PL_OK)
-        return pl_err_set(err, s->job.st, "%s", s->job.err.msg);
+    for (int j = 0; j < 2; j++)
+        if (s->job[j].st != PL_OK)
+            return pl_err_set(err, s->job[j].st, "%s", s->job[j].err.msg);
     return PL_OK;
 }
 
-/* The spectrum of the unfiltered omega gives the ringing, hence the
- * cut-off, and (times |1 - H|^2) the residual's spectrum; the velocities'
- * spectra go to a second thread while this one filters omega in place. */
-static pl_status spectra_and_filter(pl_process_result *r, const pl_process_config *cfg,
-                                    spectra *s, pl_err *err)
+/* The spectra's segment, their arrays and plans (once). */
+static pl_status spectra_plan(pl_process_result *r, const pl_process_config *cfg,
+                              spectra *s, pl_err *err)
 {
     size_t release = r->release, end = r->end, seg = cfg->psd_segment;
     double rate = r->rate_hz;
+    if (s->welch[0])
+        return PL_OK;
     while (seg > 256 && seg > end - release)
         seg /= 2;
     if (end - release < seg)
@@ -342,7 +360,40 @@ static pl_status spectra_and_filter(pl_process_result *r, const pl_process_confi
     for (int k = 0; k < 3; k++)
         if (pl_welch_create(&s->welch[k], seg, err) != PL_OK)
             return err->code;
-    pl_status st = pl_welch_run(s->welch[0], r->omega + release, end - release, rate,
+    return PL_OK;
+}
+
+/* The velocities' spectra: job[0] (velocities k0 <= k < k1) on the
+ * thread unless threads is 1, the rest of them in job[1] here. */
+static void velocity_spectra(pl_process_result *r, const pl_process_config *cfg, spectra *s,
+                             int k1)
+{
+    psd_job base = {{s->welch[1], s->welch[2]}, {r->vp1 + r->release, r->vp2 + r->release},
+                    r->end - r->release, r->rate_hz, cfg->psd_max_segments,
+                    {r->psd_vp1, r->psd_vp2}, 0, k1, PL_OK, {0}};
+    s->job[0] = base;
+    s->job[1] = base;
+    s->job[1].k0 = k1;
+    s->job[1].k1 = 2;
+    if (cfg->threads != 1 && pthread_create(&s->thread, NULL, psd_worker, &s->job[0]) == 0)
+        s->running = 1;
+    else
+        psd_worker(&s->job[0]);
+    psd_worker(&s->job[1]);
+}
+
+/* The spectrum of the unfiltered omega gives the ringing, hence the
+ * cut-off, and (times |1 - H|^2) the residual's spectrum; the velocities'
+ * spectra go to a second thread while this one filters omega in place. */
+static pl_status spectra_and_filter(pl_process_result *r, const pl_process_config *cfg,
+                                    spectra *s, pl_err *err)
+{
+    size_t release = r->release, end = r->end;
+    double rate = r->rate_hz;
+    pl_status st = spectra_plan(r, cfg, s, err);
+    if (st != PL_OK)
+        return st;
+    st = pl_welch_run(s->welch[0], r->omega + release, end - release, rate,
                                 cfg->psd_max_segments, r->psd_residual, NULL, err);
     if (st != PL_OK)
         return st;
@@ -368,15 +419,47 @@ static pl_status spectra_and_filter(pl_process_result *r, const pl_process_confi
         memset(r->psd_residual, 0, r->psd_len * sizeof(double));
     }
     r->ring_freq_hz = pl_ring_peak(r->psd_residual, r->psd_len, r->psd_df);
-    s->job = (psd_job){{s->welch[1], s->welch[2]}, {r->vp1 + release, r->vp2 + release},
-                       end - release, rate, cfg->psd_max_segments,
-                       {r->psd_vp1, r->psd_vp2}, PL_OK, {0}};
-    if (cfg->threads != 1 && pthread_create(&s->thread, NULL, psd_worker, &s->job) == 0)
-        s->running = 1;
-    else
-        psd_worker(&s->job);
+    if (!s->velocities_done)
+        velocity_spectra(r, cfg, s, 2);
     if (s->lp && (st = pl_lowpass_apply(s->lp, r->omega, r->omega, r->n, err)) != PL_OK)
         return st;
+    return PL_OK;
+}
+
+/* Every 10th sample of full times k into out[0..nd). */
+static void decimate(const double *full, size_t nd, double k, double *out)
+{
+    for (size_t i = 0; i < nd; i++)
+        out[i] = full[10 * i] * k;
+}
+
+/* For a summary, whose omega has no array of its own: the velocities'
+ * spectra (vp1 on a thread beside vp2) and their 1 kHz series (into
+ * dec[0..nd) and dec[nd..2 nd)) are taken first; then omega (4.1) is
+ * formed over vp1, and vp2 is freed.  A ten-minute run's omega was 48 MB
+ * of fresh pages for the kernel to map (about 12,000 faults) and to
+ * unmap at the end; the spectra no longer run beside the filter, but
+ * beside each other. */
+static pl_status velocities_out(pl_process_result *r, const pl_process_config *cfg,
+                                double h1, double h2, spectra *s, double *dec, size_t nd,
+                                pl_err *err)
+{
+    pl_status st = spectra_plan(r, cfg, s, err);
+    if (st != PL_OK)
+        return st;
+    velocity_spectra(r, cfg, s, 1);
+    decimate(r->vp2, nd, 1.0, dec + nd);
+    spectra_join(s);
+    decimate(r->vp1, nd, 1.0, dec);
+    s->velocities_done = 1;
+    double inv_dh = 1.0 / (h1 - h2);   /* as find_window() */
+    double *om = r->vp1;
+    for (size_t i = 0; i < r->n; i++)
+        om[i] = (om[i] - r->vp2[i]) * inv_dh;
+    r->omega = om;
+    r->vp1 = NULL;
+    free(r->vp2);
+    r->vp2 = NULL;
     return PL_OK;
 }
 
@@ -410,20 +493,43 @@ static double interp(const double *x, size_t n, double t)
  * interval of the integral th is scaled to that; before the first impact
  * and after the last, the integral is scaled by the run's mean ratio of
  * lattice to integral.  Drift and calibration errors of the integral
- * then cannot add up over a long run.  th is rewritten in place. */
+ * then cannot add up over a long run.  th is rewritten in place.
+ *
+ * Only every stride-th sample of [release, end) is anchored (and the two
+ * that the turn through the end's guard is taken from) when the caller
+ * reads no others (a summary keeps theta at 1 kHz alone): each anchored
+ * value depends only on its own raw sample and on raw samples at the
+ * impacts ahead of it, which stay raw as long as no two impacts come
+ * within a stride of each other (otherwise every sample is done, as
+ * before).  On the ten-minute run this took 14 ms of 0.5 s. */
+static size_t anchor_next(size_t i, size_t stride, size_t e1, size_t e2)
+{
+    size_t next = stride > 1 ? (i / stride + 1) * stride : i + 1;
+    if (e2 > i && e2 < next)
+        next = e2;
+    if (e1 > i && e1 < next)
+        next = e1;
+    return next;
+}
+
 static void anchor_theta(double *th, size_t n, double rate, size_t release, size_t end,
-                         size_t seen, int N, const pl_impact *imp, size_t m)
+                         size_t seen, int N, const pl_impact *imp, size_t m, size_t stride)
 {
     double delta = 2 * M_PI / N;
     if (m < 2)
         return;
+    for (size_t k = 1; k < m && stride > 1; k++)
+        if (!((imp[k].t_s - imp[k - 1].t_s) * rate > 2.0 * (double)stride + 2))
+            stride = 1;
+    size_t s = (size_t)(0.005 * rate);
+    size_t e1 = end > 0 ? end - 1 : 0, e2 = end > s + 1 ? end - 1 - s : 0;
     double first = interp(th, n, imp[0].t_s * rate), last = interp(th, n, imp[m - 1].t_s * rate);
     double slots = round((last - first) / delta);
     double scale = slots > 0 && last > first ? slots * delta / (last - first) : 1.0;
     size_t k = 0;
     double base = first * scale, a = first, b = interp(th, n, imp[1].t_s * rate);
     double step = fmax(1, round((b - a) * scale / delta)) * delta;
-    for (size_t i = release; i < end && i < n; i++) {
+    for (size_t i = release; i < end && i < n; i = anchor_next(i, stride, e1, e2)) {
         double t = (double)i / rate, raw = th[i];
         while (k + 1 < m && t >= imp[k + 1].t_s) {
             base += step;
@@ -443,14 +549,14 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
     }
     /* through the guard before a drop the prism still turns, at the speed
      * it had: on to where the beams lost it, then held */
-    size_t s = (size_t)(0.005 * rate);
     double w = end > release + s + 1 ? (th[end - 1] - th[end - 1 - s]) / (double)s : 0;
     for (size_t i = end > release ? end : release; i < n; i++)
         th[i] = i < seen ? th[i - 1] + w : th[i - 1];
 }
 
+/* theta_stride: the samples of theta the caller reads (anchor_theta()). */
 static pl_status find_impacts(pl_process_result *r, int N, const pl_process_config *cfg,
-                              double *omc, pl_err *err)
+                              double *omc, size_t theta_stride, pl_err *err)
 {
     integrate(omc, r->n, r->release, r->end, r->rate_hz, r->theta);
     r->lp_end_raw = N * r->theta[r->end - 1] / (2 * M_PI);
@@ -477,7 +583,7 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     r->energy_ratio_se = ls.energy_ratio_se;
     r->beta_from_data = ls.beta_from_data;
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
-                 r->n_impacts);
+                 r->n_impacts, theta_stride);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
     /* the impacts to the contact once theta is anchored on the decoder's
      * clock (issue 33: a known or measured decoder delay); each t_sd_s
@@ -714,15 +820,17 @@ static void assess_quality(pl_process_result *r)
 typedef struct writer writer;
 static void writer_start(writer *wr, const pl_process_result *r, int threads);
 static void writer_abort(writer *wr);
+static double *writer_velocities(writer *wr, size_t n);
 
 /* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
  * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
- * are not NULL), a->omega and a->theta (for a summary, theta is omega's
- * memory once omega is filtered and r->omega NULL); a->omc, the combined
- * omega, stays the caller's (write_rest() puts theta and L_p at 1 kHz
- * into it).  wr, when not NULL, starts writing once omega is filtered.
- * On failure r holds nothing, those arrays are freed and wr rolled
- * back. */
+ * are not NULL), a->omega and a->theta (for a summary, omega is vp1's
+ * memory once the velocities are out, theta omega's once omega is
+ * filtered, and r->vp1, r->vp2, r->omega NULL; a summary needs wr);
+ * a->omc, the combined omega, stays the caller's (write_rest() puts
+ * theta and L_p at 1 kHz into it).  wr, when not NULL, starts writing
+ * once omega is filtered.  On failure r holds nothing, those arrays are
+ * freed and wr rolled back. */
 static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
@@ -743,6 +851,11 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
         st = prepare_channels(src1, src2, a->touched ? NULL : a->omc, r, cfg->threads, err);
     if (st == PL_OK)
         st = find_window(r, h1, h2, N, cfg, a->omc, err);
+    if (st == PL_OK && !r->omega) {
+        double *dec = writer_velocities(wr, r->n);
+        st = dec ? velocities_out(r, cfg, h1, h2, &sp, dec, (r->n + 9) / 10, err)
+                 : pl_err_set(err, PL_ENOMEM, "processing: out of memory");
+    }
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
     if (st == PL_OK) {
@@ -753,13 +866,14 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
             writer_start(wr, r, cfg->threads);
         if (a->summary) {
             /* omega's 1 kHz series is out (writer_start): theta takes its
-             * memory, 48 MB of a ten-minute run not faulted in */
+             * memory (vp1's: velocities_out()), 48 MB of a ten-minute run
+             * not faulted in */
             r->theta = r->omega;
             r->omega = NULL;
         }
     }
     if (st == PL_OK)
-        st = find_impacts(r, N, cfg, a->omc, err);
+        st = find_impacts(r, N, cfg, a->omc, a->summary ? 10 : 1, err);   /* decimate() */
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
@@ -806,8 +920,10 @@ static pl_series series(const char *name, const char *unit, int dec,
  * the kernel about as much to map as the decoding costs to fill (a
  * ten-minute run's five arrays are 240 MB, 59,000 pages: 0.05 to 0.1 s
  * on the 2-core machine); the read is SQLite's and one thread's, so the
- * other cores map the work arrays meanwhile and, with four or more to
- * spare, the velocities ahead of the decoding too.  MADV_POPULATE_WRITE
+ * other cores map the work arrays meanwhile and then, or with four or
+ * more to spare at once, the velocities ahead of the decoding too (a
+ * summary has one work array, the combined omega: a single helper that
+ * had only it to map sat idle for most of the read).  MADV_POPULATE_WRITE
  * (Linux 5.14) maps pages without writing to them, so it may run on the
  * arrays being decoded into; where the kernel lacks it the work arrays
  * are touched by writing zeros (nobody reads them yet) and the
@@ -870,11 +986,10 @@ static void fault_in_start(faulting *f, run_arrays *a, int threads)
     if (f->helpers == 0)
         return;
     double *arr[FAULT_MAX] = {a->omega, a->omc, a->theta, a->v[1], a->v[0]};
-    size_t count = f->helpers >= 4 ? 5 : 3;
-    for (size_t k = 0; k < count; k++) {
+    for (size_t k = 0, used = 0; k < FAULT_MAX; k++) {
         if (!arr[k])
-            continue;   /* theta in omega's memory */
-        fault_job *j = &f->job[k % f->helpers];
+            continue;   /* a summary's omega and theta are in vp1's memory */
+        fault_job *j = &f->job[used++ % f->helpers];
         j->n = a->n;
         j->may_write[j->count] = k < 3;
         j->p[j->count++] = arr[k];
@@ -1034,6 +1149,7 @@ struct writer {
     const pl_process_result *r;
     size_t nd;                 /* samples of a series at 1 kHz */
     double *dec;               /* 3 * nd: omega, vp1, vp2 */
+    int velocities_in;         /* vp1 and vp2 are in dec already */
     pl_derived_writer *w;
     int first_done;            /* the first part is in the transaction */
     pl_status st;
@@ -1042,14 +1158,8 @@ struct writer {
     int running;
 };
 
-/* Every 10th sample of full times k into out[0..nd). */
-static void decimate(const double *full, size_t nd, double k, double *out)
-{
-    for (size_t i = 0; i < nd; i++)
-        out[i] = full[10 * i] * k;
-}
-
-/* omega's series is in wr->dec already (writer_start()). */
+/* omega's series is in wr->dec already (writer_start()), the
+ * velocities' too where velocities_out() took them. */
 static pl_status write_first(writer *wr, pl_err *err)
 {
     const pl_process_result *r = wr->r;
@@ -1057,8 +1167,10 @@ static pl_status write_first(writer *wr, pl_err *err)
     size_t nd = wr->nd;
     if (!wr->dec)
         return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
-    decimate(r->vp1, nd, 1.0, wr->dec + nd);
-    decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
+    if (!wr->velocities_in) {
+        decimate(r->vp1, nd, 1.0, wr->dec + nd);
+        decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
+    }
     pl_series sv[3] = {
         series("omega", "rad/s", 10, 0, rate / 10, nd, wr->dec),
         series("vp1", "m/s", 10, 0, rate / 10, nd, wr->dec + nd),
@@ -1089,12 +1201,25 @@ static void writer_start(writer *wr, const pl_process_result *r, int threads)
     wr->r = r;
     wr->nd = (r->n + 9) / 10;
     wr->st = PL_OK;
-    wr->dec = malloc(3 * wr->nd * sizeof *wr->dec);
+    if (!wr->dec)
+        wr->dec = malloc(3 * wr->nd * sizeof *wr->dec);
     if (!wr->dec)
         return;   /* write_first() says so */
     decimate(r->omega, wr->nd, 1.0, wr->dec);
     if (threads != 1 && pthread_create(&wr->tid, NULL, write_first_thread, wr) == 0)
         wr->running = 1;
+}
+
+/* Where a summary's vp1 and vp2 go at 1 kHz (velocities_out()), taken
+ * before omega is formed: wr->dec's second and third thirds, made here;
+ * NULL when out of memory. */
+static double *writer_velocities(writer *wr, size_t n)
+{
+    size_t nd = (n + 9) / 10;
+    if (!wr->dec && !(wr->dec = malloc(3 * nd * sizeof *wr->dec)))
+        return NULL;
+    wr->velocities_in = 1;
+    return wr->dec + nd;
 }
 
 static void writer_join(writer *wr)

@@ -121,8 +121,9 @@ pl_status pl_process_run(pl_store *store, long long run_id,
 
 /* The same for a caller that wants the figures alone (the command): out
  * receives the result without its full-rate series (vp1, vp2, omega and
- * theta NULL, n still the run's frames), and theta takes omega's memory
- * once omega is filtered and written, 48 MB of a ten-minute run that the
+ * theta NULL, n still the run's frames).  Omega takes vp1's memory once
+ * the velocities' spectra and 1 kHz series are taken, and theta omega's
+ * once omega is filtered and written: 96 MB of a ten-minute run that the
  * kernel need not map.  What is stored is the same to the bit. */
 pl_status pl_process_run_summary(pl_store *store, long long run_id,
                                  const pl_process_config *cfg,

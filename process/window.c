@@ -10,16 +10,21 @@
 #include <stdlib.h>
 
 /* omega by (4.1) at sample i: from the two velocities before omega is
- * stored, from the array x once it is. */
+ * stored, from the array x once it is.  inv_dh, when not 0, is what the
+ * caller multiplies by to store omega (process.c), so that the end found
+ * from the velocities is the one found on the stored array, to the bit. */
 typedef struct {
     const double *v1, *v2;
     double dh;
     const double *x;
+    double inv_dh;
 } omega_src;
 
 static double omega_at(const omega_src *s, size_t i)
 {
-    return s->x ? s->x[i] : (s->v1[i] - s->v2[i]) / s->dh;
+    if (s->x)
+        return s->x[i];
+    return s->inv_dh != 0 ? (s->v1[i] - s->v2[i]) * s->inv_dh : (s->v1[i] - s->v2[i]) / s->dh;
 }
 
 /* Centred moving average of half-width h of omega over [0, n) (the window
@@ -108,7 +113,7 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
                             size_t n, double rate, size_t q, double sigmas,
                             pl_window *w, pl_err *err)
 {
-    omega_src src = {v1, v2, dh, NULL};
+    omega_src src = {v1, v2, dh, NULL, 0};
     size_t h = (size_t)(0.005 * rate);
     smoother *sm = malloc(sizeof *sm);
     double sd_s = NAN;
@@ -308,7 +313,7 @@ static int rise_fit(const rise *d, double x[4], double *se_t0)
 static size_t rise_end(const double *om, size_t n, double rate, const pl_window *w,
                        double max_turn, double sd_s)
 {
-    omega_src src = {NULL, NULL, 1, om};
+    omega_src src = {NULL, NULL, 1, om, 0};
     size_t h = (size_t)(0.005 * rate), lim = n - w->cross > 2 * (size_t)rate
                                                   ? w->cross + 2 * (size_t)rate : n;
     smoother *sm = malloc(sizeof *sm);
@@ -370,7 +375,7 @@ static int fit_stretch(const double *om, size_t a, size_t b, double rate, double
 int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
                     pl_window *w)
 {
-    omega_src src = {NULL, NULL, 1, om};
+    omega_src src = {NULL, NULL, 1, om, 0};
     size_t h = (size_t)(0.005 * rate), margin = (size_t)(0.02 * rate);
     size_t lead = w->quiet > margin ? w->quiet - margin : 0;
     double sd_s, sd_raw;
@@ -391,14 +396,13 @@ int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
     return 1;
 }
 
-void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
+static void window_end(const omega_src *src, size_t n, double rate, pl_window *w)
 {
-    omega_src whole = {NULL, NULL, 1, om};
     size_t h = (size_t)(0.005 * rate);
     smoother *sm = malloc(sizeof *sm);
     size_t last = n - 1, release = w->release;
     if (sm) {
-        smoother_init(sm, &whole, n, h);
+        smoother_init(sm, src, n, h);
         while (last > release && !(smooth_at(sm, last) > w->threshold))
             last--;
         free(sm);
@@ -407,12 +411,15 @@ void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
     if (last + 1 < n) {
         size_t a = last > 2 * h ? last - 2 * h : release + 1,
                b = last + 2 * h < n ? last + 2 * h : n - 1;
-        double best = 0;
-        for (size_t i = a + 1; i <= b; i++)
-            if (om[i - 1] - om[i] > best) {
-                best = om[i - 1] - om[i];
+        double best = 0, prev = omega_at(src, a);
+        for (size_t i = a + 1; i <= b; i++) {
+            double cur = omega_at(src, i);
+            if (prev - cur > best) {
+                best = prev - cur;
                 end = i;
             }
+            prev = cur;
+        }
     }
     /* A run that ends while the prism still rolls (the recording was
      * stopped) is valid to its last sample; a drop needs a guard, since
@@ -420,4 +427,17 @@ void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
     size_t guard = end < n ? (size_t)ceil(0.002 * rate) : 0;
     w->end = end > release + guard ? end - guard : release + 1;
     w->seen = end;
+}
+
+void pl_window_end(const double *om, size_t n, double rate, pl_window *w)
+{
+    omega_src whole = {NULL, NULL, 1, om, 0};
+    window_end(&whole, n, rate, w);
+}
+
+void pl_window_end_beams(const double *v1, const double *v2, double inv_dh, size_t n,
+                         double rate, pl_window *w)
+{
+    omega_src beams = {v1, v2, 1, NULL, inv_dh};
+    window_end(&beams, n, rate, w);
 }

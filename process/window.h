@@ -62,4 +62,9 @@ int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
  * found by pl_window_release()): sets w->end. */
 void pl_window_end(const double *om, size_t n, double rate, pl_window *w);
 
+/* pl_window_end() on omega = (v1[i] - v2[i]) * inv_dh, the same to the
+ * bit, without omega stored: its array may then take v1's memory. */
+void pl_window_end_beams(const double *v1, const double *v2, double inv_dh, size_t n,
+                         double rate, pl_window *w);
+
 #endif

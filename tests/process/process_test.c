@@ -1446,6 +1446,23 @@ static void read_stored(pl_store *store, long long id, stored *out)
         fail_msg("impacts: %s", err.msg);
 }
 
+/* The stored spectra are r's, bit for bit. */
+static void same_spectra(pl_store *store, long long id, const pl_process_result *r)
+{
+    static const char *const names[3] = {"psd_vp1", "psd_vp2", "psd_residual"};
+    const double *want[3] = {r->psd_vp1, r->psd_vp2, r->psd_residual};
+    pl_err err = {0};
+    for (int k = 0; k < 3; k++) {
+        double *got = NULL;
+        size_t n = 0;
+        if (pl_derived_series(store, id, names[k], 1, &got, &n, NULL, NULL, &err) != PL_OK)
+            fail_msg("series %s: %s", names[k], err.msg);
+        assert_int_equal(n, r->psd_len);
+        assert_memory_equal(got, want[k], n * sizeof *got);
+        free(got);
+    }
+}
+
 static void free_stored(stored *s)
 {
     for (int k = 0; k < 5; k++)
@@ -1511,7 +1528,9 @@ static void test_stored_run_as_signals(void **state)
     pl_process_config_default(&c);
     c.threads = 1;
     /* the library's call (full-rate result) and the command's (figures
-     * alone, theta in omega's memory), each on one thread and on six */
+     * alone: omega in vp1's memory, theta in omega's, the velocities'
+     * spectra taken before omega is formed), each on one thread and on
+     * six */
     enum { VARIANTS = 4 };
     pl_process_result r0, r[VARIANTS];
     stored st[VARIANTS];
@@ -1524,6 +1543,7 @@ static void test_stored_run_as_signals(void **state)
             PL_OK)
             fail_msg("%s, threads %d: %s", summary ? "summary" : "full", c.threads, err.msg);
         read_stored(store, id, &st[t]);
+        same_spectra(store, id, &r0);
         if (summary) {
             assert_null(r[t].vp1);
             assert_null(r[t].omega);
