@@ -574,6 +574,7 @@ static double edge_offset(double *v[2], const double h[2], size_t lo, size_t hi,
     return m && m >= need ? o / (double)m : NAN;
 }
 
+/* The carry (above) with its edges read `gap` samples clear of [a, b). */
 static void carry_at(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
                      size_t gap, double agree, int bad, const spans clip[2])
 {
@@ -931,30 +932,128 @@ static double spread_unclipped(double *v[2], const double h[2], size_t a, size_t
  * samples count as bounds (disagreement() above); where the carrying
  * beam is clipped the stretch goes to `unknown`, to be bridged when
  * the clipped samples have been carried.  -1 when out of memory. */
+/* What dropouts() and judge() share over one run. */
+typedef struct {
+    double **v;
+    const double *h;
+    size_t n, r, pad, max_len, lost_gap;
+    double rate, floor_e, ref;
+    const spans *clip;
+    spans *unknown;
+    pl_frontend_report *rep;
+    trouble tb;
+} dropctx;
+
+/* Ends the motion at the troubled run's start before flagged sample k. */
+static int motion_ends(dropctx *d, size_t k, int fell)
+{
+    size_t e = trouble_end(&d->tb, k, d->rate);
+    d->rep->lost_t_s = (double)e / d->rate;
+    d->rep->lost_at_drop = fell && e == k;
+    return 1;
+}
+
+/* Mends the stretch [a, b) (k its first flagged sample, thr its
+ * threshold): a bridge, a carry, or the motion's end.  *carrier the beam
+ * that carries it (-1: none), *both whether both beams were out.  1 when
+ * the motion ends there, -1 when out of memory, 0 otherwise. */
+static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int clipped_in[2],
+                 double thr, int *carrier, int *both)
+{
+    double **v = d->v;
+    const double *h = d->h;
+    size_t n = d->n, r = d->r, max_len = d->max_len;
+    int lng = b - a > max_len;
+    *carrier = -1;
+    *both = 0;
+    if (clipped_in[0] != clipped_in[1]) {
+        /* the beam at its rail is the bound the other broke: the other
+         * is out, carried where the clipped one holds the level; unless
+         * the beam at its rail is the one lost: a lost beam's garbage can
+         * touch a rail (faulted corpus seed 693: 18 samples of beam 2's,
+         * which then carried the 270 ms it had lost, L_p 2.7 % off), or
+         * both are, the prism gone and the garbage of both at their rails
+         * now and then (seeds 1126, 1163: one beam's garbage carried as
+         * the motion for 75 and 49 ms, and an impact placed in it).  Over
+         * a stretch longer than a bridge the beams' own levels and
+         * roughness decide. */
+        int c = clipped_in[0] ? 0 : 1;
+        int lb = lng ? lost_beam(v, h, n, a, b, r, d->ref) : -1;
+        if (lb == -2)
+            return motion_ends(d, k, 0);
+        if (lb == c)
+            c = 1 - c;
+        carry_at(v, h, n, a, b, r, lng ? d->lost_gap : 0, d->floor_e, 1 - c, d->clip);
+        if (lng) {
+            note_lost(d->rep, 1 - c, a, b, d->rate);
+        } else {
+            d->rep->dropouts[1 - c]++;
+            d->rep->dropout_s[1 - c] += (double)(b - a) / d->rate;
+        }
+        *carrier = c;
+        return 0;
+    }
+    if (fell || clipped_in[0]) {
+        /* neither beam holds the level: a line when short, else the end;
+         * but both at a rail now and then over a long stretch may be one
+         * beam lost, its garbage touching its rails, and the other
+         * clipping at its arcs' tops (faulted corpus seed 1341: the
+         * window ended at beam 2's loss, 7 of 70 impacts, L_p 90 % off):
+         * the beams' levels and roughness decide, the carrier's own
+         * clipped samples then bridged as any carrier's */
+        int lb = lng && !fell ? lost_beam(v, h, n, a, b, r, d->ref) : -1;
+        if (lb >= 0) {
+            carry_at(v, h, n, a, b, r, d->lost_gap, d->floor_e, lb, d->clip);
+            note_lost(d->rep, lb, a, b, d->rate);
+            *carrier = 1 - lb;
+            return 0;
+        }
+        if (lng)
+            return motion_ends(d, k, fell);
+        if (spans_add(d->unknown, a, b, 0) != 0)
+            return -1;
+        d->rep->both_out++;
+        *both = 1;
+        return 0;
+    }
+    if (lng) {
+        int bad = lost_beam(v, h, n, a, b, r, d->ref);
+        if (bad < 0)
+            return motion_ends(d, k, 0);
+        carry_at(v, h, n, a, b, r, d->lost_gap, d->floor_e, bad, d->clip);
+        note_lost(d->rep, bad, a, b, d->rate);
+        *carrier = 1 - bad;
+        return 0;
+    }
+    int bad = bridge(v, h, n, a, b, r, thr, d->floor_e, d->clip, d->rep, d->rate);
+    *both = bad < 0;
+    *carrier = bad < 0 ? -1 : 1 - bad;
+    return 0;
+}
+
 static int dropouts(double *v[2], const double h[2], size_t n, size_t from, double rate,
                     const spans clip[2], spans *unknown, pl_frontend_report *rep)
 {
     double sd_e = spread_unclipped(v, h, from, n, clip);
     if (!(sd_e > 0))
         sd_e = 0;
-    size_t merge = (size_t)ceil(0.0005 * rate), pad = (size_t)ceil(0.0002 * rate);
-    size_t r = (size_t)ceil(0.001 * rate), max_len = (size_t)(0.020 * rate);
-    size_t lost_gap = (size_t)ceil(LOST_EDGE_GAP_S * rate);
-    double floor_e = 10 * sd_e, ref = 0, alpha = 1.0 / fmax(1, 0.002 * rate);
-    size_t cur[2] = {0, 0};
-    trouble tb = {0};
+    dropctx d = {v, h, n, (size_t)ceil(0.001 * rate), (size_t)ceil(0.0002 * rate),
+                 (size_t)(0.020 * rate), (size_t)ceil(LOST_EDGE_GAP_S * rate), rate,
+                 10 * sd_e, 0, clip, unknown, rep, {0}};
+    size_t merge = (size_t)ceil(0.0005 * rate), pad = d.pad, cur[2] = {0, 0};
+    double floor_e = d.floor_e, alpha = 1.0 / fmax(1, 0.002 * rate);
     double i0 = 1.0 / h[0], i1 = 1.0 / h[1];   /* a multiply a sample, not a divide */
     for (size_t k = from; k < n; k++) {
         int cs[2];
         clips_at(clip, k, cur, cs);
         double ak[2] = {v[0][k] * i0, v[1][k] * i1}, lvl, e = disagreement(ak, cs, &lvl);
-        int fell = both_fell(ak, cs, ref, floor_e);
+        int fell = both_fell(ak, cs, d.ref, floor_e);
         double thr = dmax(floor_e, 0.3 * lvl);
         if (!fell && !(e > floor_e && e > thr && lvl > 0)) {
             /* the common level, from the beams not at a rail */
             double m = cs[0] ? ak[1] : cs[1] ? ak[0] : 0.5 * (ak[0] + ak[1]);
             if (!(cs[0] && cs[1]))
-                ref += alpha * (m - ref);
+                d.ref += alpha * (m - d.ref);
             continue;
         }
         /* the stretch: flagged samples no more than `merge` apart */
@@ -965,88 +1064,26 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
             clips_at(clip, j, cur, cj);
             double aj[2] = {v[0][j] / h[0], v[1][j] / h[1]}, lj, ej = disagreement(aj, cj, &lj);
             if ((ej > dmax(floor_e, 0.3 * lj) && lj > 0) ||
-                both_fell(aj, cj, ref, floor_e)) {
+                both_fell(aj, cj, d.ref, floor_e)) {
                 last = j;
                 clipped_in[0] |= cj[0] != 0;
                 clipped_in[1] |= cj[1] != 0;
             }
         }
         size_t a = k > from + pad ? k - pad : from, b = last + 1 + pad < n ? last + 1 + pad : n;
-        int both = 0, carrier = -1;
-        if (clipped_in[0] != clipped_in[1]) {
-            /* the beam at its rail is the bound the other broke: the other
-             * is out, carried where the clipped one holds the level */
-            carrier = clipped_in[0] ? 0 : 1;
-            /* unless the beam at its rail is the one lost: a lost beam's
-             * garbage can touch a rail (faulted corpus seed 693: 18
-             * samples of beam 2's, which then carried the 270 ms it had
-             * lost, L_p 2.7 % off), or both are, the prism gone and the
-             * garbage of both at their rails now and then (seeds 1126,
-             * 1163: one beam's garbage carried as the motion for 75 and
-             * 49 ms, and an impact placed in it).  Over a stretch longer
-             * than a bridge the beams' own levels and roughness decide. */
-            int lb = b - a > max_len ? lost_beam(v, h, n, a, b, r, ref) : -1;
-            if (lb == -2) {
-                rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
-                return 0;
-            }
-            if (lb == carrier)
-                carrier = 1 - carrier;
-            carry_at(v, h, n, a, b, r, b - a > max_len ? lost_gap : 0, floor_e, 1 - carrier, clip);
-            if (b - a > max_len)
-                note_lost(rep, 1 - carrier, a, b, rate);
-            else {
-                rep->dropouts[1 - carrier]++;
-                rep->dropout_s[1 - carrier] += (double)(b - a) / rate;
-            }
-        } else if (fell || clipped_in[0]) {
-            /* neither beam holds the level: a line when short, else the
-             * end; but both at a rail now and then over a long stretch
-             * may be one beam lost, its garbage touching its rails, and
-             * the other clipping at its arcs' tops (faulted corpus seed
-             * 1341: the window ended at beam 2's loss, 7 of 70 impacts,
-             * L_p 90 % off): the beams' levels and roughness decide, the
-             * carrier's own clipped samples then bridged as any carrier's */
-            int lb = b - a > max_len && !fell ? lost_beam(v, h, n, a, b, r, ref) : -1;
-            if (lb >= 0) {
-                carry_at(v, h, n, a, b, r, lost_gap, floor_e, lb, clip);
-                note_lost(rep, lb, a, b, rate);
-                carrier = 1 - lb;
-            } else if (b - a > max_len) {
-                size_t e = trouble_end(&tb, k, rate);
-                rep->lost_t_s = (double)e / rate;
-                rep->lost_at_drop = fell && e == k;
-                return 0;
-            } else {
-                if (spans_add(unknown, a, b, 0) != 0)
-                    return -1;
-                rep->both_out++;
-                both = 1;
-            }
-        } else if (b - a > max_len) {
-            int bad = lost_beam(v, h, n, a, b, r, ref);
-            if (bad < 0) {
-                rep->lost_t_s = (double)trouble_end(&tb, k, rate) / rate;
-                return 0;
-            }
-            carry_at(v, h, n, a, b, r, lost_gap, floor_e, bad, clip);
-            note_lost(rep, bad, a, b, rate);
-            carrier = 1 - bad;
-        } else {
-            int bad = bridge(v, h, n, a, b, r, thr, floor_e, clip, rep, rate);
-            both = bad < 0;
-            carrier = bad < 0 ? -1 : 1 - bad;
-        }
+        int both, carrier, rc = judge(&d, a, b, k, fell, clipped_in, thr, &carrier, &both);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
         size_t blind = n;
         if (carrier >= 0 &&
-            carrier_gaps(v, h, a, b, pad, carrier, &clip[carrier], max_len, &blind, unknown) != 0)
+            carrier_gaps(v, h, a, b, pad, carrier, &clip[carrier], d.max_len, &blind, unknown) != 0)
             return -1;
         if (blind < n) {   /* the carrier lost it too: neither beam sees the prism */
             rep->lost_t_s = (double)blind / rate;
             return 0;
         }
-        if (trouble_note(&tb, a, b, both, rate)) {
-            rep->lost_t_s = (double)tb.first_both / rate;
+        if (trouble_note(&d.tb, a, b, both, rate)) {
+            rep->lost_t_s = (double)d.tb.first_both / rate;
             return 0;
         }
         k = b;
