@@ -76,16 +76,6 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-/* SIGINT and SIGTERM set stop_flag: the run in progress closes cleanly. */
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 static void progress(void *ctx, long long frames, long long total)
 {
     const double *rate = ctx;
@@ -155,7 +145,7 @@ static int run_daemon(int argc, char **argv)
     if (!sock)
         snprintf(path, sizeof path, "%s.sock", conf.db);
     o.socket_path = path;
-    catch_stop_signals();
+    pl_cli_on_stop(on_signal);   /* the run in progress closes cleanly */
     signal(SIGPIPE, SIG_IGN);
     pl_status st = pl_daemon_run(&conf, &spec, &o, &err);
     pl_sim_options_free(sim);
@@ -245,7 +235,7 @@ static int record(const char *dbpath, const pl_source_spec *spec,
     pl_err err = {0};
     pl_recorder *r = NULL;
     long long interrupted = 0;
-    catch_stop_signals();
+    pl_cli_on_stop(on_signal);   /* the run in progress closes cleanly */
     if (pl_recorder_open(&r, dbpath, &ro->writer, &interrupted, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     if (interrupted)

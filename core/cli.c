@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,15 @@ FILE *pl_cli_result_stream(const char *a, const char *b, const char *c)
 int pl_cli_isatty(FILE *stream)
 {
     return isatty(fileno(stream));
+}
+
+void pl_cli_on_stop(void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 void pl_cli_progress_clear(void)

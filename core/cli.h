@@ -217,6 +217,10 @@ FILE *pl_cli_result_stream(const char *a, const char *b, const char *c);
 /* True when the stream is a terminal, so progress bars are worth drawing. */
 int pl_cli_isatty(FILE *stream);
 
+/* Installs handler for SIGINT and SIGTERM (no SA_RESTART: a blocking
+ * call returns EINTR), so that a long command can stop cleanly. */
+void pl_cli_on_stop(void (*handler)(int));
+
 /* Erases an unfinished progress line on stderr (a terminal only), so
  * that a result line printed next starts on a clean line. */
 void pl_cli_progress_clear(void);

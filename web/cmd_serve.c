@@ -47,11 +47,7 @@ int pl_cmd_serve(int argc, char **argv)
         return rc;
     pl_web_options o = {.db = pl_cli_db_path(db), .listen = listen_at, .socket = sock,
                         .control = control};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    pl_cli_on_stop(on_signal);
     signal(SIGPIPE, SIG_IGN);
     pl_web *w;
     pl_err err = {0};

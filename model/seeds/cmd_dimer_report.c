@@ -59,16 +59,6 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
-/* SIGINT and SIGTERM set stop_signal: the report writes what it has. */
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 /* One meter a stage of the report (figure 11, the paper's runs, each map). */
 typedef struct {
     char stage[96];
@@ -180,7 +170,7 @@ int pl_cmd_dimer_report_on(int argc, char **argv, pl_dimer_batch_fn batch, void 
                               .runner = runner, .stop = &stop_signal};
     pl_dimer_report_stats st;
     pl_err err = {0};
-    catch_stop_signals();
+    pl_cli_on_stop(on_signal);   /* the report writes what it has */
     pl_status rs = pl_dimer_report_write(dir, &o, &st, &err);
     if (rs != PL_OK && st.interrupted) {
         if (pl_cli_isatty(stderr))
