@@ -862,7 +862,7 @@ static int carrier_gaps(double *v[2], const double h[2], size_t a, size_t b, siz
 #define BOTH_OUT_MIN 2
 
 typedef struct {
-    size_t first, first_both, last_end, count, both;
+    size_t first_both, last_end, count, both;
 } trouble;
 
 /* Samples from the last stretch's end to a, 0 where they overlap (the
@@ -892,10 +892,8 @@ static size_t trouble_end(const trouble *t, size_t a, double rate)
  * it completes the motion's end. */
 static int trouble_note(trouble *t, size_t a, size_t b, int both, double rate)
 {
-    if (t->count == 0 || trouble_gap(t, a) > TROUBLE_GAP_S * rate) {
-        t->first = a;
+    if (t->count == 0 || trouble_gap(t, a) > TROUBLE_GAP_S * rate)
         t->count = t->both = 0;
-    }
     if (both && t->both == 0)
         t->first_both = a;
     t->count++;
@@ -1039,7 +1037,7 @@ static int dropouts(double *v[2], const double h[2], size_t n, size_t from, doub
         sd_e = 0;
     dropctx d = {v, h, n, (size_t)ceil(0.001 * rate), (size_t)ceil(0.0002 * rate),
                  (size_t)(0.020 * rate), (size_t)ceil(LOST_EDGE_GAP_S * rate), rate,
-                 10 * sd_e, 0, clip, unknown, rep, {0}};
+                 10 * sd_e, 0, clip, unknown, rep, {0, 0, 0, 0}};
     size_t merge = (size_t)ceil(0.0005 * rate), pad = d.pad, cur[2] = {0, 0};
     double floor_e = d.floor_e, alpha = 1.0 / fmax(1, 0.002 * rate);
     double i0 = 1.0 / h[0], i1 = 1.0 / h[1];   /* a multiply a sample, not a divide */
