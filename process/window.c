@@ -153,9 +153,11 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
     double t0, slope;
     line_fit(&src, k1, k2 + 1, &t0, &slope);
     w->release = cross;
+    w->line_fits = 0;
     if (slope > 0) {
         double z = -t0 / slope;
         w->release = z < 0 ? 0 : z > (double)k1 ? k1 : (size_t)llround(z);
+        w->line_fits = z >= (double)q && z <= (double)k1;
     }
     w->quiet = w->release;
     w->cross = cross;
@@ -310,20 +312,19 @@ static int rise_fit(const rise *d, double x[4], double *se_t0)
  * impact takes speed off, and the climb over the next edge more), or
  * where the prism has turned max_turn from the line's release, less the
  * average's half-width.  w->cross when out of memory. */
-static size_t rise_end(const double *om, size_t n, double rate, const pl_window *w,
+static size_t rise_end(const omega_src *src, size_t n, double rate, const pl_window *w,
                        double max_turn, double sd_s)
 {
-    omega_src src = {NULL, NULL, 1, om, 0};
     size_t h = (size_t)(0.005 * rate), lim = n - w->cross > 2 * (size_t)rate
                                                   ? w->cross + 2 * (size_t)rate : n;
     smoother *sm = malloc(sizeof *sm);
     if (!sm)
         return w->cross;
-    smoother_init(sm, &src, n, h);
+    smoother_init(sm, src, n, h);
     double top = -INFINITY, turn = 0;
     size_t im = w->cross;
     for (size_t i = w->quiet; i < w->cross; i++)
-        turn += om[i] / rate;
+        turn += omega_at(src, i) / rate;
     for (size_t i = w->cross; i < lim && turn < max_turn; i++) {
         double a = smooth_at(sm, i);
         if (a > top) {
@@ -332,17 +333,17 @@ static size_t rise_end(const double *om, size_t n, double rate, const pl_window 
         } else if (a < top - 4 * sd_s) {
             break;
         }
-        turn += om[i] / rate;
+        turn += omega_at(src, i) / rate;
     }
     free(sm);
     return im > w->cross + h ? im - h : w->cross;
 }
 
-/* The fit over om[a, b): the release (fractional sample) into *z and its
+/* The fit over omega [a, b): the release (fractional sample) into *z and its
  * standard error (s) into *se; 1 when the fit stands (t0 inside the
  * stretch, off its ends, a rising shape, s in range, t0 fixed to
  * RISE_SE_MAX), 0 when not, -1 when out of memory. */
-static int fit_stretch(const double *om, size_t a, size_t b, double rate, double *z,
+static int fit_stretch(const omega_src *src, size_t a, size_t b, double rate, double *z,
                        double *se)
 {
     size_t B = (size_t)llround(1e-3 * rate);
@@ -358,7 +359,7 @@ static int fit_stretch(const double *om, size_t a, size_t b, double rate, double
     for (size_t k = 0; k < m; k++) {
         double sum = 0;
         for (size_t i = a + k * B; i < a + (k + 1) * B; i++)
-            sum += om[i];
+            sum += omega_at(src, i);
         y[k] = sum / (double)B;
         finite &= isfinite(y[k]) != 0;
     }
@@ -372,10 +373,9 @@ static int fit_stretch(const double *om, size_t a, size_t b, double rate, double
            s > 0.5 * RISE_S_LO && s < 2 * RISE_S_HI && *se < RISE_SE_MAX;
 }
 
-int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
-                    pl_window *w)
+static int window_shape(const omega_src *src, size_t n, double rate, double max_turn,
+                        pl_window *w)
 {
-    omega_src src = {NULL, NULL, 1, om, 0};
     size_t h = (size_t)(0.005 * rate), margin = (size_t)(0.02 * rate);
     size_t lead = w->quiet > margin ? w->quiet - margin : 0;
     double sd_s, sd_raw;
@@ -384,16 +384,30 @@ int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
         lead = w->cross > margin ? w->cross - margin : 0;
     if (lead < 4 * h + 32)
         return 0;
-    if (lead_noise(&src, n, h, lead, &sd_s, &sd_raw) != 0)
+    if (lead_noise(src, n, h, lead, &sd_s, &sd_raw) != 0)
         return -1;
-    size_t b = rise_end(om, n, rate, w, max_turn, sd_s), lead_n = (size_t)(RISE_LEAD_S * rate);
+    size_t b = rise_end(src, n, rate, w, max_turn, sd_s), lead_n = (size_t)(RISE_LEAD_S * rate);
     size_t a = w->cross > lead_n ? w->cross - lead_n : 0;
     double z, se;
-    int ok = fit_stretch(om, a, b, rate, &z, &se);
+    int ok = fit_stretch(src, a, b, rate, &z, &se);
     if (ok != 1)
         return ok;
     w->release = z < 0 ? 0 : z > (double)(n - 1) ? n - 1 : (size_t)llround(z);
     return 1;
+}
+
+int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
+                    pl_window *w)
+{
+    omega_src src = {NULL, NULL, 1, om, 0};
+    return window_shape(&src, n, rate, max_turn, w);
+}
+
+int pl_window_shape_beams(const double *v1, const double *v2, double dh, size_t n,
+                          double rate, double max_turn, pl_window *w)
+{
+    omega_src src = {v1, v2, dh, NULL, 0};
+    return window_shape(&src, n, rate, max_turn, w);
 }
 
 static void window_end(const omega_src *src, size_t n, double rate, pl_window *w)

@@ -39,6 +39,10 @@ typedef struct {
                               before its guard); n when they did not */
     double threshold;      /* rad/s, on the 10 ms average */
     double noise_omega;    /* rad/s, per sample in the lead-in */
+    int line_fits;         /* the line met zero after the quiet stretch
+                              and by the crossing (give or take the
+                              average's half-width), as a rise from
+                              rest does */
 } pl_window;
 
 /* The release in omega (4.1) of the two offset-free velocities v1, v2
@@ -57,6 +61,12 @@ pl_status pl_window_release(const double *v1, const double *v2, double dh,
  * convergence, a fit at its bounds); -1 when out of memory. */
 int pl_window_shape(const double *om, size_t n, double rate, double max_turn,
                     pl_window *w);
+
+/* pl_window_shape() on omega = (v1[i] - v2[i]) / dh from the offset-free
+ * velocities, before the front end has cleaned them: for a release the
+ * line placed too early to leave a lead-in (see find_window()). */
+int pl_window_shape_beams(const double *v1, const double *v2, double dh, size_t n,
+                          double rate, double max_turn, pl_window *w);
 
 /* The end of valid data in om[0..n-1] after w->release (w->threshold as
  * found by pl_window_release()): sets w->end. */

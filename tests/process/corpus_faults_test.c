@@ -34,18 +34,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How many of the 200 chains must meet issue 16's numbers: 197 today
- * (from 82 before processing learned the faults); issue 28's goal is
- * 198.  A ratchet: raise it as chains are won.  It was 198 until
+/* How many of the 200 chains must meet issue 16's numbers: 198 today
+ * (from 82 before processing learned the faults), issue 28's goal.  A
+ * ratchet: raise it as chains are won.  It went down to 197 on
  * 2026-11-27, when the floor's unresolved line pairs were split (net +4
  * chains over 1600 of eight corpora): seed 88's floor then read right
  * (31.12 and 31.92 Hz, where one line at 31.89 stood), and one of its
  * impacts under 0.49 mm/s of 1/f noise moved from inside the 2 ms match
- * to 2.15 ms, with omega's error unchanged to 0.002 rad/s.  The three
- * short: that one, a beam lost under a shaking ramp with no lead-in,
- * and a clipped beam whose other carries 0.5 mm/s of 1/f noise alone;
- * docs/process.md, "Measured", lists them. */
-#define MIN_PASSING 197
+ * to 2.15 ms, with omega's error unchanged to 0.002 rad/s.  Back to 198
+ * on 2026-11-27 when seed 89's release line, run over the first impacts
+ * by 19 mV of hum, no longer left the front end without a lead-in.  The
+ * two short: seed 88, and a clipped beam whose other carries 0.5 mm/s
+ * of 1/f noise alone (179); docs/process.md, "Measured", lists them. */
+#define MIN_PASSING 198
 #define FULL_CORPUS 200
 
 #if defined(__SANITIZE_ADDRESS__)
