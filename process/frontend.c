@@ -305,16 +305,13 @@ static void hum_drift(const hum_blocks *hb, double T, double *drift, double *se)
     }
 }
 
-/* Fits a constant and the harmonics of f to the lead-in of v and removes
- * the constant and every harmonic whose amplitude stands 5 standard
- * errors above zero from the whole channel.  *amp1 receives the
- * fundamental's amplitude when removed (else 0). */
-static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, double rate,
-                      double f, double *offset, double *amp1)
+/* Fits a constant and the harmonics 1..K of f to the lead-in v[0, L)
+ * (the samples use[] keeps) into a[0..2K]: the constant, then each
+ * harmonic's cosine and sine where its amplitude stands 5 standard
+ * errors above zero, else 0.  -1 when the fit fails or memory runs out. */
+static int fit_hum(const double *v, const unsigned char *use, size_t L, double rate, double f,
+                   int K, double a[2 * HARMONICS + 1])
 {
-    int K = HARMONICS;
-    while (K > 0 && K * f >= 0.45 * rate)
-        K--;
     size_t P = 1 + 2 * (size_t)K;
     /* Normal equations (P <= 15 columns, sinusoids over whole periods:
      * well conditioned), solved by GSL's Cholesky: an SVD of the L x P
@@ -350,7 +347,7 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
             A->data[r * A->tda + q] = A->data[q * A->tda + r];
     ok = ok && gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS &&
          gsl_linalg_cholesky_invert(A) == GSL_SUCCESS;
-    double a[2 * HARMONICS + 1] = {0}, c[2 * HARMONICS + 1] = {0}, bxy = 0;
+    double c[2 * HARMONICS + 1] = {0}, bxy = 0;
     for (size_t r = 0; ok && r < P; r++) {
         for (size_t q = 0; q < P; q++)
             c[r] += gsl_matrix_get(A, r, q) * xty[q];
@@ -369,10 +366,13 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
         }
     }
     gsl_matrix_free(A);
-    if (!ok)
-        return -1;
-    *offset = a[0];
-    *amp1 = hypot(a[1], a[2]);
+    return ok ? 0 : -1;
+}
+
+/* Removes the constant a[0] and the harmonics 1..K (a[2k-1] cos, a[2k]
+ * sin) of f from v[0, n). */
+static void subtract_hum(double *v, size_t n, double rate, double f, int K, const double *a)
+{
     /* The fundamental by rotation, its harmonics from it by the angle-sum
      * rule (as in the fit), recomputed exactly every 1024 samples so that
      * rounding cannot build up over a long run.  Four rotations, each
@@ -385,7 +385,7 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
     if (K == 0) {
         for (size_t i = 0; i < n; i++)
             v[i] -= a[0];
-        return 0;
+        return;
     }
     double w = 2 * M_PI * f / rate, c4 = cos(LANES * w), s4 = sin(LANES * w);
     for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
@@ -409,6 +409,24 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
                 si[l] = s1 * c4 + c1 * s4;
             }
     }
+}
+
+/* Fits a constant and the harmonics of f to the lead-in of v and removes
+ * the constant and every harmonic whose amplitude stands 5 standard
+ * errors above zero from the whole channel.  *amp1 receives the
+ * fundamental's amplitude when removed (else 0). */
+static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, double rate,
+                      double f, double *offset, double *amp1)
+{
+    int K = HARMONICS;
+    while (K > 0 && K * f >= 0.45 * rate)
+        K--;
+    double a[2 * HARMONICS + 1] = {0};
+    if (fit_hum(v, use, L, rate, f, K, a) != 0)
+        return -1;
+    *offset = a[0];
+    *amp1 = hypot(a[1], a[2]);
+    subtract_hum(v, n, rate, f, K, a);
     return 0;
 }
 
