@@ -711,10 +711,19 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
      * no rolling prism's, as beam 2's garbage at -2.4 rad/s against the
      * motion's 3.5 carried as the motion for 110 ms on faulted corpus
      * seed 741) */
+    /* (a level the motion never had above it too: a decoder held at
+     * its rail read 2.8 times the motion's level on a lost beam injected
+     * into a foreign run, where a clipped beam reads at most the motion,
+     * which grows by a few per cent over a long stretch; and rough
+     * beside the other beam only where rougher than itself before as
+     * well: a decoder at 0 V is smoother than any beam that sees the
+     * prism, which then read as rough beside it, and the run ended at a
+     * loss the other beam carried) */
     int out[2];
     double sense = (ref != 0 ? ref : la + lb) < 0 ? -1 : 1;
     for (int c = 0; c < 2; c++)
-        out[c] = sense * m[c] < lvl / 3 || rough[c] > 5 * rough[1 - c] ||
+        out[c] = sense * m[c] < lvl / 3 || sense * m[c] > 1.5 * lvl ||
+                 (rough[c] > 5 * rough[1 - c] && rough[c] > 2 * before[c]) ||
                  rough[c] > LOST_ROUGH * before[c];
     if (out[0] == out[1])
         return out[0] ? -2 : -1;

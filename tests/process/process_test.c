@@ -475,6 +475,53 @@ static void test_lost_beam_carried(void **state)
     rolled_free(&x);
 }
 
+/* A lost beam that reads nothing like garbage, with white noise on the
+ * beam that keeps the prism: beam `lost` (1 or 2) from 2.5 to 2.8 s is a
+ * decoder at exactly 0 V (held = 0: the foreign chain drops a beam after
+ * its noise, so the channel is flat) or held at a rail far above the
+ * motion (held = the rail, m/s).  Each was taken for the other beam's
+ * loss: the flat beam made the one that kept the prism read as rough
+ * beside it, and the rail read as a clipped beam, a bound the other had
+ * broken; either way both beams were lost and the window ended at 2.5 s
+ * (found by injecting these losses into the foreign runs). */
+static void lost_quietly(int lost, double held)
+{
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_make(&x, &p);
+    beams(x.om, x.n, x.v1, x.v2);
+    unsigned long rnd = 57;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
+    }
+    double *v = lost == 1 ? x.v1 : x.v2;
+    for (size_t i = 25000; i < 28000; i++)
+        v[i] = held;
+    pl_process_result r;
+    process_rolled(&x, 22, &r);
+    assert_true(r.end_t > 4.9);
+    double bias, sd;
+    score_rolled(&x, &r, p.r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
+    assert_int_equal(r.front.n_lost, 1);
+    assert_int_equal(r.front.lost[0].channel, lost);
+    tu_assert_close(r.front.lost[0].from_s, 2.5, 0.002);
+    tu_assert_close(r.front.lost[0].to_s, 2.8, 0.002);
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
+static void test_lost_beam_flat_or_at_a_rail(void **state)
+{
+    (void)state;
+    lost_quietly(1, 0.0);
+    lost_quietly(2, 0.0);
+    lost_quietly(1, 0.25);   /* 12.6 rad/s at h1 where the motion is at 4 */
+    lost_quietly(2, 0.12);
+}
+
 /* A beam lost for 270 ms whose speckle garbage, as the beam leaves and
  * finds the prism, touches its converter's rails for a few samples:
  * the rail marks the lost beam, not the bound the other one broke, so
@@ -1853,6 +1900,7 @@ int main(void)
         cmocka_unit_test(test_floor_lines_a_hertz_apart),
         cmocka_unit_test(test_slots_to_the_seen_end),
         cmocka_unit_test(test_lost_beam_garbage_at_its_rail),
+        cmocka_unit_test(test_lost_beam_flat_or_at_a_rail),
         cmocka_unit_test(test_floor_lines_beside_garbage),
         cmocka_unit_test(test_lost_beam_back_at_its_rail),
         cmocka_unit_test(test_garbage_after_a_clipped_beam),
