@@ -679,22 +679,25 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
  * sides of the stretch (a decoder at 0 V: v / h below a third of the
  * edges' level), or a roughness (mean |v[i+1] - v[i]| / h) many times
  * the other beam's (speckle garbage).  ref: the beams' common level
- * before the stretch, whose sign is the motion's (0: the edges').
- * Returns the channel (0 or 1) that lost the prism, -2 when both did,
+ * before the stretch, whose sign is the motion's (0: the edges'); clip:
+ * the channels' samples at a rail.  Returns the channel (0 or 1) that lost the prism, -2 when both did,
  * -1 when neither can be told. */
 static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t b, size_t r,
-                     double ref)
+                     double ref, const spans clip[2])
 {
     double la, lb;
     edge_levels(v, h, n, a, b, r, &la, &lb);
     double lvl = fmax(fabs(la), fabs(lb)), m[2] = {0, 0}, rough[2] = {0, 0}, before[2];
-    size_t w = 20 * r, a0 = a > w ? a - w : 0;
+    size_t w = 20 * r, a0 = a > w ? a - w : 0, held[2] = {0, 0};
     for (int c = 0; c < 2; c++) {
         for (size_t i = a; i < b; i++) {
             m[c] += v[c][i] / h[c];
             if (i + 1 < b)
                 rough[c] += fabs(v[c][i + 1] - v[c][i]) / h[c];
         }
+        size_t cur = 0;
+        for (size_t i = a; i < b; i++)
+            held[c] += clip_at(&clip[c], i, &cur) != 0;
         m[c] /= (double)(b - a);
         rough[c] /= (double)(b - a);
         before[c] = 0;
@@ -711,10 +714,12 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
      * no rolling prism's, as beam 2's garbage at -2.4 rad/s against the
      * motion's 3.5 carried as the motion for 110 ms on faulted corpus
      * seed 741) */
-    /* (a level the motion never had above it too: a decoder held at
-     * its rail read 2.8 times the motion's level on a lost beam injected
-     * into a foreign run, where a clipped beam reads at most the motion,
-     * which grows by a few per cent over a long stretch; and rough
+    /* (a level the motion never had above it too, held flat: a decoder
+     * held at its rail read 2.8 times the motion's level on a lost beam
+     * injected into a foreign run, where a clipped beam reads at most the
+     * motion; held, at its rail over most of the stretch, as the motion
+     * grows by more than half over a stretch that runs to the recording's
+     * end; and rough
      * beside the other beam only where rougher than itself before as
      * well: a decoder at 0 V is smoother than any beam that sees the
      * prism, which then read as rough beside it, and the run ended at a
@@ -722,7 +727,8 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
     int out[2];
     double sense = (ref != 0 ? ref : la + lb) < 0 ? -1 : 1;
     for (int c = 0; c < 2; c++)
-        out[c] = sense * m[c] < lvl / 3 || sense * m[c] > 1.5 * lvl ||
+        out[c] = sense * m[c] < lvl / 3 ||
+                 (sense * m[c] > 1.5 * lvl && 2 * held[c] > b - a) ||
                  (rough[c] > 5 * rough[1 - c] && rough[c] > 2 * before[c]) ||
                  rough[c] > LOST_ROUGH * before[c];
     if (out[0] == out[1])
@@ -933,7 +939,7 @@ static int trouble_note(trouble *t, size_t a, size_t b, int both, double rate)
  * measures it, the samples at a rail left out: a clipped beam's distance
  * from the other is the motion beyond the rail, not noise, and counted
  * in it raised the drop-out threshold above every drop-out. */
-static double spread_unclipped(double *v[2], const double h[2], size_t a, size_t b,
+static double spread_all(double *v[2], const double h[2], size_t a, size_t b,
                                const spans clip[2])
 {
     if (clip[0].n == 0 && clip[1].n == 0)
@@ -949,6 +955,64 @@ static double spread_unclipped(double *v[2], const double h[2], size_t a, size_t
     double sd = cnt >= 8 ? pl_robust_sd(t, cnt) : NAN;
     free(t);
     return sd;
+}
+
+/* The quietest blocks' spread: SPREAD_BLOCKS blocks of SPREAD_BLOCK_S
+ * spread evenly over [a, b), each's robust spread of v1/h1 - v2/h2 (at
+ * most 128 samples of it, those at a rail left out), their lower
+ * quartile.  NaN when too few. */
+#define SPREAD_BLOCKS 128
+#define SPREAD_BLOCK_S 0.2
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double p = *(const double *)x, q = *(const double *)y;
+    return p < q ? -1 : p > q;
+}
+
+static double spread_quiet_blocks(double *v[2], const double h[2], size_t a, size_t b,
+                                  const spans clip[2], double rate)
+{
+    size_t len = (size_t)(SPREAD_BLOCK_S * rate), nb = len ? (b - a) / len : 0;
+    if (nb > SPREAD_BLOCKS)
+        nb = SPREAD_BLOCKS;
+    if (nb < 4)
+        return NAN;
+    size_t stride = len > 128 ? len / 128 : 1, cur[2] = {0, 0}, got = 0;
+    double sd[SPREAD_BLOCKS], t[129];
+    for (size_t k = 0; k < nb; k++) {
+        size_t s0 = a + k * ((b - a - len) / (nb - 1)), m = 0;
+        for (size_t i = s0; i < s0 + len && m < 129; i += stride) {
+            int cs[2];
+            clips_at(clip, i, cur, cs);
+            if (!cs[0] && !cs[1])
+                t[m++] = v[0][i] / h[0] - v[1][i] / h[1];
+        }
+        if (m >= 16)
+            sd[got++] = pl_robust_sd(t, m);
+    }
+    if (got < 4)
+        return NAN;
+    qsort(sd, got, sizeof sd[0], cmp_dbl);
+    return sd[got / 10];
+}
+
+/* The drop-outs' noise floor: the spread of the beams' difference over
+ * the run (spread_all()), but no more than SPREAD_QUIET times that of
+ * its quietest blocks.  A beam lost for most of the run (to its end,
+ * say) is most of the difference's samples, and their spread, the
+ * motion itself, had set a floor no disagreement reached: a beam lost
+ * from 1.64 s to the end of a 5.2 s foreign run was never found, and
+ * omega read (v1 - 0) / (h1 - h2), 17 rad/s for 7.  On a run without
+ * such a loss the whole run's spread stands (1/f noise makes it larger
+ * than a 0.2 s block's, but not by this much). */
+#define SPREAD_QUIET 4.0
+
+static double spread_unclipped(double *v[2], const double h[2], size_t a, size_t b,
+                               const spans clip[2], double rate)
+{
+    double all = spread_all(v, h, a, b, clip), quiet = spread_quiet_blocks(v, h, a, b, clip, rate);
+    return quiet > 0 && all > SPREAD_QUIET * quiet ? SPREAD_QUIET * quiet : all;
 }
 
 /* Finds and bridges the drop-outs from sample `from` on; a stretch
@@ -1003,7 +1067,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
          * a stretch longer than a bridge the beams' own levels and
          * roughness decide. */
         int c = clipped_in[0] ? 0 : 1;
-        int lb = lng ? lost_beam(v, h, n, a, b, r, d->ref) : -1;
+        int lb = lng ? lost_beam(v, h, n, a, b, r, d->ref, d->clip) : -1;
         if (lb == -2)
             return motion_ends(d, k, 0);
         if (lb == c)
@@ -1026,7 +1090,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
          * window ended at beam 2's loss, 7 of 70 impacts, L_p 90 % off):
          * the beams' levels and roughness decide, the carrier's own
          * clipped samples then bridged as any carrier's */
-        int lb = lng && !fell ? lost_beam(v, h, n, a, b, r, d->ref) : -1;
+        int lb = lng && !fell ? lost_beam(v, h, n, a, b, r, d->ref, d->clip) : -1;
         if (lb >= 0) {
             carry_at(v, h, n, a, b, r, d->lost_gap, d->floor_e, lb, d->clip);
             note_lost(d->rep, lb, a, b, d->rate);
@@ -1042,7 +1106,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
         return 0;
     }
     if (lng) {
-        int bad = lost_beam(v, h, n, a, b, r, d->ref);
+        int bad = lost_beam(v, h, n, a, b, r, d->ref, d->clip);
         if (bad < 0)
             return motion_ends(d, k, 0);
         carry_at(v, h, n, a, b, r, d->lost_gap, d->floor_e, bad, d->clip);
@@ -1059,7 +1123,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
 static int dropouts(double *v[2], const double h[2], size_t n, size_t from, double rate,
                     const spans clip[2], spans *unknown, pl_frontend_report *rep)
 {
-    double sd_e = spread_unclipped(v, h, from, n, clip);
+    double sd_e = spread_unclipped(v, h, from, n, clip, rate);
     if (!(sd_e > 0))
         sd_e = 0;
     dropctx d = {v, h, n, (size_t)ceil(0.001 * rate), (size_t)ceil(0.0002 * rate),
@@ -1271,7 +1335,7 @@ static pl_status mend(double *v[2], const double h[2], size_t n, double rate, si
     if (st == PL_OK && (clip[0].n || clip[1].n)) {
         /* (the clipped samples are still there: their distance from the
          * other beam is no measure of agreement) */
-        double sd_e = spread_unclipped(v, h, from, end, clip);
+        double sd_e = spread_all(v, h, from, end, clip);
         carry_clips(v, h, n, rate, clip, (size_t)ceil(CLIP_EDGE_S * rate),
                     sd_e > 0 ? 10 * sd_e : INFINITY, end, rep);
     }
