@@ -364,7 +364,8 @@ int pl_cmd_export(int argc, char **argv)
                       "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
                       "the lattice search; t_s is the step's centre, later than\n"
                       "the contact by the LDV decoder's delay, or the contact when\n"
-                      "process was given --decoder-delay: docs/data-model.md);\n"
+                      "process was given --decoder-delay; t_sd_s is the\n"
+                      "instant's own scatter, not the delay: docs/data-model.md);\n"
                       "or sim-line, sim-plastic: the simulation validate matched\n"
                       "to the run, run again at 1 kHz over its window\n"
                       "(t_s,Lp,omega_rad_s,vp1_mps,vp2_mps)"),

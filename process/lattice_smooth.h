@@ -19,6 +19,12 @@
 void pl_lat_smooth_phase(slot *v, size_t n, int M, double delta,
                          double *theta_s, double *var_s);
 
+/* The same, and into rho_next[i] (i < n; NULL: not wanted) the
+ * correlation of slot i's smoothed angle with slot i + 1's: their lines
+ * share most of their slots (0 where either is not a line's). */
+void pl_lat_smooth_phase_corr(slot *v, size_t n, int M, double delta,
+                              double *theta_s, double *var_s, double *rho_next);
+
 /* Moves each measured ringing onset by whole periods of wk->ring to the
  * one nearest its smoothed angle ths[i]: the phase fixes an onset only
  * to a period, and the lattice knows which.  Returns how many moved (the

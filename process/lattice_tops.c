@@ -330,7 +330,7 @@ static void tops_range(walk *wk, size_t a, size_t b, void *p)
  * Into st and sv (NAN and INFINITY where no top); the tops unsmoothed,
  * their variances times inflate, when memory runs out. */
 static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
-                        double inflate, double *st, double *sv)
+                        double inflate, double *st, double *sv, double *rho)
 {
     slot *tv = malloc((m ? m : 1) * sizeof *tv);
     for (size_t i = 0; i < m; i++) {
@@ -338,6 +338,8 @@ static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
         int ok = !isnan(tp->top[i]) && vt > 0 && isfinite(vt);
         st[i] = ok ? tp->top[i] : NAN;
         sv[i] = ok ? vt : INFINITY;
+        if (rho)
+            rho[i] = 0;
         if (tv) {
             tv[i] = v[i];
             tv[i].measured = ok;
@@ -347,11 +349,16 @@ static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
     }
     if (!tv)
         return;
-    pl_lat_smooth_phase(tv, m, TOPS_SMOOTH, wk->delta, st, sv);
+    pl_lat_smooth_phase_corr(tv, m, TOPS_SMOOTH, wk->delta, st, sv, rho);
     for (size_t i = 0; i < m; i++)
         if (isnan(tp->top[i])) {
             st[i] = NAN;   /* no arc there: no top to stand for the impacts beside it */
             sv[i] = INFINITY;
+            if (rho) {
+                rho[i] = 0;
+                if (i > 0)
+                    rho[i - 1] = 0;
+            }
         }
     free(tv);
 }
@@ -544,10 +551,14 @@ static double tops_inflate(size_t m, const tops *tp, double scale, double beta,
  * vt[i] (tt NAN where none): the mean of the tops either side plus beta,
  * from the smoothed tops (s_top, s_var; s_var NULL: none) where both
  * sides have them, from the raw tops' variances times inflate where
- * only those are, from one smoothed top where one side has none. */
+ * only those are, from one smoothed top where one side has none.  cv[i]
+ * what the two smoothed tops' covariance adds to vt[i] (s_rho, their
+ * correlation; NULL: none; cv NULL: not wanted): the angle's variance
+ * is vt + cv, while vt alone weighs it against the lattice's
+ * (join_angles()). */
 static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, double beta,
-                        double inflate, const double *s_top, const double *s_var, double *tt,
-                        double *vt)
+                        double inflate, const double *s_top, const double *s_var,
+                        const double *s_rho, double *tt, double *vt, double *cv)
 {
     const double *top = tp->top;
     double half = 0.5 * wk->delta;
@@ -556,6 +567,8 @@ static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, 
         int sl = s_var && i > 0 && isfinite(s_top[i - 1]) && isfinite(s_var[i - 1]),
             sr = s_var && isfinite(s_top[i]) && isfinite(s_var[i]);
         tt[i] = NAN;
+        if (cv)
+            cv[i] = 0;
         if (!(left && right)) {
             /* An impact with a top on one side only - the first, whose
              * phase before starts from rest, and the last, whose phase
@@ -582,11 +595,20 @@ static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, 
             continue;
         }
         if (sl && sr) {
-            /* (the two smoothed tops share neighbours: their errors
-             * correlate, which a quarter of the summed variances
-             * leaves out) */
+            /* The two smoothed tops share most of their neighbours, so
+             * their errors move together (s_rho: from the lines' weights)
+             * and their mean has nearly one top's variance: a quarter of
+             * the summed variances alone left the instants' t_sd_s 1.8
+             * times short of their scatter on the foreign 5 kHz run.
+             * The covariance goes into the variance only (cv), not into
+             * the weights: weighted by it, the lattice's line took over
+             * where the tops had placed the impacts (faulted corpus seed
+             * 237 lost one inside a lost beam's stretch, 2.1 ms off). */
+            double rho = s_rho ? s_rho[i - 1] : 0;
             tt[i] = 0.5 * (s_top[i - 1] + s_top[i]) + scale * beta;
             vt[i] = 0.25 * (s_var[i - 1] + s_var[i]);
+            if (cv)
+                cv[i] = 0.5 * rho * sqrt(s_var[i - 1] * s_var[i]);
         }
     }
 }
@@ -604,27 +626,30 @@ static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, 
  * without it and are 1.2-3.0 with it: the slowest noise moves both
  * angles alike, which no disagreement shows (docs/process.md,
  * step 7). */
-static void join_angles(size_t m, const double *tt, const double *vt, double *ths,
-                        double *vars, double *r2)
+static void join_angles(size_t m, const double *tt, const double *vt, const double *cv,
+                        double *ths, double *vars, double *r2)
 {
     size_t nb = 0;
     for (size_t i = 0; i < m; i++)
         if (isfinite(tt[i]) && vars[i] > 0 && isfinite(vars[i])) {
             double d = tt[i] - ths[i];
-            r2[nb++] = d * d / (vt[i] + vars[i]);
+            r2[nb++] = d * d / (vt[i] + (cv ? cv[i] : 0) + vars[i]);
         }
     double birge = excess_scatter(r2, nb);
     for (size_t i = 0; i < m; i++) {
         if (isnan(tt[i]))
             continue;
+        double c = cv ? cv[i] : 0;
         if (!(vars[i] > 0) || !isfinite(vars[i])) {
             ths[i] = tt[i];
-            vars[i] = vt[i];
+            vars[i] = vt[i] + c;
             continue;
         }
-        double w1 = 1 / vars[i], w2 = 1 / vt[i];
-        ths[i] = (w1 * ths[i] + w2 * tt[i]) / (w1 + w2);
-        vars[i] = birge / (w1 + w2);
+        /* the weights from vt alone (tops_angles()); the variance the
+         * weighted mean's, with the tops' covariance */
+        double w1 = 1 / vars[i], w2 = 1 / vt[i], w = w1 + w2;
+        ths[i] = (w1 * ths[i] + w2 * tt[i]) / w;
+        vars[i] = birge * (w1 + w2 * w2 * (vt[i] + c)) / (w * w);
     }
 }
 
@@ -642,15 +667,18 @@ static void join_tops(const walk *wk, const slot *v, size_t m, const tops *tp, d
     /* the tops smoothed along their lattice (smooth_tops()), in lag[]
      * and a second array */
     double *sv = malloc(sz), *s_top = lag, *tt = malloc(sz), *vt = malloc(sz);
+    double *rho = malloc(sz), *cv = malloc(sz);
     if (sv && tt && vt)
-        smooth_tops(wk, v, m, tp, inflate, s_top, sv);
+        smooth_tops(wk, v, m, tp, inflate, s_top, sv, rho);
     if (tt && vt) {
-        tops_angles(wk, m, tp, scale, beta, inflate, s_top, sv, tt, vt);
-        join_angles(m, tt, vt, ths, vars, lag);   /* s_top[] is done with */
+        tops_angles(wk, m, tp, scale, beta, inflate, s_top, sv, rho, tt, vt, cv);
+        join_angles(m, tt, vt, cv, ths, vars, lag);   /* s_top[] is done with */
     }
     free(tt);
     free(vt);
     free(sv);
+    free(rho);
+    free(cv);
 }
 
 /* Where the impacts lie by the contact phase's geometry, and the one

@@ -77,8 +77,11 @@ static void corpus_reaches_issue_16s_numbers(void **state)
  * contacts: the time z's median over a chain is centred (the medians'
  * median, measured on seeds 1-200: +0.31; the transitions' centres give
  * +4.86), and the chains still meet issue 16's numbers.  Not yet honest
- * per chain (75 of 200 within the calibration goal, spreads' median 1.46:
- * t_sd_s is short of the scatter; docs/process.md section 4). */
+ * on every chain: 90 of 200 within the calibration goal (201-400: 87),
+ * the spreads' median 1.29 (1.36): t_sd_s is still short of the scatter
+ * on a typical chain (docs/process.md section 4).  Before the smoothed
+ * tops' covariance entered t_sd_s: 75 of 200 and 1.46, which the bounds
+ * below fail. */
 static void instants_at_the_contact_with_a_known_delay(void **state)
 {
     (void)state;
@@ -96,6 +99,10 @@ static void instants_at_the_contact_with_a_known_delay(void **state)
     if (count > 1) {
         assert_true(u.tz_measured >= count - count / 20);
         assert_true(fabs(u.tz_med_med) < 1);
+        assert_true(u.tz_sd_med < 1.42);
+        /* (on the whole corpus: the ASan build's 20 chains give 9) */
+        if (count >= 100)
+            assert_true(u.tz_honest >= u.tz_measured * 2 / 5);
     }
     assert_int_equal(u.why[0], 0);
     assert_true(u.bad <= (count == 1 ? 1 : 0));

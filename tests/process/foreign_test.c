@@ -21,13 +21,16 @@
  * clean runs with hum.  On every run the impacts' stated ratio errors
  * must be honest (issue 33): z = error / ratio_se spread within 0.7-1.5
  * with its median within +-1 (without their scaling by the ratios'
- * scatter, the runs with 1/f noise gave 5-8).
+ * scatter, the runs with 1/f noise gave 5-8).  The instants' time z
+ * is measured with the decoders' delay given (instants_calibrated()):
+ * t_s is then the contact, and t_sd_s is checked against the scatter.
  *
  * And the faults of a lab injected into those clean foreign runs, with
  * other numbers than fixtures/foreign2 has: beams lost flat at 0 V, in
- * garbage or held at a rail of either sign, from 70 ms to 1 s; a beam
- * clipped at another level; a floor shaking in other lines.  Every
- * impact must still be found from whichever beam sees the prism. */
+ * garbage or held at a rail of either sign, from 70 ms to the
+ * recording's end; a beam clipped at another level; a floor shaking in
+ * other lines.  Every impact must still be found from whichever beam
+ * sees the prism. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,6 +53,7 @@ typedef struct {
     double *t, *ratio;
     size_t n;
     double lp_end, t_end;
+    double track_hz;   /* the decoder's tracking bandwidth f_c */
 } truth;
 
 /* The number after "key": in the JSON text, NaN when absent. */
@@ -102,6 +106,34 @@ static void read_truth(const char *path, truth *tr)
     assert_int_equal(nr, tr->n);
     tr->lp_end = json_number(text, "Lp_end");
     tr->t_end = json_number(text, "t_end");
+    tr->track_hz = json_number(text, "track_hz");
+}
+
+/* Issue 33 item 2, the instants' stated errors: run id processed again
+ * as a lab that knows its decoder would (the foreign decoder is a Bessel
+ * low-pass normalised for its delay, 1 / (2 pi f_c) at DC: its data
+ * sheet's figure, process --decoder-delay), so that t_s is the contact;
+ * time z = (t_s - true) / t_sd_s printed.  Returns 1 when honest by the
+ * issue's goal (spread 0.7-1.5, |median| < 1); fails at once where the
+ * median passes 6 or the spread 3 (the centres, not moved, gave medians
+ * of +1 to +30). */
+static int instants_calibrated(pl_store *store, long long id, const truth *tr, const char *stem)
+{
+    pl_process_config c;
+    pl_process_config_default(&c);
+    c.lattice.decoder_delay_s = 1 / (2 * M_PI * tr->track_hz);
+    pl_process_result r;
+    pl_err err = {0};
+    if (pl_process_run(store, id, &c, &r, &err) != PL_OK)
+        fail_msg("%s: %s", stem, err.msg);
+    double tsd, tmed;
+    assert_true(tu_time_z(tr->t, tr->n, r.impacts, r.n_impacts, INFINITY, &tsd, &tmed) >= 10);
+    int honest = tsd >= 0.7 && tsd <= 1.5 && fabs(tmed) < 1;
+    print_message("%-30s decoder delay %.1f us given: time z %.2f %+.2f%s\n", stem,
+                  1e6 * c.lattice.decoder_delay_s, tsd, tmed, honest ? " honest" : "");
+    pl_process_result_free(&r);
+    assert_true(fabs(tmed) < 6 && tsd < 3);
+    return honest;
 }
 
 /* Whether the record's hum line gives the mains' drift within
@@ -134,7 +166,7 @@ static int drift_said(const char *faults, double want, const char *stem)
  * Returns how many runs missed a number or their record. */
 static int score_set(const char *set, const char *const stems[], int n_runs,
                      const char *const quality[], const char *const fault[],
-                     const double drift_hz[])
+                     const double drift_hz[], int *honest)
 {
     char *dir = tu_tmpdir("foreign");
     char *db = tu_path(dir, "f.db"), manifest[128];
@@ -194,6 +226,7 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
                  s.lp_err <= 0.001 && fabs(s.loss_bias) <= s.bias_limit && s.loss_sd < 0.3 &&
                  zsd >= 0.7 && zsd <= 1.5 && fabs(zmed) < 1;
         bad += !ok || !said;
+        *honest += instants_calibrated(store, id, &tr, stems[id - 1]);
         free(t);
         free(ratio);
         free(tr.t);
@@ -218,7 +251,15 @@ static void foreign_runs_meet_issue_16s_numbers(void **state)
     static const char *const fault[] = {"", "hum", "dropouts", "", "", "hum"};
     /* their mains is steady: the drift measured must say so */
     static const double drift[] = {NAN, 0, NAN, NAN, NAN, 0};
-    assert_int_equal(score_set("foreign", stems, 6, quality, fault, drift), 0);
+    int honest = 0;
+    assert_int_equal(score_set("foreign", stems, 6, quality, fault, drift, &honest), 0);
+    /* with the decoder's delay given, the 5 kHz and 1/f runs' time z are
+     * honest (before the smoothed tops' covariance entered t_sd_s, the
+     * 5 kHz run's spread was 1.84: 1 of 6); not yet the ringing runs
+     * (their contacts 12-19 us early, docs/process.md section 4), the
+     * drop-out run (median -1.3) nor hum-offset (spread 2.1) */
+    print_message("time z honest on %d of 6 runs given their decoders' delay\n", honest);
+    assert_true(honest >= 2);
 }
 
 /* The runs with a lab's faults (issue 28): the same numbers, from
@@ -236,7 +277,15 @@ static void faulted_runs_are_measured_and_said(void **state)
     /* us60's mains runs from 59.95 to 60.05 Hz over the recording (its
      * README); a constant frequency would read 0 and fail */
     static const double drift[] = {NAN, NAN, NAN, NAN, 0.1};
-    assert_int_equal(score_set("foreign2", stems, 5, quality, fault, drift), 0);
+    int honest = 0;
+    assert_int_equal(score_set("foreign2", stems, 5, quality, fault, drift, &honest), 0);
+    /* given the decoders' delay: beamloss, clip and tail honest (the
+     * beam-loss run's spread was 1.64 before the smoothed tops'
+     * covariance: 2 of 5); not vib (2.5: its floor's 9 and 23 Hz, seen
+     * at the impacts' rate, wander slowly through the tops) nor us60
+     * (ringing) */
+    print_message("time z honest on %d of 5 runs given their decoders' delay\n", honest);
+    assert_true(honest >= 3);
 }
 
 /* --- the clean foreign runs with faults injected ------------------------ */
