@@ -194,7 +194,9 @@ static size_t common_lines(const decimated *z, int clean, double *f, size_t max,
     if (!psd || prc != 0)
         goto out;
     double df = rd / (double)seg, cand[64], pw[64];
-    size_t nc = 0, w = (size_t)ceil(8 / df), lo = (size_t)ceil(COMMON_LO_HZ / df);
+    /* (from the bin that holds COMMON_LO_HZ: a 2.1 Hz line of 1.4 mm/s
+     * peaked in the bin at 1.95 Hz, below the next one, and was lost) */
+    size_t nc = 0, w = (size_t)ceil(8 / df), lo = (size_t)floor(COMMON_LO_HZ / df + 0.5);
     size_t hi = (size_t)fmin((double)(seg / 2 - 1), COMMON_HI_HZ / df);
     double tmp[512];
     for (size_t k = lo > 2 ? lo : 2; k <= hi && nc < 64; k++) {
