@@ -211,6 +211,19 @@ pl_status pl_derived_put(pl_derived_writer *w, const pl_series *s, pl_err *err)
     return save_series(w->store, w->run_id, s, err);
 }
 
+pl_status pl_derived_sync(pl_derived_writer *w, pl_err *err)
+{
+    sqlite3_file *wal = NULL;
+    sqlite3 *db = pl_store_db(w->store);
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
+        !wal || !wal->pMethods)
+        return PL_OK;   /* no WAL (an in-memory store): nothing to flush */
+    if (wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY) != SQLITE_OK)
+        return pl_err_set(err, PL_EIO, "run %lld: flushing the write-ahead log of "
+                          "'%s' failed", w->run_id, pl_store_path(w->store));
+    return PL_OK;
+}
+
 void pl_derived_abort(pl_derived_writer *w)
 {
     if (!w)
