@@ -11,8 +11,8 @@
  *     store and the result written back (pl_process_run(), best of 3);
  *   process_10min_command: `bin/prismlab process RUN --db FILE` as a
  *     fresh process, wall time from fork to exit, best of 6, each on a
- *     fresh copy of the store holding the run unprocessed (what a user
- *     runs after the import), and process_10min_command_reprocess, the
+ *     fresh copy of the store holding the run unprocessed, synced to the
+ *     disk (what a user runs after the import), and process_10min_command_reprocess, the
  *     same on a store that holds an earlier result to replace (best of
  *     4); the command and the script below take turns, in two rounds;
  *   process_10min_scipy: tests/bench/scipy_reference.py on the same
