@@ -37,11 +37,11 @@ struct pl_store {
  * each) and a concurrent `db check`, short enough not to hang a script. */
 enum { BUSY_TIMEOUT_MS = 10000 };
 
-/* A new store's page size in bytes (docs/data-model.md, "Page size"):
- * a run's chunks and derived series are blobs of 4 kB to 5 MB, which on
+/* A new store's page size in bytes (docs/data-model.md, "The file"): a
+ * run's chunks and derived series are blobs of 4 kB to 5 MB, which on
  * SQLite's default 4 KiB pages are chains of overflow pages, one read or
  * WAL frame a page.  16 KiB pages quarter those calls (the 10-minute
- * run's `process` 45 ms faster); 64 KiB pages saved little more there
+ * run's `process` 30-60 ms faster); 64 KiB pages saved little more there
  * and cost the live writer's small commits a 64 KiB frame each. */
 enum { STORE_PAGE_SIZE = 16384 };
 

@@ -345,7 +345,7 @@ static long long store_run(pl_store *s)
     return info.id;
 }
 
-/* A new store has 16 KiB pages (docs/data-model.md, "Page size"), an
+/* A new store has 16 KiB pages (docs/data-model.md, "The file"), an
  * empty file that `db init` takes too; a store made with SQLite's 4 KiB
  * keeps them through its migrations and still takes and gives chunks. */
 static void new_store_has_16k_pages_older_keeps_its_own(void **state)
