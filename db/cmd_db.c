@@ -980,7 +980,7 @@ static int delete_failed(pl_store *store, pl_err *err)
         snprintf(cause, sizeof cause, "%s", err->msg);
         pl_err_set(err, err->code, "%.300s: the disk is full (or a file size "
                    "limit is set), and a delete "
-                   "needs room for SQLite's write-ahead log first (some 50 kB "
+                   "needs room for SQLite's write-ahead log first (some 250 kB "
                    "a run): free that much on that disk (move or remove "
                    "another file) and delete again", cause);
     }

@@ -132,6 +132,12 @@ pl_status pl_derived_finish(pl_derived_writer *w, const pl_processing *rec,
                             pl_err *err);
 void      pl_derived_abort(pl_derived_writer *w);   /* NULL: no-op */
 
+/* Sends what the writer has put so far to the disk (fdatasync of the
+ * write-ahead log) while the transaction stays open: the commit's own
+ * sync then has only the rest to wait for.  Nothing becomes visible or
+ * durable as a result by this: a log without its commit is ignored. */
+pl_status pl_derived_sync(pl_derived_writer *w, pl_err *err);
+
 /* Reads the processing record with its quality and faults (quality ""
  * when the run was processed before schema 5); PL_ENOTFOUND when the run
  * is not processed. */

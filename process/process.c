@@ -1174,7 +1174,7 @@ struct writer {
 
 /* omega's series is in wr->dec already (writer_start()), the
  * velocities' too where velocities_out() took them. */
-static pl_status write_first(writer *wr, pl_err *err)
+static pl_status write_first(writer *wr, int on_thread, pl_err *err)
 {
     const pl_process_result *r = wr->r;
     double rate = r->rate_hz;
@@ -1195,6 +1195,10 @@ static pl_status write_first(writer *wr, pl_err *err)
     for (int k = 0; k < 3; k++)
         if (pl_derived_put(wr->w, &sv[k], err) != PL_OK)
             return err->code;
+    /* on a thread of its own, the search still going: the commit's sync
+     * then waits for the rest only */
+    if (on_thread && pl_derived_sync(wr->w, err) != PL_OK)
+        return err->code;
     wr->first_done = 1;
     return PL_OK;
 }
@@ -1202,7 +1206,7 @@ static pl_status write_first(writer *wr, pl_err *err)
 static void *write_first_thread(void *arg)
 {
     writer *wr = arg;
-    wr->st = write_first(wr, &wr->err);
+    wr->st = write_first(wr, 1, &wr->err);
     return NULL;
 }
 
@@ -1270,7 +1274,7 @@ static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
     if (st != PL_OK)
         *err = wr->err;
     else if (!wr->first_done)
-        st = write_first(wr, err);
+        st = write_first(wr, 0, err);
     if (st == PL_OK && 2 * nd > r->n && !(scratch = own = malloc(2 * nd * sizeof *own)))
         st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
     if (st != PL_OK) {

@@ -46,9 +46,11 @@ duration_s = 60
 seed = 2
 paced = 1
 INI
-# 10 kHz x 2 channels x 2 bytes = 40 kB/s, about 10 pages of 4 KiB a second
+# 10 kHz x 2 channels x 2 bytes = 40 kB/s: ~4 s is 160 kB, in the store's
+# pages (16 KiB in a new store, 4 KiB in an older one)
 pages=$(sqlite3 "$db" 'PRAGMA page_count')
-cap=$((pages + 40))
+psize=$(sqlite3 "$db" 'PRAGMA page_size')
+cap=$((pages + 163840 / psize))
 PRISMLAB_TEST_MAX_PAGE_COUNT=$cap $bin acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
 pid=$!
 i=0

@@ -177,6 +177,19 @@ static void test_overrun_at_exact_frame(void **state)
     check_store(f->db);
 }
 
+/* The page size an SQLite file's header gives (bytes 16-17, big-endian;
+ * 1 means 65536): new stores have 16 KiB pages, older ones 4 KiB. */
+static long page_size_of(const char *path)
+{
+    unsigned char h[18] = {0};
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(h, 1, sizeof h, fp), sizeof h);
+    fclose(fp);
+    long v = (long)h[16] << 8 | h[17];
+    return v == 1 ? 65536 : v;
+}
+
 /* A commit that fails (the disk full: the test-only page cap) marks the
  * run overrun at once, at the first frame not stored: get_stats says so
  * before the run ends, push returns the cause naming the run, and the run
@@ -188,8 +201,9 @@ static void test_failed_commit_is_overrun(void **state)
     struct stat sb;
     assert_int_equal(stat(f->db, &sb), 0);
     char cap[32];
-    /* about 20 pages (~80 kB, 2 s of these frames) past what it holds */
-    snprintf(cap, sizeof cap, "%lld", (long long)sb.st_size / 4096 + 20);
+    /* ~80 kB (2 s of these frames) past what it holds, in its pages */
+    long page = page_size_of(f->db);
+    snprintf(cap, sizeof cap, "%lld", (long long)sb.st_size / page + (81920 + page - 1) / page);
     setenv("PRISMLAB_TEST_MAX_PAGE_COUNT", cap, 1);
     pl_writer_config wc = {.commit_interval_s = 0.1, .block_when_full = 0};
     pl_writer *w = NULL;

@@ -3,13 +3,14 @@
 # D10).  Debian's SQLite is built with SECURE_DELETE, which overwrote every
 # page a delete freed with zeros, through the WAL: deleting a 4.8 MB run
 # needed 4.8 MB of free disk first, so a full disk could not be freed.
-# The store now sets secure_delete = FAST and a delete writes some 50 kB.
+# The store now sets secure_delete = FAST and a delete writes a dozen
+# pages: some 50 kB on 4 KiB pages, 200 kB on a new store's 16 KiB.
 #  1. (any user) under a 1 MiB file size limit (prlimit --fsize; SIGXFSZ
 #     ignored, so a write past it fails as on a full disk) the delete of a
 #     4.8 MB run succeeds, db check passes, and the run is gone;
 #  2. (root: a 12 MB tmpfs, skipped saying so otherwise) with the disk
 #     filled to the last page the delete fails, says that the disk is full
-#     and what to do, and changes nothing; with 256 kB freed it succeeds.
+#     and what to do, and changes nothing; with 512 kB freed it succeeds.
 set -eu
 bin=$(cd "$(dirname "${PRISMLAB_BIN:-bin/prismlab}")" && pwd)/$(basename "${PRISMLAB_BIN:-bin/prismlab}")
 dir=$(mktemp -d)
@@ -67,11 +68,11 @@ set -e
 [ $rc -eq 2 ] || fail "delete on a disk with no page free: exit $rc: $(cat "$dir/err")"
 grep -q ': the disk is full.*free that much on that disk' "$dir/err" ||
     fail "the error does not say what to do: $(cat "$dir/err")"
-truncate -s -262144 "$mnt/fill"
+truncate -s -524288 "$mnt/fill"
 [ "$(sqlite3 "$db" 'SELECT count(*) FROM chunk')" = "$before" ] || fail "the failed delete changed the store"
 $bin run delete 1 --yes --db "$db" >"$dir/out" 2>"$dir/err" ||
-    fail "delete with 256 kB free: $(cat "$dir/err")"
+    fail "delete with 512 kB free: $(cat "$dir/err")"
 rm -f "$mnt/fill"
 $bin db check --db "$db" >/dev/null || fail "db check on the tmpfs"
 [ "$(sqlite3 "$db" 'SELECT count(*) FROM run')" = 0 ] || fail "run 1 is still on the tmpfs"
-echo "delete_fulldisk_test: a full disk is refused saying what to do; 256 kB free is enough"
+echo "delete_fulldisk_test: a full disk is refused saying what to do; 512 kB free is enough"

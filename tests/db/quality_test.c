@@ -358,6 +358,8 @@ static void writer_in_steps(void **state)
     assert_int_equal(pl_store_open(&other, f->db, 0, &err), PL_OK);
     assert_int_equal(pl_derived_begin(f->store, f->run, &w, &err), PL_OK);
     assert_int_equal(pl_derived_put(w, &s1, &err), PL_OK);
+    /* synced, not committed: no one sees it, an abort still undoes it */
+    assert_int_equal(pl_derived_sync(w, &err), PL_OK);
     /* another writer waits for the lock (here: gives up at once) */
     sqlite3_busy_timeout(pl_store_db(other), 0);
     assert_int_not_equal(sqlite3_exec(pl_store_db(other), "BEGIN IMMEDIATE", NULL, NULL,
@@ -367,6 +369,8 @@ static void writer_in_steps(void **state)
     pl_derived_abort(w);
     assert_int_equal(scalar(f->store, "SELECT count(*) FROM series"), 1);
     assert_int_equal(scalar(f->store, "SELECT count(*) FROM impact"), 1);
+    /* the writer's in-memory temporary storage ends with it */
+    assert_int_equal(scalar(f->store, "PRAGMA temp_store"), 0);
 
     /* the record of another run: refused, rolled back */
     pl_processing rec;
@@ -392,8 +396,11 @@ static void writer_in_steps(void **state)
     pl_series s0 = {"omega", "rad/s", 10, 0, 1000, 3, a};
     assert_int_equal(pl_derived_begin(f->store, f->run, &w, &err), PL_OK);
     assert_int_equal(pl_derived_put(w, &s1, &err), PL_OK);
+    assert_int_equal(scalar(f->store, "PRAGMA temp_store"), 2);
+    assert_int_equal(pl_derived_sync(w, &err), PL_OK);
     assert_int_equal(pl_derived_put(w, &s0, &err), PL_OK);
     assert_int_equal(pl_derived_finish(w, &rec, imp, 70, &err), PL_OK);
+    assert_int_equal(scalar(f->store, "PRAGMA temp_store"), 0);
     assert_int_equal(pl_derived_get(other, f->run, &p, &err), PL_OK);
     assert_string_equal(p.version, "steps");
     double *v;

@@ -345,6 +345,41 @@ static long long store_run(pl_store *s)
     return info.id;
 }
 
+/* A new store has 16 KiB pages (docs/data-model.md, "The file"), an
+ * empty file that `db init` takes too; a store made with SQLite's 4 KiB
+ * keeps them through its migrations and still takes and gives chunks. */
+static void new_store_has_16k_pages_older_keeps_its_own(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_err err = {0};
+    uint16_t raw[2 * 500];
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    assert_int_equal(scalar(s, "PRAGMA page_size"), 16384);
+    pl_store_close(s);
+
+    remove(f->db);
+    assert_int_equal(tu_write_file(f->db, ""), 0);
+    s = open_ok(f->db, PL_STORE_CREATE);
+    assert_int_equal(scalar(s, "PRAGMA page_size"), 16384);
+    pl_store_close(s);
+
+    remove(f->db);
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA page_size = 4096", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, pl_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    s = open_ok(f->db, 0);
+    assert_int_equal(scalar(s, "PRAGMA page_size"), 4096);
+    assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+    long long id = store_run(s);
+    assert_int_equal(pl_run_read_raw(s, id, 800, 500, raw, sizeof raw, &err), PL_OK);
+    for (int i = 0; i < 500; i++)
+        assert_int_equal(raw[2 * i + 1], 65535 - (800 + i));
+    pl_store_close(s);
+}
+
 static void chunks_round_trip_and_convert(void **state)
 {
     fixture *f = *state;
@@ -788,6 +823,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(fresh_database_is_wal_at_latest_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(new_store_has_16k_pages_older_keeps_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_file_without_create_is_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_database_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_alone, setup, teardown),
