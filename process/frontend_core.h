@@ -1,8 +1,9 @@
 /* process/frontend_core.h - what the front end's rooms share
- * (frontend.c: offsets, hum, drop-outs, lost beams, clipping, the combined
- * omega; frontend_common.c: motion common to both beams): the clipped
- * stretches and the normal equations of the small block fits.  Internal
- * to process/frontend*.c; process/frontend.h is the interface. */
+ * (frontend.c: the lead-in and the combined omega; frontend_hum.c:
+ * offsets and hum; frontend_mend.c: clipping, drop-outs, lost beams;
+ * frontend_common.c: motion common to both beams): the clipped stretches
+ * and the normal equations of the small block fits.  Internal to
+ * process/frontend*.c; process/frontend.h is the interface. */
 #ifndef PL_PROCESS_FRONTEND_CORE_H
 #define PL_PROCESS_FRONTEND_CORE_H
 
