@@ -92,7 +92,8 @@ static double *json_array(const char *text, const char *key, size_t *n)
     return v;
 }
 
-static void read_truth(const char *path, truth *tr)
+/* The text of the truth file at path, in a buffer the next call reuses. */
+static const char *truth_text(const char *path)
 {
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -100,6 +101,12 @@ static void read_truth(const char *path, truth *tr)
     size_t len = fread(text, 1, sizeof text - 1, f);
     text[len] = '\0';
     fclose(f);
+    return text;
+}
+
+static void read_truth(const char *path, truth *tr)
+{
+    const char *text = truth_text(path);
     size_t nr;
     tr->t = json_array(text, "impact_times", &tr->n);
     tr->ratio = json_array(text, "ratios", &nr);
@@ -334,13 +341,17 @@ static void injected_run(const injection *in, const char *text, double **v1, dou
     assert_non_null(x);
     assert_int_equal(sf_readf_double(f, x, info.frames), info.frames);
     sf_close(f);
-    double fs = json_number(text, "full_scale_v"), scale = 0.025, sign[2];
-    size_t ns;
-    double *sg = json_array(text, "sign", &ns);
+    double fs = json_number(text, "full_scale_v"), sign[2];
+    size_t ns, nsc;
+    double *sg = json_array(text, "sign", &ns), *sc = json_array(text, "ldv_scale", &nsc);
     assert_int_equal(ns, 2);
+    assert_int_equal(nsc, 2);
+    assert_true(sc[0] == sc[1]);   /* the faults below are in one scale's volts */
+    double scale = sc[0];
     sign[0] = sg[0];
     sign[1] = sg[1];
     free(sg);
+    free(sc);
     unsigned long rnd = 2026;
     int c = in->beam - 1;
     double peak = 0;
@@ -411,14 +422,9 @@ static void injected_faults_are_measured(void **state)
         const injection *in = &runs[k];
         char path[256];
         snprintf(path, sizeof path, "fixtures/foreign/%s.truth.json", in->stem);
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
-        static char text[1 << 16];
-        size_t len = fread(text, 1, sizeof text - 1, f);
-        text[len] = '\0';
-        fclose(f);
         truth tr;
         read_truth(path, &tr);
+        const char *text = truth_text(path);
         double *v1, *v2, rate;
         size_t n;
         injected_run(in, text, &v1, &v2, &n, &rate);
