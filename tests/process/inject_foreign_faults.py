@@ -11,7 +11,8 @@ usage: inject_foreign_faults.py SRC_DIR OUT_DIR SEED COUNT [KINDS]
 SRC_DIR holds <stem>.wav and <stem>.truth.json (../shared/foreign-runs, or
 fixtures/foreign).  KINDS, comma separated, drawn with odds 0.6 each (at least
 one): V a shaking floor (5-45 Hz, VIB_HZ=LO,HI), L one beam lost (0 V flat,
-garbage or at a rail; LOSS_KINDS=012, LOSS_DUR=LO,HI seconds), H mains hum
+garbage, at a rail, or at 0 m/s with the
+cable's offset and hum; LOSS_KINDS=0123, LOSS_DUR=LO,HI seconds), H mains hum
 drifting (DRIFT=LO,HI Hz over the run), C the higher beam clipped, B both
 clipped by one low range, E a beam lost to the end, S a beam lost from the
 start into the motion, W a fast strong floor (40-120 Hz), T the prism leaving
@@ -63,11 +64,21 @@ for k in range(count):
         kind = int(rng.choice([int(c) for c in os.environ.get("LOSS_KINDS", "012")]))
         if kind == 0:      # decoder at 0 V
             v[m, c] = rng.normal(0, 1e-3, m.sum())
+        elif kind == 3:    # decoder at 0 m/s: the cable's offset and hum remain
+            lead = t < t0 - 0.02
+            X = [np.ones(lead.sum())]
+            for hk in range(1, 4):
+                X += [np.cos(2 * np.pi * 50 * hk * t[lead]), np.sin(2 * np.pi * 50 * hk * t[lead])]
+            coef = np.linalg.lstsq(np.array(X).T, v[lead, c], rcond=None)[0]
+            Y = [np.ones(m.sum())]
+            for hk in range(1, 4):
+                Y += [np.cos(2 * np.pi * 50 * hk * t[m]), np.sin(2 * np.pi * 50 * hk * t[m])]
+            v[m, c] = np.array(Y).T @ coef
         elif kind == 1:    # speckle garbage
             v[m, c] = rng.normal(0, 0.3, m.sum()) * rng.uniform(0.2, 1)
         else:              # the decoder held at its rail
             v[m, c] = rng.choice([-1, 1]) * fsv
-        desc.append("L%d@%.2f+%.2f%s" % (c + 1, a, d, "zgr"[kind]))
+        desc.append("L%d@%.2f+%.2f%s" % (c + 1, a, d, "zgro"[kind]))
     if "H" in pick:   # mains hum drifting over the run, with its harmonics
         f0 = 50.0 if rng.random() < 0.5 else 60.0
         f0 += rng.uniform(-0.15, 0.15); dr = rng.uniform(*[float(x) for x in os.environ.get("DRIFT", "-0.3,0.3").split(",")])
