@@ -252,7 +252,8 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
     if (st != PL_OK)
         return st;
     /* The release instant from the shape of the cleaned rise; the lead-in
-     * the front end measured stays the line's (w.quiet) */
+     * the front end measured stays where it ended (w.quiet: the line's
+     * release, or the raw rise's where the line did not fit) */
     if (pl_window_shape(omc, n, rate, max_turn, &w) < 0)
         return pl_err_set(err, PL_ENOMEM, "release: out of memory");
     r->front.offset_mps[0] += o1;

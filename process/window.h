@@ -32,7 +32,9 @@
 typedef struct {
     size_t release, end;   /* samples */
     size_t quiet;          /* the lead-in the noise is measured in ends
-                              here: the line's release (see above) */
+                              here: the line's release (see above), or
+                              the raw rise's shape's where the line
+                              does not fit (find_window() in process.c) */
     size_t cross;          /* where the moving average first stays above
                               the threshold for 50 ms */
     size_t seen;           /* where the beams lost the prism (the end
