@@ -13,7 +13,8 @@ fixtures/foreign).  KINDS, comma separated, drawn with odds 0.6 each (at least
 one): V a shaking floor (5-45 Hz, VIB_HZ=LO,HI), L one beam lost (0 V flat,
 garbage, at a rail, or at 0 m/s with the
 cable's offset and hum; LOSS_KINDS=0123, LOSS_DUR=LO,HI seconds), H mains hum
-drifting (DRIFT=LO,HI Hz over the run), C the higher beam clipped, B both
+drifting (DRIFT=LO,HI Hz over the run), C the higher beam clipped, D the higher beam's decoder saturated
+(flat at its limit, the cable's noise on top), B both
 clipped by one low range, E a beam lost to the end, S a beam lost from the
 start into the motion, W a fast strong floor (40-120 Hz), T the prism leaving
 the beams (garbage, then 0 V; the truth cut there, L_p at the cut from the
@@ -96,6 +97,14 @@ for k in range(count):
             v[:, big] = np.clip(v[:, big], -L, L)
             fsv = L
             desc.append("C%d@%.2fV" % (big + 1, L))
+    if "D" in pick:   # the decoder saturates: the beam flat at its limit, the cable's noise on top
+        m1 = np.max(np.abs(v[:, 0])); m2 = np.max(np.abs(v[:, 1]))
+        big = 0 if m1 > m2 else 1
+        L = rng.uniform(0.6, 0.85) * max(m1, m2)
+        v[:, big] = np.clip(v[:, big], -L, L)
+        sn = rng.uniform(0.5e-3, 3e-3)
+        v += rng.normal(0, sn, v.shape)
+        desc.append("D%d@%.2fV+%.1fmV" % (big + 1, L, sn * 1e3))
     if "B" in pick:   # a common range low enough that both channels clip at times
         m1 = np.max(np.abs(v[:, 0])); m2 = np.max(np.abs(v[:, 1]))
         L = rng.uniform(0.7, 0.95) * min(m1, m2)
