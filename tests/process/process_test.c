@@ -443,20 +443,29 @@ static void score_rolled(const rolled *x, const pl_process_result *r, double rat
  * is carried by the other: every impact is found through it, the
  * ratios stay unbiased, L_p runs on to the end, and the record says
  * which beam was lost from when to when. */
+/* A rolled run of p with white noise of sd noise on both beams (seed)
+ * and beam `lost` (1 or 2) from 2.5 to 2.8 s replaced by held plus
+ * white noise of sd held_noise: a beam that lost the prism. */
+static void roll_lost(rolled *x, const rolling *p, double noise, unsigned long seed, int lost,
+                      double held, double held_noise)
+{
+    rolled_make(x, p);
+    beams(x->om, x->n, x->v1, x->v2);
+    for (size_t i = 0; i < x->n; i++) {
+        x->v1[i] += noise * (uniform(&seed) - 0.5) * 3.46;
+        x->v2[i] += noise * (uniform(&seed) - 0.5) * 3.46;
+    }
+    double *v = lost == 1 ? x->v1 : x->v2;
+    for (size_t i = 25000; i < 28000; i++)
+        v[i] = held + held_noise * (uniform(&seed) - 0.5) * 3.46;
+}
+
 static void test_lost_beam_carried(void **state)
 {
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
-    unsigned long rnd = 31;
-    for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-    }
-    for (size_t i = 25000; i < 28000; i++)
-        x.v1[i] = 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+    roll_lost(&x, &p, 2e-5, 31, 1, 0, 2e-5);
     pl_process_result r;
     process_rolled(&x, 22, &r);
     assert_true(r.end_t > 4.9);
@@ -488,16 +497,7 @@ static void lost_quietly(int lost, double held)
 {
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
-    unsigned long rnd = 57;
-    for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
-    }
-    double *v = lost == 1 ? x.v1 : x.v2;
-    for (size_t i = 25000; i < 28000; i++)
-        v[i] = held;
+    roll_lost(&x, &p, 5e-5, 57, lost, held, 0);
     pl_process_result r;
     process_rolled(&x, 22, &r);
     assert_true(r.end_t > 4.9);
