@@ -415,6 +415,7 @@ static void injected_faults_are_measured(void **state)
         {"foreign-hum-offset-n22", LOST_GARBAGE, 2, 2.70, 10, 0.0075},
         {"foreign-5k-n24", CLIPPED, 1, 0, 0, 0.55},
         {"foreign-dropouts-n36-plastic", SHAKING, 1, 0, 27.5, 2e-3},
+        {"foreign-5k-n24", SHAKING, 1, 0, 3.3, 2.5e-3},   /* and 1.49 Hz */
     };
     static const char *const kind[] = {"flat", "garbage", "at a rail", "clipped", "shaking"};
     int bad = 0;
