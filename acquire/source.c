@@ -41,6 +41,25 @@ static int parse_list(const char *text, double *v, int max)
     return *p ? -1 : n;
 }
 
+pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
+                                        pl_err *err)
+{
+    double v[PL_SOURCE_MAX_CHANNELS + 1];
+    int n = parse_list(text, v, PL_SOURCE_MAX_CHANNELS + 1);
+    if (n < 1 || n > PL_SOURCE_MAX_CHANNELS)
+        return pl_err_set(err, PL_EINVAL, "expected S or S1,S2 (seconds), got '%.60s'",
+                          text);
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+            return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g s, expected a "
+                              "delay in (0, %g] s", text, i + 1, v[i],
+                              PL_SOURCE_MAX_DECODER_DELAY_S);
+    /* one value: every channel's (one decoder model on both beams) */
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+        cfg->decoder_delay_s[i] = n == 1 ? v[0] : i < n ? v[i] : 0;
+    return PL_OK;
+}
+
 pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                    double *full_scale_v, pl_err *err)
 {
@@ -145,6 +164,8 @@ pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
             ch->beam_sign = cfg->beam_sign[i];
         if (!isnan(cfg->ldv_scale_mps_per_v[i]))
             ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
+        if (cfg->decoder_delay_s[i] > 0)
+            ch->decoder_delay_s = cfg->decoder_delay_s[i];
         if ((isnan(ch->beam_height_m) || ch->beam_height_m < 0) && used < sizeof missing)
             used += (size_t)snprintf(missing + used, sizeof missing - used,
                                      "%s--h%d M", n_missing++ ? ", " : "", i + 1);

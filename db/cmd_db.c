@@ -595,6 +595,15 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
                pl_cal_kind_name(ch[i].cal_kind), ch[i].cal_coef[0],
                ch[i].cal_coef[1], ch[i].cal_origin, ch[i].cal_coef[2],
                ch[i].cal_origin, ch[i].cal_coef[3], ch[i].cal_origin);
+    /* a line of its own (the channel lines above are read by scripts):
+     * the LDV decoders' delays at DC, channel by channel */
+    fputs("decoder_delay: ", stdout);
+    for (int i = 0; i < r->n_channels; i++)
+        if (ch[i].decoder_delay_s > 0)
+            printf("%s%.6g s", i ? ", " : " ", ch[i].decoder_delay_s);
+        else
+            printf("%snot known", i ? ", " : " ");
+    putchar('\n');
 }
 
 static void json_channels(const pl_run_info *r, const pl_channel *ch)
@@ -607,6 +616,8 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
         pl_json_number(stdout, ch[i].beam_height_m);
         printf(", \"beam_sign\": %d, \"ldv_scale_mps_per_v\": ", ch[i].beam_sign);
         pl_json_number(stdout, ch[i].ldv_scale_mps_per_v);
+        fputs(", \"decoder_delay_s\": ", stdout);
+        pl_json_number(stdout, ch[i].decoder_delay_s > 0 ? ch[i].decoder_delay_s : NAN);
         json_field_text(stdout, ", ", "cal_kind", pl_cal_kind_name(ch[i].cal_kind));
         fputs(", \"cal_origin\": ", stdout);
         pl_json_number(stdout, ch[i].cal_origin);
