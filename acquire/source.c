@@ -46,7 +46,9 @@ pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
 {
     double v[PL_SOURCE_MAX_CHANNELS + 1];
     int n = parse_list(text, v, PL_SOURCE_MAX_CHANNELS + 1);
-    if (n < 1 || n > PL_SOURCE_MAX_CHANNELS)
+    size_t len = strlen(text);
+    /* parse_list() lets "S," pass as one value: a second one went missing */
+    if (n < 1 || n > PL_SOURCE_MAX_CHANNELS || text[len - 1] == ',')
         return pl_err_set(err, PL_EINVAL, "expected S or S1,S2 (seconds), got '%.60s'",
                           text);
     for (int i = 0; i < n; i++)
