@@ -8,7 +8,9 @@
 # else changed; the record says where the delay came from.
 # `--decoder-delay S` overrides the stored delay, `--decoder-delay 0`
 # asks for the centres, and a run with one channel's delay only is
-# processed without one (and says so).  The foreign 5 kHz run's decoder
+# processed without one (and says so).  rig.ini's [beams] decoder_delay_s
+# goes with a run `acquire record` stores; a bad value names the line.
+# The foreign 5 kHz run's decoder
 # tracks at f_c = 1500 Hz (its truth's artefacts.track_hz): its delay at
 # DC is 1 / (2 pi f_c) (docs/process.md section 4).
 set -eu
@@ -123,6 +125,24 @@ impacts 2
 check_shift 2 0
 [ "$(json 2 "$db" "[r['processing'][k] for k in ('impact_t', 'decoder_delay_from')]")" = \
   "['centre', 'none_one_channel']" ] || fail "run 2 with one delay: $(json 2 "$db" "r['processing']")"
+
+# rig.ini's key: `acquire record` (and the daemon: the same source spec,
+# cmd_acquire.c) stores it with the channels, here from the simulator
+rdb=$dir/rig.db
+fresh "$rdb"
+printf '[daq]\nsource = sim\nrate_hz = 10000\n[beams]\nh1_m = 0.0199\nh2_m = 0.0116\n' >"$dir/rig.ini"
+printf 'decoder_delay_s = 72e-6, 5e-5\n[store]\ndb = %s\n[run]\nprism = steel-38\n' "$rdb" >>"$dir/rig.ini"
+printf 'ramp = glass-0.4079\nduration_s = 4\n[sim]\nseed = 2\nlambda0_deg = 4.5\n' >>"$dir/rig.ini"
+$bin acquire record --config "$dir/rig.ini" >"$dir/out" 2>&1 || fail "acquire record: $(cat "$dir/out")"
+[ "$(json 1 "$rdb" "[c['decoder_delay_s'] for c in r['channels']]")" = "[7.2e-05, 5e-05]" ] ||
+    fail "recorded run's delays: $(json 1 "$rdb" "r['channels']")"
+$bin process 1 --db "$rdb" >/dev/null 2>&1
+[ "$(json 1 "$rdb" "[r['processing'][k] for k in ('impact_t', 'decoder_delay_from', 'decoder_shift_s')]")" = \
+  "['contact_given_delay', 'channels', -6.1e-05]" ] || fail "recorded run's record: $(json 1 "$rdb" "r['processing']")"
+sed -i 's/^decoder_delay_s = .*/decoder_delay_s = 72 us/' "$dir/rig.ini"
+if $bin acquire record --config "$dir/rig.ini" >"$dir/out" 2>&1; then fail "rig.ini's '72 us' was taken"; fi
+grep -q "rig.ini:7: \[beams\] decoder_delay_s: expected S or S1,S2 (seconds), got '72 us'" "$dir/out" ||
+    fail "bad rig.ini: $(cat "$dir/out")"
 
 # the manifest's column: one value for both, two (quoted: the cell holds a
 # comma) one each, empty for not known; a bad cell names line and column
