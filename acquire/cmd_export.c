@@ -117,6 +117,14 @@ static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
         fprintf(f, " ramp=%s", r->ramp);
     if (isfinite(r->lambda0_rad))
         fprintf(f, " lambda0_deg=%s", pl_deg_text(t, sizeof t, r->lambda0_rad));
+    /* the decoders' delays, when every channel has one (a list cannot say
+     * "not known" for one of them): an import reads them back */
+    int known = 0;
+    for (int i = 0; i < r->n_channels; i++)
+        known += ch[i].decoder_delay_s > 0;
+    for (int i = 0; known == r->n_channels && i < r->n_channels; i++)
+        fprintf(f, "%s%s", i ? "," : " decoder_delay_s=",
+                pl_num_text(t, sizeof t, ch[i].decoder_delay_s));
     fputc('\n', f);
 }
 

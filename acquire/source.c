@@ -109,7 +109,17 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                      "value %d is %g, expected a value in "
                                      "[%g, %g]", key, val, i + 1, v[i],
                                      range[r].lo, range[r].hi);
-        if (!strcmp(key, "rate_hz")) {
+        if (!strcmp(key, "decoder_delay_s")) {
+            /* as rig.ini's key: one value for every channel, or one each */
+            for (int i = 0; i < n; i++)
+                if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+                    return pl_err_set(err, PL_EFORMAT, "metadata: decoder_delay_s="
+                                      "'%.40s': value %d is %g s, expected a delay in "
+                                      "(0, %g] s", val, i + 1, v[i],
+                                      PL_SOURCE_MAX_DECODER_DELAY_S);
+            for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+                info->channel[i].decoder_delay_s = n == 1 ? v[0] : i < n ? v[i] : 0;
+        } else if (!strcmp(key, "rate_hz")) {
             info->sample_rate_hz = v[0];
         } else if (!strcmp(key, "full_scale_v")) {
             if (full_scale_v)

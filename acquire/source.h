@@ -107,9 +107,9 @@ void pl_source_config_init(pl_source_config *cfg);
 
 /* Applies a `prismlab key=value ...` metadata line (the WAV comment or the
  * first CSV comment line, see docs/acquire.md) to info: rate, heights,
- * signs, LDV scales, synthetic, prism, ramp, lambda0.  *full_scale_v
- * receives full_scale_v= when present.  Lines not starting with
- * "prismlab " are ignored.  PL_EFORMAT names a malformed value. */
+ * signs, LDV scales, decoder delays, synthetic, prism, ramp, lambda0.
+ * *full_scale_v receives full_scale_v= when present.  Lines not starting
+ * with "prismlab " are ignored.  PL_EFORMAT names a malformed value. */
 pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                    double *full_scale_v, pl_err *err);
 

@@ -10,6 +10,7 @@
 # asks for the centres, and a run with one channel's delay only is
 # processed without one (and says so).  rig.ini's [beams] decoder_delay_s
 # goes with a run `acquire record` stores; a bad value names the line.
+# An export's metadata line carries the delays back into an import.
 # The foreign 5 kHz run's decoder
 # tracks at f_c = 1500 Hz (its truth's artefacts.track_hz): its delay at
 # DC is 1 / (2 pi f_c) (docs/process.md section 4).
@@ -104,6 +105,22 @@ check_shift 3 "-$(/usr/bin/python3 -c "print(repr((8e-5 + $D) / 2))")"
   "['contact_given_delay', 'channels']" ] || fail "run 2's record: $(json 2 "$db" "r['processing']")"
 $bin run show 2 --db "$db" | grep -q '^impact_t:       contact_given_delay (decoder delay from: channels; t_s moved by -0.000106103 s)$' ||
     fail "run show 2: $($bin run show 2 --db "$db" | grep impact_t)"
+
+# an export carries the delays on its metadata line; imported, they come back
+$bin export 3 --csv "$dir/run3.csv" --db "$db" >/dev/null
+head -n 1 "$dir/run3.csv" | grep -q " decoder_delay_s=8e-05,$D\$" ||
+    fail "export's metadata: $(head -n 1 "$dir/run3.csv")"
+$bin import "$dir/run3.csv" --db "$db" >/dev/null
+[ "$(json 4 "$db" "[c['decoder_delay_s'] for c in r['channels']]")" = "[8e-05, $D]" ] ||
+    fail "run 3 exported and imported: $(json 4 "$db" "r['channels']")"
+$bin export 1 --csv "$dir/run1.csv" --db "$db" >/dev/null
+if head -n 1 "$dir/run1.csv" | grep -q decoder_delay; then
+    fail "run 1's export names a delay: $(head -n 1 "$dir/run1.csv")"
+fi
+sed '1s/$/ decoder_delay_s=0.3/' "$dir/run1.csv" >"$dir/bad1.csv"
+if $bin import "$dir/bad1.csv" --db "$db" >"$dir/out" 2>&1; then fail "metadata delay 0.3 s taken"; fi
+grep -q "metadata: decoder_delay_s='0.3': value 1 is 0.3 s, expected a delay in (0, 0.1\] s" "$dir/out" ||
+    fail "bad metadata: $(cat "$dir/out")"
 
 # --decoder-delay 0: the centres, whatever the channels say
 $bin process 2 --decoder-delay 0 --db "$db" >/dev/null
