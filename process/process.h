@@ -120,10 +120,10 @@ void pl_process_result_free(pl_process_result *res);
  * full-rate series are recomputed exactly by processing again), spectra,
  * impacts) in one transaction.  The LDV decoders' delay: cfg's
  * lattice.decoder_delay_s when given (> 0; 0 asks for the transitions'
- * centres, the stored delay left aside), else (NaN) the mean of the
- * two channels' stored delays when both have one, else none; out, when not NULL, receives the full-rate
- * result (free it with pl_process_result_free).  On error nothing is
- * written. */
+ * centres, the stored delays left aside), else (NaN) the mean of the
+ * two channels' stored delays when both have one, else none.  out, when
+ * not NULL, receives the full-rate result (free it with
+ * pl_process_result_free).  On error nothing is written. */
 pl_status pl_process_run(pl_store *store, long long run_id,
                          const pl_process_config *cfg, pl_process_result *out,
                          pl_err *err);
