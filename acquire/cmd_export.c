@@ -117,6 +117,14 @@ static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
         fprintf(f, " ramp=%s", r->ramp);
     if (isfinite(r->lambda0_rad))
         fprintf(f, " lambda0_deg=%s", pl_deg_text(t, sizeof t, r->lambda0_rad));
+    /* the decoders' delays, when every channel has one (a list cannot say
+     * "not known" for one of them): an import reads them back */
+    int known = 0;
+    for (int i = 0; i < r->n_channels; i++)
+        known += ch[i].decoder_delay_s > 0;
+    for (int i = 0; known == r->n_channels && i < r->n_channels; i++)
+        fprintf(f, "%s%s", i ? "," : " decoder_delay_s=",
+                pl_num_text(t, sizeof t, ch[i].decoder_delay_s));
     fputc('\n', f);
 }
 
@@ -364,7 +372,8 @@ int pl_cmd_export(int argc, char **argv)
                       "t_sd_s,ratio_se,confirmed: -1 for rows older than\n"
                       "the lattice search; t_s is the step's centre, later than\n"
                       "the contact by the LDV decoder's delay, or the contact when\n"
-                      "process was given --decoder-delay; t_sd_s is the\n"
+                      "the delay was known (the run's channels' or process\n"
+                      "--decoder-delay: the record's impact_t); t_sd_s is the\n"
                       "instant's own scatter, not the delay: docs/data-model.md);\n"
                       "or sim-line, sim-plastic: the simulation validate matched\n"
                       "to the run, run again at 1 kHz over its window\n"

@@ -14,7 +14,8 @@ static const pl_cli_command command = {
     .usage =
     "usage: prismlab import FILE [--format wav|csv] [--prism P] [--ramp R]\n"
     "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale MPS_PER_V]\n"
-    "                       [--sign1 +-1 --sign2 +-1] [--full-scale-v V] [--rate HZ]\n"
+    "                       [--sign1 +-1 --sign2 +-1] [--decoder-delay-s S[,S2]]\n"
+    "                       [--full-scale-v V] [--rate HZ]\n"
     "                       [--lambda0-deg DEG] [--synthetic] [--channels I,J]\n"
     "                       [--columns A,B] [--time-column NAME|none]\n"
     "                       [--time-unit s|ms|us] [--units volts|mps]\n"
@@ -62,6 +63,15 @@ static pl_status parse_channels(const pl_opt *opt, const char *value, pl_err *er
     return PL_OK;
 }
 
+/* --decoder-delay-s S[,S2]: the LDV decoders' delays, stored with the
+ * channels (one value: both). */
+static pl_status parse_decoder_delay(const pl_opt *opt, const char *value, pl_err *err)
+{
+    if (pl_source_parse_decoder_delay(value, opt->dest, err) != PL_OK)
+        return pl_err_prefix(err, "option '--decoder-delay-s': ");
+    return PL_OK;
+}
+
 /* What the command line gives beyond pl_import_options' own fields. */
 typedef struct {
     pl_import_options o;
@@ -88,6 +98,12 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_SIGN("sign1", &o->beams.beam_sign[0],
                     "+1 or -1: the sign that makes downhill positive"),
         PL_OPT_SIGN("sign2", &o->beams.beam_sign[1], "(the second channel's)"),
+        PL_OPT_CALLBACK("decoder-delay-s", &o->beams, parse_decoder_delay, "S[,S2]",
+                        "the LDV decoders' delay at DC, s (data sheet, or\n"
+                        "1/(2 pi f_c) of the tracking filter): one for both\n"
+                        "channels or one each; stored with the channels,\n"
+                        "process then puts t_s at the contact (default: not\n"
+                        "known, t_s is the decoded step's centre)"),
         PL_OPT_DOUBLE("full-scale-v", &o->wav.full_scale_v, 1e-9, 1e6, "V",
                       "WAV: the volts at digital full scale"),
         PL_OPT_DOUBLE("rate", &o->csv.rate_hz, 1e-3, 1e9, "HZ",

@@ -186,7 +186,9 @@ static const char *const manifest_columns[] = {
     "synthetic",
     /* optional: how to read the file, when it cannot tell (docs/acquire.md) */
     "channels", "delimiter", "decimal", "columns", "time_column", "time_unit",
-    "rate_hz", "units"};
+    "rate_hz", "units",
+    /* optional: the LDV decoders' delay at DC, S or "S1,S2" (empty: not known) */
+    "decoder_delay_s"};
 
 /* One manifest row as import options, with the text they point to. */
 typedef struct {
@@ -230,6 +232,12 @@ static pl_status row_notebook(const pl_csvtable *t, int r, manifest_row *m,
     o->beams.beam_sign[0] = (int)s1;
     o->beams.beam_sign[1] = (int)s2;
     o->wav.full_scale_v = fs;
+    char delay[64];
+    if ((st = pl_csvtable_string(t, r, "decoder_delay_s", 0, delay, sizeof delay, err)))
+        return st;
+    if (delay[0] && pl_source_parse_decoder_delay(delay, &o->beams, err) != PL_OK)
+        return pl_err_prefix(err, "%s:%ld: column 'decoder_delay_s': ",
+                             pl_csvtable_path(t), pl_csvtable_line(t, r));
     return PL_OK;
 }
 

@@ -148,6 +148,14 @@ static int beams_key(ctx *c, const char *key, const char *val)
         b->ldv_scale_mps_per_v[0] = b->ldv_scale_mps_per_v[1] = v;
         return 1;
     }
+    if (!strcmp(key, "decoder_delay_s")) {
+        pl_err e = {0};
+        if (pl_source_parse_decoder_delay(val, b, &e) != PL_OK) {
+            snprintf(c->msg, sizeof c->msg, "[beams] decoder_delay_s: %.300s", e.msg);
+            return 0;
+        }
+        return 1;
+    }
     return -1;
 }
 

@@ -2,7 +2,9 @@
  *
  *   [daq]    source = comedi | sim; device, subdevice, channels = 0,1,
  *            range, aref = ground|common|diff|other, rate_hz, buffer_bytes
- *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v
+ *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v,
+ *            decoder_delay_s (S, or S1,S2: the LDV decoders' delays at DC,
+ *            stored with each run's channels; absent: not known)
  *   [store]  db, sync = normal|full, commit_interval_s
  *   [run]    prism, ramp, experiment, lambda0_deg, duration_s
  *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1,

@@ -41,6 +41,27 @@ static int parse_list(const char *text, double *v, int max)
     return *p ? -1 : n;
 }
 
+pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
+                                        pl_err *err)
+{
+    double v[PL_SOURCE_MAX_CHANNELS + 1];
+    int n = parse_list(text, v, PL_SOURCE_MAX_CHANNELS + 1);
+    size_t len = strlen(text);
+    /* parse_list() lets "S," pass as one value: a second one went missing */
+    if (n < 1 || n > PL_SOURCE_MAX_CHANNELS || text[len - 1] == ',')
+        return pl_err_set(err, PL_EINVAL, "expected S or S1,S2 (seconds), got '%.60s'",
+                          text);
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+            return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g s, expected a "
+                              "delay in (0, %g] s", text, i + 1, v[i],
+                              PL_SOURCE_MAX_DECODER_DELAY_S);
+    /* one value: every channel's (one decoder model on both beams) */
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+        cfg->decoder_delay_s[i] = n == 1 ? v[0] : i < n ? v[i] : 0;
+    return PL_OK;
+}
+
 pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                    double *full_scale_v, pl_err *err)
 {
@@ -88,7 +109,17 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                      "value %d is %g, expected a value in "
                                      "[%g, %g]", key, val, i + 1, v[i],
                                      range[r].lo, range[r].hi);
-        if (!strcmp(key, "rate_hz")) {
+        if (!strcmp(key, "decoder_delay_s")) {
+            /* as rig.ini's key: one value for every channel, or one each */
+            for (int i = 0; i < n; i++)
+                if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+                    return pl_err_set(err, PL_EFORMAT, "metadata: decoder_delay_s="
+                                      "'%.40s': value %d is %g s, expected a delay in "
+                                      "(0, %g] s", val, i + 1, v[i],
+                                      PL_SOURCE_MAX_DECODER_DELAY_S);
+            for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+                info->channel[i].decoder_delay_s = n == 1 ? v[0] : i < n ? v[i] : 0;
+        } else if (!strcmp(key, "rate_hz")) {
             info->sample_rate_hz = v[0];
         } else if (!strcmp(key, "full_scale_v")) {
             if (full_scale_v)
@@ -145,6 +176,8 @@ pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
             ch->beam_sign = cfg->beam_sign[i];
         if (!isnan(cfg->ldv_scale_mps_per_v[i]))
             ch->ldv_scale_mps_per_v = cfg->ldv_scale_mps_per_v[i];
+        if (cfg->decoder_delay_s[i] > 0)
+            ch->decoder_delay_s = cfg->decoder_delay_s[i];
         if ((isnan(ch->beam_height_m) || ch->beam_height_m < 0) && used < sizeof missing)
             used += (size_t)snprintf(missing + used, sizeof missing - used,
                                      "%s--h%d M", n_missing++ ? ", " : "", i + 1);

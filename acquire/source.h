@@ -54,7 +54,14 @@ typedef struct {
     double beam_height_m[PL_SOURCE_MAX_CHANNELS];
     int beam_sign[PL_SOURCE_MAX_CHANNELS];
     double ldv_scale_mps_per_v[PL_SOURCE_MAX_CHANNELS];
+    double decoder_delay_s[PL_SOURCE_MAX_CHANNELS]; /* the LDV decoders'
+                                    delays at DC (s); 0: not known */
 } pl_source_config;
+
+/* The largest decoder delay taken (s): a tracking filter's 1 / (2 pi f_c)
+ * at 1.6 Hz.  Real decoders delay by microseconds to a few milliseconds;
+ * the same bound as `process --decoder-delay`. */
+#define PL_SOURCE_MAX_DECODER_DELAY_S 0.1
 
 typedef struct pl_source_type {
     const char *name;
@@ -100,9 +107,9 @@ void pl_source_config_init(pl_source_config *cfg);
 
 /* Applies a `prismlab key=value ...` metadata line (the WAV comment or the
  * first CSV comment line, see docs/acquire.md) to info: rate, heights,
- * signs, LDV scales, synthetic, prism, ramp, lambda0.  *full_scale_v
- * receives full_scale_v= when present.  Lines not starting with
- * "prismlab " are ignored.  PL_EFORMAT names a malformed value. */
+ * signs, LDV scales, decoder delays, synthetic, prism, ramp, lambda0.
+ * *full_scale_v receives full_scale_v= when present.  Lines not starting
+ * with "prismlab " are ignored.  PL_EFORMAT names a malformed value. */
 pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                    double *full_scale_v, pl_err *err);
 
@@ -119,6 +126,14 @@ pl_status pl_source_apply_config(const pl_source_config *cfg,
 pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
                                          pl_source_info *info,
                                          const char *also_missing, pl_err *err);
+
+/* Parses the decoder delay of the channels: "S" for all of them or
+ * "S1,S2,..." one a channel (at most PL_SOURCE_MAX_CHANNELS), each a
+ * number of seconds in (0, PL_SOURCE_MAX_DECODER_DELAY_S], into
+ * cfg->decoder_delay_s.  PL_EINVAL names the value and the range; the
+ * caller prefixes where it came from (file and line, option). */
+pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
+                                        pl_err *err);
 
 /* Hex SHA-256 of a file (nettle), for the run's provenance. */
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err);

@@ -65,6 +65,8 @@ typedef struct {
     double cal_coef[4];
     double range_min_v, range_max_v; /* NaN when not known */
     long long maxdata;           /* 0 when not known */
+    double decoder_delay_s;      /* the LDV decoder's delay at DC (s), as
+                                    the lab gives it; 0 when not known */
 } pl_channel;
 
 /* Converts one raw code to volts by the channel's polynomial. */

@@ -595,6 +595,15 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
                pl_cal_kind_name(ch[i].cal_kind), ch[i].cal_coef[0],
                ch[i].cal_coef[1], ch[i].cal_origin, ch[i].cal_coef[2],
                ch[i].cal_origin, ch[i].cal_coef[3], ch[i].cal_origin);
+    /* a line of its own (the channel lines above are read by scripts):
+     * the LDV decoders' delays at DC, channel by channel */
+    fputs("decoder_delay: ", stdout);
+    for (int i = 0; i < r->n_channels; i++)
+        if (ch[i].decoder_delay_s > 0)
+            printf("%s%.6g s", i ? ", " : " ", ch[i].decoder_delay_s);
+        else
+            printf("%snot known", i ? ", " : " ");
+    putchar('\n');
 }
 
 static void json_channels(const pl_run_info *r, const pl_channel *ch)
@@ -607,6 +616,8 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
         pl_json_number(stdout, ch[i].beam_height_m);
         printf(", \"beam_sign\": %d, \"ldv_scale_mps_per_v\": ", ch[i].beam_sign);
         pl_json_number(stdout, ch[i].ldv_scale_mps_per_v);
+        fputs(", \"decoder_delay_s\": ", stdout);
+        pl_json_number(stdout, ch[i].decoder_delay_s > 0 ? ch[i].decoder_delay_s : NAN);
         json_field_text(stdout, ", ", "cal_kind", pl_cal_kind_name(ch[i].cal_kind));
         fputs(", \"cal_origin\": ", stdout);
         pl_json_number(stdout, ch[i].cal_origin);
@@ -621,6 +632,39 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
 }
 
 /* What processing derived, when the run is processed. */
+/* The value of "key=" in a processing record's params ("" when absent:
+ * a record written before the key was). */
+static void param_text(const char *params, const char *key, char *out, size_t n)
+{
+    size_t k = strlen(key);
+    out[0] = '\0';
+    for (const char *l = params; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, key, k) && l[k] == '=') {
+            snprintf(out, n, "%.*s", (int)strcspn(l + k + 1, "\n"), l + k + 1);
+            return;
+        }
+}
+
+/* What the impacts' t_s are (issue 33): the transitions' centres or the
+ * contacts, and where the decoder's delay came from. */
+static void print_impact_t(const pl_processing *p, int json)
+{
+    char what[32], from[32], shift[32];
+    param_text(p->params, "impact_t", what, sizeof what);
+    param_text(p->params, "decoder_delay_from", from, sizeof from);
+    param_text(p->params, "decoder_shift_s", shift, sizeof shift);
+    if (json) {
+        json_field_text(stdout, ", ", "impact_t", what);
+        json_field_text(stdout, ", ", "decoder_delay_from", from);
+        fputs(", \"decoder_shift_s\": ", stdout);
+        pl_json_number(stdout, shift[0] ? strtod(shift, NULL) : NAN);
+        return;
+    }
+    if (what[0])
+        printf("impact_t:       %s (decoder delay from: %s; t_s moved by %s s)\n", what,
+               from[0] ? from : "-", shift[0] ? shift : "0");
+}
+
 static void print_processing(pl_store *store, long long id, int json)
 {
     pl_processing p;
@@ -652,6 +696,7 @@ static void print_processing(pl_store *store, long long id, int json)
         pl_json_number(stdout, p.ratio_mean);
         fputs(", \"ratio_sd\": ", stdout);
         pl_json_number(stdout, p.ratio_sd);
+        print_impact_t(&p, 1);
         json_field_text(stdout, ", ", "warnings", p.warnings);
         fputs("}", stdout);
         return;
@@ -664,6 +709,7 @@ static void print_processing(pl_store *store, long long id, int json)
     printf("omega_last:     %.4f rad/s (mean over the last second)\n",
            p.omega_last_mean);
     printf("omega+/omega-:  %.5f +- %.5f\n", p.ratio_mean, p.ratio_sd);
+    print_impact_t(&p, 0);
     if (p.warnings[0]) {
         char *save = NULL;
         for (char *l = strtok_r(p.warnings, "\n", &save); l;

@@ -81,8 +81,8 @@ static pl_status insert_channel(pl_store *store, long long run_id, int idx,
         "INSERT INTO channel (run_id, idx, name, source_channel, "
         " beam_height_m, beam_sign, ldv_scale_mps_per_v, cal_kind, "
         " cal_origin, cal_order, cal_c0, cal_c1, cal_c2, cal_c3, "
-        " range_min_v, range_max_v, maxdata) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " range_min_v, range_max_v, maxdata, decoder_delay_s) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st;
     int rc;
 
@@ -110,6 +110,11 @@ static pl_status insert_channel(pl_store *store, long long run_id, int idx,
         sqlite3_bind_int64(st, 17, c->maxdata);
     else
         sqlite3_bind_null(st, 17);
+    /* 0: not known, NULL in the store (the column's CHECK takes (0, 0.1]) */
+    if (c->decoder_delay_s > 0)
+        sqlite3_bind_double(st, 18, c->decoder_delay_s);
+    else
+        sqlite3_bind_null(st, 18);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -341,7 +346,8 @@ pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
     static const char sql[] =
         "SELECT idx, name, source_channel, beam_height_m, beam_sign, "
         " ldv_scale_mps_per_v, cal_kind, cal_origin, cal_order, cal_c0, "
-        " cal_c1, cal_c2, cal_c3, range_min_v, range_max_v, maxdata "
+        " cal_c1, cal_c2, cal_c3, range_min_v, range_max_v, maxdata, "
+        " decoder_delay_s "
         "FROM channel WHERE run_id = ? ORDER BY idx";
     sqlite3_stmt *st;
     int rc, n = 0;
@@ -365,6 +371,7 @@ pl_status pl_run_channels(pl_store *store, long long run_id, pl_channel *ch,
         c->range_min_v = pl_store_column_real(st, 13);
         c->range_max_v = pl_store_column_real(st, 14);
         c->maxdata = sqlite3_column_int64(st, 15);
+        c->decoder_delay_s = sqlite3_column_double(st, 16); /* NULL: 0 */
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)

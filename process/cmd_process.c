@@ -174,9 +174,12 @@ int pl_cmd_process(int argc, char **argv)
                       "1000 Hz when none shows"),
         PL_OPT_CALLBACK_NOARG("no-filter", &cfg.cutoff_hz, no_filter, "no low-pass"),
         PL_OPT_DOUBLE("decoder-delay", &cfg.lattice.decoder_delay_s, 0, 0.1, "S",
-                      "the LDV decoder's delay at DC, when known: the impacts'\n"
-                      "t_s become the contact instants (default: t_s is the\n"
-                      "centre of the decoded step, later by that delay)"),
+                      "the LDV decoder's delay at DC: the impacts' t_s become\n"
+                      "the contact instants (default: the run's own, the mean\n"
+                      "of its two channels' stored delays (rig.ini [beams]\n"
+                      "decoder_delay_s, import --decoder-delay-s) when both\n"
+                      "have one, else none); 0: none, t_s is the centre of the\n"
+                      "decoded step, later than the contact by that delay"),
         PL_OPT_INT("threads", &threads, 0, 256, "N",
                    "threads for a run (0, the default: one per CPU); the\n"
                    "result is the same to the bit on any count"),

@@ -1045,6 +1045,27 @@ static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
     return PL_OK;
 }
 
+/* The decoder's delay processing uses, into c->lattice.decoder_delay_s
+ * (NaN: none, t_s the transitions' centres), and where it came from.
+ * Given (> 0) it wins; 0 asks for the centres.  Not given, the run's
+ * channels' stored delays: both beams' L_p steps make every impact (the
+ * combined omega, eq. 4.1), so one beam's delay alone is not the
+ * impacts', and two decoders that differ delay them by about their mean. */
+static const char *decoder_delay(pl_process_config *c, const pl_channel ch[2])
+{
+    double *d = &c->lattice.decoder_delay_s;
+    if (*d > 0)
+        return "option";
+    if (*d == 0) {
+        *d = NAN;
+        return "option_centre";
+    }
+    int known = (ch[0].decoder_delay_s > 0) + (ch[1].decoder_delay_s > 0);
+    if (known == 2)
+        *d = 0.5 * (ch[0].decoder_delay_s + ch[1].decoder_delay_s);
+    return known == 2 ? "channels" : known == 1 ? "none_one_channel" : "none";
+}
+
 /* The run's arrays with its two channels as downhill velocities (m/s)
  * in a->v[0], a->v[1], its other arrays faulted in meanwhile. */
 static pl_status read_velocities(pl_store *store, long long run_id, const pl_run_info *info,
@@ -1108,7 +1129,8 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "ring_model_hz=%.6g\nring_decay_s=%.6g\ntop_shift_s=%.6g\nbeta_rad=%.6g\n"
              "beta_data_rad=%.6g\nbeta_data_se_rad=%.3g\nbeta_used_rad=%.6g\n"
              "beta_from=%s\nenergy_ratio=%.8g\nenergy_ratio_se=%.3g\nratio_se_scale=%.3g\n"
-             "impact_t=%s\ndecoder_shift_s=%.6g\ndecoder_shift_sd_s=%.3g\n"
+             "impact_t=%s\ndecoder_delay_from=%s\ndecoder_shift_s=%.6g\n"
+             "decoder_shift_sd_s=%.3g\n"
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
              "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
@@ -1122,7 +1144,7 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              r->energy_ratio, r->energy_ratio_se, r->ratio_se_scale,
              !isnan(cfg->lattice.decoder_delay_s) ? "contact_given_delay"
              : cfg->lattice.to_contact ? "contact_measured_delay" : "centre",
-             r->decoder_shift_s, r->decoder_shift_sd_s, f->offset_mps[0],
+             r->decoder_delay_from, r->decoder_shift_s, r->decoder_shift_sd_s, f->offset_mps[0],
              f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
              f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);
@@ -1338,6 +1360,7 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     if (isnan(c.lattice.beta_rad) && info.ramp[0] &&
         pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
         c.lattice.beta_rad = ramp.beta_rad;
+    const char *delay_from = decoder_delay(&c, ch);
     pl_process_result r;
     writer wr = {.store = store, .run_id = run_id};
     st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
@@ -1348,6 +1371,7 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
+    snprintf(r.decoder_delay_from, sizeof r.decoder_delay_from, "%s", delay_from);
     st = write_rest(&wr, &c, prism.n_edges, ch, &rx, a.omc, err);
     free(rx.v);
     arrays_free(&a);

@@ -82,6 +82,12 @@ typedef struct {
                                 (issue 33: the decoder's delay, given or
                                 measured); 0: t_s is the centre */
     double decoder_shift_sd_s; /* its uncertainty, in every t_sd_s */
+    char decoder_delay_from[24]; /* a stored run's: where the delay came
+                                from, as the processing record says it
+                                (decoder_delay_from=): "option", "channels",
+                                "option_centre" (--decoder-delay 0),
+                                "none_one_channel" (one channel's only),
+                                "none"; "" for pl_process_signals() */
     double ratio_se_scale;   /* every impact's ratio_se was multiplied by
                                 this (>= 1): the ratios' scatter about
                                 their neighbours over their stated errors */
@@ -112,9 +118,12 @@ void pl_process_result_free(pl_process_result *res);
 /* Processes stored run run_id and replaces its derived data (processing
  * record, series omega/theta/Lp/vp1/vp2 at 1 kHz (decimation 10: the
  * full-rate series are recomputed exactly by processing again), spectra,
- * impacts) in one transaction; out, when not NULL, receives the full-rate
- * result (free it with pl_process_result_free).  On error nothing is
- * written. */
+ * impacts) in one transaction.  The LDV decoders' delay: cfg's
+ * lattice.decoder_delay_s when given (> 0; 0 asks for the transitions'
+ * centres, the stored delays left aside), else (NaN) the mean of the
+ * two channels' stored delays when both have one, else none.  out, when
+ * not NULL, receives the full-rate result (free it with
+ * pl_process_result_free).  On error nothing is written. */
 pl_status pl_process_run(pl_store *store, long long run_id,
                          const pl_process_config *cfg, pl_process_result *out,
                          pl_err *err);

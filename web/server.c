@@ -651,10 +651,13 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
 {
     pl_run_info r;
     pl_processing p;
-    pl_err err = {0};
+    pl_channel ch[2] = {{.decoder_delay_s = 0}};
+    pl_err err = {0}, ignored;
     pthread_mutex_lock(&w->lock);
     pl_status st = pl_run_get(w->store, id, &r, &err);
     int processed = st == PL_OK && pl_derived_get(w->store, id, &p, &err) == PL_OK;
+    if (st == PL_OK)
+        pl_run_channels(w->store, id, ch, 2, &ignored);
     pthread_mutex_unlock(&w->lock);
     if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
@@ -678,6 +681,15 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     }
     pl_buf_printf(&b, "<tr><th>frames</th><td>%lld at %g Hz (%.3f s)</td></tr>", r.n_frames,
                   r.sample_rate_hz, r.sample_rate_hz > 0 ? (double)r.n_frames / r.sample_rate_hz : 0.0);
+    /* the LDV decoders' delays the lab gave (issue 33): what puts the
+     * impacts at the contact rather than at the decoded steps' centres */
+    pl_buf_puts(&b, "<tr><th>LDV decoder delay</th><td id=\"decoder-delay\">");
+    for (int i = 0; i < 2 && i < r.n_channels; i++)
+        if (ch[i].decoder_delay_s > 0)
+            pl_buf_printf(&b, "%s%.4g &micro;s", i ? ", " : "", ch[i].decoder_delay_s * 1e6);
+        else
+            pl_buf_printf(&b, "%snot known", i ? ", " : "");
+    pl_buf_puts(&b, "</td></tr>");
     if (processed)
         pl_buf_printf(&b, "<tr><th>processed</th><td>release %.4f s, end %.4f s, %lld impacts, "
                           "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "

@@ -49,7 +49,10 @@ static pl_status sim_open(void **self, const void *options,
                           const pl_source_config *cfg, pl_source_info *info,
                           pl_err *err)
 {
-    (void)cfg;   /* the beams are the simulated run's own */
+    /* the beams are the simulated run's own, but for the decoder delay
+     * the lab states in rig.ini ([beams] decoder_delay_s), which goes
+     * with the channels as a card's run's does (none by default: the
+     * simulator's own delay is its truth, not something a lab told) */
     const pl_sim_options *o = options;
     const pl_simrun_config *run = &o->run;
     sim_source *s = calloc(1, sizeof *s);
@@ -66,6 +69,8 @@ static pl_status sim_open(void **self, const void *options,
     info->format = PL_FMT_U16;
     info->little_endian = pl_host_little_endian();
     pl_simrun_channels(s->run, info->channel);
+    for (int i = 0; i < info->n_channels; i++)
+        info->channel[i].decoder_delay_s = cfg->decoder_delay_s[i];
     info->total_frames = (long long)pl_simrun_frames(s->run);
     snprintf(info->kind, sizeof info->kind, "sim");
     snprintf(info->detail, sizeof info->detail, "rig simulator %.100s on %.100s, seed %lu%s",

@@ -65,6 +65,35 @@ static void test_defaults(void **state)
     assert_true(isnan(rc.sim.ramp_length_m));
     assert_true(isnan(rc.sim.motion_s));
     tu_assert_close(rc.duration_s, 0, 0);
+    /* the decoders' delay: not known unless the lab says */
+    assert_true(rc.beams.decoder_delay_s[0] == 0 && rc.beams.decoder_delay_s[1] == 0);
+}
+
+/* [beams] decoder_delay_s (issue 33): one value for both beams' decoders,
+ * or one each; either way read to the bit, and the last line wins. */
+static void test_decoder_delay(void **state)
+{
+    fixture *f = *state;
+    pl_rigconf rc;
+    pl_err err = {0};
+    pl_rigconf_init(&rc);
+    assert_int_equal(tu_write_file(f->ini, "[beams]\ndecoder_delay_s = 1.061e-4\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_true(rc.beams.decoder_delay_s[0] == 1.061e-4);
+    assert_true(rc.beams.decoder_delay_s[1] == 1.061e-4);
+    assert_true(rc.beams.decoder_delay_s[2] == 1.061e-4);
+    pl_rigconf_init(&rc);
+    assert_int_equal(tu_write_file(f->ini, "[beams]\nh1_m = 0.0199\n"
+                                   "decoder_delay_s = 53e-6, 0.000106\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_true(rc.beams.decoder_delay_s[0] == 53e-6);
+    assert_true(rc.beams.decoder_delay_s[1] == 0.000106);
+    assert_true(rc.beams.decoder_delay_s[2] == 0);
+    assert_true(rc.beams.beam_height_m[0] == 0.0199);
+    /* the largest taken */
+    assert_int_equal(tu_write_file(f->ini, "[beams]\ndecoder_delay_s = 0.1\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_true(rc.beams.decoder_delay_s[1] == 0.1);
 }
 
 /* docs/acquire.md's example, every key. */
@@ -232,6 +261,19 @@ static void test_mistakes(void **state)
                  "2: [beams] sign2: expected +1 or -1, got '0'");
     expect_error(f, "[beams]\nldv_scale_mps_per_v = 0\n",
                  "2: [beams] ldv_scale_mps_per_v: expected a number in [1e-09, 1000], got '0'");
+    expect_error(f, "[beams]\nh1_m = 0.02\n\ndecoder_delay_s = 0\n",
+                 "4: [beams] decoder_delay_s: '0': value 1 is 0 s, expected a "
+                 "delay in (0, 0.1] s");
+    expect_error(f, "[beams]\ndecoder_delay_s = 1e-4, -2e-5\n",
+                 "2: [beams] decoder_delay_s: '1e-4, -2e-5': value 2 is -2e-05 s, "
+                 "expected a delay in (0, 0.1] s");
+    expect_error(f, "[beams]\ndecoder_delay_s = 0.2\n",
+                 "2: [beams] decoder_delay_s: '0.2': value 1 is 0.2 s, expected a "
+                 "delay in (0, 0.1] s");
+    expect_error(f, "[beams]\ndecoder_delay_s = 106us\n",
+                 "2: [beams] decoder_delay_s: expected S or S1,S2 (seconds), got '106us'");
+    expect_error(f, "[beams]\ndecoder_delay_s = 1e-4,\n",
+                 "2: [beams] decoder_delay_s: expected S or S1,S2 (seconds), got '1e-4,'");
     expect_error(f, "[store]\nsync = sometimes\n",
                  "2: [store] sync: expected normal or full, got 'sometimes'");
     expect_error(f, "[run]\nlambda0_deg = 95\n",
@@ -284,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test_setup_teardown(test_every_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decoder_delay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_after_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes, setup, teardown),

@@ -753,6 +753,12 @@ static void run_ids_are_never_reused(void **state)
     pl_store_close(s);
 }
 
+/* The channel table's columns before 008 (which added decoder_delay_s). */
+static const char channel_005_columns[] =
+    "run_id, idx, name, source_channel, beam_height_m, beam_sign, "
+    "ldv_scale_mps_per_v, cal_kind, cal_origin, cal_order, cal_c0, cal_c1, "
+    "cal_c2, cal_c3, range_min_v, range_max_v, maxdata";
+
 /* A store made by the schema before 006 (user_version 5, written by hand
  * with the old files): two runs with channels, chunks and a correction.
  * Opening migrates it; every row stays, with its id; a deleted newest id
@@ -789,9 +795,9 @@ static void version_5_store_keeps_its_runs_through_006(void **state)
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     char attach[1400];
     snprintf(attach, sizeof attach, "ATTACH '%s' AS n; INSERT INTO run SELECT "
-             "* FROM n.run; INSERT INTO channel SELECT * FROM n.channel; "
+             "* FROM n.run; INSERT INTO channel SELECT %s FROM n.channel; "
              "INSERT INTO chunk SELECT * FROM n.chunk; INSERT INTO run_change "
-             "SELECT * FROM n.run_change; DETACH n;", f->db);
+             "SELECT * FROM n.run_change; DETACH n;", f->db, channel_005_columns);
     assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     remove(f->db);
@@ -816,6 +822,72 @@ static void version_5_store_keeps_its_runs_through_006(void **state)
     assert_int_equal(scalar(s, "SELECT count(*) FROM channel"), 2);
     assert_true(store_file_run(s, a, 5) > r2);
     assert_int_equal(scalar(s, "SELECT count(*) FROM run WHERE id = 1"), r1 == 1);
+    pl_store_close(s);
+}
+
+/* Issue 33: a store of schema 7 (before the channels had a decoder delay)
+ * with a run: opening it adds channel.decoder_delay_s, NULL in the old
+ * rows (read back as 0, not known); a run stored after keeps the delays
+ * its channels were given, each its own; a delay out of (0, 0.1] s is
+ * refused by the column's CHECK. */
+static void version_7_store_gains_decoder_delay_null(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_err err = {0};
+    char a[65];
+
+    assert_true(pl_migration_count >= 8);
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(sqlite3_exec(db, pl_migrations[i].sql, NULL, NULL,
+                                      NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+        "PRAGMA user_version = 7;"
+        "INSERT INTO run (id, started_utc, sample_rate_hz, n_channels, "
+        " sample_format, byte_order, state, source_kind) VALUES "
+        " (1, '2026-11-27T00:00:00Z', 10000, 2, 's16', 'le', 'imported', 'wav');"
+        "INSERT INTO channel (run_id, idx, name, beam_height_m, beam_sign, "
+        " ldv_scale_mps_per_v, cal_kind, cal_order, cal_c1) VALUES "
+        " (1, 0, 'ldv1', 0.02, 1, 0.025, 'linear', 1, 1e-3),"
+        " (1, 1, 'ldv2', 0.01, -1, 0.025, 'linear', 1, 1e-3);",
+        NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    pl_store *s = open_ok(f->db, 0);
+    assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+    assert_int_equal(scalar(s, "SELECT count(*) FROM pragma_table_info('channel') "
+                               "WHERE name = 'decoder_delay_s' AND type = 'REAL'"), 1);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM channel WHERE run_id = 1 "
+                               "AND decoder_delay_s IS NULL"), 2);
+    pl_channel ch[2];
+    assert_int_equal(pl_run_channels(s, 1, ch, 2, &err), PL_OK);
+    assert_true(ch[0].decoder_delay_s == 0 && ch[1].decoder_delay_s == 0);
+    assert_string_equal(ch[1].name, "ldv2");
+
+    /* a new run keeps each channel's delay, to the bit */
+    pl_run_info info;
+    pl_run_info_init(&info);
+    info.sample_rate_hz = 10000;
+    info.state = PL_RUN_IMPORTED;
+    snprintf(info.source_kind, sizeof info.source_kind, "wav");
+    memset(a, 'c', 64);
+    a[64] = '\0';
+    snprintf(info.source_sha256, sizeof info.source_sha256, "%s", a);
+    two_channels(ch);
+    ch[0].decoder_delay_s = 1 / (2 * M_PI * 1500);
+    ch[1].decoder_delay_s = 53e-6;
+    assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
+    pl_channel back[2];
+    assert_int_equal(pl_run_channels(s, info.id, back, 2, &err), PL_OK);
+    assert_true(back[0].decoder_delay_s == 1 / (2 * M_PI * 1500));
+    assert_true(back[1].decoder_delay_s == 53e-6);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM channel WHERE "
+                               "decoder_delay_s IS NOT NULL"), 2);
+    /* the column's range is the store's own, whoever writes */
+    assert_int_not_equal(sqlite3_exec(pl_store_db(s), "UPDATE channel SET "
+                                      "decoder_delay_s = 0.2 WHERE run_id = 1",
+                                      NULL, NULL, NULL), SQLITE_OK);
     pl_store_close(s);
 }
 
@@ -844,6 +916,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(count_rows_takes_only_table_names, setup, teardown),
         cmocka_unit_test_setup_teardown(run_ids_are_never_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(version_5_store_keeps_its_runs_through_006, setup, teardown),
+        cmocka_unit_test_setup_teardown(version_7_store_gains_decoder_delay_null, setup, teardown),
         cmocka_unit_test(polynomial_calibration_matches_horner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,7 @@ static int setup(void **state)
         ch[c].cal_coef[1] = 1e-3;
         ch[c].beam_height_m = c ? 0.01 : 0.02;
     }
+    ch[0].decoder_delay_s = 106.1e-6;   /* the other decoder's: not known */
     assert_int_equal(pl_run_create(s, &info, ch, &err), PL_OK);
     int16_t buf[2 * 100];
     for (int i = 0; i < 200; i++)
@@ -252,7 +253,10 @@ static void pages_list_and_escape(void **state)
     assert_int_equal(http(f->port, "GET", path, NULL), 200);
     assert_non_null(strstr(body, "&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_null(strstr(body, "<script>alert"));
+    /* the decoders' delays, as stored (issue 33) */
+    assert_non_null(strstr(body, "<td id=\"decoder-delay\">106.1 &micro;s, not known</td>"));
     assert_int_equal(http(f->port, "GET", "/run/1", NULL), 200);
+    assert_non_null(strstr(body, "<td id=\"decoder-delay\">not known, not known</td>"));
     check_run_page(f, body);
 
     assert_int_equal(http(f->port, "GET", "/api/run/1/meta", NULL), 200);
