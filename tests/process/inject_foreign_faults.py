@@ -80,6 +80,14 @@ for k in range(count):
         else:              # the decoder held at its rail
             v[m, c] = rng.choice([-1, 1]) * fsv
         desc.append("L%d@%.2f+%.2f%s" % (c + 1, a, d, "zgro"[kind]))
+    if "P" in pick:   # more 1/f noise, each channel its own (0.5 Hz .. 2 kHz)
+        a = rng.uniform(*[float(x) for x in os.environ.get("PINK_MPS", "2e-4,6e-4").split(",")])
+        for c in range(2):
+            X = np.fft.rfft(rng.normal(0, 1, n)); fr = np.fft.rfftfreq(n, 1 / fs)
+            g = np.where((fr >= 0.5) & (fr <= 2000), 1 / np.sqrt(np.maximum(fr, 0.5)), 0)
+            x = np.fft.irfft(X * g, n); x *= a / np.std(x)
+            v[:, c] += sign[c] * x / scale[c]
+        desc.append("P%.0fum/s" % (a * 1e6))
     if "H" in pick:   # mains hum drifting over the run, with its harmonics
         f0 = 50.0 if rng.random() < 0.5 else 60.0
         f0 += rng.uniform(-0.15, 0.15); dr = rng.uniform(*[float(x) for x in os.environ.get("DRIFT", "-0.3,0.3").split(",")])
