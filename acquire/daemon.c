@@ -96,14 +96,10 @@ typedef struct {
 
 static void logf_(daemon_t *d, const char *fmt, ...)
 {
-    if (!d->opt->log)
-        return;
-    char line[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pl_vlogf(d->opt->log, d->opt->log_ctx, fmt, ap);
     va_end(ap);
-    d->opt->log(d->opt->log_ctx, line);
 }
 
 /* One raw sample as a number, whatever the stored format. */

@@ -63,14 +63,10 @@ static double mono_s(void)
 
 static void logf_(pl_pipeline *p, const char *fmt, ...)
 {
-    if (!p->log)
-        return;
-    char line[700];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pl_vlogf(p->log, p->log_ctx, fmt, ap);
     va_end(ap);
-    p->log(p->log_ctx, line);
 }
 
 pl_status pl_pipeline_create(pl_pipeline **out, const char *db, unsigned steps,

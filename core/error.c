@@ -70,3 +70,13 @@ void pl_err_clear(pl_err *err)
         err->msg[0] = '\0';
     }
 }
+
+void pl_vlogf(void (*log)(void *ctx, const char *line), void *ctx, const char *fmt,
+              va_list ap)
+{
+    if (!log)
+        return;
+    char line[700];
+    vsnprintf(line, sizeof line, fmt, ap);
+    log(ctx, line);
+}

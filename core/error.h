@@ -11,6 +11,7 @@
 #ifndef PL_CORE_ERROR_H
 #define PL_CORE_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef enum {
@@ -51,5 +52,12 @@ pl_status pl_err_prefix(pl_err *err, const char *fmt, ...)
 
 /* Resets err to PL_OK with an empty message. */
 void pl_err_clear(pl_err *err);
+
+/* A line for a log callback: formats it printf-style (from ap) and
+ * hands it to log(ctx, line), when log is set.  The daemon and its
+ * pipeline say what they do this way, and their callers choose where it
+ * goes (stderr, syslog, a test's buffer), as library code never prints. */
+void pl_vlogf(void (*log)(void *ctx, const char *line), void *ctx, const char *fmt,
+              va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif
