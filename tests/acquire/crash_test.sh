@@ -97,18 +97,8 @@ done
 echo "crash_test: import killed $n times: $mid mid-way (nothing stored, re-imported), $late after the commit (whole)"
 
 # 2. record (the simulator in real time) and 3. the daemon
-cat >"$dir/rig.ini" <<EOF
-[daq]
-source = sim
-rate_hz = 10000
-[beams]
-h1_m = 0.0199
-h2_m = 0.0116
-sign1 = 1
-sign2 = -1
-ldv_scale_mps_per_v = 0.025
-[store]
-db = $db
+sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
+cat >>"$dir/rig.ini" <<EOF
 [run]
 prism = steel-38
 ramp = glass-0.4079

@@ -33,10 +33,7 @@ $bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
 # rig_ini LAMBDA0_LINE: the test's rig, after_run = process, validate
 rig_ini() {
     {
-        printf '[daq]\nsource = sim\nrate_hz = 10000\n'
-        printf '[beams]\nh1_m = 0.0199\nh2_m = 0.0116\nsign1 = 1\nsign2 = -1\n'
-        printf 'ldv_scale_mps_per_v = 0.025\n'
-        printf '[store]\ndb = %s\n' "$db"
+        sh tests/util/simrig.sh "$db"
         printf '[run]\nprism = steel-38\nramp = glass-0.4079\nexperiment = rehearsal\n'
         printf '%s\nduration_s = 3\n' "$1"
         printf '[sim]\nseed = 2\npaced = 1\nlambda0_deg = 4.5\n'

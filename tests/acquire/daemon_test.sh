@@ -23,17 +23,7 @@ $bin db init --db "$db" >/dev/null
 $bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
 $bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
 {
-    echo "[daq]"
-    echo "source = sim"
-    echo "rate_hz = 10000"
-    echo "[beams]"
-    echo "h1_m = 0.0199"
-    echo "h2_m = 0.0116"
-    echo "sign1 = 1"
-    echo "sign2 = -1"
-    echo "ldv_scale_mps_per_v = 0.025"
-    echo "[store]"
-    echo "db = $db"
+    sh tests/util/simrig.sh "$db"
     echo "[run]"
     echo "prism = steel-38"
     echo "ramp = glass-0.4079"

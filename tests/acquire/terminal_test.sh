@@ -16,18 +16,8 @@ db=$dir/t.db
 $bin db init --db "$db" >/dev/null
 $bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
 $bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
-cat > "$dir/rig.ini" <<INI
-[daq]
-source = sim
-rate_hz = 10000
-[beams]
-h1_m = 0.0199
-h2_m = 0.0116
-sign1 = 1
-sign2 = -1
-ldv_scale_mps_per_v = 0.025
-[store]
-db = $db
+sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
+cat >>"$dir/rig.ini" <<INI
 [run]
 prism = steel-38
 ramp = glass-0.4079
