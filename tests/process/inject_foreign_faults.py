@@ -9,7 +9,8 @@ usage: inject_foreign_faults.py SRC_DIR OUT_DIR SEED COUNT [KINDS]
        ../shared/foreign-runs/score.py OUT_DIR
 
 SRC_DIR holds <stem>.wav and <stem>.truth.json (../shared/foreign-runs, or
-fixtures/foreign).  KINDS, comma separated, drawn with odds 0.6 each (at least
+fixtures/foreign); CSV_ONLY=1 takes its CSV runs instead (the foreign
+logger's format, written back the same way).  KINDS, comma separated, drawn with odds 0.6 each (at least
 one): V a shaking floor (5-45 Hz, VIB_HZ=LO,HI), L one beam lost (0 V flat,
 garbage, at a rail, or at 0 m/s with the
 cable's offset and hum; LOSS_KINDS=0123, LOSS_DUR=LO,HI seconds), H mains hum
@@ -29,18 +30,32 @@ kinds = sys.argv[5].split(",") if len(sys.argv) > 5 else ["L", "C", "V"]
 os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(seed)
 bases = [f[:-11] for f in sorted(os.listdir(src)) if f.endswith(".truth.json")]
-bases = [b for b in bases if os.path.exists(os.path.join(src, b + ".wav"))]
-for k in range(count):
-    b = bases[rng.integers(len(bases))]
-    T = json.load(open(os.path.join(src, b + ".truth.json")))
-    fs, x = wavfile.read(os.path.join(src, T["file"]))
+if os.environ.get("CSV_ONLY"):
+    bases = [b for b in bases if os.path.exists(os.path.join(src, b + ".csv"))]
+else:
+    bases = [b for b in bases if os.path.exists(os.path.join(src, b + ".wav"))]
+
+
+def read_run(T):
+    """The run's volts (frames x 2) and rate: a WAV, or a foreign logger's
+    CSV (';', decimal commas, a time column in ms, the LDVs in columns 1, 2)."""
+    path = os.path.join(src, T["file"])
+    if path.endswith(".csv"):
+        rows = [l.strip().split(";") for l in open(path, encoding="utf-8")][1:]
+        v = np.array([[float(r[1].replace(",", ".")), float(r[2].replace(",", "."))] for r in rows if r[0]])
+        return T["fs"], v, [r[3] if len(r) > 3 else "0,0" for r in rows if r[0]]
+    fs, x = wavfile.read(path)
     if x.dtype == np.int16:
         v = x / 32768.0
     elif x.dtype == np.int32:
         v = x / 2147483648.0
     else:
         v = x.astype(np.float64)
-    v = v * T["full_scale_v"]          # volts, columns = channels
+    return fs, v * T["full_scale_v"], None
+for k in range(count):
+    b = bases[rng.integers(len(bases))]
+    T = json.load(open(os.path.join(src, b + ".truth.json")))
+    fs, v, trig = read_run(T)          # volts, columns = channels
     n = v.shape[0]
     t = np.arange(n) / fs
     scale = T.get("ldv_scale", [0.025, 0.025])
@@ -164,7 +179,15 @@ for k in range(count):
         desc.append("T@%.2f+%.2f/%.0fmV" % (a, g, R * 1e3))
     v = np.clip(v, -fsv, fsv)
     name = "inj%03d-%s" % (seed * 100 + k, b)
-    wavfile.write(os.path.join(out, name + ".wav"), fs, (v / fsv).astype(np.float32))
-    T2 = dict(T); T2["file"] = name + ".wav"; T2["full_scale_v"] = fsv; T2["injected"] = desc
+    if trig is not None:   # the logger's own format back, its rails as numbers
+        with open(os.path.join(out, name + ".csv"), "w", encoding="utf-8") as f:
+            f.write("zeit_ms;ldv_oben_V;ldv_unten_V;trigger_V\n")
+            for i in range(n):
+                f.write(("%.4f;%.6f;%.6f;%s\n" % (1e3 * i / fs, v[i, 0], v[i, 1], trig[i])).replace(".", ",", 3))
+        ext = ".csv"
+    else:
+        wavfile.write(os.path.join(out, name + ".wav"), fs, (v / fsv).astype(np.float32))
+        ext = ".wav"
+    T2 = dict(T); T2["file"] = name + ext; T2["full_scale_v"] = fsv; T2["injected"] = desc
     json.dump(T2, open(os.path.join(out, name + ".truth.json"), "w"))
     print(name, " ".join(desc))
