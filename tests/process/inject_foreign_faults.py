@@ -10,7 +10,8 @@ usage: inject_foreign_faults.py SRC_DIR OUT_DIR SEED COUNT [KINDS]
 
 SRC_DIR holds <stem>.wav and <stem>.truth.json (../shared/foreign-runs, or
 fixtures/foreign); CSV_ONLY=1 takes its CSV runs instead (the foreign
-logger's format, written back the same way).  KINDS, comma separated, drawn with odds 0.6 each (at least
+logger's format, written back the same way); SWAP=1 swaps the two beams in
+the file (the lower beam first).  KINDS, comma separated, drawn with odds 0.6 each (at least
 one): V a shaking floor (5-45 Hz, VIB_HZ=LO,HI), L one beam lost (0 V flat,
 garbage, at a rail, or at 0 m/s with the
 cable's offset and hum; LOSS_KINDS=0123, LOSS_DUR=LO,HI seconds), H mains hum
@@ -56,6 +57,9 @@ for k in range(count):
     b = bases[rng.integers(len(bases))]
     T = json.load(open(os.path.join(src, b + ".truth.json")))
     fs, v, trig = read_run(T)          # volts, columns = channels
+    if os.environ.get("SWAP"):         # the beams the other way round in the file
+        v = v[:, ::-1].copy()
+        T = dict(T); T["h1"], T["h2"] = T["h2"], T["h1"]; T["sign"] = T["sign"][::-1]
     n = v.shape[0]
     t = np.arange(n) / fs
     scale = T.get("ldv_scale", [0.025, 0.025])
