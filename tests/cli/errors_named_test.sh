@@ -62,18 +62,8 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
     echo "errors_named_test: socket part SKIPPED: needs root and setpriv to be another user"
     exit 0
 fi
-cat >"$dir/rig.ini" <<EOR
-[daq]
-source = sim
-rate_hz = 10000
-[beams]
-h1_m = 0.0199
-h2_m = 0.0116
-sign1 = 1
-sign2 = -1
-ldv_scale_mps_per_v = 0.025
-[store]
-db = $db
+sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
+cat >>"$dir/rig.ini" <<EOR
 [run]
 prism = steel-38
 ramp = glass-0.4079

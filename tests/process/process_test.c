@@ -460,6 +460,23 @@ static void roll_lost(rolled *x, const rolling *p, double noise, unsigned long s
         v[i] = held + held_noise * (uniform(&seed) - 0.5) * 3.46;
 }
 
+/* Processes x with beam `lost` lost from 2.5 to 2.8 s into r: the window
+ * runs to the end, the impacts are unbiased, L_p is the angle turned,
+ * and the record holds that one loss. */
+static void check_lost(const rolled *x, const rolling *p, int lost, pl_process_result *r)
+{
+    process_rolled(x, p->N, r);
+    assert_true(r->end_t > 4.9);
+    double bias, sd;
+    score_rolled(x, r, p->r, &bias, &sd);
+    tu_assert_close(bias, 0, 0.03);
+    tu_assert_close(r->lp_end, p->N * x->th_end / (2 * M_PI), 0.01);
+    assert_int_equal(r->front.n_lost, 1);
+    assert_int_equal(r->front.lost[0].channel, lost);
+    tu_assert_close(r->front.lost[0].from_s, 2.5, 0.002);
+    tu_assert_close(r->front.lost[0].to_s, 2.8, 0.002);
+}
+
 static void test_lost_beam_carried(void **state)
 {
     (void)state;
@@ -467,16 +484,7 @@ static void test_lost_beam_carried(void **state)
     rolled x;
     roll_lost(&x, &p, 2e-5, 31, 1, 0, 2e-5);
     pl_process_result r;
-    process_rolled(&x, 22, &r);
-    assert_true(r.end_t > 4.9);
-    double bias, sd;
-    score_rolled(&x, &r, p.r, &bias, &sd);
-    tu_assert_close(bias, 0, 0.03);
-    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
-    assert_int_equal(r.front.n_lost, 1);
-    assert_int_equal(r.front.lost[0].channel, 1);
-    tu_assert_close(r.front.lost[0].from_s, 2.5, 0.002);
-    tu_assert_close(r.front.lost[0].to_s, 2.8, 0.002);
+    check_lost(&x, &p, 1, &r);
     assert_string_equal(r.quality, "degraded");
     assert_non_null(strstr(r.faults, "beam_lost channel=1 from_s="));
     assert_non_null(strstr(r.warnings, "beam 1 lost the prism from 2.500 s"));
@@ -499,16 +507,7 @@ static void lost_quietly(int lost, double held)
     rolled x;
     roll_lost(&x, &p, 5e-5, 57, lost, held, 0);
     pl_process_result r;
-    process_rolled(&x, 22, &r);
-    assert_true(r.end_t > 4.9);
-    double bias, sd;
-    score_rolled(&x, &r, p.r, &bias, &sd);
-    tu_assert_close(bias, 0, 0.03);
-    tu_assert_close(r.lp_end, 22 * x.th_end / (2 * M_PI), 0.01);
-    assert_int_equal(r.front.n_lost, 1);
-    assert_int_equal(r.front.lost[0].channel, lost);
-    tu_assert_close(r.front.lost[0].from_s, 2.5, 0.002);
-    tu_assert_close(r.front.lost[0].to_s, 2.8, 0.002);
+    check_lost(&x, &p, lost, &r);
     pl_process_result_free(&r);
     rolled_free(&x);
 }
