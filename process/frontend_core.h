@@ -50,7 +50,7 @@ static inline void clips_at(const spans clip[2], size_t i, size_t cur[2], int cs
     cs[1] = clip[1].n ? clip_at(&clip[1], i, &cur[1]) : 0;
 }
 
-/* The block fits (the hum's phase in frontend.c, a floor's lines in
+/* The block fits (the hum's phase in frontend_hum.c, a floor's lines in
  * frontend_common.c) solve small
  * linear least squares by their normal equations: P <= 10 columns of a
  * constant, a slope and sinusoids over a block, well conditioned.  A
