@@ -133,39 +133,17 @@ static void arrays_free(run_arrays *a)
     memset(a, 0, sizeof *a);
 }
 
-/* n doubles; a long run's on transparent huge pages where the kernel
- * gives them when asked (Debian's default, "madvise").  A ten-minute
- * run's arrays are 59,000 pages of 4 KiB, whose first touches the
- * kernel maps one fault at a time; in 2 MiB pages they are 120:
- * process_10min_seconds 0.322-0.325 -> 0.278-0.289 s (alternated, 4
- * each), the same figures to the bit.  The command, whose helpers map
- * its arrays while the chunks are read, gains little (0.446-0.469 ->
- * 0.435-0.467 s). */
-static double *run_array(size_t n)
-{
-    size_t bytes = sizeof(double) * n, huge = (size_t)2 << 20;
-    if (bytes < 2 * huge)
-        return malloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes, MADV_HUGEPAGE);   /* a hint: refused, it is 4 KiB pages */
-#endif
-    return p;
-}
-
 /* -1 when out of memory (a then holds nothing). */
 static int arrays_alloc(run_arrays *a, size_t n, int summary)
 {
     memset(a, 0, sizeof *a);
     a->n = n;
     a->summary = summary;
-    a->v[0] = run_array(n);
-    a->v[1] = run_array(n);
-    a->omega = summary ? NULL : run_array(n);
-    a->theta = summary ? NULL : run_array(n);
-    a->omc = run_array(n);
+    a->v[0] = malloc(sizeof(double) * n);
+    a->v[1] = malloc(sizeof(double) * n);
+    a->omega = summary ? NULL : malloc(sizeof(double) * n);
+    a->theta = summary ? NULL : malloc(sizeof(double) * n);
+    a->omc = malloc(sizeof(double) * n);
     if (a->v[0] && a->v[1] && (a->omega || summary) && (a->theta || summary) && a->omc)
         return 0;
     arrays_free(a);
