@@ -135,14 +135,10 @@ static void draw_faults(pl_simrun_config *cfg, unsigned long seed)
 static void corpus_with_faults(void **state)
 {
     (void)state;
-    size_t first, count;
+    size_t count;
     int table;
-    tu_corpus_range(CHAINS, &first, &count, &table);
-    tu_chain *cs = calloc(count, sizeof *cs);
-    assert_non_null(cs);
     tu_corpus_sum u;
-    tu_corpus_run(cs, first, count, draw_faults, &u);
-    tu_corpus_print_sum(&u);
+    tu_chain *cs = tu_corpus_start(CHAINS, draw_faults, 0, &count, &table, &u);
     if (count > 1)
         tu_corpus_check_z(&u);
     size_t passing = count - u.bad;

@@ -42,14 +42,10 @@ enum { CHAINS = 200 };
 static void corpus_reaches_issue_16s_numbers(void **state)
 {
     (void)state;
-    size_t first, count;
+    size_t count;
     int table;
-    tu_corpus_range(CHAINS, &first, &count, &table);
-    tu_chain *cs = calloc(count, sizeof *cs);
-    assert_non_null(cs);
     tu_corpus_sum u;
-    tu_corpus_run(cs, first, count, pl_simrun_config_random, &u);
-    tu_corpus_print_sum(&u);
+    tu_chain *cs = tu_corpus_start(CHAINS, pl_simrun_config_random, 0, &count, &table, &u);
     if (count > 1)
         tu_corpus_check_z(&u);
     if (u.bad || count == 1 || table) {
@@ -85,17 +81,10 @@ static void corpus_reaches_issue_16s_numbers(void **state)
 static void instants_at_the_contact_with_a_known_delay(void **state)
 {
     (void)state;
-    size_t first, count;
+    size_t count;
     int table;
-    tu_corpus_range(CHAINS, &first, &count, &table);
-    tu_chain *cs = calloc(count, sizeof *cs);
-    assert_non_null(cs);
-    for (size_t i = 0; i < count; i++)
-        cs[i].known_delay = 1;
     tu_corpus_sum u;
-    tu_corpus_run(cs, first, count, pl_simrun_config_random, &u);
-    tu_corpus_print_sum(&u);
-    free(cs);
+    free(tu_corpus_start(CHAINS, pl_simrun_config_random, 1, &count, &table, &u));
     if (count > 1) {
         assert_true(u.tz_measured >= count - count / 20);
         assert_true(fabs(u.tz_med_med) < 1);

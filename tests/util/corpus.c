@@ -330,6 +330,20 @@ void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw
     z_figures(cs, count, sum);
 }
 
+tu_chain *tu_corpus_start(size_t chains, tu_corpus_draw draw, int known_delay,
+                          size_t *count, int *table, tu_corpus_sum *sum)
+{
+    size_t first;
+    tu_corpus_range(chains, &first, count, table);
+    tu_chain *cs = calloc(*count, sizeof *cs);
+    assert_non_null(cs);
+    for (size_t i = 0; i < *count; i++)
+        cs[i].known_delay = known_delay;
+    tu_corpus_run(cs, first, *count, draw, sum);
+    tu_corpus_print_sum(sum);
+    return cs;
+}
+
 void tu_corpus_print_sum(const tu_corpus_sum *u)
 {
     print_message("corpus: %zu chains in %.1f s, %zu failing; impacts %zu true, %zu detected, "

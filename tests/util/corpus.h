@@ -89,6 +89,13 @@ void tu_corpus_run(tu_chain *cs, size_t first, size_t count, tu_corpus_draw draw
 /* Prints the corpus line and, when some failed, why. */
 void tu_corpus_print_sum(const tu_corpus_sum *sum);
 
+/* A corpus test's run: the chains tu_corpus_range() gives (chains of
+ * them by default; *count of them, *table as it says), each told the
+ * simulated decoder's delay when known_delay, run and summed into *sum,
+ * the sum printed.  Returns the chains, which the caller frees. */
+tu_chain *tu_corpus_start(size_t chains, tu_corpus_draw draw, int known_delay,
+                          size_t *count, int *table, tu_corpus_sum *sum);
+
 /* Fails unless the ratios' stated errors are honest (tu_corpus_sum's
  * z_honest) on at least 95 % of the chains measured, rounded down: issue
  * 33's calibration on the random corpora, whose truth gives every
