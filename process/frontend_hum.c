@@ -5,12 +5,12 @@
  * frontend_hum.h and docs/process.md section 1. */
 #include "process/frontend_hum.h"
 
+#include "core/pair.h"
 #include "process/robust.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,13 +456,7 @@ int pl_fe_offsets_and_hum(double *v[2], const double h[2], size_t n, double rate
         hum_job job[2];
         for (int c = 0; c < 2; c++)
             job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
-        pthread_t tid;
-        int par = threads != 1 && pthread_create(&tid, NULL, hum_run, &job[1]) == 0;
-        hum_run(&job[0]);
-        if (par)
-            pthread_join(tid, NULL);
-        else
-            hum_run(&job[1]);
+        pl_run_pair(hum_run, &job[0], &job[1], threads);
         for (int c = 0; c < 2; c++) {
             rc |= job[c].rc;
             rep->offset_mps[c] = job[c].offset;

@@ -5,10 +5,10 @@
  * and docs/process.md section 1. */
 #include "process/frontend_mend.h"
 
+#include "core/pair.h"
 #include "process/robust.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 static inline double dmax(double x, double y) { return x > y ? x : y; }
@@ -788,13 +788,7 @@ int pl_fe_clips(double *v[2], size_t n, const double level[2], double rate, int 
     clip_job cj[2];
     for (int c = 0; c < 2; c++)
         cj[c] = (clip_job){v[c], n, level[c], merge, &clip[c], 0};
-    pthread_t ct;
-    int par = threads != 1 && pthread_create(&ct, NULL, clip_run, &cj[1]) == 0;
-    clip_run(&cj[0]);
-    if (par)
-        pthread_join(ct, NULL);
-    else
-        clip_run(&cj[1]);
+    pl_run_pair(clip_run, &cj[0], &cj[1], threads);
     return cj[0].rc != 0 || cj[1].rc != 0 ? -1 : 0;
 }
 

@@ -6,6 +6,7 @@
 #include "process/process.h"
 
 #include "core/extremes.h"
+#include "core/pair.h"
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/run.h"
@@ -188,13 +189,7 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
         cj[1] = (chan_job){src2, r->vp2, r->n, {omc, r->theta ? r->theta + half : NULL},
                            {r->n, r->n - half}};
     }
-    pthread_t ct;
-    int started = threads != 1 && pthread_create(&ct, NULL, chan_worker, &cj[1]) == 0;
-    chan_worker(&cj[0]);
-    if (started)
-        pthread_join(ct, NULL);
-    else
-        chan_worker(&cj[1]);
+    pl_run_pair(chan_worker, &cj[0], &cj[1], threads);
     (void)err;   /* clipping is the front end's: carried, or refused there */
     return PL_OK;
 }
