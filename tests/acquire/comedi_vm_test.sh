@@ -91,15 +91,8 @@ range = 0
 aref = ground
 rate_hz = 10000
 buffer_bytes = $4
-[beams]
-h1_m = 0.0199
-h2_m = 0.0116
-sign1 = 1
-sign2 = -1
-ldv_scale_mps_per_v = 0.025
-[store]
-db = /tmp/vm.db
 EOF
+    sh tests/util/simrig.sh --beams-only /tmp/vm.db >>"$root/$1"
 }
 rig rig.ini 0 /dev/comedi0 0
 rig rig-overrun.ini 0 /dev/comedi0 4096
