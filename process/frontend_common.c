@@ -445,12 +445,6 @@ static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, c
  * amplitude within 4 times their median either way: a beam that has
  * lost the prism sees no floor either, and a garbage block fitted
  * 9.25 rad/s of lines where the floor held 0.11 (seed 246). */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void drop_blind_blocks(const double *co, unsigned char *ok, const double *rms,
                               size_t nb, size_t nl, double quiet, double *scratch)
 {
@@ -461,8 +455,7 @@ static void drop_blind_blocks(const double *co, unsigned char *ok, const double 
     if (m < 3)
         return;
     /* the lower quartile: the garbage can fill half the blocks */
-    qsort(scratch, m, sizeof *scratch, cmp_double);
-    double ref = fmin(scratch[m / 4], quiet > 0 ? quiet : INFINITY);
+    double ref = fmin(pl_select_kth(scratch, m, m / 4), quiet > 0 ? quiet : INFINITY);
     m = 0;
     for (size_t bk = 0; bk < nb; bk++) {
         if (ok[bk] && !(rms[bk] <= 5 * ref))

@@ -541,15 +541,9 @@ static double spread_all(double *v[2], const double h[2], size_t a, size_t b,
 /* The quietest blocks' spread: SPREAD_BLOCKS blocks of SPREAD_BLOCK_S
  * spread evenly over [a, b), each's robust spread of v1/h1 - v2/h2 (at
  * most 128 samples of it, those at a rail left out), their lower
- * quartile.  NaN when too few. */
+ * decile.  NaN when too few. */
 #define SPREAD_BLOCKS 128
 #define SPREAD_BLOCK_S 0.2
-
-static int cmp_dbl(const void *x, const void *y)
-{
-    double p = *(const double *)x, q = *(const double *)y;
-    return p < q ? -1 : p > q;
-}
 
 static double spread_quiet_blocks(double *v[2], const double h[2], size_t a, size_t b,
                                   const spans clip[2], double rate)
@@ -574,8 +568,7 @@ static double spread_quiet_blocks(double *v[2], const double h[2], size_t a, siz
     }
     if (got < 4)
         return NAN;
-    qsort(sd, got, sizeof sd[0], cmp_dbl);
-    return sd[got / 10];
+    return pl_select_kth(sd, got, got / 10);
 }
 
 /* The drop-outs' noise floor: the spread of the beams' difference over

@@ -38,6 +38,11 @@ static double select_kth(double *v, size_t m, size_t k)
     return v[k];
 }
 
+double pl_select_kth(double *v, size_t m, size_t k)
+{
+    return select_kth(v, m, k);
+}
+
 double pl_median(double *v, size_t m)
 {
     if (m == 0)

@@ -14,6 +14,10 @@ double pl_robust_sd(double *v, size_t m);
  * even), v reordered, in linear time; NaN for m = 0. */
 double pl_median(double *v, size_t m);
 
+/* The k-th smallest of v[0..m-1] (k < m; the value a sort would put at
+ * k), v reordered, in linear time: a quantile without a sort. */
+double pl_select_kth(double *v, size_t m, size_t k);
+
 /* pl_robust_sd of f(k) = x[k+1] - x[k] (diff = 1, then divided by sqrt 2:
  * white noise per sample) or f(k) = x[k] / hx - y[k] / hy (diff = 0), for
  * at most 100 000 k evenly spread over [a, b - 1).  NaN when too few or

@@ -1,7 +1,7 @@
 /* tests/process/robust_test.c - the median and the robust spreads every
- * noise threshold of the processing rests on: against a sort on random
- * data of odd and even length and with ties, and the spread's Gaussian
- * scale. */
+ * noise threshold of the processing rests on, and the k-th smallest:
+ * against a sort on random data of odd and even length and with ties,
+ * and the spread's Gaussian scale. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +47,24 @@ static void median_equals_the_sorted_middle(void **state)
     assert_true(isnan(pl_median(two, 0)));
 }
 
+/* Every rank, on random data with and without ties: the value a sort
+ * puts there (the quantiles the front end takes, pl_select_kth()). */
+static void kth_equals_the_sorted_kth(void **state)
+{
+    (void)state;
+    unsigned long rnd = 7;
+    double v[129], w[129];
+    for (size_t m = 1; m <= 129; m += 16)
+        for (int ties = 0; ties < 2; ties++)
+            for (size_t k = 0; k < m; k++) {
+                for (size_t i = 0; i < m; i++)
+                    v[i] = ties ? floor(5 * next_uniform(&rnd)) : next_uniform(&rnd);
+                memcpy(w, v, m * sizeof *v);
+                qsort(w, m, sizeof *w, cmp);
+                assert_true(pl_select_kth(v, m, k) == w[k]);
+            }
+}
+
 static void robust_sd_is_the_gaussian_scale(void **state)
 {
     (void)state;
@@ -69,6 +87,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_equals_the_sorted_middle),
+        cmocka_unit_test(kth_equals_the_sorted_kth),
         cmocka_unit_test(robust_sd_is_the_gaussian_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
