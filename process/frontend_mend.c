@@ -271,14 +271,13 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
     double lvl = fmax(fabs(la), fabs(lb)), m[2] = {0, 0}, rough[2] = {0, 0}, before[2];
     size_t w = 20 * r, a0 = a > w ? a - w : 0, held[2] = {0, 0};
     for (int c = 0; c < 2; c++) {
+        size_t cur = 0;
         for (size_t i = a; i < b; i++) {
             m[c] += v[c][i] / h[c];
             if (i + 1 < b)
                 rough[c] += fabs(v[c][i + 1] - v[c][i]) / h[c];
-        }
-        size_t cur = 0;
-        for (size_t i = a; i < b; i++)
             held[c] += clip_at(&clip[c], i, &cur) != 0;
+        }
         m[c] /= (double)(b - a);
         rough[c] /= (double)(b - a);
         before[c] = 0;
