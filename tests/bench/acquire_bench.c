@@ -222,6 +222,11 @@ int main(void)
     write_sim_csv(csv, 600.0);
     t = best_import(db, csv, &frames);
     printf("acquire_import_csv_10min: %.2f MS/s\n", 2.0 * frames / t / 1e6);
+    if (2.0 * frames / t < 10e6)
+        fprintf(stderr, "acquire_bench: goal not met: the 10-minute CSV import at %.2f M "
+                        "samples/s, goal 10 (issue 29); the parse is about half of it, the "
+                        "store's durable write of 96 MB of doubles the rest (docs/acquire.md)\n",
+                2.0 * frames / t / 1e6);
     if (write_long_wav(wav) != 0) {
         fprintf(stderr, "acquire_bench: cannot write %s\n", wav);
         return 1;
