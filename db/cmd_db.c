@@ -631,28 +631,14 @@ static void json_channels(const pl_run_info *r, const pl_channel *ch)
     fputs("]", stdout);
 }
 
-/* What processing derived, when the run is processed. */
-/* The value of "key=" in a processing record's params ("" when absent:
- * a record written before the key was). */
-static void param_text(const char *params, const char *key, char *out, size_t n)
-{
-    size_t k = strlen(key);
-    out[0] = '\0';
-    for (const char *l = params; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (!strncmp(l, key, k) && l[k] == '=') {
-            snprintf(out, n, "%.*s", (int)strcspn(l + k + 1, "\n"), l + k + 1);
-            return;
-        }
-}
-
 /* What the impacts' t_s are (issue 33): the transitions' centres or the
  * contacts, and where the decoder's delay came from. */
 static void print_impact_t(const pl_processing *p, int json)
 {
     char what[32], from[32], shift[32];
-    param_text(p->params, "impact_t", what, sizeof what);
-    param_text(p->params, "decoder_delay_from", from, sizeof from);
-    param_text(p->params, "decoder_shift_s", shift, sizeof shift);
+    pl_processing_param(p, "impact_t", what, sizeof what);
+    pl_processing_param(p, "decoder_delay_from", from, sizeof from);
+    pl_processing_param(p, "decoder_shift_s", shift, sizeof shift);
     if (json) {
         json_field_text(stdout, ", ", "impact_t", what);
         json_field_text(stdout, ", ", "decoder_delay_from", from);
@@ -665,6 +651,7 @@ static void print_impact_t(const pl_processing *p, int json)
                from[0] ? from : "-", shift[0] ? shift : "0");
 }
 
+/* What processing derived, when the run is processed. */
 static void print_processing(pl_store *store, long long id, int json)
 {
     pl_processing p;

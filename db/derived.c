@@ -538,3 +538,14 @@ pl_status pl_derived_impacts(pl_store *store, long long run_id,
     *out = v;
     return PL_OK;
 }
+
+void pl_processing_param(const pl_processing *rec, const char *key, char *out, size_t n)
+{
+    size_t k = strlen(key);
+    out[0] = '\0';
+    for (const char *l = rec->params; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, key, k) && l[k] == '=') {
+            snprintf(out, n, "%.*s", (int)strcspn(l + k + 1, "\n"), l + k + 1);
+            return;
+        }
+}

@@ -144,6 +144,10 @@ pl_status pl_derived_sync(pl_derived_writer *w, pl_err *err);
 pl_status pl_derived_get(pl_store *store, long long run_id, pl_processing *rec,
                          pl_err *err);
 
+/* The value of "key=" in rec's params into out[0..n) ("" when the record
+ * has no such line: one written before prismlab wrote the key). */
+void pl_processing_param(const pl_processing *rec, const char *key, char *out, size_t n);
+
 /* Reads a series into a malloc'd array (*data, *n; the caller frees),
  * with its start and rate; PL_ENOTFOUND when there is none. */
 pl_status pl_derived_series(pl_store *store, long long run_id,

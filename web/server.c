@@ -647,6 +647,35 @@ static enum MHD_Result api_answer(pl_web *w, struct MHD_Connection *c, long long
     return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
 }
 
+/* What the impacts' instants and their +- mean (issue 33): the decoded
+ * steps' centres, or the contacts when the decoder's delay was known, as
+ * the processing record says; a record from before prismlab wrote it
+ * holds centres. */
+static void impact_t_row(pl_buf *b, const pl_processing *p)
+{
+    char what[32], from[32], shift[32];
+    pl_processing_param(p, "impact_t", what, sizeof what);
+    pl_processing_param(p, "decoder_delay_from", from, sizeof from);
+    pl_processing_param(p, "decoder_shift_s", shift, sizeof shift);
+    double us = shift[0] ? -1e6 * strtod(shift, NULL) : 0;
+    pl_buf_puts(b, "<tr><th>impact instants</th><td id=\"impact-t\">");
+    if (!strcmp(what, "contact_given_delay"))
+        pl_buf_printf(b, "the contacts: the decoded steps' centres moved back by the LDV "
+                         "decoder's delay, %.4g &micro;s (from %s)", us,
+                      !strcmp(from, "option") ? "<code>process --decoder-delay</code>"
+                                              : "the channels' stored delays");
+    else if (!strcmp(what, "contact_measured_delay"))
+        pl_buf_printf(b, "the contacts: the decoded steps' centres moved back by %.4g "
+                         "&micro;s, the decoder's delay measured on the run's steps", us);
+    else
+        pl_buf_puts(b, "the centres of the decoded steps, later than the contacts by the "
+                       "LDV decoder's delay, which this run does not state (<code>import "
+                       "--decoder-delay-s</code>, rig.ini <code>[beams] decoder_delay_s</code>)");
+    pl_buf_puts(b, "; &plusmn; t is one standard deviation of each instant's own scatter, "
+                   "not the delay's; &plusmn; ratio one standard error of each ratio, from "
+                   "its tops' fits scaled to the run's noise (docs/process.md)</td></tr>");
+}
+
 static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -695,6 +724,8 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                           "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "
                           "%.4f &plusmn; %.4f</td></tr>",
                       p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd);
+    if (processed && p.n_impacts > 0)
+        impact_t_row(&b, &p);
     pl_buf_puts(&b, "</table>\n");
     /* the validation's answer: run.js asks /api/run/ID/answer once the
      * plots are drawn (its simulations take a 10-minute run's page
@@ -737,8 +768,11 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                           "disabled>earlier</button> <span id=\"impacts-range\"></span> "
                           "<button id=\"impacts-next\" disabled>later</button></p>\n"
                           "<table id=\"impacts\" data-count=\"%lld\"><thead><tr>"
-                          "<th>#</th><th>t (s)</th><th>&omega;<sub>-</sub> (rad/s)</th>"
+                          "<th>#</th><th title=\"the instant: see 'impact instants' above\">t (s)</th>"
+                          "<th title=\"one standard deviation of the instant's own scatter\">"
+                          "&plusmn; t (&micro;s)</th><th>&omega;<sub>-</sub> (rad/s)</th>"
                           "<th>&omega;<sub>+</sub> (rad/s)</th><th>&omega;<sub>+</sub>/&omega;<sub>-</sub></th>"
+                          "<th title=\"one standard error of the ratio\">&plusmn; ratio</th>"
                           "<th>step</th></tr></thead><tbody></tbody></table>\n", p.n_impacts);
     pl_buf_puts(&b, "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
                     "<script src=\"/static/run.js\"></script>\n");
@@ -847,7 +881,7 @@ enum { IMPACTS_PAGE = 200, IMPACTS_MAX = 1000 };
 
 /* A page of the impacts' table: rows [from, from + n) (n at most
  * IMPACTS_MAX, default IMPACTS_PAGE) as [t, omega-, omega+, ratio,
- * confirmed], with the run's total. */
+ * confirmed, t_sd, ratio_se], with the run's total. */
 static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long long id)
 {
     char msg[200];
@@ -876,7 +910,11 @@ static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long lon
         pl_buf_json_num(&b, m->omega_plus, 8);
         pl_buf_puts(&b, ",");
         pl_buf_json_num(&b, m->ratio, 8);
-        pl_buf_printf(&b, ",%d]", m->confirmed);
+        pl_buf_printf(&b, ",%d,", m->confirmed);
+        pl_buf_json_num(&b, m->t_sd_s, 4);
+        pl_buf_puts(&b, ",");
+        pl_buf_json_num(&b, m->ratio_se, 4);
+        pl_buf_puts(&b, "]");
     }
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "]}\n");

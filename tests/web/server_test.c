@@ -120,6 +120,10 @@ static int setup(void **state)
     char o[4096], e[4096];
     if (tu_prismlab(o, e, sizeof o, argv) != 0)
         fail_msg("process: %s", e);
+    /* run 2 as a lab that knows its decoder: its instants are contacts */
+    const char *argv2[] = {"prismlab", "process", "2", "--decoder-delay", "50e-6", "--db", f->db, NULL};
+    if (tu_prismlab(o, e, sizeof o, argv2) != 0)
+        fail_msg("process 2: %s", e);
     /* a run with markup in every name it has */
     pl_store *s;
     assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
@@ -194,20 +198,32 @@ static void check_run_page(fixture *f, const char *page)
     assert_non_null(strstr(page, want));
     assert_non_null(strstr(page, "<tbody></tbody></table>"));
     assert_true(strlen(page) < 8000);
+    /* each +- with its meaning (issue 33): the fixture states no decoder
+     * delay, so its instants are the decoded steps' centres */
+    assert_non_null(strstr(page, "<td id=\"impact-t\">the centres of the decoded steps, later "
+                                 "than the contacts by the LDV decoder's delay"));
+    assert_non_null(strstr(page, "&plusmn; t is one standard deviation of each instant's own "
+                                 "scatter, not the delay's"));
+    assert_non_null(strstr(page, "&plusmn; t (&micro;s)</th>"));
+    assert_non_null(strstr(page, "&plusmn; ratio</th>"));
 
     assert_int_equal(http(f->port, "GET", "/api/run/1/impacts?from=3&n=4", NULL), 200);
     snprintf(want, sizeof want, "{\"run\":1,\"total\":%zu,\"from\":3,\"rows\":[[", n);
     assert_non_null(strstr(body, want));
     const char *p = strstr(body, "\"rows\":[") + 8;
     for (size_t i = 3; i < 7; i++) {
-        double t, om, op, ratio;
+        double t, om, op, ratio, tsd, rse;
         int confirmed;
-        assert_int_equal(sscanf(p, "[%lf,%lf,%lf,%lf,%d]", &t, &om, &op, &ratio, &confirmed), 5);
+        assert_int_equal(sscanf(p, "[%lf,%lf,%lf,%lf,%d,%lf,%lf]", &t, &om, &op, &ratio,
+                                &confirmed, &tsd, &rse), 7);
         tu_assert_close(t, imp[i].t_s, 1e-9);
         tu_assert_close(om, imp[i].omega_minus, 1e-7);
         tu_assert_close(op, imp[i].omega_plus, 1e-7);
         tu_assert_close(ratio, imp[i].ratio, 1e-7);
         assert_int_equal(confirmed, imp[i].confirmed);
+        assert_true(imp[i].t_sd_s > 0 && imp[i].ratio_se > 0);
+        tu_assert_close(tsd, imp[i].t_sd_s, 1e-3 * imp[i].t_sd_s);
+        tu_assert_close(rse, imp[i].ratio_se, 1e-3 * imp[i].ratio_se);
         p = strchr(p, ']') + 2;
     }
     assert_true(p[-1] == ']' && p[-2] == ']');   /* 4 rows, no more */
@@ -258,6 +274,11 @@ static void pages_list_and_escape(void **state)
     assert_int_equal(http(f->port, "GET", "/run/1", NULL), 200);
     assert_non_null(strstr(body, "<td id=\"decoder-delay\">not known, not known</td>"));
     check_run_page(f, body);
+
+    assert_int_equal(http(f->port, "GET", "/run/2", NULL), 200);
+    assert_non_null(strstr(body, "<td id=\"impact-t\">the contacts: the decoded steps' centres "
+                                 "moved back by the LDV decoder's delay, 50 &micro;s (from "
+                                 "<code>process --decoder-delay</code>)"));
 
     assert_int_equal(http(f->port, "GET", "/api/run/1/meta", NULL), 200);
     assert_non_null(strstr(body, "\"processed\":true"));

@@ -231,10 +231,15 @@
     }
     if (seq !== tableSeq) return;
     const body = document.createElement('tbody');
-    d.rows.forEach(([t, om, op, ratio, confirmed], k) => {
+    // the +- columns: 1 sd of the instant (us), 1 s.e. of the ratio; '-'
+    // for rows processed before prismlab stated them
+    d.rows.forEach(([t, om, op, ratio, confirmed, tsd, rse], k) => {
       const tr = document.createElement('tr');
-      const cells = [String(d.from + k + 1), t.toFixed(5), om === null ? '-' : om.toFixed(4),
+      const cells = [String(d.from + k + 1), t.toFixed(5),
+                     tsd === null || tsd === undefined ? '-' : (1e6 * tsd).toPrecision(2),
+                     om === null ? '-' : om.toFixed(4),
                      op === null ? '-' : op.toFixed(4), ratio === null ? '-' : ratio.toFixed(4),
+                     rse === null || rse === undefined ? '-' : rse.toPrecision(2),
                      confirmed > 0 ? 'seen' : confirmed === 0 ? 'lattice' : '?'];
       for (const c of cells) {
         const td = document.createElement('td');

@@ -112,6 +112,9 @@ n=$(grep -c "^| [0-9]* | [0-9]* | [a-z]* | line | line [0-9.]* ± [0-9.]* $se; p
 [ "$n" -eq 6 ] || fail "summary.md: $n of 6 runs with verdict line and both laws' lambda0 (plastic undetermined): $(grep '^| [0-9]' "$out/summary.md")"
 n=$(grep -o "<b>line [0-9.]* &plusmn; [0-9.]* <small class=\"sd\">$se</small></b><br>plastic [0-9.]* &plusmn; [0-9.]* <em class=\"flag\">undetermined</em> <small class=\"sd\">$se</small>" "$out/index.html" | wc -l)
 [ "$n" -eq 6 ] || fail "index.html: $n of 6 runs with both laws' lambda0, the verdict's in bold"
+# The measured ratio's +- says what it is (issue 33: each +- with its meaning).
+grep -q "<i>omega+/omega- meas.</i>: the impacts' ratios averaged with weights 1/s.e.&sup2;, &plusmn; the mean's standard error" "$out/index.html" ||
+    fail "index.html: the measured ratio's s.e. is not explained"
 # ... and the HTML table shows the fitted line-law error of each run.
 sqlite3 "$db" "SELECT printf('%.3f', 100 * max_rel_err_lp) FROM validation v JOIN run r ON r.id = v.run_id JOIN experiment e ON e.id = r.experiment_id WHERE e.name = 'fig8' AND law = 'line' AND fit = 'fitted'" |
 while read -r pct; do
