@@ -29,9 +29,7 @@ db=$dir/c.db
 rnd() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }   # 0..65535
 pause_ms() { sleep "$(awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }')"; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig6-steel-22.wav --db "$db" >/dev/null
 run1=$(sqlite3 "$db" 'SELECT hex(data) FROM chunk WHERE run_id = 1 ORDER BY first_frame' | sha256sum)
 ref=$($bin process 1 --db "$db" 2>/dev/null)

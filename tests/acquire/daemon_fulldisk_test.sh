@@ -22,9 +22,7 @@ fail() {
     exit 1
 }
 db=$dir/d.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
 cat >>"$dir/rig.ini" <<INI
 [run]

@@ -27,9 +27,7 @@ fail() {
     exit 1
 }
 db=$dir/d.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 # rig_ini LAMBDA0_LINE: the test's rig, after_run = process, validate
 rig_ini() {
     {

@@ -17,9 +17,7 @@ fail() { echo "foreign_import_test: $*" >&2; exit 1; }
 src=fixtures/foreign
 
 fresh() {   # fresh DB: a database with the bundled catalogue
-    $bin db init --db "$1" >/dev/null
-    $bin prism import fixtures/catalog/prisms.csv --db "$1" >/dev/null
-    $bin ramp import fixtures/catalog/ramps.csv --db "$1" >/dev/null
+    sh tests/util/catalogdb.sh "$bin" "$1"
 }
 
 # Unsigned little-endian integer of N bytes at OFFSET of FILE.

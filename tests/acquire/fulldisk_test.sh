@@ -19,9 +19,7 @@ if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=3m tmpfs "$mnt" 2>/dev/null;
 fi
 db=$mnt/t.db
 opts="--h1 0.0199 --h2 0.0116 --ldv-scale 0.025 --sign1 1 --sign2 -1 --full-scale-v 10"
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig6-steel-22.wav $opts --db "$db" >/dev/null
 run1=$(sqlite3 "$db" 'SELECT hex(data) FROM chunk WHERE run_id = 1 ORDER BY first_frame' | sha256sum)
 

@@ -10,9 +10,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/t.db
 fail() { echo "import_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >"$dir/out"
 grep -q '^imported 17 runs' "$dir/out" || fail "manifest: $(tail -1 "$dir/out")"
 $bin db check --db "$db" >/dev/null || fail "db check after the manifest"

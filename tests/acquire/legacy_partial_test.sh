@@ -13,9 +13,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/t.db
 fail() { echo "legacy_partial_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 for f in fig6-steel-22 fig6-steel-30 fig6-steel-38 fig7-steel-24; do
     $bin import "fixtures/runs/$f.wav" --db "$db" >/dev/null
 done

@@ -10,9 +10,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "manifest_resume_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 # a manifest of four rows; the second and third imported beforehand, as
 # by a first run killed after them (the order does not matter)
 m=$dir/m.csv

@@ -12,9 +12,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "refusals_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 wav=fixtures/runs/fig6-steel-22.wav
 
 refused() {   # refused MESSAGE ARGS...: exit status non-zero, MESSAGE on stderr

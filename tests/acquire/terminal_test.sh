@@ -13,9 +13,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "terminal_test: $*" >&2; exit 1; }
 command -v script >/dev/null || { echo "terminal_test: no script(1), skipped"; exit 0; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
 cat >>"$dir/rig.ini" <<INI
 [run]

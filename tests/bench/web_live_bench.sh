@@ -15,9 +15,7 @@ dir=$(mktemp -d)
 . tests/web/liverig.sh
 trap liverig_cleanup EXIT INT TERM
 db=$dir/lab.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 rig_ini "$db" $((secs + 6)) "ramp_length_m = 0" "motion_s = $((secs + 8))"
 start_daemon "$db"
 start_serve "$db"

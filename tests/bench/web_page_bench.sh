@@ -26,9 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 db=$dir/lab.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin sim --prism steel-38 --ramp glass-0.4079 --ramp-length 1000 --lambda0-deg 4.5 \
     --h1 0.0199 --h2 0.0116 --max-motion 598.5 --wav "$dir/run.wav" --db "$db" >/dev/null
 $bin import "$dir/run.wav" --db "$db" >/dev/null

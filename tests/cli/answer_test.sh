@@ -18,9 +18,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/r.db
 fail() { echo "answer_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin process 1 2 3 --db "$db" >/dev/null 2>&1
 $bin validate 1 2 --fit lambda0,t0,beta --db "$db" >"$dir/val" || fail "validate: $(cat "$dir/val")"

@@ -21,9 +21,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 fail() { echo "errors_named_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig6-steel-22.wav --db "$db" >/dev/null
 
 # 1.

@@ -14,9 +14,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "inputs_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 wav=fixtures/runs/fig8-steel-22.wav
 imp() { $bin import "$wav" --prism steel-22 --ramp glass-0.3702 --experiment E \
             --ldv-scale 0.025 --sign1 1 --sign2 -1 --full-scale-v 10 --force --db "$db" "$@"; }

@@ -11,9 +11,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/r.db
 fail() { echo "outdir_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 exp=$(sqlite3 "$db" "SELECT name FROM experiment LIMIT 1" 2>/dev/null || true)
 [ -n "$exp" ] || fail "no experiment in the fixture store"

@@ -27,9 +27,7 @@ ms() { date +%s%N | cut -c1-13; }
 spread() { [ "$1" -gt 0 ] && echo $(($(rnd) % ($1 + 1))) || echo 0; }
 check() { $bin db check --db "$db" >"$dir/check" 2>&1 || fail "$1: db check: $(cat "$dir/check")"; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig6-steel-22.wav --db "$db" >/dev/null
 $bin process 1 --db "$db" >/dev/null 2>&1
 t=$(ms); $bin validate 1 --db "$db" >/dev/null; t_validate=$(($(ms) - t))

@@ -30,9 +30,7 @@ bytes=4800000
   le 10000 4; le 40000 4; le 4 2; le 16 2; printf data; le $bytes 4
   head -c $bytes /dev/urandom; } >"$dir/big.wav"
 store() {   # store DB: a store holding the big WAV as run 1
-    $bin db init --db "$1" >/dev/null
-    $bin prism import fixtures/catalog/prisms.csv --db "$1" >/dev/null
-    $bin ramp import fixtures/catalog/ramps.csv --db "$1" >/dev/null
+    sh tests/util/catalogdb.sh "$bin" "$1"
     $bin import "$dir/big.wav" $opts --db "$1" >/dev/null
 }
 

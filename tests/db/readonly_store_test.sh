@@ -19,9 +19,7 @@ fail() { echo "readonly_store_test: $*" >&2; exit 1; }
 store=$dir/lab
 mkdir "$store"
 db=$store/lab.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig8-steel-22.wav --prism steel-22 --ramp glass-0.3702 \
     --h1 0.0199 --h2 0.0116 --ldv-scale 0.025 --sign1 1 --sign2 -1 \
     --full-scale-v 10 --lambda0-deg 7.2 --db "$db" >/dev/null

@@ -13,9 +13,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "run_set_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 check() { $bin db check --db "$db" >/dev/null || fail "db check after $1"; }
 wav=fixtures/runs/fig8-steel-22.wav
 # heights and signs swapped (the truth: h1 0.0199, sign1 +1), the wrong

@@ -23,9 +23,7 @@ src=fixtures/foreign
 db=$dir/d.db
 
 fresh() {
-    $bin db init --db "$1" >/dev/null
-    $bin prism import fixtures/catalog/prisms.csv --db "$1" >/dev/null
-    $bin ramp import fixtures/catalog/ramps.csv --db "$1" >/dev/null
+    sh tests/util/catalogdb.sh "$bin" "$1"
 }
 # JSON value of a run's field, through Python's own parser
 json() {  # RUN DB EXPRESSION (on the run's object r)

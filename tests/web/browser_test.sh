@@ -28,9 +28,7 @@ command -v node >/dev/null || fail "node is not installed (make deps)"
 mkdir -p "$shots"
 
 db=$dir/lab.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin process --all --db "$db" >/dev/null 2>&1
 $bin validate --all --fit lambda0,t0,beta --db "$db" >/dev/null

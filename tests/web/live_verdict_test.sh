@@ -21,9 +21,7 @@ command -v node >/dev/null || fail "node is not installed (make deps)"
 [ -d tests/web/node_modules/playwright-core ] || fail "playwright-core is not installed (make deps)"
 [ -x /usr/bin/chromium ] || fail "chromium is not installed (make deps)"
 db=$dir/lab.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 rig_ini "$db" 3 "[pipeline]" "after_run = process, validate"
 start_daemon "$db" || fail "the daemon did not start"
 start_serve "$db" || fail "serve did not start"

@@ -28,9 +28,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/c.db
 fail() { echo "coverage_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 # two plastic-law recordings, released as an operator would record it
 for s in 1 2; do
@@ -107,9 +105,7 @@ while read -r seed prism ramp beta beta_nom lam lam_rec h1 h2; do
     echo "r$seed.wav,wav,more,$prism,$ramp,$h1,$h2,0.025,1,-1,10,$lam_rec,1" >> "$dir/more/manifest.csv"
 done < "$dir/more/plan"
 more=$dir/more.db
-$bin db init --db "$more" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$more" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$more" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$more"
 $bin import --manifest "$dir/more/manifest.csv" --db "$more" >/dev/null
 $bin process --all --db "$more" >/dev/null 2>&1
 $bin validate --all --law line --fit lambda0,t0,beta --db "$more" >/dev/null

@@ -16,9 +16,7 @@ db=$dir/f.db
 fail() { echo "figures_test: $*" >&2; exit 1; }
 command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin process --experiment fig7 --db "$db" >/dev/null 2>&1
 $bin process --experiment fig8 --db "$db" >/dev/null 2>&1

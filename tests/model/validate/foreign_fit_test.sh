@@ -25,9 +25,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "foreign_fit_test: $*" >&2; exit 1; }
 db=$dir/f.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 n=0 covered=0 stat_covered=0
 printf '%-30s %-7s %8s %10s %9s %9s %9s %7s\n' run law truth fitted sd stat sys cover
 for set in foreign foreign2; do

@@ -19,9 +19,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 db=$dir/r.db
 fail() { echo "report_test: $*" >&2; exit 1; }
 
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 # Before any run is processed: the figures have no data, and PLplot must
 # not be handed a window of equal limits (it printed "*** PLPLOT WARNING

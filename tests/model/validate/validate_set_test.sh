@@ -13,9 +13,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail() { echo "validate_set_test: $*" >&2; exit 1; }
 db=$dir/t.db
-$bin db init --db "$db" >/dev/null
-$bin prism import fixtures/catalog/prisms.csv --db "$db" >/dev/null
-$bin ramp import fixtures/catalog/ramps.csv --db "$db" >/dev/null
+sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import fixtures/runs/fig6-steel-22.wav --db "$db" >/dev/null
 $bin process 1 --db "$db" >/dev/null 2>&1
 $bin validate 1 --db "$db" >"$dir/out1" || fail "first validate: $(cat "$dir/out1")"
