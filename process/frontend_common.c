@@ -322,16 +322,6 @@ static double lines_cost(const decimated *z, size_t B, size_t nb, const double *
     return cost;
 }
 
-/* Each line's frequency refined to where the block fits of e leave the
- * least residual: the spectrum's peak is off by up to a few tenths of a
- * bin (0.1-0.2 Hz at its 0.5 Hz bins) where the clipped stretches leave
- * gaps or a second line stands near, and a line 0.15 Hz off turns by 27
- * degrees over a 0.5 s block, leaving a sixth of its amplitude behind in
- * the beams.  Each block counts over its own noise, so the speckle garbage
- * past the motion, a hundred times louder, does not steer the search.
- * Lines searched within +-0.6 bins of the peak, coarse steps of a tenth
- * of a bin, then golden sections to 1 mHz; two rounds over the lines.
- * -1 when out of memory. */
 /* The block fits' length (s): COMMON_BLOCK_S, or a period of the slowest
  * line where that is longer: in a shorter block a line that slow cannot
  * be told from the block's constant and slope (a floor shaking at 1.5
@@ -346,6 +336,16 @@ static double block_s(const double *f, size_t nl)
     return s;
 }
 
+/* Each line's frequency refined to where the block fits of e leave the
+ * least residual: the spectrum's peak is off by up to a few tenths of a
+ * bin (0.1-0.2 Hz at its 0.5 Hz bins) where the clipped stretches leave
+ * gaps or a second line stands near, and a line 0.15 Hz off turns by 27
+ * degrees over a 0.5 s block, leaving a sixth of its amplitude behind in
+ * the beams.  Each block counts over its own noise, so the speckle garbage
+ * past the motion, a hundred times louder, does not steer the search.
+ * Lines searched within +-0.6 bins of the peak, coarse steps of a tenth
+ * of a bin, then golden sections to 1 mHz; two rounds over the lines.
+ * -1 when out of memory. */
 static int refine_lines(const decimated *z, double *f, size_t nl, double df)
 {
     size_t B = (size_t)(block_s(f, nl) * z->rd), nb = B ? z->m / B : 0;

@@ -4,10 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The k-th smallest of v[0..m-1] (Hoare's selection, v reordered): the
- * same value a sort would put at k, in linear time - the processing takes
- * medians of 100 000 values a few times a run. */
-static double select_kth(double *v, size_t m, size_t k)
+/* Hoare's selection: the processing takes medians of 100 000 values a
+ * few times a run. */
+double pl_select_kth(double *v, size_t m, size_t k)
 {
     size_t lo = 0, hi = m - 1;
     while (lo < hi) {
@@ -38,16 +37,11 @@ static double select_kth(double *v, size_t m, size_t k)
     return v[k];
 }
 
-double pl_select_kth(double *v, size_t m, size_t k)
-{
-    return select_kth(v, m, k);
-}
-
 double pl_median(double *v, size_t m)
 {
     if (m == 0)
         return NAN;
-    double hi = select_kth(v, m, m / 2);
+    double hi = pl_select_kth(v, m, m / 2);
     if (m % 2)
         return hi;
     /* the selection leaves the smaller half before m / 2 */
@@ -61,10 +55,10 @@ double pl_robust_sd(double *v, size_t m)
 {
     if (m < 8)
         return NAN;
-    double med = select_kth(v, m, m / 2);
+    double med = pl_select_kth(v, m, m / 2);
     for (size_t i = 0; i < m; i++)
         v[i] = fabs(v[i] - med);
-    return 1.4826 * select_kth(v, m, m / 2);
+    return 1.4826 * pl_select_kth(v, m, m / 2);
 }
 
 double pl_robust_spread(const double *x, const double *y, double hx, double hy,
