@@ -41,6 +41,24 @@ static int parse_list(const char *text, double *v, int max)
     return *p ? -1 : n;
 }
 
+/* The decoder delays given, v[0..n), are rig.ini's, an import's and a
+ * metadata line's alike: the 1-based index of the first that is not a
+ * delay in (0, PL_SOURCE_MAX_DECODER_DELAY_S] s, 0 when all are. */
+static int bad_delay(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+            return i + 1;
+    return 0;
+}
+
+/* Channel i's delay of the n given: one value is every channel's (one
+ * decoder model on both beams), else one a channel; 0 past the list. */
+static double delay_of(const double *v, int n, int i)
+{
+    return n == 1 ? v[0] : i < n ? v[i] : 0;
+}
+
 pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
                                         pl_err *err)
 {
@@ -51,14 +69,13 @@ pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
     if (n < 1 || n > PL_SOURCE_MAX_CHANNELS || text[len - 1] == ',')
         return pl_err_set(err, PL_EINVAL, "expected S or S1,S2 (seconds), got '%.60s'",
                           text);
-    for (int i = 0; i < n; i++)
-        if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
-            return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g s, expected a "
-                              "delay in (0, %g] s", text, i + 1, v[i],
-                              PL_SOURCE_MAX_DECODER_DELAY_S);
-    /* one value: every channel's (one decoder model on both beams) */
+    int bad = bad_delay(v, n);
+    if (bad)
+        return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g s, expected a "
+                          "delay in (0, %g] s", text, bad, v[bad - 1],
+                          PL_SOURCE_MAX_DECODER_DELAY_S);
     for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-        cfg->decoder_delay_s[i] = n == 1 ? v[0] : i < n ? v[i] : 0;
+        cfg->decoder_delay_s[i] = delay_of(v, n, i);
     return PL_OK;
 }
 
@@ -110,15 +127,13 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                      "[%g, %g]", key, val, i + 1, v[i],
                                      range[r].lo, range[r].hi);
         if (!strcmp(key, "decoder_delay_s")) {
-            /* as rig.ini's key: one value for every channel, or one each */
-            for (int i = 0; i < n; i++)
-                if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
-                    return pl_err_set(err, PL_EFORMAT, "metadata: decoder_delay_s="
-                                      "'%.40s': value %d is %g s, expected a delay in "
-                                      "(0, %g] s", val, i + 1, v[i],
-                                      PL_SOURCE_MAX_DECODER_DELAY_S);
+            int bad = bad_delay(v, n);
+            if (bad)
+                return pl_err_set(err, PL_EFORMAT, "metadata: decoder_delay_s='%.40s': "
+                                  "value %d is %g s, expected a delay in (0, %g] s", val,
+                                  bad, v[bad - 1], PL_SOURCE_MAX_DECODER_DELAY_S);
             for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-                info->channel[i].decoder_delay_s = n == 1 ? v[0] : i < n ? v[i] : 0;
+                info->channel[i].decoder_delay_s = delay_of(v, n, i);
         } else if (!strcmp(key, "rate_hz")) {
             info->sample_rate_hz = v[0];
         } else if (!strcmp(key, "full_scale_v")) {
