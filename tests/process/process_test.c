@@ -105,6 +105,14 @@ static void rolled_make(rolled *x, const rolling *p)
     assert_true(x->nt > 50 && x->nt < ROLL_CAP);
 }
 
+/* rolled_make() with both beams' velocities of the rolling (beams()):
+ * the start of every test that adds a fault to the beams. */
+static void rolled_beams(rolled *x, const rolling *p)
+{
+    rolled_make(x, p);
+    beams(x->om, x->n, x->v1, x->v2);
+}
+
 static void rolled_free(rolled *x)
 {
     free(x->om);
@@ -184,8 +192,7 @@ static void test_known_decoder_delay(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     pl_process_result a, b;
     process_quiet(&x, x.n, p.N, NAN, &a);
     pl_process_config c = quiet_config();
@@ -341,8 +348,7 @@ static void test_hum_hides_the_first_rise(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 777;
     for (size_t i = 0; i < x.n; i++) {
         double t = (double)i / RATE, hum = 1.2e-3 * sin(2 * M_PI * 50 * t + 1.1);
@@ -449,8 +455,7 @@ static void score_rolled(const rolled *x, const pl_process_result *r, double rat
 static void roll_lost(rolled *x, const rolling *p, double noise, unsigned long seed, int lost,
                       double held, double held_noise)
 {
-    rolled_make(x, p);
-    beams(x->om, x->n, x->v1, x->v2);
+    rolled_beams(x, p);
     for (size_t i = 0; i < x->n; i++) {
         x->v1[i] += noise * (uniform(&seed) - 0.5) * 3.46;
         x->v2[i] += noise * (uniform(&seed) - 0.5) * 3.46;
@@ -531,8 +536,7 @@ static void test_lost_beam_garbage_at_its_rail(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 61;
     double rail = 0;   /* the converter's range: beam 2's fastest */
     for (size_t i = 0; i < x.n; i++)
@@ -577,8 +581,7 @@ static void test_slots_to_the_seen_end(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 67;
     const size_t loud = 39000, gone = 45000;
     for (size_t i = 0; i < x.n; i++) {
@@ -616,8 +619,7 @@ static void test_clipped_beam_carried(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 57;
     /* the rail: the speed of mid-run, as a 16-bit converter's code */
     double rail = round(x.om[20000] * H1 / 1e-5) * 1e-5;
@@ -657,8 +659,7 @@ static void test_lost_beam_back_at_its_rail(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 91;
     double least = INFINITY;
     for (size_t i = 28000; i < x.n; i++)
@@ -770,8 +771,7 @@ static void test_garbage_after_a_clipped_beam(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 77;
     size_t leave = (size_t)(4.2 * RATE);
     double rail = round(x.om[(size_t)(3.0 * RATE)] * H1 / 1e-5) * 1e-5, v2_leave = x.v2[leave];
@@ -808,8 +808,7 @@ static void test_garbage_of_both_at_the_rails(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 79;
     size_t leave = (size_t)(4.2 * RATE);
     double rail = round(x.om[(size_t)(3.0 * RATE)] * H1 / 1e-5) * 1e-5;
@@ -852,8 +851,7 @@ static void test_lost_beam_beside_a_clipped_one(void **state)
     (void)state;
     rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
     rolled x;
-    rolled_make(&x, &p);
-    beams(x.om, x.n, x.v1, x.v2);
+    rolled_beams(&x, &p);
     unsigned long rnd = 89;
     const size_t a = 25000, b = 28000, edge = 60;
     double top = 0, rail2 = 0;   /* beam 1 clips at the tops of the lost stretch's arcs */
