@@ -310,19 +310,6 @@ typedef struct {
     double t0, len, level;
 } injection;
 
-static double lcg_uniform(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
-/* A gaussian variate (Box-Muller). */
-static double lcg_gauss(unsigned long *s)
-{
-    double u = lcg_uniform(s), v = lcg_uniform(s);
-    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
-
 /* The run's two channels as velocities (m/s, processing's sense) from
  * its WAV through the truth's notebook numbers, with the fault injected
  * in volts where the chain would put it. */
@@ -364,7 +351,7 @@ static void injected_run(const injection *in, const char *text, double **v1, dou
         if (in->kind == LOST_FLAT && inside)
             vo[c] = 0;
         else if (in->kind == LOST_GARBAGE && inside)
-            vo[c] = in->level / scale * lcg_gauss(&rnd);
+            vo[c] = in->level / scale * tu_gauss(&rnd);
         else if (in->kind == LOST_AT_RAIL && inside)
             vo[c] = in->level * fs;
         else if (in->kind == SHAKING) {

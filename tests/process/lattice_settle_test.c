@@ -15,24 +15,13 @@
 enum { N = 600, G = 5, W = 60 };
 static const double TP = 570.4, SD = 1e-3;
 
-/* a fixed pseudo-random sequence: the test is the same every run */
-static double next_gauss(unsigned long *s)
-{
-    double u[2];
-    for (int i = 0; i < 2; i++) {
-        *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-        u[i] = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
-    }
-    return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
-}
-
 /* a line each side of TP with one curvature, a step D down at TP */
 static walk end_walk(double *om, double D)
 {
     unsigned long rnd = 11;
     for (size_t i = 0; i < N; i++) {
         double u = ((double)i - TP) / W;
-        om[i] = (i < TP ? 10 + 0.5 * u : 10 - D + 0.3 * u) + 0.2 * u * u + SD * next_gauss(&rnd);
+        om[i] = (i < TP ? 10 + 0.5 * u : 10 - D + 0.3 * u) + 0.2 * u * u + SD * tu_gauss(&rnd);
     }
     return (walk){.om = om, .n = N, .release = 0, .end = N, .G = G, .W = W};
 }

@@ -50,18 +50,6 @@ static void smoothing_drops_the_outlier_and_follows_the_line(void **state)
     }
 }
 
-/* A small generator of normal deviates (Box-Muller on an LCG): the test
- * must not depend on the C library's rand(). */
-static double gauss(unsigned long long *st)
-{
-    double u[2];
-    for (int j = 0; j < 2; j++) {
-        *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-        u[j] = ((double)(*st >> 11) + 0.5) / 9007199254740992.0;
-    }
-    return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
-}
-
 /* Independent white errors of sd E on every slot: the stated rho_next
  * of two interior neighbours matches their smoothed angles' correlation
  * over 2000 draws, and the variance of their mean is
@@ -72,13 +60,13 @@ static void neighbours_correlate_as_their_lines_share_slots(void **state)
 {
     (void)state;
     enum { DRAWS = 2000, A = 50 };
-    unsigned long long st = 12345;
+    unsigned long st = 12345;
     double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, rho_sum = 0, var_mean = 0;
     slot v[M];
     double th[M], var[M], rho[M];
     for (int d = 0; d < DRAWS; d++) {
         for (long k = 0; k < M; k++)
-            v[k] = (slot){.k = k, .theta = truth(k) + E * gauss(&st), .var_theta = E * E,
+            v[k] = (slot){.k = k, .theta = truth(k) + E * tu_gauss(&st), .var_theta = E * E,
                           .measured = 1, .confirmed = 1};
         pl_lat_smooth_phase_corr(v, M, 15, DELTA, th, var, rho);
         double a = th[A] - truth(A), b = th[A + 1] - truth(A + 1);

@@ -54,17 +54,6 @@ static void a_parabolas_d_is_flat(void **state)
         tu_assert_close(d[k - from], -70 * -1e-5, 1e-8);
 }
 
-/* a fixed pseudo-random sequence: the test is the same every run */
-static double next_gauss(unsigned long *s)
-{
-    double u[2];
-    for (int i = 0; i < 2; i++) {
-        *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-        u[i] = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
-    }
-    return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
-}
-
 static void d_noise_is_the_gain_times_the_noise(void **state)
 {
     (void)state;
@@ -73,7 +62,7 @@ static void d_noise_is_the_gain_times_the_noise(void **state)
     assert_true(y && d);
     unsigned long rnd = 7;
     for (size_t t = 0; t < M; t++)
-        y[t] = 0.3 * next_gauss(&rnd);
+        y[t] = 0.3 * tu_gauss(&rnd);
     size_t from = G + W + 1, to = M - G - W - 1;
     pl_lat_step_statistic(y, G, W, from, to, d, NULL);
     double s2 = 0;

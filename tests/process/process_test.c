@@ -120,14 +120,6 @@ static void rolled_free(rolled *x)
     free(x->v2);
 }
 
-/* A fixed pseudo-random sequence, uniform in [0, 1): the tests are the
- * same every run. */
-static double uniform(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static pl_process_config quiet_config(void)
 {
     pl_process_config c;
@@ -263,8 +255,8 @@ static void test_no_impact_in_flight(void **state)
     beams(x.om, cut, x.v1, x.v2);
     unsigned long rnd = 777;
     for (size_t i = 0; i < cut; i++) {
-        x.v1[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 5e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 5e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
     }
     pl_process_result r;
     process_quiet(&x, cut, p.N, p.beta, &r);
@@ -293,7 +285,7 @@ static void test_front_end_undoes_the_chain(void **state)
     beams(x.om, n, v1, v2);
     unsigned long rnd = 12345;
     for (size_t i = 0; i < n; i++) {
-        double t = (double)i / RATE, u1 = uniform(&rnd), u2 = uniform(&rnd);
+        double t = (double)i / RATE, u1 = tu_uniform(&rnd), u2 = tu_uniform(&rnd);
         v1[i] += 1.2e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u1 - 0.5) * 3.46;
         v2[i] += -0.9e-3 + 4e-4 * sin(2 * M_PI * 50 * t + 0.3) + 5e-5 * (u2 - 0.5) * 3.46;
     }
@@ -352,8 +344,8 @@ static void test_hum_hides_the_first_rise(void **state)
     unsigned long rnd = 777;
     for (size_t i = 0; i < x.n; i++) {
         double t = (double)i / RATE, hum = 1.2e-3 * sin(2 * M_PI * 50 * t + 1.1);
-        x.v1[i] += 0.5e-3 + hum + 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += -0.3e-3 - hum + 5e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 0.5e-3 + hum + 5e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += -0.3e-3 - hum + 5e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
     }
     pl_process_config c;
     pl_process_config_default(&c);
@@ -394,8 +386,8 @@ static void test_bridge_joins_the_beams(void **state)
         double t = (double)i / RATE, w = i < LEAD ? 0 : 2 + (t - 0.5);
         /* the crest of the wander at sample A: 3 Hz, 0.4 mm/s */
         double wander = 4e-4 * cos(2 * M_PI * 3 * (double)((long)i - A) / RATE);
-        v1[i] = w * H1 + wander + 1e-6 * (uniform(&rnd) - 0.5);
-        v2[i] = w * H2 + 1e-6 * (uniform(&rnd) - 0.5);
+        v1[i] = w * H1 + wander + 1e-6 * (tu_uniform(&rnd) - 0.5);
+        v2[i] = w * H2 + 1e-6 * (tu_uniform(&rnd) - 0.5);
     }
     for (size_t i = A; i < A + LEN; i++)
         v1[i] = 0;
@@ -457,12 +449,12 @@ static void roll_lost(rolled *x, const rolling *p, double noise, unsigned long s
 {
     rolled_beams(x, p);
     for (size_t i = 0; i < x->n; i++) {
-        x->v1[i] += noise * (uniform(&seed) - 0.5) * 3.46;
-        x->v2[i] += noise * (uniform(&seed) - 0.5) * 3.46;
+        x->v1[i] += noise * (tu_uniform(&seed) - 0.5) * 3.46;
+        x->v2[i] += noise * (tu_uniform(&seed) - 0.5) * 3.46;
     }
     double *v = lost == 1 ? x->v1 : x->v2;
     for (size_t i = 25000; i < 28000; i++)
-        v[i] = held + held_noise * (uniform(&seed) - 0.5) * 3.46;
+        v[i] = held + held_noise * (tu_uniform(&seed) - 0.5) * 3.46;
 }
 
 /* Processes x with beam `lost` lost from 2.5 to 2.8 s into r: the window
@@ -543,11 +535,11 @@ static void test_lost_beam_garbage_at_its_rail(void **state)
         rail = fmax(rail, fabs(x.v2[i]));
     size_t at_rail = 0;
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= 25000 && i < 27700) {
             int edge = i < 25070 || i >= 27630;
-            x.v2[i] = edge ? 2.4 * rail * (uniform(&rnd) - 0.5) : 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] = edge ? 2.4 * rail * (tu_uniform(&rnd) - 0.5) : 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
             if (fabs(x.v2[i]) >= rail) {
                 x.v2[i] = copysign(rail, x.v2[i]);
                 at_rail++;
@@ -586,10 +578,10 @@ static void test_slots_to_the_seen_end(void **state)
     const size_t loud = 39000, gone = 45000;
     for (size_t i = 0; i < x.n; i++) {
         double s = i >= loud && i < gone ? 5e-3 : 2e-5;
-        x.v1[i] += s * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += s * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += s * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += s * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= gone)
-            x.v1[i] = x.v2[i] = 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] = x.v2[i] = 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
     }
     pl_process_result r;
     process_rolled(&x, 22, &r);
@@ -625,8 +617,8 @@ static void test_clipped_beam_carried(void **state)
     double rail = round(x.om[20000] * H1 / 1e-5) * 1e-5;
     size_t clipped = 0;
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (x.v1[i] >= rail) {
             x.v1[i] = rail;
             clipped++;
@@ -668,10 +660,10 @@ static void test_lost_beam_back_at_its_rail(void **state)
     /* 200 um/s of white noise: the rail's deficit, 3 %, lies within the
      * beams' agreement at the edges */
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-4 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-4 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-4 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-4 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= 25000 && i < 28000)
-            x.v1[i] = 2e-4 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] = 2e-4 * (tu_uniform(&rnd) - 0.5) * 3.46;
         else if (x.v1[i] >= rail)
             x.v1[i] = rail;
     }
@@ -710,11 +702,11 @@ static void shaken_run(rolled *x, const double f[2], int shake, double garbage_t
         double t = (double)i / RATE;
         double u = shake ? 1.5e-3 * sin(2 * M_PI * f[0] * t) + 6e-4 * sin(2 * M_PI * f[1] * t + 1)
                          : 0;
-        x->v1[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x->v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x->v1[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x->v2[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (t >= garbage_t) {
-            x->v1[i] = 0.03 * (uniform(&rnd) - 0.5) * 3.46;
-            x->v2[i] = 0.03 * (uniform(&rnd) - 0.5) * 3.46;
+            x->v1[i] = 0.03 * (tu_uniform(&rnd) - 0.5) * 3.46;
+            x->v2[i] = 0.03 * (tu_uniform(&rnd) - 0.5) * 3.46;
         }
     }
     pl_process_config c;
@@ -776,11 +768,11 @@ static void test_garbage_after_a_clipped_beam(void **state)
     size_t leave = (size_t)(4.2 * RATE);
     double rail = round(x.om[(size_t)(3.0 * RATE)] * H1 / 1e-5) * 1e-5, v2_leave = x.v2[leave];
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= leave) {
-            x.v1[i] = 0.02 * (uniform(&rnd) - 0.5) * 3.46;
-            x.v2[i] = 0.8 * v2_leave + 0.02 * H2 / H1 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] = 0.02 * (tu_uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] = 0.8 * v2_leave + 0.02 * H2 / H1 * (tu_uniform(&rnd) - 0.5) * 3.46;
         } else if (x.v1[i] >= rail) {
             x.v1[i] = rail;
         }
@@ -815,11 +807,11 @@ static void test_garbage_of_both_at_the_rails(void **state)
     /* speckle garbage as a decoder gives it: 45 mm/s low-passed at 30 Hz */
     double g[2] = {0, 0}, ag = exp(-2 * M_PI * 30.0 / RATE), bg = 0.045 * sqrt(1 - ag * ag);
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= leave) {
             for (int c = 0; c < 2; c++)
-                g[c] = ag * g[c] + bg * (uniform(&rnd) - 0.5) * 3.46;
+                g[c] = ag * g[c] + bg * (tu_uniform(&rnd) - 0.5) * 3.46;
             x.v1[i] = g[0];
             x.v2[i] = g[1];
         }
@@ -861,12 +853,12 @@ static void test_lost_beam_beside_a_clipped_one(void **state)
     }
     double rail1 = round(0.995 * top / 1e-5) * 1e-5;
     for (size_t i = 0; i < x.n; i++) {
-        x.v1[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= a && i < b) {
             int at_edge = i < a + edge || i >= b - edge;
-            x.v2[i] = at_edge ? 6 * rail2 * (uniform(&rnd) - 0.5)
-                              : 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] = at_edge ? 6 * rail2 * (tu_uniform(&rnd) - 0.5)
+                              : 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
             if (fabs(x.v2[i]) >= rail2)
                 x.v2[i] = copysign(rail2, x.v2[i]);
         }
@@ -912,8 +904,8 @@ static void test_floor_lines_a_hertz_apart(void **state)
             double u = shake ? a[0] * sin(2 * M_PI * f[0] * t + 0.3) +
                                    a[1] * sin(2 * M_PI * f[1] * t + 2.1)
                              : 0;
-            x.v1[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-            x.v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
         }
         pl_process_result r;
         process_rolled(&x, 22, &r);
@@ -1000,8 +992,8 @@ static void test_common_motion_under_clipping(void **state)
             double u = shake ? 1.5e-3 * sin(2 * M_PI * f[0] * t) +
                                    6e-4 * sin(2 * M_PI * f[1] * t + 1)
                              : 0;
-            x.v1[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-            x.v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
             if (x.v1[i] >= rail) {
                 x.v1[i] = rail;
                 clipped++;
@@ -1059,13 +1051,13 @@ static void test_clipped_into_the_tail(void **state)
         for (size_t i = 0; i < x.n; i++) {
             double t = (double)i / RATE;
             double u = 1.5e-3 * sin(2 * M_PI * f[0] * t) + 6e-4 * sin(2 * M_PI * f[1] * t + 1);
-            x.v1[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
-            x.v2[i] += u + 2e-5 * (uniform(&rnd) - 0.5) * 3.46;
+            x.v1[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
+            x.v2[i] += u + 2e-5 * (tu_uniform(&rnd) - 0.5) * 3.46;
             if (!fault)
                 continue;
             if (i >= tail) {
-                x.v1[i] = 0.015 * (uniform(&rnd) + uniform(&rnd) - 1) * 2.45;
-                x.v2[i] = 0.015 * (uniform(&rnd) + uniform(&rnd) - 1) * 2.45;
+                x.v1[i] = 0.015 * (tu_uniform(&rnd) + tu_uniform(&rnd) - 1) * 2.45;
+                x.v2[i] = 0.015 * (tu_uniform(&rnd) + tu_uniform(&rnd) - 1) * 2.45;
             }
             if (fabs(x.v1[i]) >= rail) {
                 x.v1[i] = copysign(rail, x.v1[i]);
@@ -1108,11 +1100,11 @@ static void test_floor_lines_beside_garbage(void **state)
     for (size_t i = 0; i < x.n; i++) {
         double t = (double)i / RATE;
         double u = a[0] * sin(2 * M_PI * f[0] * t + 4.9) + a[1] * sin(2 * M_PI * f[1] * t + 3.8);
-        x.v1[i] += u + 2.7e-4 * (uniform(&rnd) - 0.5) * 3.46;
-        x.v2[i] += u + 2.7e-4 * (uniform(&rnd) - 0.5) * 3.46;
+        x.v1[i] += u + 2.7e-4 * (tu_uniform(&rnd) - 0.5) * 3.46;
+        x.v2[i] += u + 2.7e-4 * (tu_uniform(&rnd) - 0.5) * 3.46;
         if (i >= tail) {
-            x.v1[i] = 0.018 * (uniform(&rnd) + uniform(&rnd) - 1) * 2.45;
-            x.v2[i] = 0.018 * (uniform(&rnd) + uniform(&rnd) - 1) * 2.45;
+            x.v1[i] = 0.018 * (tu_uniform(&rnd) + tu_uniform(&rnd) - 1) * 2.45;
+            x.v2[i] = 0.018 * (tu_uniform(&rnd) + tu_uniform(&rnd) - 1) * 2.45;
         }
         if (fabs(x.v1[i]) >= rail)
             x.v1[i] = copysign(rail, x.v1[i]);
@@ -1150,8 +1142,8 @@ static void test_mains_off_nominal(void **state)
         double hum = sin(2 * M_PI * 50.013 * t + 0.4);
         double slow1 = 2e-4 * sin(2 * M_PI * 0.7 * t) + 1e-4 * sin(2 * M_PI * 3.3 * t + 1);
         double slow2 = 2e-4 * sin(2 * M_PI * 1.9 * t + 2) + 1e-4 * sin(2 * M_PI * 2.9 * t);
-        v1[i] = w * H1 + 2e-4 * hum + slow1 + 2e-5 * (uniform(&rnd) - 0.5);
-        v2[i] = w * H2 + 1e-4 * hum + slow2 + 2e-5 * (uniform(&rnd) - 0.5);
+        v1[i] = w * H1 + 2e-4 * hum + slow1 + 2e-5 * (tu_uniform(&rnd) - 0.5);
+        v2[i] = w * H2 + 1e-4 * hum + slow2 + 2e-5 * (tu_uniform(&rnd) - 0.5);
     }
     double *v[2] = {v1, v2}, h[2] = {H1, H2};
     pl_frontend_report rep;
@@ -1185,8 +1177,8 @@ static pl_frontend_report drifting_hum_n(size_t n, double f0, double drift, doub
         /* the phase of f(t) = f0 - drift / 2 + rate t */
         double ph = 2 * M_PI * ((f0 - 0.5 * drift) * t + 0.5 * rate * t * t) + 0.4;
         double hum = amp * (sin(ph) + 0.5 * sin(3 * ph + 1));
-        v1[i] = w * H1 + hum + sigma * 3.46 * (uniform(&seed) - 0.5);
-        v2[i] = w * H2 + hum + sigma * 3.46 * (uniform(&seed) - 0.5);
+        v1[i] = w * H1 + hum + sigma * 3.46 * (tu_uniform(&seed) - 0.5);
+        v2[i] = w * H2 + hum + sigma * 3.46 * (tu_uniform(&seed) - 0.5);
     }
     double *v[2] = {v1, v2}, h[2] = {H1, H2};
     pl_frontend_report rep;

@@ -20,13 +20,6 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* a fixed pseudo-random sequence: the test is the same every run */
-static double next_uniform(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static void median_equals_the_sorted_middle(void **state)
 {
     (void)state;
@@ -35,7 +28,7 @@ static void median_equals_the_sorted_middle(void **state)
     for (size_t m = 1; m <= 1001; m += 37) {
         for (int ties = 0; ties < 2; ties++) {
             for (size_t i = 0; i < m; i++)
-                v[i] = ties ? floor(8 * next_uniform(&rnd)) : next_uniform(&rnd) - 0.5;
+                v[i] = ties ? floor(8 * tu_uniform(&rnd)) : tu_uniform(&rnd) - 0.5;
             memcpy(w, v, m * sizeof *v);
             qsort(w, m, sizeof *w, cmp);
             double want = m % 2 ? w[m / 2] : 0.5 * (w[m / 2 - 1] + w[m / 2]);
@@ -58,7 +51,7 @@ static void kth_equals_the_sorted_kth(void **state)
         for (int ties = 0; ties < 2; ties++)
             for (size_t k = 0; k < m; k++) {
                 for (size_t i = 0; i < m; i++)
-                    v[i] = ties ? floor(5 * next_uniform(&rnd)) : next_uniform(&rnd);
+                    v[i] = ties ? floor(5 * tu_uniform(&rnd)) : tu_uniform(&rnd);
                 memcpy(w, v, m * sizeof *v);
                 qsort(w, m, sizeof *w, cmp);
                 assert_true(pl_select_kth(v, m, k) == w[k]);
@@ -73,7 +66,7 @@ static void robust_sd_is_the_gaussian_scale(void **state)
     unsigned long rnd = 5;
     for (size_t i = 0; i < M; i++) {
         /* Box-Muller: standard normal, sd 2, plus 1 % wild outliers */
-        double u1 = next_uniform(&rnd), u2 = next_uniform(&rnd);
+        double u1 = tu_uniform(&rnd), u2 = tu_uniform(&rnd);
         v[i] = 2 * sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
         if (i % 100 == 0)
             v[i] = 1e6;

@@ -12,25 +12,13 @@
 #include <cmocka.h>
 
 #include "process/window.h"
+#include "tests/util/testutil.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 enum { RATE = 10000 };
 static const double H1 = 0.02, H2 = 0.012, S = 20.0, PHI0 = 0.01, T0 = 0.8, T_IMP = 0.95;
-
-/* a fixed pseudo-random sequence: the test is the same every run */
-static double next_uniform(unsigned long *s)
-{
-    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
-static double next_gauss(unsigned long *s)
-{
-    double u = next_uniform(s), v = next_uniform(s);
-    return sqrt(-2 * log(u + 1e-300)) * cos(2 * M_PI * v);
-}
 
 /* The motion: rest, the sinh rise, a first impact that takes 30 % of
  * the speed, then the climb over the next edge slowing it. */
@@ -50,14 +38,14 @@ static void make_beams(double *v1, double *v2, double *om, size_t n, double sd_w
 {
     double ph[5], f[5] = {0.7, 1.9, 3.1, 5.3, 8.9};
     for (int k = 0; k < 5; k++)
-        ph[k] = 2 * M_PI * next_uniform(&seed);
+        ph[k] = 2 * M_PI * tu_uniform(&seed);
     for (size_t i = 0; i < n; i++) {
         double t = (double)i / RATE, slow = 0;
         for (int k = 0; k < 5; k++)
             slow += sd_slow * sqrt(2.0 / 5) / sqrt(f[k]) * sin(2 * M_PI * f[k] * t + ph[k]);
         double w = omega_true(t) + slow;
-        v1[i] = w * H1 + sd_white * next_gauss(&seed);
-        v2[i] = w * H2 + sd_white * next_gauss(&seed);
+        v1[i] = w * H1 + sd_white * tu_gauss(&seed);
+        v2[i] = w * H2 + sd_white * tu_gauss(&seed);
         om[i] = (v1[i] - v2[i]) / (H1 - H2);
     }
 }

@@ -13,6 +13,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+double tu_uniform(unsigned long *s)
+{
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+double tu_gauss(unsigned long *s)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++)
+        u[i] = tu_uniform(s) + 0.5 / 9007199254740992.0;
+    return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+}
+
 char *tu_tmpdir(const char *tag)
 {
     char *path = malloc(256);

@@ -22,6 +22,15 @@
                      tu_b_, tu_t_);                                         \
     } while (0)
 
+/* A fixed pseudo-random sequence (an LCG on the state *s, Knuth's MMIX
+ * constants): the tests draw the same numbers on every machine and every
+ * run, whatever the C library's rand() does.  Uniform in [0, 1). */
+double tu_uniform(unsigned long *s);
+
+/* A normal deviate from the same sequence: Box-Muller on two draws moved
+ * half a step into (0, 1), so that the logarithm never sees 0. */
+double tu_gauss(unsigned long *s);
+
 /* Makes a fresh empty directory under /tmp and returns its path (static
  * storage per call site is the caller's business: the result is malloc'd). */
 char *tu_tmpdir(const char *tag);
