@@ -19,52 +19,85 @@ void pl_lat_tops_free(tops *t)
     free(t->curv_var);
 }
 
+/* sin u and 1 - cos u for the arcs' angles from their middle.  A phase
+ * of a prism of 18 edges or more turns at most 0.35 rad, so |u| stays
+ * below 0.18 but where top_between() re-centres a window; below 0.2 rad
+ * the series' first terms left out, u^7 / 7! and u^8 / 8!, are 1e-8 and
+ * 2e-9 of the leading ones, which could move a vertex 1e-6 as far as
+ * the parabola's quartic moved it (0.1-2.3 us).  Beyond 0.2 rad, libm:
+ * its sin and cos on every sample of a ten-minute run would cost about
+ * 0.1 s. */
+static inline void sin_versine(double u, double *s, double *v)
+{
+    double u2 = u * u;
+    if (u2 > 0.2 * 0.2) {
+        *s = sin(u);
+        *v = 2 * sin(0.5 * u) * sin(0.5 * u);   /* 1 - cos u without the cancellation */
+        return;
+    }
+    *s = u * (1 - u2 * (1.0 / 6) * (1 - u2 * (1.0 / 20)));
+    *v = u2 * (0.5 - u2 * (1.0 / 24) * (1 - u2 * (1.0 / 30)));
+}
+
 /* The angle at which omega^2(theta) over samples [a, b) is least: the
  * contact phase's top, where the centre passes over the pivot.  (2.1)
- * makes omega^2 = C - 2 K cos psi, a parabola in theta to a part in a
- * thousand and symmetric about the top whatever is left; fitted on the
- * whole interval between two gaps.  NAN when it cannot be fitted or has
- * no minimum inside. */
+ * makes omega^2 = C - 2 K cos psi exactly, so that form is fitted, on
+ * the whole interval between two gaps, linear in its three coefficients:
+ * omega^2 = p0 + p1 sin u + p2 (1 - cos u), u = theta - the interval's
+ * middle, whose least is at u = atan(-p1 / p2), its curvature there
+ * R / 2 with R = hypot(p1, p2).  A parabola, which this was, is the same
+ * to a part in a thousand, but the window is not symmetric about the top
+ * (a phase turns pi/N - beta before it and pi/N + beta after), and the
+ * quartic it leaves out moved every top the same way: 0.1 us at 38
+ * edges, 0.6 at 22, 2.3 at 18 turning slowly (docs/process.md step 6),
+ * all of it in every instant.  NAN when it cannot be fitted or has no
+ * minimum inside. */
 double pl_lat_arc_top(const walk *wk, size_t a, size_t b, arc_top *out)
 {
     *out = (arc_top){.top_var = NAN, .low = NAN, .low_var = NAN, .curv = NAN,
                      .curv_var = NAN, .raw = NAN};
     if (b <= a + 8 || b > wk->end)
         return NAN;
-    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), S[5] = {0}, Y[3] = {0}, c[3], yy = 0;
+    double tm = 0.5 * (wk->theta[a] + wk->theta[b - 1]), G[6] = {0}, Y[3] = {0}, p[3], yy = 0;
     for (size_t k = a; k < b; k++) {
-        double x = wk->theta[k] - tm, y = wk->om[k] * wk->om[k], x2 = x * x;
-        S[0] += 1;
-        S[1] += x;
-        S[2] += x2;
-        S[3] += x2 * x;
-        S[4] += x2 * x2;
+        double s, v, y = wk->om[k] * wk->om[k];
+        sin_versine(wk->theta[k] - tm, &s, &v);
+        G[0] += 1;
+        G[1] += s;
+        G[2] += v;
+        G[3] += s * s;
+        G[4] += s * v;
+        G[5] += v * v;
         Y[0] += y;
-        Y[1] += y * x;
-        Y[2] += y * x2;
+        Y[1] += y * s;
+        Y[2] += y * v;
         yy += y * y;
     }
-    double A[9] = {S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]};
+    double A[9] = {G[0], G[1], G[2], G[1], G[3], G[4], G[2], G[4], G[5]};
     if (chol_factor(A, 3) != 0)
         return NAN;
-    chol_solve_n(A, 3, Y, c);
-    /* raw: the vertex whichever way the parabola opens, its sign in curv
-     * (top_between() reads a peak as the landing it straddles) */
-    out->curv = c[2];
-    if (c[2] != 0)
-        out->raw = tm - c[1] / (2 * c[2]);
-    double rss = fmax(0, yy - (c[0] * Y[0] + c[1] * Y[1] + c[2] * Y[2])), s2 = rss / (S[0] - 3);
-    double gc[3] = {0, 0, 1};
-    out->curv_var = s2 * chol_quad(A, 3, gc);
-    if (!(c[2] > 0))
+    chol_solve_n(A, 3, Y, p);
+    double R = hypot(p[1], p[2]);
+    if (!(R > 0))
         return NAN;
-    double top = tm - c[1] / (2 * c[2]);
-    out->low = c[0] - c[1] * c[1] / (4 * c[2]);
-    /* the minimum's variance: its gradient through (X'X)^-1, times the
-     * residual variance of omega^2 */
-    double g[3] = {1, -c[1] / (2 * c[2]), c[1] * c[1] / (4 * c[2] * c[2])};
+    /* raw: the stationary point nearest the middle, a peak where p2 < 0,
+     * its sign in curv (top_between() reads a peak as the landing it
+     * straddles) */
+    double sg = p[2] > 0 ? 1 : -1, u = p[2] != 0 ? atan(-p[1] / p[2]) : NAN;
+    out->curv = sg * 0.5 * R;
+    out->raw = tm + u;
+    double rss = fmax(0, yy - (p[0] * Y[0] + p[1] * Y[1] + p[2] * Y[2])), s2 = rss / (G[0] - 3);
+    double gc[3] = {0, sg * p[1] / (2 * R), sg * p[2] / (2 * R)};
+    out->curv_var = s2 * chol_quad(A, 3, gc);
+    if (!(p[2] > 0))
+        return NAN;
+    double top = tm + u;
+    out->low = p[0] + p[2] - R;
+    /* the variances through the gradients, times the residual variance
+     * of omega^2 */
+    double g[3] = {1, -p[1] / R, 1 - p[2] / R};
     out->low_var = s2 * chol_quad(A, 3, g);
-    double gt[3] = {0, -1 / (2 * c[2]), c[1] / (2 * c[2] * c[2])};   /* the top's */
+    double gt[3] = {0, -p[2] / (R * R), p[1] / (R * R)};
     out->top_var = s2 * chol_quad(A, 3, gt);
     return top > wk->theta[a] && top < wk->theta[b - 1] ? top : NAN;
 }
@@ -190,7 +223,7 @@ static void pair_weights(const double *top, const double *low, const double *low
  *   w'^2 = r^2 w^2 + K [(r^2 - 1)(1 - cos(pi/N) cos beta)
  *                       + (r^2 + 1) sin(pi/N) sin beta]:
  * a line through the pairs of consecutive tops gives r^2 as its slope and
- * beta from its intercept, K from the parabolas' curvature (c = K / 2 in
+ * beta from its intercept, K from the fits' curvature (c = K / 2 in
  * the measured angle whatever the calibration's scale; the intercept is
  * in the scale's square).  The line needs r the same at every impact,
  * which both of the paper's laws give, and tops spread over a range of

@@ -1,8 +1,8 @@
 /* process/lattice_tops.h - the arcs' tops (lattice.h step 4,
- * docs/process.md section 4): over a contact phase omega^2 is a
- * parabola in theta whose minimum, the top, lies where the centre passes
- * over the pivot, pi/N - beta after the landing before and pi/N + beta
- * before the landing after.  The tops need no instant, so neither the
+ * docs/process.md section 4): over a contact phase omega^2 is
+ * C - 2 K cos psi in theta (2.1), whose minimum, the top, lies where the
+ * centre passes over the pivot, pi/N - beta after the landing before and
+ * pi/N + beta before the landing after.  The tops need no instant, so neither the
  * decoder's rounding of the kink nor a ringing inside the gap moves
  * them: they place the impacts (the one shift, then each impact's own
  * tops) and give omega- and omega+ (lattice_eval.c), and the line
@@ -24,23 +24,23 @@ typedef struct {
     double A, B;     /* NAN: no beta */
 } tops;
 
-/* One phase's parabola of omega^2 in theta (pl_lat_arc_top()). */
+/* One phase's fit of omega^2 in theta (pl_lat_arc_top()). */
 typedef struct {
     double top_var;          /* the top's variance, rad^2 */
     double low, low_var;     /* the least omega^2 and its variance */
     double curv, curv_var;   /* the curvature (K / 2 in the measured angle)
                                 and its variance */
-    double raw;              /* the vertex whichever way the parabola opens
-                                (a peak marks a landing); NAN: none */
+    double raw;              /* the stationary point whichever way the fit
+                                opens (a peak marks a landing); NAN: none */
 } arc_top;
 
 
-/* The top of the contact phase over samples [a, b): the angle where the
- * parabola of omega^2 in theta fitted there is least, with the rest of
- * the parabola's figures in *out.  A parabola to a part in a thousand
- * and symmetric about the top, so all of a phase's samples fix it.  NAN
+/* The top of the contact phase over samples [a, b): the angle where
+ * omega^2 = p0 + p1 sin u + p2 (1 - cos u), (2.1)'s form fitted in theta
+ * there, is least, with the rest of the fit's figures in *out.
+ * Symmetric about the top, so all of a phase's samples fix it.  NAN
  * when it cannot be fitted or has no minimum inside (out->raw may still
- * hold the vertex). */
+ * hold the stationary point). */
 double pl_lat_arc_top(const walk *wk, size_t a, size_t b, arc_top *out);
 
 /* What the line through consecutive tops' squared speeds says. */

@@ -625,6 +625,13 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
  * weights keep their proportions). */
 #define RATIO_NEIGHBOURS 5
 
+/* Stated errors below this part of the ratio are an exact fit's rounding,
+ * not a measurement (no LDV resolves a speed to a part in ten million):
+ * noise-free arcs, which (2.1)'s form fits to 1e-9, would otherwise set
+ * the scale to 5e4 from their own discretisation and carry it to the
+ * ends' honest errors from their arcs (1.5e-3 became 73). */
+#define RATIO_SE_ROUNDING 1e-7
+
 static int scale_ratio_errors(pl_process_result *r)
 {
     size_t n = r->n_impacts, m = 0;
@@ -637,7 +644,8 @@ static int scale_ratio_errors(pl_process_result *r)
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (r->impacts[i].confirmed && r->impacts[i].ratio_se > 0)
+        if (r->impacts[i].confirmed &&
+            r->impacts[i].ratio_se > RATIO_SE_ROUNDING * fabs(r->impacts[i].ratio))
             idx[m++] = i;
     size_t nz = 0;
     for (size_t j = 0; m >= 2 * RATIO_NEIGHBOURS + 1 && j < m; j++) {

@@ -260,13 +260,15 @@ static void foreign_runs_meet_issue_16s_numbers(void **state)
     static const double drift[] = {NAN, 0, NAN, NAN, NAN, 0};
     int honest = 0;
     assert_int_equal(score_set("foreign", stems, 6, quality, fault, drift, &honest), 0);
-    /* with the decoder's delay given, the 5 kHz and 1/f runs' time z are
-     * honest (before the smoothed tops' covariance entered t_sd_s, the
-     * 5 kHz run's spread was 1.84: 1 of 6); not yet the ringing runs
-     * (their contacts 12-19 us early, docs/process.md section 4), the
-     * drop-out run (median -1.3) nor hum-offset (spread 2.1) */
+    /* with the decoder's delay given, the 1/f run's time z is honest;
+     * not the 5 kHz run (median -1.02: told 1 / (2 pi f_c), the clean
+     * runs' contacts come 1-6 us early once the tops' exact form took
+     * out their own late bias, which had made it -0.78: 2 of 6), the
+     * ringing runs and the drop-out run (contacts 12-20 us early on both
+     * sides of every impact), nor hum-offset (spread 2.1):
+     * docs/process.md section 4 */
     print_message("time z honest on %d of 6 runs given their decoders' delay\n", honest);
-    assert_true(honest >= 2);
+    assert_true(honest >= 1);
 }
 
 /* The runs with a lab's faults (issue 28): the same numbers, from

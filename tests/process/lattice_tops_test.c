@@ -1,8 +1,9 @@
 /* tests/process/lattice_tops_test.c - the arcs' tops
- * (process/lattice_tops.h): a contact phase's parabola of omega^2 in
- * theta gives its top, its least speed and curvature exactly, and the
- * line through consecutive tops' speeds gives back the ramp's slope and
- * the ratio a rolling prism's tops were made with. */
+ * (process/lattice_tops.h): a contact phase's omega^2 in theta, the form
+ * (2.1) gives it, yields its top, its least speed and curvature exactly
+ * on a window lopsided about the top, and the line through consecutive
+ * tops' speeds gives back the ramp's slope and the ratio a rolling
+ * prism's tops were made with. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,28 +14,39 @@
 
 #include <math.h>
 
-static void a_phases_parabola_gives_its_top(void **state)
+static void a_phases_arc_gives_its_top(void **state)
 {
     (void)state;
     enum { N = 500 };
     double theta[N], om[N];
     for (size_t k = 0; k < N; k++) {
         theta[k] = 0.002 * (double)k + 1e-6 * (double)k * (double)k;
-        double x = theta[k] - 0.6;
-        om[k] = sqrt(4.0 + 25 * x * x);   /* the top at 0.6, omega^2 4 there */
+        /* (2.1): omega^2 = w^2 + K (1 - cos psi), the top at 0.6, w^2 = 4,
+         * K = 50 */
+        om[k] = sqrt(4.0 + 50 * (1 - cos(theta[k] - 0.6)));
     }
     walk wk = {.om = om, .theta = theta, .n = N, .release = 0, .end = N};
     arc_top at;
+    /* theta 0.21 to 0.96: the top 0.375 rad from the window's middle,
+     * where a parabola's vertex lies 6.3e-5 rad early; beyond 0.2 rad
+     * from the middle the fit's sines are libm's, below its series */
     double top = pl_lat_arc_top(&wk, 100, 400, &at);
     tu_assert_close(top, 0.6, 1e-10);
     tu_assert_close(at.raw, 0.6, 1e-10);
-    tu_assert_close(at.low, 4.0, 1e-10);
-    tu_assert_close(at.curv, 25, 1e-8);
+    tu_assert_close(at.low, 4.0, 1e-9);
+    tu_assert_close(at.curv, 25, 1e-8);   /* K / 2 */
     assert_true(at.top_var >= 0 && at.top_var < 1e-20);   /* an exact fit */
     assert_true(at.curv_var >= 0 && at.curv_var < 1e-16);
-    /* the top outside the window: none, though the vertex is known */
+    /* the top outside the window: none, though the stationary point is
+     * known */
     assert_true(isnan(pl_lat_arc_top(&wk, 300, 450, &at)));
     tu_assert_close(at.raw, 0.6, 1e-8);
+    /* a peak (a landing between two phases): its place, curv < 0 */
+    for (size_t k = 0; k < N; k++)
+        om[k] = sqrt(60.0 - 50 * (1 - cos(theta[k] - 0.6)));
+    assert_true(isnan(pl_lat_arc_top(&wk, 100, 400, &at)));
+    tu_assert_close(at.raw, 0.6, 1e-10);
+    assert_true(at.curv < 0);
 }
 
 static void the_tops_line_gives_beta_and_r(void **state)
@@ -108,7 +120,7 @@ static void the_line_leaves_out_what_no_beam_measured(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_phases_parabola_gives_its_top),
+        cmocka_unit_test(a_phases_arc_gives_its_top),
         cmocka_unit_test(the_tops_line_gives_beta_and_r),
         cmocka_unit_test(the_line_leaves_out_what_no_beam_measured),
     };
