@@ -33,7 +33,7 @@ static void a_phases_arc_gives_its_top(void **state)
     double top = pl_lat_arc_top(&wk, 100, 400, &at);
     tu_assert_close(top, 0.6, 1e-10);
     tu_assert_close(at.raw, 0.6, 1e-10);
-    tu_assert_close(at.low, 4.0, 1e-9);
+    tu_assert_close(at.low, 4.0, 1e-10);
     tu_assert_close(at.curv, 25, 1e-8);   /* K / 2 */
     assert_true(at.top_var >= 0 && at.top_var < 1e-20);   /* an exact fit */
     assert_true(at.curv_var >= 0 && at.curv_var < 1e-16);
