@@ -406,7 +406,7 @@ static int refine_lines(const decimated *z, double *f, size_t nl, double df)
  * parts, spread over every block) and a solvable fit, rms[bk] the RMS of
  * its residuals. */
 static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, const double *f,
-                       size_t nl, double *co, unsigned char *ok, double *rms)
+                       size_t nl, double *co, unsigned char *ok, double *rms, size_t *nused)
 {
     size_t P = 2 + 2 * nl;
     for (size_t bk = 0; bk < nb; bk++) {
@@ -428,6 +428,7 @@ static void fit_blocks(diffsig *d, size_t n, size_t B, size_t nb, double rate, c
         for (size_t r = 0; r < P; r++)
             fit += c[r] * y[r];
         rms[bk] = sqrt(fmax(0, yy - fit) / (double)used);
+        nused[bk] = used;
         memcpy(co + bk * 2 * nl, c + 2, 2 * nl * sizeof *c);
         ok[bk] = 1;
     }
@@ -469,7 +470,13 @@ static void drop_blind_blocks(const double *co, unsigned char *ok, const double 
     }
     if (m < 3)
         return;
-    double amp = pl_median(scratch + nb, m);
+    /* the median from a copy: pl_median() reorders, and the check below
+     * reads the amplitudes in block order (read reordered, a block past
+     * the motion of a fifteenth of the floor's amplitude passed, and the
+     * fill joined a clipped beam's last 3 s to it: faulted corpus seed
+     * 112, the floor back in full in the beam that carried omega) */
+    memcpy(scratch, scratch + nb, m * sizeof *scratch);
+    double amp = pl_median(scratch, m);
     for (size_t bk = 0, k = 0; bk < nb; bk++)
         if (ok[bk]) {
             double a = scratch[nb + k++];
@@ -478,18 +485,26 @@ static void drop_blind_blocks(const double *co, unsigned char *ok, const double 
         }
 }
 
-/* The coefficients (nc a block) of the blocks that could not be fitted
- * (ok[bk] 0), joined linearly between the nearest fitted blocks either
- * side; past the last (or before the first) fitted block, that block's.
- * The lines' phases count from the run's first sample, so a steady
- * floor keeps the same coefficients from block to block, and a
- * stretch of clipped blocks is bridged by what the blocks around it
- * measured.  The nearest block alone was taken before: past the motion
- * that is a block of speckle garbage or of 0 V (faulted corpus seed 86:
- * the last 1.3 s of the motion took a 0.42 mm/s line in the wrong phase
- * for the floor's 1.65 mm/s). */
-static void fill_blocks(double *co, const unsigned char *ok, size_t nb, size_t nc)
+/* The coefficients (nc a block: each line's cosine and sine) of the
+ * blocks that could not be fitted (ok[bk] 0).  A line that holds steady
+ * (steady[l], line_steady()) takes its phasor's value at the block's
+ * centre: a clipped beam's blocks are bridged by what every fitted block
+ * says, turning at the line's drift from the frequency found.  Any other
+ * takes the nearest fitted blocks' either side, joined linearly by their
+ * distance, or the one side's past the first or last fitted block.  The
+ * lines' phases count from the run's first sample, so a steady floor
+ * found at its own frequency keeps the same coefficients from block to
+ * block; one 0.02 Hz off turns by 29 degrees over a 4 s clipped
+ * stretch, and held at the last fitted block, itself half clipped and
+ * 20 degrees off, half the floor was back in the beam that carried omega
+ * (faulted corpus seed 112).  The nearest block alone was taken before
+ * the neighbours: past the motion that is a block of speckle garbage or
+ * of 0 V (faulted corpus seed 86: the last 1.3 s of the motion took a
+ * 0.42 mm/s line in the wrong phase for the floor's 1.65 mm/s). */
+static void fill_blocks(double *co, const unsigned char *ok, size_t nb, size_t nl,
+                        const double *steady, double blk_s)
 {
+    size_t nc = 2 * nl;
     for (size_t bk = 0; bk < nb; bk++) {
         if (ok[bk])
             continue;
@@ -501,8 +516,18 @@ static void fill_blocks(double *co, const unsigned char *ok, size_t nb, size_t n
         /* lo - 1 and hi are the fitted neighbours where they exist */
         const double *a = lo > 0 ? co + (lo - 1) * nc : NULL, *b = hi < nb ? co + hi * nc : NULL;
         double t = a && b ? (double)(bk - (lo - 1)) / (double)(hi - (lo - 1)) : 0;
-        for (size_t j = 0; j < nc; j++)
-            co[bk * nc + j] = a && b ? (1 - t) * a[j] + t * b[j] : a ? a[j] : b ? b[j] : 0;
+        for (size_t l = 0; l < nl; l++) {
+            const double *st = steady + 3 * l;
+            if (st[0] != 0 || st[1] != 0) {
+                /* z = c - i s = (re + i im) exp(2 pi i drift t) */
+                double ph = 2 * M_PI * st[2] * ((double)bk + 0.5) * blk_s;
+                co[bk * nc + 2 * l] = st[0] * cos(ph) - st[1] * sin(ph);
+                co[bk * nc + 2 * l + 1] = -(st[0] * sin(ph) + st[1] * cos(ph));
+                continue;
+            }
+            for (size_t j = 2 * l; j < 2 * l + 2; j++)
+                co[bk * nc + j] = a && b ? (1 - t) * a[j] + t * b[j] : a ? a[j] : b ? b[j] : 0;
+        }
     }
 }
 
@@ -766,14 +791,91 @@ static int split_lines(const decimated *z, double *f, size_t *nl, size_t max, do
     return rc;
 }
 
+/* Whether each line holds steady over the run, and its phasor if so:
+ * the fitted blocks' coefficients, as complex amplitudes z = c - i s
+ * (beat), fitted by one phasor z0 exp(2 pi i drift t), drift within
+ * +-DRIFT_MAX_HZ of the frequency found, each block weighted by its
+ * samples over its residual variance (a block a clipped beam leaves a
+ * tenth of its samples counts a tenth).  The refinement's block fits
+ * cannot place a line closer than a few hundredths of a hertz: 0.02 Hz
+ * turns it by 3.6 degrees over a 0.5 s block, far below its noise,
+ * while the blocks' phases over seconds show it.  steady[3 l ..] = re,
+ * im of z0 and the drift; all 0 for a line whose phasor leaves more
+ * than STEADY_SHARE of the blocks' weighted power (a floor that swells
+ * or changes, two lines read as one), which fill_blocks() then bridges
+ * from the neighbours.  Only where some block needs filling.  -1 when
+ * out of memory. */
+#define DRIFT_MAX_HZ 0.2
+#define STEADY_SHARE 0.1
+static int line_steady(const double *co, const unsigned char *ok, const double *rms,
+                       const size_t *nused, size_t nb, size_t nl, double blk_s, double *steady)
+{
+    size_t nok = 0, gaps = 0;
+    for (size_t bk = 0; bk < nb; bk++) {
+        nok += ok[bk] && rms[bk] > 0;
+        gaps += !ok[bk];
+    }
+    for (size_t j = 0; j < 3 * nl; j++)
+        steady[j] = 0;
+    if (gaps == 0 || nok < 4)
+        return 0;
+    double *mem = malloc(4 * nok * sizeof *mem);
+    if (!mem)
+        return -1;
+    beat bt = {mem, mem + nok, mem + 2 * nok, mem + 3 * nok, 0};
+    for (size_t l = 0; l < nl; l++) {
+        bt.n = 0;
+        double yy = 0;
+        for (size_t bk = 0; bk < nb; bk++) {
+            if (!ok[bk] || !(rms[bk] > 0))
+                continue;
+            size_t j = bt.n++;
+            bt.re[j] = co[bk * 2 * nl + 2 * l];
+            bt.im[j] = -co[bk * 2 * nl + 2 * l + 1];
+            bt.w[j] = (double)nused[bk] / (rms[bk] * rms[bk]);
+            bt.t[j] = ((double)bk + 0.5) * blk_s;
+            yy += bt.w[j] * (bt.re[j] * bt.re[j] + bt.im[j] * bt.im[j]);
+        }
+        /* a coarse scan (at most a tenth of a turn over the fitted
+         * blocks' span a step), then a fine one about its best: 80
+         * phasor fits for a run of a few seconds, 4 a second of span
+         * beyond 10 s (a ten-minute shaken run with a clipped stretch:
+         * 2400 fits of 1200 blocks, about 0.05 s a line) */
+        double span = bt.t[bt.n - 1] - bt.t[0], step = span > 0 ? fmin(0.01, 0.1 / span) : 0.01;
+        double best = 0, cbest = INFINITY, a[2];
+        for (double x = -DRIFT_MAX_HZ; x <= DRIFT_MAX_HZ + 1e-12; x += step) {
+            double c = beat_fit(&bt, &x, 1, a);
+            if (c < cbest) {
+                cbest = c;
+                best = x;
+            }
+        }
+        for (double x = best - step; x <= best + step + 1e-12; x += 0.05 * step) {
+            double c = beat_fit(&bt, &x, 1, a);
+            if (c < cbest) {
+                cbest = c;
+                best = x;
+            }
+        }
+        if (!(cbest <= STEADY_SHARE * yy) || !isfinite(beat_fit(&bt, &best, 1, a)))
+            continue;
+        steady[3 * l] = a[0];
+        steady[3 * l + 1] = a[1];
+        steady[3 * l + 2] = best;
+    }
+    free(mem);
+    return 0;
+}
+
 /* Fits a constant, a slope and the lines f[0..nl) to e over blocks of
  * about COMMON_BLOCK_S (fit_blocks()) and subtracts the lines, their
  * coefficients joined linearly between block centres, times `to_u` (m/s
  * of u per unit of e) from both channels: the floor's motion in each
- * beam.  A block that could not be fitted takes its fitted neighbours'
- * (fill_blocks(); correcting each line's frequency from the blocks'
- * phases first, as mains_refine() does for the hum, won one chain of the
- * faulted corpus and lost one of seeds 201-400: left out).  amp[] receives each line's mean amplitude in
+ * beam.  A block that could not be fitted takes its fitted neighbours',
+ * or a steady line's phasor (line_steady(), fill_blocks()); the fitted
+ * blocks keep their own (correcting the frequencies themselves from the
+ * blocks' phases, as mains_refine() does for the hum, won one chain of the
+ * faulted corpus and lost one of seeds 201-400).  amp[] receives each line's mean amplitude in
  * m/s and *rms the RMS of u removed over [a, b).  -1 when out of memory. */
 static int remove_common(double *v[2], diffsig *d, size_t n, size_t a, size_t b, double rate,
                          const double *f, size_t nl, double to_u, double *amp, double *rms)
@@ -784,16 +886,26 @@ static int remove_common(double *v[2], diffsig *d, size_t n, size_t a, size_t b,
     B = n / nb;
     double *co = calloc(nb * 2 * nl, sizeof *co), *brms = malloc(3 * nb * sizeof *brms);
     unsigned char *ok = calloc(nb, 1);
-    if (!co || !ok || !brms) {
+    size_t *nused = calloc(nb, sizeof *nused);
+    if (!co || !ok || !brms || !nused) {
         free(co);
         free(ok);
         free(brms);
+        free(nused);
         return -1;
     }
-    fit_blocks(d, n, B, nb, rate, f, nl, co, ok, brms);
+    fit_blocks(d, n, B, nb, rate, f, nl, co, ok, brms, nused);
     drop_blind_blocks(co, ok, brms, nb, nl, d->sd, brms + nb);
+    double steady[3 * PL_FRONTEND_MAX_LINES];
+    int src = line_steady(co, ok, brms, nused, nb, nl, (double)B / rate, steady);
     free(brms);
-    fill_blocks(co, ok, nb, 2 * nl);
+    free(nused);
+    if (src != 0) {
+        free(co);
+        free(ok);
+        return -1;
+    }
+    fill_blocks(co, ok, nb, nl, steady, (double)B / rate);
     double s2 = 0;
     for (size_t l = 0; l < nl; l++)
         amp[l] = 0;
