@@ -597,15 +597,15 @@ static double beat_fit(const beat *bt, const double *d, int K, double *a)
     return yy - (a[0] * gr[0] + a[1] * gi[0] + a[2] * gr[1] + a[3] * gi[1]);
 }
 
-/* The best single offset on a grid of step `step` within +-lim Hz, and
- * (with d0 given) the best second one at least `apart` from it; the
- * chi-square left into *chi. */
-static double beat_scan(const beat *bt, double lim, double step, int K, double d0, double apart,
-                        double *chi)
+/* The best single offset on a grid of step `step` within +-lim Hz of
+ * `centre`, and (with d0 given) the best second one at least `apart`
+ * from it; the chi-square left into *chi. */
+static double beat_scan(const beat *bt, double centre, double lim, double step, int K, double d0,
+                        double apart, double *chi)
 {
     double best = NAN, a[4];
     *chi = INFINITY;
-    for (double x = -lim; x <= lim + 1e-12; x += step) {
+    for (double x = centre - lim; x <= centre + lim + 1e-12; x += step) {
         if (K == 2 && fabs(x - d0) < apart)
             continue;
         double d[2] = {K == 2 ? d0 : x, x}, c = beat_fit(bt, d, K, a);
@@ -761,12 +761,12 @@ static int split_lines(const decimated *z, double *f, size_t *nl, size_t max, do
             double chi1, chi2, a[4], gain;
             if (split[l])
                 continue;
-            double d1 = beat_scan(&bt[l], lim, 0.005, 1, 0, 0, &chi1);
-            double d2 = beat_scan(&bt[l], lim, 0.005, 2, d1, apart, &chi2);
+            double d1 = beat_scan(&bt[l], 0, lim, 0.005, 1, 0, 0, &chi1);
+            double d2 = beat_scan(&bt[l], 0, lim, 0.005, 2, d1, apart, &chi2);
             if (isnan(d1) || isnan(d2) || !(chi1 - chi2 > SPLIT_CHI2) ||
                 !(chi2 < SPLIT_SHARE * chi1))
                 continue;
-            d1 = beat_scan(&bt[l], lim, 0.005, 2, d2, apart, &chi2);   /* the first again */
+            d1 = beat_scan(&bt[l], 0, lim, 0.005, 2, d2, apart, &chi2);   /* the first again */
             double d[2] = {d2, d1};
             if (!isfinite(beat_fit(&bt[l], d, 2, a)))
                 continue;
@@ -842,20 +842,12 @@ static int line_steady(const double *co, const unsigned char *ok, const double *
          * beyond 10 s (a ten-minute shaken run with a clipped stretch:
          * 2400 fits of 1200 blocks, about 0.05 s a line) */
         double span = bt.t[bt.n - 1] - bt.t[0], step = span > 0 ? fmin(0.01, 0.1 / span) : 0.01;
-        double best = 0, cbest = INFINITY, a[2];
-        for (double x = -DRIFT_MAX_HZ; x <= DRIFT_MAX_HZ + 1e-12; x += step) {
-            double c = beat_fit(&bt, &x, 1, a);
-            if (c < cbest) {
-                cbest = c;
-                best = x;
-            }
-        }
-        for (double x = best - step; x <= best + step + 1e-12; x += 0.05 * step) {
-            double c = beat_fit(&bt, &x, 1, a);
-            if (c < cbest) {
-                cbest = c;
-                best = x;
-            }
+        double cbest, cfine, a[2];
+        double best = beat_scan(&bt, 0, DRIFT_MAX_HZ, step, 1, 0, 0, &cbest);
+        double fine = beat_scan(&bt, best, step, 0.05 * step, 1, 0, 0, &cfine);
+        if (cfine < cbest) {
+            cbest = cfine;
+            best = fine;
         }
         if (!(cbest <= STEADY_SHARE * yy) || !isfinite(beat_fit(&bt, &best, 1, a)))
             continue;
