@@ -338,6 +338,23 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  "past it (not used)", val(f, "at_s"));
     else if (strcmp(k, "refused") == 0)
         snprintf(buf, n, "processing refused the run: %s", val(f, "reason"));
+    else if (strcmp(k, "late_start") == 0)
+        snprintf(buf, n, "the recording starts after the release: the prism already "
+                 "turned at %s rad/s at the first sample; L_p counts from there, and "
+                 "the decoders' offsets were taken as 0 (no lead-in at rest)",
+                 val(f, "omega_rad_s"));
+    else if (strcmp(k, "omega_drift") == 0)
+        snprintf(buf, n, "omega (4.1) over the last second (%s rad/s) is off the "
+                 "impacts' own clock (%s rad/s, part %s): the decoders' offsets or "
+                 "calibration drifted; the mean speeds are the lattice's, the stored "
+                 "omega series keeps the drift", val(f, "omega41_rad_s"),
+                 val(f, "lattice_rad_s"), val(f, "part"));
+    else if (strcmp(k, "lattice_mismatch") == 0)
+        snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
+                 "and %s around %s s, not 1 (+- %s): omega or the impacts are wrong "
+                 "there (a beam saturated or blind?); do not trust this run's numbers",
+                 val(f, "q_first"), val(f, "t_first_s"), val(f, "q_last"),
+                 val(f, "t_last_s"), val(f, "q_se"));
     else {
         pl_err ignored;
         if (pl_fault_format(f, buf, n, &ignored) != PL_OK)
