@@ -351,10 +351,12 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  val(f, "lattice_rad_s"), val(f, "part"));
     else if (strcmp(k, "lattice_mismatch") == 0)
         snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
-                 "and %s around %s s, not 1 (+- %s): omega or the impacts are wrong "
-                 "there (a beam saturated or blind?); do not trust this run's numbers",
-                 val(f, "q_first"), val(f, "t_first_s"), val(f, "q_last"),
-                 val(f, "t_last_s"), val(f, "q_se"));
+                 "and %s around %s s, not 1 (+- %s), and omega (4.1) over the last "
+                 "second is %s rad/s where the impacts' clock gives %s: omega or the "
+                 "impacts are wrong there (a beam saturated or blind?); do not trust "
+                 "this run's numbers", val(f, "q_first"), val(f, "t_first_s"),
+                 val(f, "q_last"), val(f, "t_last_s"), val(f, "q_se"),
+                 val(f, "omega41_rad_s"), val(f, "lattice_rad_s"));
     else {
         pl_err ignored;
         if (pl_fault_format(f, buf, n, &ignored) != PL_OK)
@@ -392,6 +394,9 @@ const char *pl_quality_words(const char *quality)
         return "not assessed (processed before prismlab recorded data quality)";
     if (strcmp(quality, "degraded") == 0)
         return "degraded (measured through a fault)";
+    if (strcmp(quality, "suspect") == 0)
+        return "suspect (a check against the physics failed: do not trust the numbers; "
+               "see the faults)";
     if (strcmp(quality, "refused") == 0)
         return "refused";
     return quality;

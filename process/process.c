@@ -669,6 +669,9 @@ static pl_status check_speed(const pl_process_result *r, double h1, double h2, i
  * decoders of foreign-runs-3 by 1.4 %.  Beyond this part the lattice's
  * stands (it needs no calibration: N alone). */
 #define LATTICE_OMEGA_TOLERANCE 0.0075
+/* Beyond this part no offset's drift explains it: omega (4.1) does not
+ * measure the prism there (a beam blind or saturated). */
+#define LATTICE_OMEGA_SUSPECT 0.05
 
 /* A prism on a ramp turns downhill: theta ends above zero by at least
  * one slot when any impact was seen, and the impacts' spacing matches
@@ -728,6 +731,8 @@ static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_er
             r->lattice_suspect = 1;
     }
     double part = r->omega_last_41 / r->omega_last_lattice - 1;
+    if (isfinite(part) && fabs(part) > LATTICE_OMEGA_SUSPECT)
+        r->lattice_suspect = 1;
     if (!r->lattice_suspect && isfinite(part) && fabs(part) > LATTICE_OMEGA_TOLERANCE) {
         r->omega_from_lattice = 1;
         r->omega_last_mean = r->omega_last_lattice;
@@ -975,8 +980,9 @@ static void assess_quality(pl_process_result *r)
     int suspect = 0;
     if (r->lattice_suspect) {
         fault(r, "lattice_mismatch q_first=%.4f q_last=%.4f t_first_s=%.3f t_last_s=%.3f "
-              "q_se=%.2g", r->clock.q_first, r->clock.q_last, r->clock.t_first_s,
-              r->clock.t_last_s, r->clock.q_sd);
+              "q_se=%.2g omega41_rad_s=%.5g lattice_rad_s=%.5g", r->clock.q_first,
+              r->clock.q_last, r->clock.t_first_s, r->clock.t_last_s, r->clock.q_sd,
+              r->omega_last_41, r->omega_last_lattice);
         warn(r, "the integral of omega turns %.3f and %.3f slots per impact over the first "
              "and last second of impacts, not 1: omega or the impacts are wrong there",
              r->clock.q_first, r->clock.q_last);
