@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "db/derived.h"
 #include "db/store.h"
+#include "process/beams.h"
 #include "process/frontend.h"
 #include "process/lattice.h"
 
@@ -97,6 +98,8 @@ typedef struct {
     double *psd_vp1, *psd_vp2, *psd_residual;
     double ring_freq_hz;     /* peak of the residual above 500 Hz; NaN */
     pl_frontend_report front;/* offsets, hum, drop-outs (process/frontend.h) */
+    pl_beams_report beams;   /* the beams against each other, before the
+                                release (process/beams.h) */
     double noise_omega;      /* rad/s, std of omega (4.1) in the lead-in */
     char warnings[2048];
     char quality[16];        /* "good" or "degraded" (db/derived.h) */
