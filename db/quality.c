@@ -315,6 +315,18 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
         snprintf(buf, n, "beam %s lost the prism from %s s to %s s (measured "
                  "on %s alone)", val(f, "channel"), val(f, "from_s"),
                  val(f, "to_s"), other_beam(f));
+    else if (strcmp(k, "beam_dead") == 0)
+        snprintf(buf, n, "beam %s never saw the prism: it followed %s in a share "
+                 "of %s of the motion's %s blocks of 10 ms, so the whole run was "
+                 "measured on %s alone; check that beam's alignment and decoder",
+                 val(f, "channel"), other_beam(f), val(f, "agree"), val(f, "blocks"),
+                 other_beam(f));
+    else if (strcmp(k, "saturated") == 0)
+        snprintf(buf, n, "beam %s saturated: flat at %s m/s from %s s to %s s (%s "
+                 "samples in %s spans) while %s turned on, inside the converter's range "
+                 "(a decoder past its velocity range: widen it); measured on %s there",
+                 val(f, "channel"), val(f, "level_mps"), val(f, "from_s"), val(f, "to_s"),
+                 val(f, "samples"), val(f, "spans"), other_beam(f), other_beam(f));
     else if (strcmp(k, "clipped") == 0)
         snprintf(buf, n, "beam %s clipped at the converter's range: %s samples "
                  "in %s spans between %s s and %s s", val(f, "channel"),

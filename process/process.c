@@ -230,6 +230,9 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         r->vp1[i] -= o1;
         r->vp2[i] -= o2;
     }
+    double hb[2] = {h1, h2}, *vb[2] = {r->vp1, r->vp2};
+    if (pl_beams_check(vb, hb, n, rate, q, &r->beams) != 0)
+        return pl_err_set(err, PL_ENOMEM, "beam check: out of memory");
     pl_window w;
     pl_status st = pl_window_release(r->vp1, r->vp2, h1 - h2, n, rate, q,
                                      cfg->release_sigmas, &w, err);
@@ -914,6 +917,15 @@ static void assess_quality(pl_process_result *r)
     double motion_s = (double)(r->seen - r->release) / r->rate_hz;
     int degraded = 0;
     r->faults[0] = '\0';
+    if (r->beams.dead) {
+        int d = r->beams.dead;
+        fault(r, "beam_dead channel=%d agree=%.3f blocks=%zu", d, r->beams.agree,
+              r->beams.moving);
+        warn(r, "beam %d never saw the prism (it follows beam %d in %.1f %% of %zu blocks "
+             "of the motion): omega from beam %d alone over the whole run; check its "
+             "alignment and decoder", d, 3 - d, 100 * r->beams.agree, r->beams.moving, 3 - d);
+        degraded = 1;
+    }
     for (size_t k = 0; k < f->n_lost && k < PL_FRONTEND_MAX_SPANS; k++) {
         const pl_beam_span *b = &f->lost[k];
         fault(r, "beam_lost channel=%d from_s=%.4f to_s=%.4f", b->channel, b->from_s, b->to_s);
@@ -925,7 +937,15 @@ static void assess_quality(pl_process_result *r)
         warn(r, "%zu more stretches with one beam lost (%.3f s in all)",
              f->n_lost - PL_FRONTEND_MAX_SPANS, f->lost_total_s);
     for (int c = 0; c < 2; c++)
-        if (f->clipped[c] > 0) {
+        if (f->clipped[c] > 0 && isfinite(f->sat_level_mps[c])) {
+            fault(r, "saturated channel=%d level_mps=%.4g samples=%zu spans=%zu from_s=%.4f "
+                  "to_s=%.4f", c + 1, f->sat_level_mps[c], f->clipped[c], f->clip_spans[c],
+                  f->clip_from_s[c], f->clip_to_s[c]);
+            warn(r, "channel %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
+                 "on (its decoder's velocity limit?), carried by beam %d", c + 1,
+                 f->sat_level_mps[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c, 2 - c);
+            degraded = 1;
+        } else if (f->clipped[c] > 0) {
             fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
                   f->clipped[c], f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c]);
             warn(r, "channel %d clipped: %zu samples at its rails in %zu stretches from "

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "db/derived.h"
 #include "db/store.h"
+#include "process/beams.h"
 #include "process/frontend.h"
 #include "process/lattice.h"
 #include "process/physics.h"
@@ -118,6 +119,8 @@ typedef struct {
     int omega_from_lattice;  /* 1: omega_last_mean is omega_last_lattice */
     int lattice_suspect;     /* 1: a second of slots where the integral and
                                 the impacts disagree (quality suspect) */
+    pl_beams_report beams;   /* the beams against each other, before the
+                                release (process/beams.h) */
     double noise_omega;      /* rad/s, std of omega (4.1) in the lead-in */
     char warnings[2048];
     char quality[16];        /* "good", "degraded" or "suspect" (db/derived.h) */
