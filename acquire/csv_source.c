@@ -489,10 +489,13 @@ static pl_status skip_frames(csv_source *s, const csv_layout *lay, long long mis
 /* Each gap's frames, channel by channel, on the straight line between the
  * means of the millisecond either side: the line the front end draws
  * across a drop-out of both beams (process/frontend_mend.c, both_line()),
- * in the file's own volts.  Where the beams see the prism, v_i = omega h_i
- * at both edges, so the two lines are h_i times one line of omega, as
- * the front end's is.  The gaps in frame order: an earlier one is drawn
- * when a later one's edge reads it. */
+ * in the file's own volts, with each mean placed at the centre of its
+ * millisecond so that a steady slope (the prism accelerating) is carried
+ * exactly rather than short by half a millisecond of it at each edge.
+ * Where the beams see the prism, v_i = omega h_i at both edges, so the
+ * two lines are h_i times one line of omega, as the front end's is.  The
+ * gaps in frame order: an earlier one is drawn when a later one's edge
+ * reads it. */
 static void fill_gaps(csv_source *s, double rate)
 {
     size_t r = (size_t)ceil(0.001 * rate), nch = (size_t)s->nch;
@@ -500,20 +503,20 @@ static void fill_gaps(csv_source *s, double rate)
         r = 1;
     for (size_t g = 0; g < s->n_gaps; g++) {
         size_t a = (size_t)s->gaps[g].first_frame, b = a + (size_t)s->gaps[g].n_frames;
+        size_t a0 = a > r ? a - r : 0, b1 = b + r < s->frames ? b + r : s->frames;
+        /* the centres of [a0, a) and [b, b1) */
+        double ca = 0.5 * (double)(a0 + a - 1), cb = 0.5 * (double)(b + b1 - 1);
         for (size_t c = 0; c < nch; c++) {
             double la = 0, lb = 0;
-            size_t ma = 0, mb = 0;
-            for (size_t i = a > r ? a - r : 0; i < a; i++, ma++)
+            for (size_t i = a0; i < a; i++)
                 la += s->v[i * nch + c];
-            for (size_t i = b; i < s->frames && i < b + r; i++, mb++)
+            for (size_t i = b; i < b1; i++)
                 lb += s->v[i * nch + c];
-            la = ma ? la / (double)ma : NAN;
-            lb = mb ? lb / (double)mb : la;
-            if (isnan(la))
-                la = lb;
+            la /= (double)(a - a0);   /* a >= 1: a gap follows a row */
+            lb = b1 > b ? lb / (double)(b1 - b) : la;
+            double slope = b1 > b ? (lb - la) / (cb - ca) : 0;
             for (size_t i = a; i < b; i++)
-                s->v[i * nch + c] =
-                    la + (lb - la) * (double)(i - a + 1) / (double)(b - a + 1);
+                s->v[i * nch + c] = la + slope * ((double)i - ca);
         }
     }
 }
