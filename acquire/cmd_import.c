@@ -170,6 +170,14 @@ static void each(void *ctx, int row, int rows, long long run_id,
     pl_cli_progress("import", (unsigned long long)row + 1, (unsigned long long)rows);
 }
 
+/* A notice of the import's (a gap marked) on stderr, where warnings go:
+ * stdout's run= lines stay what scripts read. */
+static void notice(void *ctx, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "prismlab import: %s\n", text);
+}
+
 /* One file, with progress. */
 static int import_file(import_args *a, const char *dbpath, const char *path)
 {
@@ -189,6 +197,7 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
     progress_ctx pc = {.label = "import"};
     o->progress = progress;
     o->progress_ctx = &pc;
+    o->notice = notice;
     long long id = 0, frames = 0;
     if (pl_import_file(dbpath, o, &id, &frames, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
@@ -213,7 +222,8 @@ int pl_cmd_import(int argc, char **argv)
         pl_err err = {0};
         int count = 0, skipped = 0;
         pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, a.o.force,
-                                          each, &skipped, &count, &err);
+                                          each, &skipped, notice, NULL,
+                                          &count, &err);
         if (skipped)
             printf("imported %d runs from %s into %s (%d stored already, "
                    "skipped)\n", count, a.manifest, path, skipped);

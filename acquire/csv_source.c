@@ -64,7 +64,27 @@ typedef struct {
     size_t frames, cap;
     size_t next;
     int nch;
+    pl_source_gap *gaps;      /* where the time column skipped frames */
+    size_t n_gaps;
 } csv_source;
+
+/* A gap in the time column is bridged (docs/acquire.md, "Gaps in the time
+ * column") when the frames after it lie on the recording's clock: the
+ * jump within GAP_ON_CLOCK of a period from a whole number of them, so
+ * that each row after it is unambiguously one frame (the regular rows
+ * are held to half a period, the nearest frame; a jump must be clearly
+ * on a frame, not half-way between two).  A gap longer than GAP_MAX_S is
+ * refused here: a logger's dropped buffer is milliseconds (256 rows,
+ * 21 ms, on the foreign logger), and the impact lattice carries a gap
+ * only while the prism turns through at most one slot in it, which
+ * processing checks with the prism's N and speed; past 0.1 s no prism
+ * of the paper's past its first few slots turns through less, and the
+ * file is two recordings, not one with a buffer lost.  More than
+ * GAPS_MAX gaps is a logger that cannot keep up, whose file no bridge
+ * makes a recording: each gap is a line of the run's quality record. */
+#define GAP_ON_CLOCK 0.25
+#define GAP_MAX_S 0.1
+enum { GAPS_MAX = 16 };
 
 enum { MAX_FIELDS = 64, FIELD_CHARS = 64 };
 
@@ -97,7 +117,9 @@ typedef struct {
 
 /* The time column's regular spacing, checked row by row against the
  * period of all rows so far (not just the first two: loggers round their
- * time stamps, and 0.3333 ms steps must not drift out of the check). */
+ * time stamps, and 0.3333 ms steps must not drift out of the check).
+ * n counts frames, the rows and the frames a gap skipped: the clock runs
+ * on through a gap. */
 typedef struct {
     double t0, last;
     long long n;
@@ -134,6 +156,7 @@ static void csv_close(void *self)
     if (!s)
         return;
     free(s->v);
+    free(s->gaps);
     free(s);
 }
 
@@ -384,28 +407,118 @@ static int number(csv_layout *lay, const char *text, int cut, double *out)
 }
 
 /* Row n of the time column: the spacing of the rows before it predicts
- * it within half a period. */
+ * it within half a period, or it lies a whole number of periods further
+ * on (GAP_ON_CLOCK), the frames between missing: *missing receives how
+ * many (0 for a regular row).  Going backwards, or on to no frame, is
+ * refused. */
 static pl_status tick(csv_clock *c, const csv_layout *lay, double t, long line,
-                      pl_err *err)
+                      long long *missing, pl_err *err)
 {
+    *missing = 0;
     if (c->n == 0) {
         c->t0 = t;
     } else if (!(t > c->last)) {
-        return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g does not follow "
-                          "%.9g: the time column must increase", lay->path,
-                          line, lay->tname, t, c->last);
+        if (t == c->last)
+            return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g does not follow "
+                              "%.9g: the time column must increase", lay->path,
+                              line, lay->tname, t, c->last);
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g goes back %.6g %s from "
+                          "the row before (%.9g): the time column must increase: "
+                          "the rows are not one recording in time order (two files "
+                          "joined, or rows sorted by another column?): import each "
+                          "recording on its own", lay->path, line, lay->tname, t,
+                          c->last - t, lay->tunit, c->last);
     } else if (c->n >= 2) {
         double period = (c->last - c->t0) / (double)(c->n - 1);
         double want = c->t0 + (double)c->n * period;
-        if (fabs(t - want) > 0.5 * period)
+        double k = (t - want) / period, whole = round(k);
+        if (fabs(k) > 0.5 && (whole < 1 || fabs(k - whole) > GAP_ON_CLOCK))
             return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s = %.9g breaks the "
-                              "regular spacing of %.9g %s (expected %.9g)",
-                              lay->path, line, lay->tname, t, period,
-                              lay->tunit, want);
+                              "regular spacing of %.9g %s (expected %.9g): it "
+                              "jumps %.2f periods from the row before, not a whole "
+                              "number, so the rows after it are on no frame of the "
+                              "recording's clock (a logger restarted, or its rate "
+                              "changed): cut the file there and import the parts",
+                              lay->path, line, lay->tname, t, period, lay->tunit,
+                              want, (t - c->last) / period);
+        if (fabs(k) > 0.5) {
+            double gap_s = whole * period * lay->tscale;
+            if (gap_s > GAP_MAX_S || whole > (double)(1LL << 30))
+                return pl_err_set(err, PL_EFORMAT, "%s:%ld: %s jumps from %.9g to "
+                                  "%.9g %s: %.0f rows (%.3g s at one row each %.4g "
+                                  "ms) missing, longer than the %g s a gap may be "
+                                  "bridged (docs/acquire.md): this is two "
+                                  "recordings, not one with a buffer lost: cut the "
+                                  "file there and import the parts", lay->path,
+                                  line, lay->tname, c->last, t, lay->tunit, whole,
+                                  gap_s, 1e3 * period * lay->tscale, GAP_MAX_S);
+            *missing = (long long)whole;
+        }
     }
     c->last = t;
-    c->n++;
+    c->n += 1 + *missing;
     return PL_OK;
+}
+
+/* The rows the time column skipped before `line`: `missing` frames,
+ * recorded and held (their values drawn by fill_gaps() once the rate is
+ * known). */
+static pl_status skip_frames(csv_source *s, const csv_layout *lay, long long missing,
+                             long line, pl_err *err)
+{
+    if (s->n_gaps == GAPS_MAX)
+        return pl_err_set(err, PL_EFORMAT, "%s:%ld: the time column jumps for the "
+                          "%dth time: a logger that drops this many buffers made no "
+                          "recording to measure: record the run again (slower rate, "
+                          "faster disk)", lay->path, line, GAPS_MAX + 1);
+    if (!s->gaps && !(s->gaps = malloc(GAPS_MAX * sizeof *s->gaps)))
+        return pl_err_set(err, PL_ENOMEM, "csv: out of memory");
+    s->gaps[s->n_gaps++] = (pl_source_gap){(long long)s->frames, missing, line};
+    for (long long k = 0; k < missing; k++) {
+        pl_status st = grow(s, lay->nch, err);
+        if (st != PL_OK)
+            return st;
+        double *frame = s->v + s->frames * (size_t)lay->nch;
+        for (int c = 0; c < lay->nch; c++)
+            frame[c] = NAN;
+        s->frames++;
+    }
+    return PL_OK;
+}
+
+/* Each gap's frames, channel by channel, on the straight line between the
+ * means of the millisecond either side: the line the front end draws
+ * across a drop-out of both beams (process/frontend_mend.c, both_line()),
+ * in the file's own volts, with each mean placed at the centre of its
+ * millisecond so that a steady slope (the prism accelerating) is carried
+ * exactly rather than short by half a millisecond of it at each edge.
+ * Where the beams see the prism, v_i = omega h_i at both edges, so the
+ * two lines are h_i times one line of omega, as the front end's is.  The
+ * gaps in frame order: an earlier one is drawn when a later one's edge
+ * reads it. */
+static void fill_gaps(csv_source *s, double rate)
+{
+    size_t r = (size_t)ceil(0.001 * rate), nch = (size_t)s->nch;
+    if (r < 1)
+        r = 1;
+    for (size_t g = 0; g < s->n_gaps; g++) {
+        size_t a = (size_t)s->gaps[g].first_frame, b = a + (size_t)s->gaps[g].n_frames;
+        size_t a0 = a > r ? a - r : 0, b1 = b + r < s->frames ? b + r : s->frames;
+        /* the centres of [a0, a) and [b, b1) */
+        double ca = 0.5 * (double)(a0 + a - 1), cb = 0.5 * (double)(b + b1 - 1);
+        for (size_t c = 0; c < nch; c++) {
+            double la = 0, lb = 0;
+            for (size_t i = a0; i < a; i++)
+                la += s->v[i * nch + c];
+            for (size_t i = b; i < b1; i++)
+                lb += s->v[i * nch + c];
+            la /= (double)(a - a0);   /* a >= 1: a gap follows a row */
+            lb = b1 > b ? lb / (double)(b1 - b) : la;
+            double slope = b1 > b ? (lb - la) / (cb - ca) : 0;
+            for (size_t i = a; i < b; i++)
+                s->v[i * nch + c] = la + slope * ((double)i - ca);
+        }
+    }
 }
 
 /* A row the slow way would read without a complaint, read without libcsv
@@ -450,9 +563,14 @@ static pl_status take_row(csv_source *s, const csv_layout *lay,
                           csv_clock *clock, const double *val, long line,
                           pl_err *err)
 {
-    pl_status st = grow(s, lay->nch, err);
-    if (st == PL_OK && lay->tcol >= 0)
-        st = tick(clock, lay, val[lay->tcol], line, err);
+    long long missing = 0;
+    pl_status st = PL_OK;
+    if (lay->tcol >= 0)
+        st = tick(clock, lay, val[lay->tcol], line, &missing, err);
+    if (st == PL_OK && missing > 0)
+        st = skip_frames(s, lay, missing, line, err);
+    if (st == PL_OK)
+        st = grow(s, lay->nch, err);
     if (st != PL_OK)
         return st;
     double *frame = s->v + s->frames * (size_t)lay->nch;
@@ -470,18 +588,21 @@ static pl_status parse_row(csv_source *s, csv_line *l, csv_layout *lay,
     if (l->n != lay->ncols)
         return pl_err_set(err, PL_EFORMAT, "%s:%ld: expected %d fields as in "
                           "the header, got %d", lay->path, line, lay->ncols, l->n);
-    pl_status st = grow(s, lay->nch, err);
-    if (st != PL_OK)
-        return st;
+    pl_status st;
     double v;
     if (lay->tcol >= 0) {
+        long long missing = 0;
         if (!number(lay, l->field[lay->tcol], l->cut[lay->tcol], &v))
             return pl_err_set(err, PL_EFORMAT, "%s:%ld: column %d (from 0, as --columns "
                               "counts): expected a number, got '%s'", lay->path, line, lay->tcol,
                               l->field[lay->tcol]);
-        if ((st = tick(clock, lay, v, line, err)) != PL_OK)
+        if ((st = tick(clock, lay, v, line, &missing, err)) != PL_OK)
+            return st;
+        if (missing > 0 && (st = skip_frames(s, lay, missing, line, err)) != PL_OK)
             return st;
     }
+    if ((st = grow(s, lay->nch, err)) != PL_OK)
+        return st;
     double *frame = s->v + s->frames * (size_t)lay->nch;
     for (int c = 0; c < lay->nch; c++) {
         int i = lay->col[c];
@@ -502,10 +623,16 @@ static pl_status settle_rate(const csv_clock *clock, const csv_layout *lay,
 {
     double rate = clock->n >= 2
         ? (double)(clock->n - 1) / ((clock->last - clock->t0) * lay->tscale) : NAN;
-    if (!isnan(o->rate_hz))
+    if (!isnan(o->rate_hz)) {
         info->sample_rate_hz = o->rate_hz;
-    else if (!(info->sample_rate_hz > 0))
+        snprintf(info->rate_from, sizeof info->rate_from, "--rate");
+    } else if (info->sample_rate_hz > 0) {
+        snprintf(info->rate_from, sizeof info->rate_from, "the metadata's rate_hz=");
+    } else {
         info->sample_rate_hz = rate;
+        snprintf(info->rate_from, sizeof info->rate_from,
+                 "the time column '%.40s' (in %s)", lay->tname, lay->tunit);
+    }
     if (isfinite(rate) && fabs(rate - info->sample_rate_hz) > 1e-6 * rate)
         return pl_err_set(err, PL_EFORMAT, "%s: the time column's spacing "
                           "gives %.9g Hz but the rate is %.9g Hz", lay->path,
@@ -677,7 +804,13 @@ static pl_status parse_file(csv_source *s, FILE *f, const char *path,
     if (st != PL_OK)
         return st;
     info->n_channels = s->nch = lay.nch;
-    return settle_rate(&clock, &lay, o, info, err);
+    st = settle_rate(&clock, &lay, o, info, err);
+    if (st == PL_OK && s->n_gaps) {
+        fill_gaps(s, info->sample_rate_hz);
+        info->gaps = s->gaps;
+        info->n_gaps = s->n_gaps;
+    }
+    return st;
 }
 
 /* The file's SHA-256, for the run's provenance.  It was a tenth of a

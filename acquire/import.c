@@ -60,6 +60,78 @@ static pl_status check_prism(pl_store *store, const char *prism,
                                  NAN, err);
 }
 
+/* The slowest sample rate an LDV run can be measured at.  The impact
+ * search leaves out the millisecond about each impact (the decoded step:
+ * the impacts themselves last well under a ms) and fits the arcs either
+ * side of it (process/lattice.h); below 1 kHz that millisecond holds no
+ * sample, and the shortest slots of the paper's prisms (2 pi / (N omega):
+ * 10-30 ms for N = 22-46 at 8-10 rad/s) hold fewer than 10-30 samples for
+ * their two arcs and the step between them.  Every rate an LDV's decoder
+ * is recorded at (kHz to hundreds of kHz) passes; a unit read wrong
+ * (milliseconds as seconds: 10 kHz becomes 10 Hz) is short of it by a
+ * factor of 100 or more, never near it. */
+#define MIN_RATE_HZ 1000.0
+
+/* PL_EINVAL naming the rate, where it came from and the likely cause,
+ * when the rate is below what the dynamics allow (MIN_RATE_HZ). */
+static pl_status check_rate(const char *path, const pl_source_info *info,
+                            const pl_csv_options *csv, pl_err *err)
+{
+    double rate = info->sample_rate_hz;
+    if (!(rate < MIN_RATE_HZ))
+        return PL_OK;
+    const char *from = info->rate_from[0] ? info->rate_from : "the file";
+    char hint[160];
+    if (!strncmp(from, "the time column", 15)) {
+        const char *unit = strstr(from, "(in ms)") ? "ms" : strstr(from, "(in us)") ? "us" : "s";
+        if (!strcmp(unit, "s"))
+            snprintf(hint, sizeof hint, "is the time column in ms? --time-unit ms");
+        else if (!strcmp(unit, "ms"))
+            snprintf(hint, sizeof hint, "is the time column in us? --time-unit us");
+        else
+            snprintf(hint, sizeof hint, "the rows are %.4g ms apart even in us: "
+                     "this is no LDV recording", 1e3 / rate);
+    } else if (!strcmp(from, "--rate") && !isnan(csv->rate_hz)) {
+        snprintf(hint, sizeof hint, "--rate is in Hz: --rate %.6g for %.6g kHz?",
+                 1e3 * rate, rate);
+    } else if (!strcmp(from, "the WAV header")) {
+        snprintf(hint, sizeof hint, "the file was written with the wrong rate: "
+                 "write it again with the rate it was recorded at");
+    } else {
+        snprintf(hint, sizeof hint, "give the rate it was recorded at: --rate HZ");
+    }
+    return pl_err_set(err, PL_EINVAL, "%s: %s gives %.6g Hz%s: an LDV run needs at "
+                      "least %g kHz (the impacts last well under a ms, and the impact "
+                      "search needs samples in the ms about each); %s", path, from,
+                      rate, strncmp(from, "the time column", 15) ? "" : " between rows",
+                      MIN_RATE_HZ / 1e3, hint);
+}
+
+/* Each gap the source filled into the run's record (the run's own
+ * transaction), and named to the caller: the frames are there, as a line
+ * the processing knows not to read as measured. */
+static pl_status record_gaps(pl_store *store, long long run_id, const char *path,
+                             const pl_source_info *info, const pl_import_options *opt,
+                             pl_err *err)
+{
+    for (size_t g = 0; g < info->n_gaps; g++) {
+        const pl_source_gap *sg = &info->gaps[g];
+        pl_run_gap rg = {sg->first_frame, sg->n_frames};
+        if (pl_run_add_gap(store, run_id, &rg, err) != PL_OK)
+            return err->code;
+        if (opt->notice) {
+            char text[1200];
+            double rate = info->sample_rate_hz;
+            snprintf(text, sizeof text, "%s:%ld: %lld rows missing at %.3f s (the "
+                     "time column jumps %.1f ms): imported with the gap marked",
+                     path, sg->line, sg->n_frames, (double)sg->first_frame / rate,
+                     1e3 * (double)sg->n_frames / rate);
+            opt->notice(opt->notice_ctx, text);
+        }
+    }
+    return PL_OK;
+}
+
 static pl_status refuse_stored(pl_store *store, const char *path,
                                const char *sha256, long long *id, pl_err *err)
 {
@@ -95,6 +167,10 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     void *src = NULL;
     if (pl_source_open(&spec, &src, &info, err) != PL_OK)
         return err->code;
+    if (check_rate(opt->path, &info, &csv, err) != PL_OK) {
+        type->close(src);
+        return err->code;
+    }
 
     pl_run_info run;
     pl_run_info_init(&run);
@@ -146,6 +222,12 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
         pl_err ignore = {0};
         pl_writer_abort_run(w, &ignore);
         st = pl_err_prefix(err, "%s: ", opt->path);
+    }
+    if (st == PL_OK && record_gaps(pl_writer_store(w), run.id, opt->path, &info, opt,
+                                   err) != PL_OK) {
+        pl_err ignore = {0};
+        pl_writer_abort_run(w, &ignore);
+        st = err->code;
     }
     if (st != PL_OK) {
         type->close(src);
@@ -333,7 +415,8 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              void (*each)(void *ctx, int row, int rows,
                                           long long run_id, const char *path,
                                           int stored),
-                             void *ctx, int *count, pl_err *err)
+                             void *ctx, void (*notice)(void *ctx, const char *text),
+                             void *notice_ctx, int *count, pl_err *err)
 {
     pl_csvtable *t = NULL;
     *count = 0;
@@ -359,6 +442,8 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
         if ((st = read_row(t, r, dir, sync_full, m, err)) != PL_OK)
             break;
         m->o.force = force;
+        m->o.notice = notice;
+        m->o.notice_ctx = notice_ctx;
         st = pl_import_file(db_path, &m->o, &id, NULL, err);
         /* A manifest killed half-way is resumed by running it again: what
          * it stored whole is passed over, not a reason to stop. */

@@ -28,13 +28,22 @@ typedef struct {
     pl_csv_options csv;          /* a CSV's options (its path is path) */
     void (*progress)(void *ctx, long long frames, long long total);
     void *progress_ctx;
+    /* What the import did that the caller should pass on (a gap in a CSV's
+     * time column, imported with the gap marked: "FILE:LINE: 256 rows
+     * missing at 2.400 s ..."); NULL: said to no one. */
+    void (*notice)(void *ctx, const char *text);
+    void *notice_ctx;
 } pl_import_options;
 
 /* Fills opt with defaults ("from the file" everywhere). */
 void pl_import_options_init(pl_import_options *opt);
 
 /* Imports one file into the database at db_path (created if missing);
- * *run_id receives the new run.  The experiment is created when it does
+ * *run_id receives the new run.  A rate below what an LDV run needs
+ * (1 kHz: docs/acquire.md, "The sample rate") is PL_EINVAL naming the
+ * rate, where it came from and the likely mistake.  Frames a CSV's time
+ * column skipped are stored as a gap (db/run.h) and named to
+ * opt->notice.  The experiment is created when it does
  * not exist; the prism and ramp must be in the catalogue.  A file already
  * stored (same SHA-256) is PL_EEXIST naming its run, unless opt->force. */
 pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
@@ -47,12 +56,14 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
  * bad row or file with its FILE:LINE; runs imported before it stay.
  * *count receives the runs imported.  each(ctx, row, n_rows, run_id, path,
  * stored) is called after each file when not NULL; stored = 1 says the file
- * was passed over as run_id. */
+ * was passed over as run_id.  notice(notice_ctx, text), when not NULL,
+ * receives each file's notices (pl_import_options.notice). */
 pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              int sync_full, int force,
                              void (*each)(void *ctx, int row, int rows,
                                           long long run_id, const char *path,
                                           int stored),
-                             void *ctx, int *count, pl_err *err);
+                             void *ctx, void (*notice)(void *ctx, const char *text),
+                             void *notice_ctx, int *count, pl_err *err);
 
 #endif

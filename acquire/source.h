@@ -23,9 +23,20 @@
 
 enum { PL_SOURCE_MAX_CHANNELS = 16 };
 
+/* Frames a file skipped, which its source filled in so that the frame
+ * index keeps meaning time (a CSV's time column jumping by whole frames:
+ * docs/acquire.md, "Gaps in the time column"). */
+typedef struct {
+    long long first_frame, n_frames;
+    long line;                   /* the file's line after the gap */
+} pl_source_gap;
+
 /* What a source delivers, filled by open(). */
 typedef struct {
     double sample_rate_hz;
+    char rate_from[96];          /* where the rate came from, for a message
+                                    that doubts it: "the time column 'Time'
+                                    (in s)", "--rate", "the WAV header" */
     int n_channels;
     pl_sample_format format;     /* raw samples exactly as delivered */
     int little_endian;
@@ -40,6 +51,10 @@ typedef struct {
     /* From a file's prismlab metadata; "" / NaN when absent. */
     char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE];
     double lambda0_rad;
+    /* The gaps the source filled, in frame order; the source owns them
+     * (valid until close).  NULL, 0: none. */
+    const pl_source_gap *gaps;
+    size_t n_gaps;
 } pl_source_info;
 
 /* What every source is told about its channels, whatever its type: the

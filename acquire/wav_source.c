@@ -198,6 +198,7 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
         return st;
     }
     info->sample_rate_hz = sfi->samplerate;   /* the header rules */
+    snprintf(info->rate_from, sizeof info->rate_from, "the WAV header");
     /* a plain WAV (Audacity's) lacks the full scale and the beams: all
      * named in one message, not one a try (issue 30) */
     const char *no_fs = calibrate(s, o, fs, info)

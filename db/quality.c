@@ -308,6 +308,36 @@ static void hum_words(const pl_fault *f, char *buf, size_t n)
              mm_s(f, "amp2_mps", a2, sizeof a2));
 }
 
+/* A number field as %.*f, or "?" when missing. */
+static const char *fixed(const pl_fault *f, const char *key, double scale, int digits,
+                         char *out, size_t n)
+{
+    const pl_fault_field *fld = pl_fault_get(f, key);
+    if (fld && fld->type == PL_FAULT_NUMBER && isfinite(fld->number))
+        snprintf(out, n, "%.*f", digits, scale * fld->number);
+    else
+        snprintf(out, n, "?");
+    return out;
+}
+
+/* A gap line in words: where, how long, and what processing did with it
+ * (process/process.c, bridge_gaps()). */
+static void gap_words(const pl_fault *f, char *buf, size_t n)
+{
+    char at[32], ms[32], slots[32];
+    const pl_fault_field *moving = pl_fault_get(f, "in_motion");
+    fixed(f, "at_s", 1, 3, at, sizeof at);
+    fixed(f, "missing_s", 1e3, 1, ms, sizeof ms);
+    if (moving && moving->number == 0)
+        snprintf(buf, n, "the recording has a gap: %s frames (%s ms) missing at %s s, "
+                 "outside the motion", val(f, "frames"), ms, at);
+    else
+        snprintf(buf, n, "the recording has a gap: %s frames (%s ms) missing at %s s, "
+                 "bridged by the impact lattice (%s of a slot turned in it; no impact "
+                 "reported there)", val(f, "frames"), ms, at,
+                 fixed(f, "slots", 1, 2, slots, sizeof slots));
+}
+
 void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
 {
     const char *k = f->kind;
@@ -348,6 +378,8 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
     else if (strcmp(k, "tail_cut") == 0)
         snprintf(buf, n, "the prism left the beams at %s s; the recording ran on "
                  "past it (not used)", val(f, "at_s"));
+    else if (strcmp(k, "gap") == 0)
+        gap_words(f, buf, n);
     else if (strcmp(k, "refused") == 0)
         snprintf(buf, n, "processing refused the run: %s", val(f, "reason"));
     else if (strcmp(k, "late_start") == 0)

@@ -657,6 +657,65 @@ pl_status pl_run_delete(pl_store *store, long long run_id, pl_err *err)
     return PL_OK;
 }
 
+pl_status pl_run_add_gap(pl_store *store, long long run_id, const pl_run_gap *gap,
+                         pl_err *err)
+{
+    if (gap->first_frame < 1 || gap->n_frames < 1)
+        return pl_err_set(err, PL_EINVAL, "run %lld: a gap of %lld frames at frame %lld "
+                          "lies outside a recording", run_id, gap->n_frames,
+                          gap->first_frame);
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "INSERT INTO run_gap (run_id, first_frame, n_frames) "
+                         "VALUES (?, ?, ?)", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, gap->first_frame);
+    sqlite3_bind_int64(st, 3, gap->n_frames);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PL_OK : pl_store_fail(store, "recording a gap", err);
+}
+
+pl_status pl_run_gaps(pl_store *store, long long run_id, pl_run_gap **gaps,
+                      size_t *n, pl_err *err)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    int rc;
+    *gaps = NULL;
+    *n = 0;
+    if (pl_store_prepare(store, "SELECT first_frame, n_frames FROM run_gap "
+                         "WHERE run_id = ? ORDER BY first_frame", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 4;
+            pl_run_gap *g = realloc(*gaps, cap * sizeof *g);
+            if (!g) {
+                sqlite3_finalize(st);
+                free(*gaps);
+                *gaps = NULL;
+                *n = 0;
+                return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for its gaps",
+                                  run_id);
+            }
+            *gaps = g;
+        }
+        (*gaps)[*n].first_frame = sqlite3_column_int64(st, 0);
+        (*gaps)[*n].n_frames = sqlite3_column_int64(st, 1);
+        ++*n;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*gaps);
+        *gaps = NULL;
+        *n = 0;
+        return pl_store_fail(store, "reading a run's gaps", err);
+    }
+    return PL_OK;
+}
+
 pl_status pl_run_total_frames(pl_store *store, long long *frames, pl_err *err)
 {
     sqlite3_stmt *st;

@@ -105,6 +105,26 @@ pl_status pl_run_read_scaled(pl_store *store, long long run_id,
                              long long first, long long n, double *const *out,
                              const double *scale, int n_out, pl_err *err);
 
+/* Frames a recording skipped (a logger's dropped buffer: its CSV's time
+ * column jumps by a whole number of frames), which the import stored as
+ * a line so that the frame index keeps meaning time (schemas/010,
+ * docs/acquire.md "Gaps in the time column"): frames [first_frame,
+ * first_frame + n_frames) were not measured. */
+typedef struct {
+    long long first_frame, n_frames;
+} pl_run_gap;
+
+/* Records one gap of run_id.  No transaction of its own: the import
+ * writes it in the run's.  PL_EINVAL for a gap not inside a recording
+ * (first_frame < 1, n_frames < 1). */
+pl_status pl_run_add_gap(pl_store *store, long long run_id, const pl_run_gap *gap,
+                         pl_err *err);
+
+/* The gaps of run_id in frame order into a malloc'd *gaps (the caller
+ * frees it; NULL when there are none) and their count into *n. */
+pl_status pl_run_gaps(pl_store *store, long long run_id, pl_run_gap **gaps,
+                      size_t *n, pl_err *err);
+
 /* Calls fn for each run, newest first, restricted to experiment when it is
  * not NULL; stops early when fn returns non-zero. */
 typedef int (*pl_run_visit_fn)(void *ctx, const pl_run_info *info);

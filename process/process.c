@@ -1211,10 +1211,14 @@ static void fault_in_finish(faulting *f)
     f->helpers = 0;
 }
 
-/* The run's description: its record, two channels and prism. */
+/* The run's description: its record, two channels, prism and the gaps
+ * its recording skipped (*gaps malloc'd, the caller frees it). */
 static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
-                           pl_channel ch[2], pl_prism *prism, pl_err *err)
+                           pl_channel ch[2], pl_prism *prism, pl_run_gap **gaps,
+                           size_t *n_gaps, pl_err *err)
 {
+    *gaps = NULL;
+    *n_gaps = 0;
     if (pl_run_get(store, run_id, info, err) != PL_OK)
         return err->code;
     if (info->n_channels != 2)
@@ -1226,8 +1230,91 @@ static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
     if (info->n_frames < 1)
         return pl_err_set(err, PL_ENUMERIC, "run %lld holds no frames", run_id);
     if (pl_prism_get(store, info->prism, prism, err) != PL_OK ||
-        pl_run_channels(store, run_id, ch, 2, err) != PL_OK)
+        pl_run_channels(store, run_id, ch, 2, err) != PL_OK ||
+        pl_run_gaps(store, run_id, gaps, n_gaps, err) != PL_OK)
         return err->code;
+    return PL_OK;
+}
+
+/* The most slots of the lattice the prism may turn through in a gap of
+ * the recording.  The import drew the gap as a straight line of omega
+ * between its edges; the truth there is arcs and drops, which the line
+ * misses by at most the drop of one impact (1 - omega+/omega-) times the
+ * gap, so its integral is off by at most (1 - ratio) of a slot for each
+ * slot the gap holds.  With at most one slot in it that is below half a
+ * slot for any ratio above 0.5 (the paper's run from 0.6 to 0.99), so
+ * anchor_theta() rounds the turn between the impacts either side to the
+ * right whole number of slots and L_p after the gap is whole-slot right;
+ * and at most one impact is unseen, whose time no arc or step of its own
+ * places.  Past one slot a second impact would be unseen and the rounding
+ * no longer sure: the run is refused. */
+#define GAP_MAX_SLOTS 1.0
+
+/* The recording's gaps (the import stored each as a line: db/run.h)
+ * bridged by the impact lattice.  Nothing in a gap was measured, so no
+ * impact is reported there: a slot the lattice placed inside one is
+ * dropped (its time would be the lattice's guess, not a measurement) and
+ * the summary taken again; L_p runs on through the gap, anchored to the
+ * impacts either side.  Each gap is a fault line; one inside the motion
+ * leaves the run degraded.  omc: the combined omega, whose integral is
+ * theta's.  PL_ENUMERIC for a gap that spans more than GAP_MAX_SLOTS. */
+static pl_status bridge_gaps(pl_process_result *r, const pl_run_gap *gaps, size_t n_gaps,
+                             const double *omc, int N, pl_err *err)
+{
+    double rate = r->rate_hz;
+    int in_motion = 0;
+    size_t dropped_all = 0;
+    for (size_t g = 0; g < n_gaps; g++) {
+        size_t a = (size_t)gaps[g].first_frame, b = a + (size_t)gaps[g].n_frames;
+        if (a >= r->n)
+            continue;
+        if (b > r->n)
+            b = r->n;
+        double turn = 0;
+        for (size_t i = a > r->release ? a : r->release; i < b && i < r->end; i++)
+            turn += omc[i];
+        double slots = N * turn / rate / (2 * M_PI), at_s = (double)a / rate;
+        double missing_s = (double)(b - a) / rate;
+        int moving = b > r->release && a < r->seen;
+        if (moving && fabs(slots) > GAP_MAX_SLOTS)
+            return pl_err_set(err, PL_ENUMERIC, "the recording has a gap at %.3f s "
+                              "(%zu frames, %.1f ms missing) in which the prism turned "
+                              "through %.2f slots of the lattice: more than %g would "
+                              "leave an impact unseen beside the one the lattice "
+                              "carries and L_p after it not sure to the slot: the run "
+                              "cannot be measured through it (record it again, or cut "
+                              "the file at the gap and import the parts)", at_s, b - a,
+                              1e3 * missing_s, slots, GAP_MAX_SLOTS);
+        size_t kept = 0, dropped = 0;
+        for (size_t k = 0; k < r->n_impacts; k++) {
+            double t = (r->impacts[k].t_s - r->decoder_shift_s) * rate;
+            if (t >= (double)a && t < (double)b) {
+                dropped++;
+                r->n_confirmed -= r->impacts[k].confirmed && r->n_confirmed > 0;
+            } else {
+                r->impacts[kept++] = r->impacts[k];
+            }
+        }
+        r->n_impacts = kept;
+        r->n_expected = r->n_expected > dropped ? r->n_expected - dropped : 0;
+        dropped_all += dropped;
+        in_motion |= moving;
+        fault(r, "gap at_s=%.4f frames=%zu missing_s=%.4g in_motion=%d slots=%.3f "
+              "impacts_dropped=%zu", at_s, b - a, missing_s, moving, moving ? slots : 0.0,
+              dropped);
+        if (moving)
+            warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
+                 "bridged by the impact lattice (%.2f of a slot; %zu impact%s there not "
+                 "reported)", at_s, b - a, 1e3 * missing_s, slots, dropped,
+                 dropped == 1 ? "" : "s");
+        else
+            warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
+                 "outside the motion", at_s, b - a, 1e3 * missing_s);
+    }
+    if (dropped_all)
+        summarise(r);
+    if (in_motion && !strcmp(r->quality, "good"))
+        snprintf(r->quality, sizeof r->quality, "degraded");
     return PL_OK;
 }
 
@@ -1535,14 +1622,19 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     pl_channel ch[2];
     pl_prism prism;
     run_arrays a;
-    pl_status st = read_meta(store, run_id, &info, ch, &prism, err);
+    pl_run_gap *gaps = NULL;
+    size_t n_gaps = 0;
+    pl_status st = read_meta(store, run_id, &info, ch, &prism, &gaps, &n_gaps, err);
     if (st != PL_OK || (st = read_velocities(store, run_id, &info, ch, cfg->threads, summary,
-                                             &a, err)) != PL_OK)
+                                             &a, err)) != PL_OK) {
+        free(gaps);
         return st;
+    }
     /* the raw velocities' extremes, before processing cleans them in place */
     raw_extremes rx;
     if (raw_extremes_of(a.v, (size_t)info.n_frames, &rx, err) != PL_OK) {
         arrays_free(&a);
+        free(gaps);
         return pl_err_prefix(err, "run %lld: ", run_id);
     }
     /* the ramp's slope places the impacts by the arcs' tops when they
@@ -1564,6 +1656,12 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     writer wr = {.store = store, .run_id = run_id};
     st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
                        ch[1].beam_height_m, prism.n_edges, &c, &r, &wr, err);
+    if (st == PL_OK && n_gaps &&
+        (st = bridge_gaps(&r, gaps, n_gaps, a.omc, prism.n_edges, err)) != PL_OK) {
+        writer_abort(&wr);
+        pl_process_result_free(&r);
+    }
+    free(gaps);
     if (st != PL_OK) {
         arrays_free(&a);
         free(rx.v);

@@ -2,7 +2,10 @@
  * logger's layout (';', decimal commas, a time column in ms, a trigger
  * column) read unaided and the same file read with every option stated;
  * the time column's unit from its name or the option; time stamps rounded
- * by the logger accepted, gaps and backward steps refused with FILE:LINE;
+ * by the logger accepted; a jump of whole frames (a dropped buffer) read
+ * as a gap, its frames on the line between the millisecond either side;
+ * backward steps, jumps off the frame clock and gaps too long refused
+ * with FILE:LINE;
  * a number with the other decimal mark refused; a time column that
  * disagrees with a stated rate refused; tab separators; columns by index;
  * cells spelt every way stored as strtod's bits and faults among the fast
@@ -200,10 +203,26 @@ static void test_refusals(void **state)
     fixture *f = *state;
     pl_csv_options o;
     pl_csv_options_init(&o);
-    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n2;1;2\n4;1;2\n", &o,
-                 "5: t_ms = 4 breaks the regular spacing of 1 ms (expected 3)");
+    /* 4 would be one frame missing (test_gap); 4.5 is on no frame */
+    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n2;1;2\n4.5;1;2\n", &o,
+                 "5: t_ms = 4.5 breaks the regular spacing of 1 ms (expected 3): it "
+                 "jumps 2.50 periods from the row before, not a whole number, so the "
+                 "rows after it are on no frame of the recording's clock (a logger "
+                 "restarted, or its rate changed): cut the file there and import the "
+                 "parts");
     expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n1;1;2\n", &o,
                  "4: t_ms = 1 does not follow 1: the time column must increase");
+    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n2;1;2\n0.5;1;2\n", &o,
+                 "5: t_ms = 0.5 goes back 1.5 ms from the row before (2): the time "
+                 "column must increase: the rows are not one recording in time order "
+                 "(two files joined, or rows sorted by another column?): import each "
+                 "recording on its own");
+    /* 101 ms missing: past the 0.1 s a gap may be bridged */
+    expect_error(f, "t_ms;a_V;b_V\n0;1;2\n1;1;2\n2;1;2\n104;1;2\n", &o,
+                 "5: t_ms jumps from 2 to 104 ms: 101 rows (0.101 s at one row each 1 "
+                 "ms) missing, longer than the 0.1 s a gap may be bridged "
+                 "(docs/acquire.md): this is two recordings, not one with a buffer "
+                 "lost: cut the file there and import the parts");
     expect_error(f, "t_s;a_V;b_V\n0,0;1,5;2\n0,1;1.5;2\n", &o,
                  "3: column 1 (from 0, as --columns counts): expected a number, got '1.5'");
     expect_error(f, "t_s,a_V,b_V\n0,1,2\n0.1,1,5,2\n", &o,
@@ -218,6 +237,57 @@ static void test_refusals(void **state)
     snprintf(o.columns, sizeof o.columns, "a_V,7");
     expect_error(f, "t_s,a_V,b_V\n0,1,2\n", &o,
                  "1: no column '7' in the header (3 columns)");
+}
+
+/* A logger that dropped a buffer: 10 kHz in ms, rows 0-49, then the time
+ * column jumps 0.6 ms (frames 50-54 missing), rows 55-119.  The frames
+ * keep their times (120 frames at 10 kHz, not 115 at 9583 Hz); the gap
+ * is one record of where it is, how long and the line after it; its
+ * frames lie on the straight line through the means of the millisecond
+ * either side (10 frames each, at their centres), which for a channel
+ * that rises steadily is the channel itself.  Both paths (fast rows and
+ * libcsv's) read it alike, and a second gap later is recorded too. */
+static void test_gap(void **state)
+{
+    fixture *f = *state;
+    for (int quoted = 0; quoted < 2; quoted++) {
+        char text[8192];
+        size_t m = (size_t)snprintf(text, sizeof text, "t_ms,a_V,b_V\n");
+        for (int k = 0; k < 150; k++)
+            if ((k < 50 || k >= 55) && (k < 130 || k >= 131))
+                m += (size_t)snprintf(text + m, sizeof text - m,
+                                      quoted ? "\"%.1f\",%.3f,%.3f\n" : "%.1f,%.3f,%.3f\n",
+                                      0.1 * k, 0.25 * k, 1.0 - 0.125 * k);
+        assert_int_equal(tu_write_file(f->csv, text), 0);
+        pl_csv_options o;
+        pl_csv_options_init(&o);
+        o.path = f->csv;
+        pl_source_config cfg = beams();
+        pl_source_spec spec = pl_csv_spec(&o, &cfg);
+        pl_source_info info;
+        pl_err err = {0};
+        void *src = NULL;
+        double v[2 * 200];
+        size_t n = 0;
+        if (pl_source_open(&spec, &src, &info, &err) != PL_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(pl_source_csv.read(src, v, 200, &n, &err), PL_OK);
+        assert_int_equal(n, 150);
+        tu_assert_close(info.sample_rate_hz, 10000, 1e-6);
+        assert_int_equal(info.n_gaps, 2);
+        assert_int_equal(info.gaps[0].first_frame, 50);
+        assert_int_equal(info.gaps[0].n_frames, 5);
+        assert_int_equal(info.gaps[0].line, 52);   /* header, rows 0-49, then the jump */
+        assert_int_equal(info.gaps[1].first_frame, 130);
+        assert_int_equal(info.gaps[1].n_frames, 1);
+        assert_int_equal(info.gaps[1].line, 127);
+        for (size_t k = 0; k < n; k++) {
+            tu_assert_close(v[2 * k], 0.25 * (double)k, 1e-9);
+            tu_assert_close(v[2 * k + 1], 1.0 - 0.125 * (double)k, 1e-9);
+        }
+        assert_string_equal(info.rate_from, "the time column 't_ms' (in ms)");
+        pl_source_csv.close(src);   /* info.gaps are the source's */
+    }
 }
 
 /* Tab separators; a time column in us; columns that are neither LDV nor
@@ -372,8 +442,12 @@ static void test_fast_refusals(void **state)
                      "1234567890123456789012345,0.5", 0,
                      "42: column 1 (from 0, as --columns counts): expected a number, got "
                      "'0.1234567890123456789012345678901234567890123456789012345678901'");
-    expect_row_error(f, ",", "0.0050,0.5,0.5", 0,
-                     "42: t_s = 0.005 breaks the regular spacing of 0.0001 s (expected 0.004)");
+    expect_row_error(f, ",", "0.00435,0.5,0.5", 0,
+                     "42: t_s = 0.00435 breaks the regular spacing of 0.0001 s (expected "
+                     "0.004): it jumps 4.50 periods from the row before, not a whole "
+                     "number, so the rows after it are on no frame of the recording's "
+                     "clock (a logger restarted, or its rate changed): cut the file "
+                     "there and import the parts");
     expect_row_error(f, ";", "0.0040;0,5;0.5", 0,
                      "42: column 1 (from 0, as --columns counts): expected a number, got '0,5'");
     /* rows without a mark leave it unsettled; the first mark settles it
@@ -543,6 +617,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_stated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rounded_stamps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tabs_and_us, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spellings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fast_refusals, setup, teardown),

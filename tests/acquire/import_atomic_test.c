@@ -1,6 +1,7 @@
 /* tests/acquire/import_atomic_test.c - an import is all or nothing and
- * never hangs: WAVs at 1 Hz to 1 kHz lasting 20 s import whole (the writer
- * and the reader used to wait on each other); an import killed by SIGKILL,
+ * never hangs: WAVs at 1 kHz to 4 kHz lasting 20 s import whole (the writer
+ * and the reader used to wait on each other, at 1 Hz); below 1 kHz, which
+ * no LDV run is recorded at, they are refused at once naming the rate; an import killed by SIGKILL,
  * SIGTERM or SIGINT half-way leaves no run, the earlier runs byte for byte
  * as they were, db check clean, and the file imports again without
  * --force; a recorder that starts during an import marks nothing
@@ -127,7 +128,7 @@ static void test_low_rates_finish(void **state)
     char *dir = tu_tmpdir("atomic");
     char *db = tu_path(dir, "a.db"), *wav = tu_path(dir, "slow.wav");
     assert_int_equal(tu_init_db(db), 0);
-    static const int rates[] = {1, 2, 100, 200, 700, 800, 1000};
+    static const int rates[] = {1, 2, 100, 200, 700, 800, 1000, 1500, 2000, 4000};
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         long frames = 20L * rates[i];
         write_wav(wav, rates[i], frames, (int)i);
@@ -139,6 +140,12 @@ static void test_low_rates_finish(void **state)
             pl_err err = {0};
             long long id, got = 0;
             pl_status st = pl_import_file(db, &o, &id, &got, &err);
+            if (rates[i] < 1000) {
+                char want[160];
+                snprintf(want, sizeof want, "%s: the WAV header gives %d Hz: an LDV run "
+                         "needs at least 1 kHz", wav, rates[i]);
+                _exit(st == PL_EINVAL && !strncmp(err.msg, want, strlen(want)) ? 0 : 1);
+            }
             if (st != PL_OK)
                 fprintf(stderr, "%s\n", err.msg);
             _exit(st == PL_OK && got == frames ? 0 : 1);
@@ -148,7 +155,7 @@ static void test_low_rates_finish(void **state)
         int status = wait_for(child, 20, what);
         assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    assert_int_equal(count_rows(db, "run"), 7);
+    assert_int_equal(count_rows(db, "run"), 4);
     check_store(db);
     free(db);
     free(wav);

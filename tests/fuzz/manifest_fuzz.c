@@ -17,7 +17,7 @@ static int fuzz_manifest(const uint8_t *data, size_t n)
         pl_store_open(&store, db, PL_STORE_CREATE, &err) == PL_OK)
         pl_store_close(store);
     pl_import_manifest(db, fuzz_file(path, sizeof path, "manifest.csv", data, n),
-                       0, 0, NULL, NULL, &count, &err);
+                       0, 0, NULL, NULL, NULL, NULL, &count, &err);
     return 0;
 }
 FUZZ_ENTRY(fuzz_manifest)

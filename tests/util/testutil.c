@@ -143,6 +143,6 @@ pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err 
         st = pl_ramp_import_csv(store, "fixtures/catalog/ramps.csv", &count, err);
     pl_store_close(store);
     if (st == PL_OK && manifest)
-        st = pl_import_manifest(db, manifest, 0, 0, NULL, NULL, runs, err);
+        st = pl_import_manifest(db, manifest, 0, 0, NULL, NULL, NULL, NULL, runs, err);
     return st;
 }
