@@ -14,9 +14,11 @@
  *              measured through the live beam: the dead channel becomes
  *              the live one scaled to its height, so (4.1) and the
  *              combined omega are the live beam's v / h.
- *   ratio      where both move, the median of v1/v2 is h1/h2 (its sign
+ *   ratio      where both move, v1/v2 (the median of its densest cluster
+ *              of blocks, 4 % wide) is h1/h2 (its sign
  *              included): what the data say the notebook's heights and
- *              signs should be (cmd_process.c's diagnosis reads it).
+ *              signs should be; a run whose ratio contradicts them is
+ *              refused with the fix the data support.
  *
  * Threading: no shared state. */
 #ifndef PL_PROCESS_BEAMS_H
@@ -32,7 +34,12 @@ typedef struct {
     double ratio;      /* v1/v2 where both beams move (median); NaN: they
                           never both moved */
     double ratio_sd;   /* its blocks' robust spread; NaN with it */
+    double cluster;    /* the share of those blocks within 4 % of each
+                          other that gave it (the densest such cluster) */
     size_t both;       /* blocks where both moved */
+    int sense[2];      /* each beam's direction where it moves: +1
+                          downhill (its sign right), -1 uphill, 0 too
+                          little motion to tell */
 } pl_beams_report;
 
 /* Checks the offset-free velocities v[0], v[1] (m/s, n samples at rate
@@ -41,5 +48,18 @@ typedef struct {
  * one scaled by h_dead / h_live.  -1 when out of memory (v untouched). */
 int pl_beams_check(double *v[2], const double h[2], size_t n, double rate, size_t q,
                    pl_beams_report *b);
+
+/* What the beams' ratio says of the notebook's heights h[0], h[1]: 0
+ * when it agrees with h1/h2 within 5 % or was not measured; 1 when it
+ * contradicts them (omega's scale is then wrong, and the run cannot be
+ * measured through), with buf (n bytes) naming what the data support -
+ * heights or wires swapped, a sign swapped, a height wrong or crosstalk
+ * - and its fix, "RUN" standing for the run's id. */
+int pl_beams_verdict(const pl_beams_report *b, const double h[2], char *buf, size_t n);
+
+/* The beams' own senses in words for a run refused as "no motion":
+ * which beam moves uphill (its sign wrong), or which never saw the
+ * prism; "" when each moves downhill (no sign is at fault). */
+void pl_beams_senses(const pl_beams_report *b, char *buf, size_t n);
 
 #endif

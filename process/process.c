@@ -233,9 +233,17 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
     double hb[2] = {h1, h2}, *vb[2] = {r->vp1, r->vp2};
     if (pl_beams_check(vb, hb, n, rate, q, &r->beams) != 0)
         return pl_err_set(err, PL_ENOMEM, "beam check: out of memory");
+    char why[768];
+    if (pl_beams_verdict(&r->beams, hb, why, sizeof why))
+        return pl_err_set(err, PL_ENUMERIC, "%s", why);
     pl_window w;
     pl_status st = pl_window_release(r->vp1, r->vp2, h1 - h2, n, rate, q,
                                      cfg->release_sigmas, &w, err);
+    if (st == PL_ENUMERIC) {   /* what the beams themselves say of it */
+        pl_beams_senses(&r->beams, why, sizeof why);
+        if (why[0])
+            return pl_err_prefix(err, "%s; ", why);
+    }
     if (st != PL_OK)
         return st;
     double beta = cfg->lattice.beta_rad;
