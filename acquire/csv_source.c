@@ -77,9 +77,10 @@ typedef struct {
  * refused here: a logger's dropped buffer is milliseconds (256 rows,
  * 21 ms, on the foreign logger), and the impact lattice carries a gap
  * only while the prism turns through at most one slot in it, which
- * processing checks with the prism's N and speed; past 0.1 s no prism
- * of the paper's past its first few slots turns through less, and the
- * file is two recordings, not one with a buffer lost.  More than
+ * processing checks with the prism's N and speed; slots last 0.1 s only
+ * in the first few after the release (the N = 26 run's: 127 and 149 ms,
+ * under 100 ms from its fourth), so a longer gap is a paused recording,
+ * two runs in one file, not one with a buffer lost.  More than
  * GAPS_MAX gaps is a logger that cannot keep up, whose file no bridge
  * makes a recording: each gap is a line of the run's quality record. */
 #define GAP_ON_CLOCK 0.25
