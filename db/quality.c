@@ -393,6 +393,13 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  "calibration drifted; the mean speeds are the lattice's, the stored "
                  "omega series keeps the drift", val(f, "omega41_rad_s"),
                  val(f, "lattice_rad_s"), val(f, "part"));
+    else if (strcmp(k, "time_jump") == 0)
+        snprintf(buf, n, "the impacts' lattice jumps by %s of a slot before %s s (%s jump%s "
+                 "in all): about %s s of samples missing from the file there, with no "
+                 "time column to say so (a dropped buffer?); the impacts after it are "
+                 "early by that much, L_p counts whole slots across it",
+                 val(f, "slot_part"), val(f, "at_s"), val(f, "count"),
+                 strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "missing_s"));
     else if (strcmp(k, "lattice_mismatch") == 0)
         snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
                  "and %s around %s s, not 1 (+- %s), and omega (4.1) over the last "

@@ -83,10 +83,35 @@ int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, s
  * of 2 pi / N.  The lattice walk adapts its spacing to the data by 10 %
  * at most, so with the notebook's N a quarter off it confirms the steps
  * that happen to fall near its slots and their spacing says little; this
- * one sees every landing.  NaN when fewer than 8 drops; -1 when out of
- * memory (and *spacing NaN). */
+ * one sees every landing.
+ *
+ * And the lattice's phase: between any two landings the prism turned a
+ * whole number of slots, so a turn that is not whole, beside turns that
+ * are, is time missing from (or added to) the file there - a converter's
+ * dropped buffer in a file with no time column.  A spurious drop splits
+ * one turn into two parts that add up to a whole one, and is passed. */
+typedef struct {
+    size_t drops;          /* drops found */
+    double spacing;        /* their median spacing in slots; NaN: < 8 */
+    size_t jumps;          /* turns a part of a slot off whole (over
+                              PL_PHYS_JUMP_PART) */
+    double jump_at_s;      /* the largest: the drop after it (s from the
+                              recording's first sample), */
+    double jump_part;      /* its turn less the nearest whole slots (in
+                              slots, within +-0.5), */
+    double jump_missing_s; /* and the time it stands for, taken as missing
+                              (a part short, or the rest of the slot when
+                              over: a converter drops buffers, none adds) */
+} pl_phys_steps;
+
+/* A turn this far from whole slots is a jump of the lattice's phase: the
+ * drops' spacings scatter by 0.002 of a slot on the foreign runs. */
+#define PL_PHYS_JUMP_PART 0.1
+
+/* Fills out for om, theta over [from, to) at rate, N edges.  -1 when out
+ * of memory. */
 int pl_phys_step_spacing(const double *om, const double *theta, size_t from, size_t to,
-                         double rate, int N, double *spacing, size_t *drops);
+                         double rate, int N, pl_phys_steps *out);
 
 /* Whether the prism already turns at the first sample (a recording that
  * starts after the release): over v1[0..q), v2[0..q) (m/s, signs applied,

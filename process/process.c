@@ -609,7 +609,7 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     integrate(omc, r->n, r->release, r->end, r->rate_hz, r->theta);
     r->lp_end_raw = N * r->theta[r->end - 1] / (2 * M_PI);
     if (pl_phys_step_spacing(omc, r->theta, r->release, r->end, r->rate_hz, N,
-                             &r->step_spacing, &r->step_drops) != 0)
+                             &r->steps) != 0)
         return pl_err_set(err, PL_ENOMEM, "lattice check: out of memory");
     pl_lattice_stats ls;
     pl_lattice_config lc = cfg->lattice;
@@ -712,9 +712,9 @@ static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_er
                           "prism (check each beam's trace on the run page)",
                           r->lp_end, r->n_confirmed);
     double spacing = c->spacing_slots;
-    if (r->step_drops >= 8 && isfinite(r->step_spacing) &&
-        fabs(r->step_spacing - 1) > fabs(spacing - 1))
-        spacing = r->step_spacing;
+    if (r->steps.drops >= 8 && isfinite(r->steps.spacing) &&
+        fabs(r->steps.spacing - 1) > fabs(spacing - 1))
+        spacing = r->steps.spacing;
     if (c->used >= 8 && fabs(spacing - 1) > SPACING_TOLERANCE) {
         /* The spacing alone cannot tell a wrong N from a wrong scale
          * (both stretch theta between landings): a spacing that no whole
@@ -731,7 +731,7 @@ static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_er
         return pl_err_set(err, PL_ENUMERIC,
                           "the impacts are 2 pi/%.1f apart in theta, not 2 pi/%d (the "
                           "median spacing of %zu drops of omega: %.3f slots): %s",
-                          na, N, r->step_drops, spacing, fix);
+                          na, N, r->steps.drops, spacing, fix);
     }
     /* a stretch where the integral turns other than one slot an impact:
      * the impacts or omega are wrong there (a beam's saturation, a beam
@@ -1003,6 +1003,18 @@ static void assess_quality(pl_process_result *r)
              "own clock (%.4g rad/s): the decoders' offsets or calibration drifted; "
              "omega_last is the lattice's", r->omega_last_41,
              100 * (r->omega_last_41 / r->omega_last_lattice - 1), r->omega_last_lattice);
+        degraded = 1;
+    }
+    if (r->steps.jumps > 0) {
+        /* the impacts after it are off by the time missing: measured
+         * through only as far as L_p goes (whole slots across it) */
+        fault(r, "time_jump at_s=%.4f slot_part=%.3f missing_s=%.3g count=%zu",
+              r->steps.jump_at_s, r->steps.jump_part, r->steps.jump_missing_s,
+              r->steps.jumps);
+        warn(r, "the lattice's phase jumps by %+.2f of a slot before %.3f s: about %.3g ms "
+             "missing from the file there (a dropped buffer?); the impacts after it are "
+             "early by that much, L_p counts whole slots across it", r->steps.jump_part,
+             r->steps.jump_at_s, 1e3 * r->steps.jump_missing_s);
         degraded = 1;
     }
     int suspect = 0;
@@ -1418,7 +1430,7 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "lattice_spacing_slots=%.6g\nlattice_q_first=%.6g\nlattice_q_last=%.6g\n"
              "lattice_q_se=%.3g\nomega_last_41=%.6g\nomega_last_lattice=%.6g\n"
              "late_start_omega=%.6g\nstep_spacing_slots=%.6g\n"
-             "step_drops=%zu\n",
+             "step_drops=%zu\nphase_jumps=%zu\n",
              r->cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
              cfg->release_sigmas, cfg->quiet_s, cfg->lattice.gap_s, cfg->lattice.fit_s,
              cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
@@ -1435,7 +1447,7 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m,
              r->clock.spacing_slots, r->clock.q_first, r->clock.q_last, r->clock.q_sd,
              r->omega_last_41, r->omega_last_lattice, r->late_omega,
-             r->step_spacing, r->step_drops);
+             r->steps.spacing, r->steps.drops, r->steps.jumps);
     rec->release_frame = (long long)r->release;
     rec->end_frame = (long long)r->end;
     rec->release_t_s = r->release_t;

@@ -114,8 +114,8 @@ typedef struct {
                                 else equal to it */
     double omega_last_lattice; /* the same second's mean from theta anchored
                                 to the impacts (NaN: too short) */
-    double step_spacing;     /* the drops of omega's spacing in slots, found */
-    size_t step_drops;       /* without the lattice, and how many drops */
+    pl_phys_steps steps;     /* the drops of omega found without the
+                                lattice: their spacing and phase jumps */
     int omega_from_lattice;  /* 1: omega_last_mean is omega_last_lattice */
     int lattice_suspect;     /* 1: a second of slots where the integral and
                                 the impacts disagree (quality suspect) */

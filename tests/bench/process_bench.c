@@ -389,14 +389,14 @@ int main(void)
      * 3.  (The beams' ratio check is part of the front end's pass.) */
     double dt_checks = -1;
     for (int k = 0; k < 3; k++) {
-        double t0 = now_s(), spacing, h[2] = {ch[0].beam_height_m, ch[1].beam_height_m};
-        size_t drops;
+        double t0 = now_s(), h[2] = {ch[0].beam_height_m, ch[1].beam_height_m};
+        pl_phys_steps steps;
         pl_phys_lattice clock;
         pl_phys_body body = {38, 0.015, cfg.lattice.beta_rad, NAN};   /* make_run()'s prism */
         if (pl_phys_check_speed(r.omega, r.vp1, r.vp2, r.release, r.end, r.rate_hz, h, &body,
                                 &err) != PL_OK ||
             pl_phys_step_spacing(r.omega, r.theta, r.release, r.end, r.rate_hz, body.N,
-                                 &spacing, &drops) != 0 ||
+                                 &steps) != 0 ||
             pl_phys_lattice_clock(r.impacts, r.n_impacts, r.theta, r.n, r.rate_hz, body.N,
                                   &clock) != 0)
             die("the checks failed on the bench's run");

@@ -10,7 +10,10 @@
 #  3. the prism labelled steel-22: "is the prism 30-edged", not measured;
 #  4. the heights swapped and then the signs flipped, as a hasty user
 #     might: the prism would turn backwards: refused, never good;
-#  5. the run as recorded: good, and its lattice figures in the record.
+#  5. the run as recorded: good, and its lattice figures in the record;
+#  6. 15 ms of frames cut from the WAV at 4 s (a dropped buffer in a file
+#     with no time column): the lattice's phase jump named, about 15 ms
+#     missing, degraded, not good.
 set -eu
 bin=$(cd "$(dirname "${PRISMLAB_BIN:-bin/prismlab}")" && pwd)/$(basename "${PRISMLAB_BIN:-bin/prismlab}")
 dir=$(mktemp -d)
@@ -63,4 +66,22 @@ $bin process 1 --db "$db" >/dev/null 2>&1 || fail "5: the run as recorded refuse
 [ "$(quality)" = good ] || fail "5: quality '$(quality)'"
 sqlite3 "$db" "SELECT params FROM processing" | grep -q "^step_spacing_slots=1.00" ||
     fail "5: no lattice spacing in the record"
+
+# 6.
+python3 - "$dir/cut.wav" <<'PY'
+import sys, wave
+r = wave.open("fixtures/runs/fig8-steel-30.wav", "rb"); p = r.getparams()
+f = r.readframes(p.nframes); r.close()
+b = p.sampwidth * p.nchannels
+w = wave.open(sys.argv[1], "wb"); w.setparams(p)
+w.writeframes(f[:40000 * b] + f[40150 * b:]); w.close()
+PY
+$bin import "$dir/cut.wav" --db "$db" --prism steel-30 --ramp glass-0.3702 --experiment t \
+    --h1 0.0199 --h2 0.0116 --ldv-scale 0.025 --sign1 1 --sign2 -1 --full-scale-v 10 \
+    --lambda0-deg 5.322 >/dev/null
+$bin process 2 --db "$db" >/dev/null 2>&1 || fail "6: refused"
+$bin run show 2 --db "$db" >"$dir/show"
+grep -q "^quality: *degraded" "$dir/show" || fail "6: $(grep quality "$dir/show")"
+grep -q "lattice jumps by .* before 4.0[0-9]* s .*about 0.01[45][0-9]* s of samples missing" \
+    "$dir/show" || fail "6: no jump named: $(cat "$dir/show")"
 echo "physics_checks_test: ok (the 100x scale refused in $ms ms)"
