@@ -55,7 +55,9 @@ typedef struct {
     long long n_confirmed;    /* of them, with a step above the noise */
     char warnings[2048];      /* one per line; "" when none */
     /* The data-quality record (docs/process.md, "Faults"): one word,
-     * "good" (nothing went wrong), "degraded" (measured through a fault)
+     * "good" (every check passed), "degraded" (measured through a fault),
+     * "suspect" (a check against the physics failed and nothing was
+     * measured through it: the numbers are stored but not to be trusted)
      * or "refused", and one fault a line, each "<kind> key=value ...":
      *   beam_lost channel=C from_s=A to_s=B
      *   clipped channel=C samples=K spans=S from_s=A to_s=B
@@ -92,7 +94,7 @@ typedef struct {
 /* The quality record of one run, processed or refused. */
 typedef struct {
     long long run_id;
-    char quality[16];         /* good, degraded, refused; "": processed
+    char quality[16];         /* good, degraded, suspect, refused; "": processed
                                  before prismlab recorded data quality */
     char faults[2048];        /* as pl_processing.faults */
     char recorded_utc[32];    /* when it was assessed (for "": processed) */
@@ -101,7 +103,7 @@ typedef struct {
 
 /* Replaces the run's derived data with rec, series[0..n_series-1] and
  * impacts[0..n_impacts-1], atomically, and its quality record with
- * rec->quality and rec->faults ("good" or "degraded"; "" stores none, the
+ * rec->quality and rec->faults ("good", "degraded" or "suspect"; "" stores none, the
  * run then reads as not assessed).  PL_EINVAL for another word: a
  * refusal is pl_quality_refuse()'s. */
 pl_status pl_derived_save(pl_store *store, const pl_processing *rec,

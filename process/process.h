@@ -99,7 +99,7 @@ typedef struct {
     pl_frontend_report front;/* offsets, hum, drop-outs (process/frontend.h) */
     double noise_omega;      /* rad/s, std of omega (4.1) in the lead-in */
     char warnings[2048];
-    char quality[16];        /* "good" or "degraded" (db/derived.h) */
+    char quality[16];        /* "good", "degraded" or "suspect" (db/derived.h) */
     char faults[2048];       /* one fault a line, as in db/derived.h */
 } pl_process_result;
 

@@ -472,7 +472,7 @@ static void html_head(FILE *f, const char *exp, const char *now, int synthetic)
     fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
           "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
           "th{background:#eee}td.l{text-align:left}.synthetic{background:#fff3cd;border:1px solid #e0b000;padding:0.5em;font-weight:bold}"
-          "tr.degraded td{background:#fff3cd}tr.refused td{background:#f8d7da}"
+          "tr.degraded td{background:#fff3cd}tr.suspect td{background:#f5c6cb}tr.refused td{background:#f8d7da}"
           "ul.faults{margin:0;padding-left:1.2em;text-align:left}"
           "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}</style>\n"
           "</head><body>\n<h1>Validation report: ", f);
@@ -628,8 +628,8 @@ static void html_quality(FILE *f, const run_data *r)
 }
 
 /* The table of runs: where each came from, its prism and ramp, the beam
- * heights, the valid window, the data quality (a degraded or refused run's
- * row marked) and the processing's warnings. */
+ * heights, the valid window, the data quality (a degraded, suspect or
+ * refused run's row marked) and the processing's warnings. */
 static void html_runs(FILE *f, const run_set *s)
 {
     fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
@@ -640,6 +640,7 @@ static void html_runs(FILE *f, const run_set *s)
         const char *q = r->has_quality ? r->quality.quality : "";
         fprintf(f, "<tr%s><td>%lld</td><td class=\"l\">",
                 strcmp(q, "degraded") == 0  ? " class=\"degraded\""
+                : strcmp(q, "suspect") == 0 ? " class=\"suspect\""
                 : strcmp(q, "refused") == 0 ? " class=\"refused\""
                                             : "", r->info.id);
         html_text(f, r->info.source_kind);
@@ -904,8 +905,8 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     return pl_atomicfile_commit(af, err);
 }
 
-/* The run's quality word for metrics.csv and summary.md: good, degraded
- * or refused; "" when it has no record (neither processed nor refused)
+/* The run's quality word for metrics.csv and summary.md: good, degraded,
+ * suspect or refused; "" when it has no record (neither processed nor refused)
  * or was processed before prismlab recorded data quality. */
 static const char *quality_word(const run_data *r)
 {
