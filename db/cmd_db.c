@@ -474,8 +474,9 @@ static const pl_cli_command run_command = {
     .about =
     "list prints one line per run, newest first, under a header row; show\n"
     "prints everything stored about one run, its channels and calibration,\n"
-    "its processing, its data quality (good, degraded, suspect or refused, with each\n"
-    "fault in words) and the history of its corrections.  Simulated runs are\n"
+    "its processing, its data quality (good, degraded, suspect or refused,\n"
+    "with each fault in words) and the history of its corrections.  Simulated\n"
+    "runs are\n"
     "marked SYNTHETIC.  --json prints the same as JSON.\n"
     "\n"
     "set corrects what was written down about a run (a wrong prism, swapped\n"
@@ -806,7 +807,7 @@ static int print_change(void *ctx, const pl_run_change *c)
 
 /* One law's fitted (or recorded) lambda0 with its 95 % interval and flag,
  * as text or as a JSON object (null when not validated under it). */
-static void print_law(const char *name, const pl_answer_law *l, int json)
+static void print_law(const char *name, const pl_answer_law *l, int fits, int json)
 {
     double half = l->half95_rad / DEG;
     const char *flag = pl_fit_flag_words(l->flag);
@@ -827,6 +828,9 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
         pl_json_number(stdout, l->sys_sd_rad / DEG);
         fputs(", \"max_rel_err\": ", stdout);
         pl_json_number(stdout, l->v.max_rel_err_lp);
+        fputs(", \"rms_impacts\": ", stdout);
+        pl_json_number(stdout, l->v.rms_err_lp);
+        printf(", \"fits\": %s", fits ? "true" : "false");
         json_field_text(stdout, ", ", "flag", flag);
         fputs("}", stdout);
         return;
@@ -844,8 +848,14 @@ static void print_law(const char *name, const pl_answer_law *l, int json)
         printf(" +- %.*f deg (95 %%, fitted", dec, half);
     else
         printf(" deg (fitted, no interval");
-    printf("%s%s); max rel. L_p error %.3f %%", flag[0] ? "; " : "", flag,
-           100 * l->v.max_rel_err_lp);
+    printf("%s%s); ", flag[0] ? "; " : "", flag);
+    /* no relative error where the measured L_p never reached one impact */
+    if (isfinite(l->v.max_rel_err_lp))
+        printf("max rel. L_p error %.3f %%", 100 * l->v.max_rel_err_lp);
+    else
+        printf("max rel. L_p error none (the measured L_p never reached 1 impact)");
+    printf("; rms %.3f impacts (%s)", l->v.rms_err_lp,
+           fits ? "fits" : "does not fit");
     /* the interval's parts as standard errors: the fit's statistics and
      * the inputs' stated precision (docs/validation.md) */
     if (isfinite(half) && isfinite(l->sys_sd_rad))
@@ -899,13 +909,18 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
         else
             fputs("null", stdout);
         fputs(", \"laws\": {", stdout);
-        print_law("line", &a.law[0], 1);
+        print_law("line", &a.law[0], a.fits[0], 1);
         fputs(", ", stdout);
-        print_law("plastic", &a.law[1], 1);
+        print_law("plastic", &a.law[1], a.fits[1], 1);
         fputs("}, \"report\": null", stdout);
         json_field_text(stdout, ", ", "report_command", cmd);
         if (!ok || a.why[0])
             json_field_text(stdout, ", ", "error", ok ? a.why : err.msg);
+        fputs(", \"withheld\": ", stdout);
+        if (ok && a.withheld[0])
+            pl_json_string(stdout, a.withheld);
+        else
+            fputs("null", stdout);
         fputs("}", stdout);
         return;
     }
@@ -919,14 +934,16 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
     }
     if (a.why[0])
         printf("verdict:        ? (%s)", a.why);
+    else if (a.withheld[0])
+        printf("verdict:        none: %s", a.withheld);
     else
         printf("verdict:        %s", pl_verdict_words(a.verdict.law));
     if (a.verdict.law != PL_VERDICT_NONE)
         printf(" (t = %.3g over %zu blocks, 95 %% level %.3g; rms plastic / line %.3g)",
                a.verdict.t_stat, a.verdict.blocks, a.verdict.t_crit, a.verdict.rms_ratio);
     printf("\n");
-    print_law("line", &a.law[0], 0);
-    print_law("plastic", &a.law[1], 0);
+    print_law("line", &a.law[0], a.fits[0], 0);
+    print_law("plastic", &a.law[1], a.fits[1], 0);
     if (cmd[0])
         printf("report:         not kept by the store; write it with: %s\n", cmd);
     else

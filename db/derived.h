@@ -55,7 +55,9 @@ typedef struct {
     long long n_confirmed;    /* of them, with a step above the noise */
     char warnings[2048];      /* one per line; "" when none */
     /* The data-quality record (docs/process.md, "Faults"): one word,
-     * "good" (nothing went wrong), "degraded" (measured through a fault)
+     * "good" (every check passed), "degraded" (measured through a fault),
+     * "suspect" (a check against the physics failed and nothing was
+     * measured through it: the numbers are stored but not to be trusted)
      * or "refused", and one fault a line, each "<kind> key=value ...":
      *   beam_lost channel=C from_s=A to_s=B
      *   clipped channel=C samples=K spans=S from_s=A to_s=B

@@ -446,8 +446,7 @@ const char *pl_quality_words(const char *quality)
     if (strcmp(quality, "degraded") == 0)
         return "degraded (measured through a fault)";
     if (strcmp(quality, "suspect") == 0)
-        return "suspect (a check against the physics failed: do not trust the numbers; "
-               "see the faults)";
+        return "suspect (a check failed: do not trust the numbers; see the faults)";
     if (strcmp(quality, "refused") == 0)
         return "refused";
     return quality;

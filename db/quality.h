@@ -80,7 +80,8 @@ int pl_faults_each(const char *faults,
                    void *ctx);
 
 /* The record's word for a person: "good", "degraded (measured through a
- * fault)", "refused", and for "" (processed before schema 5) "not
+ * fault)", "suspect (a check failed: do not trust the numbers; see the
+ * faults)", "refused", and for "" (processed before schema 5) "not
  * assessed (processed before prismlab recorded data quality)". */
 const char *pl_quality_words(const char *quality);
 

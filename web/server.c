@@ -544,7 +544,7 @@ static enum MHD_Result page_experiments(pl_web *w, struct MHD_Connection *c)
 /* a run */
 
 /* One law's row of the answer: lambda0 with its 95 % interval, its flag. */
-static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l)
+static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int fits)
 {
     pl_buf_printf(b, "<tr data-law=\"%s\"><th>&lambda;<sub>0</sub>, %s law</th><td>", name, name);
     if (!l->has) {
@@ -562,7 +562,13 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l)
         pl_buf_puts(b, " deg (fitted, no interval)");
     if (l->flag != PL_FIT_FLAG_NONE)
         pl_buf_printf(b, " <em class=\"flag\">%s</em>", pl_fit_flag_words(l->flag));
-    pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%", 100 * l->v.max_rel_err_lp);
+    if (isfinite(l->v.max_rel_err_lp))
+        pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%", 100 * l->v.max_rel_err_lp);
+    else
+        pl_buf_puts(b, "; max rel. L<sub>p</sub> error none (the measured L<sub>p</sub> never "
+                       "reached 1 impact)");
+    pl_buf_printf(b, "; rms %.3f impacts <span class=\"%s\">(%s)</span>", l->v.rms_err_lp,
+                  fits ? "fits" : "flag", fits ? "fits" : "does not fit");
     /* the interval's parts as standard errors, each with its meaning */
     if (isfinite(half) && isfinite(l->sys_sd_rad))
         pl_buf_printf(b, "; standard errors: <span class=\"stat\" title=\"the fit's "
@@ -599,11 +605,14 @@ static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
         return;
     }
     pl_buf_printf(b, "<table class=\"info\" id=\"answer\" data-verdict=\"%s\"><tr><th>verdict</th><td>",
-                  a->why[0] ? "error" : pl_verdict_name(a->verdict.law));
+                  a->why[0] ? "error" : a->withheld[0] ? "withheld" : pl_verdict_name(a->verdict.law));
     if (a->why[0]) {
         pl_buf_puts(b, "? (");
         pl_buf_html(b, a->why);
         pl_buf_puts(b, ")");
+    } else if (a->withheld[0]) {
+        pl_buf_puts(b, "<b id=\"withheld\">none</b>: ");
+        pl_buf_html(b, a->withheld);
     } else {
         pl_buf_printf(b, "<b>%s</b>", pl_verdict_words(a->verdict.law));
         if (a->verdict.law != PL_VERDICT_NONE)
@@ -612,8 +621,8 @@ static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
                           a->verdict.rms_ratio);
     }
     pl_buf_puts(b, "</td></tr>");
-    answer_law(b, "line", &a->law[0]);
-    answer_law(b, "plastic", &a->law[1]);
+    answer_law(b, "line", &a->law[0], a->fits[0]);
+    answer_law(b, "plastic", &a->law[1], a->fits[1]);
     pl_buf_puts(b, "<tr><th>report</th><td>");
     if (r->experiment[0]) {
         pl_buf_puts(b, "<a id=\"report-link\" href=\"/experiment/");

@@ -16,17 +16,23 @@ void pl_match_errors(const double *sim, const double *meas, const double *t,
                      size_t n, double *max_rel, double *t_max, double *rms)
 {
     double mx = 0, tm = NAN, ss = 0;
+    size_t counted = 0;
     for (size_t i = 0; i < n; i++) {
         double d = sim[i] - meas[i];
         ss += d * d;
         /* relative error only where a whole impact has been counted:
          * near the release L_exp -> 0 and the ratio means nothing */
-        if (meas[i] >= 1.0 && fabs(d) / meas[i] > mx) {
-            mx = fabs(d) / meas[i];
-            tm = t[i];
+        if (meas[i] >= 1.0) {
+            counted++;
+            if (fabs(d) / meas[i] > mx) {
+                mx = fabs(d) / meas[i];
+                tm = t[i];
+            }
         }
     }
-    *max_rel = n ? mx : NAN;
+    /* a measured L_p that never reached one impact has no relative error:
+     * 0 would read as a perfect match (issue 44: "0.000 %" at rms 42.9) */
+    *max_rel = counted ? mx : NAN;
     *t_max = tm;
     *rms = n ? sqrt(ss / n) : NAN;
 }

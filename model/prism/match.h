@@ -108,7 +108,8 @@ typedef struct {
     double fit_rms;               /* rms of L_p(sim) + c - L_p(meas) over the fit grid */
     int iterations;
     /* the comparison, over the window [t0, end_t] */
-    double max_rel_err;           /* max |L_sim - L_exp| / L_exp where L_exp >= 1 */
+    double max_rel_err;           /* max |L_sim - L_exp| / L_exp where L_exp >= 1;
+                                     NaN where L_exp never reaches 1 */
     double t_max_rel_err;         /* where it occurs, s */
     double rms_err;               /* rms of L_sim - L_exp */
     double lp_end_meas, lp_end_sim;
@@ -167,7 +168,8 @@ void pl_verdict_decide(const double *d, size_t k, pl_verdict *v);
 const char *pl_verdict_name(pl_verdict_law law);
 
 /* The error figures of two L_p curves on the same times (exposed for
- * tests): max relative error where meas >= 1 (and where), rms. */
+ * tests): max relative error where meas >= 1 (and where; NaN when meas
+ * never reaches 1), rms. */
 void pl_match_errors(const double *sim, const double *meas, const double *t,
                      size_t n, double *max_rel, double *t_max, double *rms);
 

@@ -3,6 +3,7 @@
 #include "model/validate/answer.h"
 
 #include "db/derived.h"
+#include "db/quality.h"
 #include "model/validate/validate.h"
 
 #include <math.h>
@@ -56,6 +57,65 @@ const char *pl_verdict_words(pl_verdict_law law)
     case PL_VERDICT_UNDECIDED: return "undecided";
     default: return "none (not validated under both laws)";
     }
+}
+
+int pl_law_fits(const pl_validation *v)
+{
+    return isfinite(v->rms_err_lp) && v->rms_err_lp <= PL_LAW_FIT_RMS &&
+           pl_fit_flag_of_validation(v) != PL_FIT_FLAG_BOUND;
+}
+
+/* One law's figures for a sentence: "rms 985.6 impacts" and, for a
+ * lambda0 fitted to an end of its range, "; lambda0 at its bound". */
+static void law_figures(const pl_validation *v, char *buf, size_t n)
+{
+    snprintf(buf, n, "rms %.*f impacts%s", fabs(v->rms_err_lp) < 10 ? 3 : 1, v->rms_err_lp,
+             pl_fit_flag_of_validation(v) == PL_FIT_FLAG_BOUND ? ", lambda0 at its bound" : "");
+}
+
+int pl_verdict_gate(pl_verdict *v, const pl_validation *line,
+                    const pl_validation *plastic, char *why, size_t n)
+{
+    int fl = pl_law_fits(line), fp = pl_law_fits(plastic);
+    why[0] = '\0';
+    if (fl || fp) {
+        /* the t-test compares the two; it may not name the one that misses */
+        if ((v->law == PL_VERDICT_LINE && !fl) || (v->law == PL_VERDICT_PLASTIC && !fp))
+            v->law = PL_VERDICT_UNDECIDED;
+        return 0;
+    }
+    char a[96], b[96];
+    law_figures(line, a, sizeof a);
+    law_figures(plastic, b, sizeof b);
+    long long id = line->run_id;
+    if (strcmp(line->fit, "fitted") != 0)
+        snprintf(why, n, "neither law fits run %lld: %s (line) and %s (plastic) against %.2g "
+                 "allowed; lambda0 as recorded: a fit (prismlab validate %lld --fit "
+                 "lambda0,t0,beta) may find the release; if it cannot either, check the "
+                 "run's heights, signs and LDV scale (prismlab run show %lld)", id, a, b,
+                 PL_LAW_FIT_RMS, id, id);
+    else
+        snprintf(why, n, "neither law fits run %lld: %s (line) and %s (plastic) against %.2g "
+                 "allowed; the numbers the run was processed with (heights, signs, LDV "
+                 "scale, prism) may be wrong: see prismlab run show %lld", id, a, b,
+                 PL_LAW_FIT_RMS, id);
+    v->law = PL_VERDICT_NONE;
+    return 1;
+}
+
+int pl_quality_withholds(long long run_id, const char *q, char *why, size_t n)
+{
+    why[0] = '\0';
+    if (strcmp(q, "suspect") == 0)
+        snprintf(why, n, "run %lld: its data quality is suspect (a check against the physics "
+                 "failed: see its faults in prismlab run show %lld): no verdict from numbers "
+                 "not to be trusted; correct what the faults name and process it again",
+                 run_id, run_id);
+    else if (strcmp(q, "refused") == 0)
+        snprintf(why, n, "run %lld: processing refused it (see prismlab run show %lld): "
+                 "no verdict; correct what the refusal names and process it again",
+                 run_id, run_id);
+    return why[0] != '\0';
 }
 
 /* The verdict of the report's load_series(): the measured L_p at 1 kHz
@@ -120,14 +180,21 @@ pl_status pl_answer_get(pl_store *store, long long run_id, pl_answer *a,
                                      pl_fit_total_sd(l->stat_sd_rad, l->sys_sd_rad)
                                : NAN;
         l->flag = l->has ? pl_fit_flag_of_validation(&l->v) : PL_FIT_FLAG_NONE;
+        a->fits[i] = l->has && pl_law_fits(&l->v);
     }
     /* like with like: both fitted or both as recorded */
     if (!a->law[0].has || !a->law[1].has || strcmp(a->law[0].v.fit, a->law[1].v.fit))
         return PL_OK;
     pl_err e = {0};
+    pl_quality q;
+    if (pl_quality_get(store, run_id, &q, &e) == PL_OK &&
+        pl_quality_withholds(run_id, q.quality, a->withheld, sizeof a->withheld))
+        return PL_OK;
     if (verdict_of(store, run_id, &a->law[0].v, &a->law[1].v, &a->verdict, &e) != PL_OK) {
         snprintf(a->why, sizeof a->why, "%s", e.msg);
         pl_verdict_decide(NULL, 0, &a->verdict);
+        return PL_OK;
     }
+    pl_verdict_gate(&a->verdict, &a->law[0].v, &a->law[1].v, a->withheld, sizeof a->withheld);
     return PL_OK;
 }

@@ -59,16 +59,52 @@ typedef struct {
     pl_fit_flag flag;
 } pl_answer_law;
 
+/* The largest rms L_p residual, in impacts over the valid window, with
+ * which a law fits a run (docs/validation.md, "A verdict only where a
+ * law fits"): half a slot, beyond which the law puts the run's impacts
+ * in other slots.  The law that made a recording stays within 0.27 on
+ * every fixture and foreign run (beta held at the catalogue's; 0.009
+ * with beta fitted); the other law, a scale or heights wrong lie at 3.1
+ * to 1000. */
+#define PL_LAW_FIT_RMS 0.5
+
+/* Whether stored validation v fits its run: its rms L_p residual is
+ * finite and at most PL_LAW_FIT_RMS, and its lambda0, when fitted, is
+ * not at its bound (a fit that ran to an end of the model's range says
+ * nothing of the release). */
+int pl_law_fits(const pl_validation *v);
+
+/* Keeps a verdict only where a law fits: with line and plastic the two
+ * laws' validations the verdict v came from, a verdict naming a law that
+ * does not fit becomes undecided, and when neither law fits v becomes
+ * PL_VERDICT_NONE and why (n bytes) says so with the figures ("neither
+ * law fits: rms 985.6 impacts (line) and 1008.0 (plastic) against 0.05
+ * allowed ..."); returns 1 then, else 0 with why "". */
+int pl_verdict_gate(pl_verdict *v, const pl_validation *line,
+                    const pl_validation *plastic, char *why, size_t n);
+
+/* Why a run whose data quality is q ("suspect", "refused") gets no
+ * verdict, into why (n bytes); returns 0 with why "" for any other word. */
+int pl_quality_withholds(long long run_id, const char *q, char *why, size_t n);
+
 typedef struct {
     pl_answer_law law[PL_ANSWER_LAWS];   /* [0] line, [1] plastic */
+    int fits[PL_ANSWER_LAWS]; /* pl_law_fits() of each law's validation */
     pl_verdict verdict;       /* law PL_VERDICT_NONE unless both laws were
-                                 validated with the same fit on a processed run */
+                                 validated with the same fit on a processed
+                                 run, at least one fits and its quality is
+                                 to be trusted */
+    char withheld[512];       /* "" or why no law is named although both were
+                                 validated: neither fits (the figures), or
+                                 the run's quality is suspect or refused */
     char why[512];            /* "" or why no verdict could be worked out
                                  (a simulation that failed: the laws stand) */
 } pl_answer;
 
 /* Reads run_id's validations and works out its verdict (the laws'
- * simulations run again on the window's 1 kHz L_p, as the report does).
+ * simulations run again on the window's 1 kHz L_p, as the report does),
+ * kept only where a law fits and the run's quality is to be trusted
+ * (a->withheld says why not).
  * A run not validated gives an answer with neither law and no verdict; a
  * verdict that cannot be worked out leaves its reason in a->why and
  * returns PL_OK; errors reading the store are returned. */

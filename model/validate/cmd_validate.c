@@ -125,13 +125,16 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
                  r->sys.lambda0_sd * 180 / M_PI);
     }
     pl_fit_flag flag = match_flag(fitted, r);
+    char rel[32] = "none";   /* the measured L_p never reached one impact */
+    if (isfinite(r->max_rel_err))
+        snprintf(rel, sizeof rel, "%.3f%%", 100 * r->max_rel_err);
     /* +-: the total standard error, statistical and systematic; the flag
      * after lambda0=X+-Y, which scripts parse as it was; the parts last */
-    printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s max_rel_err=%.3f%% "
+    printf("run=%lld law=%s fit=%s lambda0=%.4f%s%s%s%s max_rel_err=%s "
            "rms=%.3f Lp_end=%.3f/%.3f status=%s%s\n", id,
            law ? "plastic" : "line", fitted ? "fitted" : "recorded",
            r->params.lambda0 * 180 / M_PI, sd, flag ? " (" : "", pl_fit_flag_words(flag),
-           flag ? ")" : "", 100 * r->max_rel_err,
+           flag ? ")" : "", rel,
            r->rms_err, r->lp_end_meas, r->lp_end_sim,
            pl_model_end_name(r->status), parts);
 }

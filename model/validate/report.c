@@ -43,6 +43,9 @@ typedef struct {
     double blocks[PL_FIT_BLOCKS]; /* the verdict's block log-ratios */
     size_t n_blocks;
     pl_verdict verdict;
+    char withheld[512];           /* "" or why the run names no law (neither
+                                     fits, or its quality is not to be
+                                     trusted); its blocks are then not pooled */
 } run_data;
 
 typedef struct {
@@ -169,6 +172,16 @@ static pl_status load_series(pl_store *store, run_data *r, pl_err *err)
     if (v && vp && !strcmp(v->fit, vp->fit))
         r->n_blocks = pl_verdict_blocks(r->lp, r->slp, r->plp, r->n, r->blocks);
     pl_verdict_decide(r->blocks, r->n_blocks, &r->verdict);
+    /* a verdict only where a law fits and the numbers are to be trusted
+     * (docs/validation.md, "A verdict only where a law fits"); a run that
+     * gives none lends the pooled verdicts no evidence either */
+    if (r->n_blocks > 0 &&
+        ((r->has_quality && pl_quality_withholds(r->info.id, r->quality.quality, r->withheld,
+                                                 sizeof r->withheld)) ||
+         pl_verdict_gate(&r->verdict, v, vp, r->withheld, sizeof r->withheld))) {
+        r->n_blocks = 0;
+        pl_verdict_decide(NULL, 0, &r->verdict);
+    }
     return PL_OK;
 }
 
@@ -472,8 +485,7 @@ static void html_head(FILE *f, const char *exp, const char *now, int synthetic)
     fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
           "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
           "th{background:#eee}td.l{text-align:left}.synthetic{background:#fff3cd;border:1px solid #e0b000;padding:0.5em;font-weight:bold}"
-          "tr.degraded td{background:#fff3cd}tr.refused td{background:#f8d7da}"
-          "tr.suspect td{background:#f8d7da}"
+          "tr.degraded td{background:#fff3cd}tr.suspect td{background:#f5c6cb}tr.refused td{background:#f8d7da}"
           "ul.faults{margin:0;padding-left:1.2em;text-align:left}"
           "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}</style>\n"
           "</head><body>\n<h1>Validation report: ", f);
@@ -500,7 +512,8 @@ static void html_cell(FILE *f, const char *fmt, size_t n, const double *v)
 
 /* One row of the verdict table: what it covers, the law supported, the
  * evidence. */
-static void verdict_row(FILE *f, const char *scope, const pl_verdict *v)
+static void verdict_row(FILE *f, const char *scope, const pl_verdict *v,
+                        const char *withheld)
 {
     static const char *const words[] = {
         [PL_VERDICT_NONE] = "&ndash; (not validated with both laws)",
@@ -509,6 +522,12 @@ static void verdict_row(FILE *f, const char *scope, const pl_verdict *v)
         [PL_VERDICT_UNDECIDED] = "undecided"};
     fputs("<tr><td class=\"l\">", f);
     html_text(f, scope);
+    if (withheld && withheld[0]) {
+        fputs("</td><td class=\"l\" data-verdict=\"withheld\">none: ", f);
+        html_text(f, withheld);
+        fputs("</td><td colspan=\"4\"></td></tr>\n", f);
+        return;
+    }
     fprintf(f, "</td><td class=\"l\" data-verdict=\"%s\">%s</td><td>",
             pl_verdict_name(v->law), words[v->law]);
     num(f, "%.3g", v->rms_ratio);
@@ -537,9 +556,11 @@ static void pooled_verdict(const run_set *s, const char *prism, pl_verdict *v)
 static void html_verdict(FILE *f, const run_set *s, const char *exp)
 {
     pl_verdict all;
-    int validated = 0;
-    for (size_t i = 0; i < s->n; i++)
+    int validated = 0, withheld = 0;
+    for (size_t i = 0; i < s->n; i++) {
         validated += s->r[i].has[0][0] || s->r[i].has[0][1];
+        withheld += s->r[i].withheld[0] != '\0';
+    }
     pooled_verdict(s, NULL, &all);
     fputs("<h2>Verdict</h2>\n", f);
     if (!validated) {
@@ -559,6 +580,10 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
                 all.law == PL_VERDICT_LINE ? "line-impact law (seed 000, section 3)" : "plastic (rimless-wheel) law",
                 all.blocks, all.law == PL_VERDICT_LINE ? "line" : "plastic",
                 all.law == PL_VERDICT_LINE ? all.rms_ratio : 1 / all.rms_ratio, all.t_stat, all.t_crit);
+    else if (all.blocks == 0 && withheld)
+        fputs("<b>No run gives a verdict</b>: in each run validated with both laws, neither law "
+              "fits within what the run allows, or the run's data quality is not to be trusted "
+              "(the rows below say which, with the figures).", f);
     else
         fputs("<b>The data do not decide between the two laws</b> at the 95 % level.", f);
     fprintf(f, "  Criterion: each run's window is cut into %d contiguous blocks; in each, the log ratio of "
@@ -567,7 +592,7 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
                "because the residuals are correlated along the curve.</p>\n", PL_FIT_BLOCKS);
     fputs("<table><tr><th>scope</th><th>law supported</th><th>rms plastic / rms line</th><th>t</th>"
           "<th>t needed</th><th>blocks</th></tr>\n", f);
-    verdict_row(f, "experiment", &all);
+    verdict_row(f, "experiment", &all, NULL);
     for (size_t i = 0; i < s->n; i++) {
         int first = 1;
         for (size_t j = 0; j < i; j++)
@@ -578,13 +603,13 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
         pl_verdict v;
         pooled_verdict(s, s->r[i].info.prism, &v);
         snprintf(scope, sizeof scope, "prism %s", s->r[i].info.prism);
-        verdict_row(f, scope, &v);
+        verdict_row(f, scope, &v, NULL);
     }
     for (size_t i = 0; i < s->n; i++) {
         char scope[PL_NAME_SIZE + 40];
         snprintf(scope, sizeof scope, "run %lld (%s)", s->r[i].info.id,
                  s->r[i].info.prism[0] ? s->r[i].info.prism : "no prism");
-        verdict_row(f, scope, &s->r[i].verdict);
+        verdict_row(f, scope, &s->r[i].verdict, s->r[i].withheld);
     }
     fputs("</table>\n", f);
 }
@@ -629,8 +654,8 @@ static void html_quality(FILE *f, const run_data *r)
 }
 
 /* The table of runs: where each came from, its prism and ramp, the beam
- * heights, the valid window, the data quality (a degraded or refused run's
- * row marked) and the processing's warnings. */
+ * heights, the valid window, the data quality (a degraded, suspect or
+ * refused run's row marked) and the processing's warnings. */
 static void html_runs(FILE *f, const run_set *s)
 {
     fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
@@ -906,8 +931,8 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     return pl_atomicfile_commit(af, err);
 }
 
-/* The run's quality word for metrics.csv and summary.md: good, degraded
- * or refused; "" when it has no record (neither processed nor refused)
+/* The run's quality word for metrics.csv and summary.md: good, degraded,
+ * suspect or refused; "" when it has no record (neither processed nor refused)
  * or was processed before prismlab recorded data quality. */
 static const char *quality_word(const run_data *r)
 {

@@ -3,8 +3,10 @@
 
 #include "db/catalog.h"
 #include "db/derived.h"
+#include "db/quality.h"
 #include "db/run.h"
 #include "db/validation.h"
+#include "model/validate/answer.h"
 #include "model/validate/setup.h"
 
 #include <math.h>
@@ -33,6 +35,14 @@ static pl_status run_model(pl_store *store, long long run_id, pl_law law,
         return pl_err_set(err, PL_EINVAL, "run %lld names no %s: the "
                           "simulation needs it", run_id,
                           info.prism[0] ? "ramp" : "prism");
+    /* a lab must not get a verdict from numbers a check said not to trust:
+     * a suspect run is not fitted (docs/validation.md) */
+    pl_quality q;
+    pl_err ignore = {0};
+    char why[512];
+    if (pl_quality_get(store, run_id, &q, &ignore) == PL_OK &&
+        pl_quality_withholds(run_id, q.quality, why, sizeof why))
+        return pl_err_set(err, PL_EINVAL, "%s", why);
     if (pl_prism_get(store, info.prism, &prism, err) != PL_OK ||
         pl_ramp_get(store, info.ramp, ramp, err) != PL_OK ||
         pl_run_channels(store, run_id, ch, 2, err) != PL_OK ||

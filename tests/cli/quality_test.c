@@ -4,7 +4,8 @@
  * motion") and records the refusal in place of the run's earlier result;
  * `run show` prints the quality and the faults in words, and its --json
  * parses (Python's json module) with the faults as objects whose numbers
- * are numbers; `run list` has the quality column. */
+ * are numbers; `run list` has the quality column; a suspect run (issue
+ * 44: a check failed, nothing measured through it) is said so in each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,11 +213,54 @@ static void show_json_of_a_degraded_run_names_its_faults(void **state)
     }
 }
 
+/* Issue 44: 'suspect' (a check against the physics failed, nothing was
+ * measured through it) in run show's words and JSON and in run list's
+ * column and JSON, with its faults. */
+static void suspect_run_is_shown_as_suspect(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = NULL;
+    pl_err err = {0};
+    char id[16], got[1024], want[256];
+
+    assert_int_equal(pl_store_open(&s, f->db, 0, &err), PL_OK);
+    long long run = zero_run(s);
+    save_record(s, run, "suspect", "dropouts channel=2 count=5 total_s=0.011");
+    pl_store_close(s);
+    snprintf(id, sizeof id, "%lld", run);
+
+    assert_int_equal(RUN(f, "run", "show", id, "--db", f->db), 0);
+    assert_non_null(strstr(f->out, "quality:        suspect (a check failed: do not trust "
+                                   "the numbers; see the faults)\n"
+                                   "                beam 2 dropped out 5 times, 0.011 s in all\n"));
+    assert_int_equal(RUN(f, "run", "show", id, "--json", "--db", f->db), 0);
+    json_eval(f, "d[\"quality\"], d[\"faults\"]", got, sizeof got);
+    assert_string_equal(got, "suspect [{'kind': 'dropouts', 'channel': 2, 'count': 5, "
+                             "'total_s': 0.011}]");
+
+    assert_int_equal(RUN(f, "run", "list", "--db", f->db), 0);
+    snprintf(want, sizeof want, "\n%5lld  ", run);
+    const char *line = strstr(f->out, want);
+    assert_non_null(line);
+    const char *eol = strchr(line + 1, '\n');
+    assert_non_null(eol);
+    assert_non_null(strstr(line, " suspect "));
+    assert_true(strstr(line, " suspect ") < eol);
+    assert_int_equal(RUN(f, "run", "list", "--json", "--db", f->db), 0);
+    {
+        char expr[128];
+        snprintf(expr, sizeof expr, "[r[\"quality\"] for r in d if r[\"id\"] == %lld]", run);
+        json_eval(f, expr, got, sizeof got);
+    }
+    assert_string_equal(got, "['suspect']");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(refusal_is_recorded_when_processing_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(show_json_of_a_degraded_run_names_its_faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(suspect_run_is_shown_as_suspect, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,10 @@
  * (db/quality.c: parse, format, words, a line it cannot read) and the
  * record in the real SQLite (db/derived.c: saved and read with the
  * processing record, written in steps, a refusal that drops the older derived data, a
- * correction that drops the record, and a version-4 database whose
- * processed run reads as not assessed after the upgrade to 005). */
+ * correction that drops the record, a version-4 database whose
+ * processed run reads as not assessed after the upgrade to 005, a
+ * suspect run's record, and a version-8 database whose records stay
+ * through 009). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -337,6 +339,40 @@ static void save_and_get_round_trip(void **state)
     assert_int_equal(pl_derived_get(f->store, f->run, &p, &err), PL_OK);
 }
 
+/* Issue 44: a check against the physics failed and nothing was measured
+ * through it: 'suspect' is stored with its faults and read back, and
+ * said in words that tell a person not to trust the numbers. */
+static void suspect_round_trip(void **state)
+{
+    fixture *f = *state;
+    pl_processing p;
+    pl_quality q;
+    pl_err err = {0};
+    const char *faults = "dropouts channel=2 count=5 total_s=0.011";
+
+    save(f, "suspect", faults);
+    assert_int_equal(pl_derived_get(f->store, f->run, &p, &err), PL_OK);
+    assert_string_equal(p.quality, "suspect");
+    assert_string_equal(p.faults, faults);
+    assert_int_equal(pl_quality_get(f->store, f->run, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "suspect");
+    assert_string_equal(q.faults, faults);
+    assert_int_equal(scalar(f->store, "SELECT count(*) FROM run_quality WHERE "
+                                      "quality = 'suspect'"), 1);
+    assert_string_equal(pl_quality_words("suspect"), "suspect (a check failed: do not "
+                        "trust the numbers; see the faults)");
+    /* the processing record itself still holds its figures */
+    assert_int_equal(p.run_id, f->run);
+    /* a word the store does not know is still refused, naming the word */
+    pl_processing bad = p;
+    snprintf(bad.quality, sizeof bad.quality, "dubious");
+    assert_int_equal(pl_derived_save(f->store, &bad, NULL, 0, NULL, 0, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "'dubious'"));
+    assert_non_null(strstr(err.msg, "suspect"));
+    assert_int_equal(pl_quality_get(f->store, f->run, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "suspect");
+}
+
 /* The derived data written in steps (pl_derived_begin/put/finish): the
  * series before their processing row, all visible at the commit and none
  * before it (a second connection reads the old result meanwhile); an
@@ -533,6 +569,65 @@ static void version_4_database_upgrades(void **state)
     free(old);
 }
 
+/* A store of schema 8 (before 'suspect') with three runs of each older
+ * word: opening it rebuilds run_quality (009) and keeps every row as it
+ * was; the new word goes in, an unknown one is still refused by the
+ * table's CHECK, and a record still goes with its run. */
+static void version_8_database_keeps_its_records(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    pl_store *s = NULL;
+    pl_quality q;
+    pl_err err = {0};
+    char *old = tu_path(f->dir, "v8.db");
+
+    assert_true(pl_migration_count >= 9);
+    assert_string_equal(pl_migrations[8].name, "009_quality_suspect");
+    assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(sqlite3_exec(db, pl_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+        "PRAGMA user_version = 8;"
+        "INSERT INTO run (id, started_utc, sample_rate_hz, n_channels, sample_format, "
+        "byte_order, state, source_kind) VALUES (3, 'then', 10000, 2, 's16', 'le', "
+        "'imported', 'wav'), (5, 'then', 10000, 2, 's16', 'le', 'imported', 'wav'), "
+        "(9, 'then', 10000, 2, 's16', 'le', 'imported', 'wav');"
+        "INSERT INTO run_quality VALUES (3, 'good', '', '2026-01-02T03:04:05Z', 'a'), "
+        "(5, 'degraded', 'dropouts channel=2 count=5 total_s=0.011', "
+        "'2026-01-02T03:04:06Z', 'b'), (9, 'refused', 'refused reason=\"no motion\"', "
+        "'2026-01-02T03:04:07Z', 'c');",
+        NULL, NULL, NULL), SQLITE_OK);
+    /* the old table refuses the new word: this is what 009 changes */
+    assert_int_not_equal(sqlite3_exec(db, "UPDATE run_quality SET quality = 'suspect' "
+                                          "WHERE run_id = 3", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    assert_int_equal(pl_store_open(&s, old, 0, &err), PL_OK);
+    assert_int_equal(pl_store_schema_version(s), pl_store_latest_version());
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run_quality"), 3);
+    assert_int_equal(pl_quality_get(s, 5, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "degraded");
+    assert_string_equal(q.faults, "dropouts channel=2 count=5 total_s=0.011");
+    assert_string_equal(q.recorded_utc, "2026-01-02T03:04:06Z");
+    assert_string_equal(q.version, "b");
+    assert_int_equal(pl_quality_get(s, 9, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "refused");
+    assert_string_equal(q.faults, "refused reason=\"no motion\"");
+    assert_int_equal(pl_quality_get(s, 3, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "good");
+    assert_int_equal(pl_store_exec(s, "UPDATE run_quality SET quality = 'suspect' "
+                                      "WHERE run_id = 3", &err), PL_OK);
+    assert_int_equal(pl_quality_get(s, 3, &q, &err), PL_OK);
+    assert_string_equal(q.quality, "suspect");
+    assert_int_equal(pl_store_exec(s, "UPDATE run_quality SET quality = 'fine' "
+                                      "WHERE run_id = 3", &err), PL_EDB);
+    assert_int_equal(pl_store_exec(s, "DELETE FROM run WHERE id = 5", &err), PL_OK);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run_quality"), 2);
+    pl_store_close(s);
+    free(old);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +641,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(refusal_replaces_the_older_derived_data, setup, teardown),
         cmocka_unit_test_setup_teardown(correction_drops_the_record, setup, teardown),
         cmocka_unit_test_setup_teardown(version_4_database_upgrades, setup, teardown),
+        cmocka_unit_test_setup_teardown(suspect_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(version_8_database_keeps_its_records, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

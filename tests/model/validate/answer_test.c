@@ -13,6 +13,7 @@
 #include "model/validate/answer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const double DEG = M_PI / 180;
@@ -73,6 +74,69 @@ static void test_decimals(void **state)
     assert_int_equal(pl_fit_decimals(NAN), 4);
 }
 
+/* A fitted validation of a steel-30 prism on the 0.3702 deg ramp with the
+ * given rms L_p residual and lambda0 (deg, sd 0.001 deg). */
+static pl_validation fitted(const char *law, double rms, double lambda0_deg)
+{
+    pl_validation v;
+    memset(&v, 0, sizeof v);
+    v.run_id = 3;
+    snprintf(v.law, sizeof v.law, "%s", law);
+    snprintf(v.fit, sizeof v.fit, "fitted");
+    v.n_edges = 30;
+    v.beta_rad = 0.3702 * M_PI / 180;
+    v.lambda0_rad = lambda0_deg * M_PI / 180;
+    v.lambda0_sd_rad = 0.001 * M_PI / 180;
+    v.lambda0_sys_rad = NAN;
+    v.rms_err_lp = rms;
+    return v;
+}
+
+/* Issue 44: a law fits within half a slot and not at its bound; the
+ * verdict names only a law that fits; neither fitting withholds it with
+ * both figures (the fixture run 3's with its LDV scale 10x off). */
+static void test_verdict_only_where_a_law_fits(void **state)
+{
+    (void)state;
+    pl_validation line = fitted("line", 0.267, 5.322), plastic = fitted("plastic", 20.4, 5.3);
+    char why[512];
+    pl_verdict v = {.law = PL_VERDICT_LINE};
+    assert_true(pl_law_fits(&line));
+    assert_false(pl_law_fits(&plastic));
+    assert_int_equal(pl_verdict_gate(&v, &line, &plastic, why, sizeof why), 0);
+    assert_int_equal(v.law, PL_VERDICT_LINE);
+    assert_string_equal(why, "");
+    /* the t-test may not name the law that misses */
+    v.law = PL_VERDICT_PLASTIC;
+    assert_int_equal(pl_verdict_gate(&v, &line, &plastic, why, sizeof why), 0);
+    assert_int_equal(v.law, PL_VERDICT_UNDECIDED);
+    /* just past half a slot, a NaN rms, lambda0 at its bound: no fit */
+    line.rms_err_lp = 0.501;
+    assert_false(pl_law_fits(&line));
+    line.rms_err_lp = NAN;
+    assert_false(pl_law_fits(&line));
+    line = fitted("line", 0.001, 0.0);
+    assert_false(pl_law_fits(&line));
+    /* neither: no law, both figures */
+    line = fitted("line", 985.611, 5.322);
+    plastic = fitted("plastic", 1007.993, 5.322);
+    v.law = PL_VERDICT_LINE;
+    assert_int_equal(pl_verdict_gate(&v, &line, &plastic, why, sizeof why), 1);
+    assert_int_equal(v.law, PL_VERDICT_NONE);
+    assert_non_null(strstr(why, "neither law fits run 3: rms 985.6 impacts (line) and rms "
+                                "1008.0 impacts (plastic) against 0.5 allowed"));
+    line = fitted("line", 3.151, 0.0);
+    assert_int_equal(pl_verdict_gate(&v, &line, &plastic, why, sizeof why), 1);
+    assert_non_null(strstr(why, "rms 3.151 impacts, lambda0 at its bound (line)"));
+    /* untrusted quality withholds it; good and degraded do not */
+    assert_int_equal(pl_quality_withholds(3, "suspect", why, sizeof why), 1);
+    assert_non_null(strstr(why, "run 3: its data quality is suspect"));
+    assert_int_equal(pl_quality_withholds(3, "refused", why, sizeof why), 1);
+    assert_int_equal(pl_quality_withholds(3, "degraded", why, sizeof why), 0);
+    assert_int_equal(pl_quality_withholds(3, "good", why, sizeof why), 0);
+    assert_string_equal(why, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -80,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_undetermined),
         cmocka_unit_test(test_determined),
         cmocka_unit_test(test_decimals),
+        cmocka_unit_test(test_verdict_only_where_a_law_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
