@@ -723,11 +723,12 @@ static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_er
         char fix[320];
         if (whole >= 3 && fabs(na - whole) < 0.02 * whole)
             snprintf(fix, sizeof fix, "is the prism %.0f-edged, not %d (run set --prism)? "
-                     "If not, the LDV scale or the heights' difference is off by %.3gx",
-                     whole, N, spacing);
+                     "If not, the LDV scale, the heights' difference or the sample rate is "
+                     "off by %.3gx", whole, N, spacing);
         else
-            snprintf(fix, sizeof fix, "the LDV scale or the heights' difference is off by "
-                     "%.3gx (no whole N gives this spacing: not a wrong prism)", spacing);
+            snprintf(fix, sizeof fix, "the LDV scale, the heights' difference or the sample "
+                     "rate is off by %.3gx (no whole N gives this spacing: not a wrong prism)",
+                     spacing);
         return pl_err_set(err, PL_ENUMERIC,
                           "the impacts are 2 pi/%.1f apart in theta, not 2 pi/%d (the "
                           "median spacing of %zu drops of omega: %.3f slots): %s",
