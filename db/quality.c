@@ -393,6 +393,11 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  "calibration drifted; the mean speeds are the lattice's, the stored "
                  "omega series keeps the drift", val(f, "omega41_rad_s"),
                  val(f, "lattice_rad_s"), val(f, "part"));
+    else if (strcmp(k, "second_release") == 0)
+        snprintf(buf, n, "the prism rolls again from %s s, after the motion measured here "
+                 "ended at %s s: a second release in one file; only the first is measured "
+                 "(import the rest as a run of its own)", val(f, "at_s"),
+                 val(f, "first_end_s"));
     else if (strcmp(k, "time_jump") == 0)
         snprintf(buf, n, "the impacts' lattice jumps by %s of a slot before %s s (%s jump%s "
                  "in all): about %s s of samples missing from the file there, with no "

@@ -309,8 +309,9 @@ int pl_phys_step_spacing(const double *om, const double *theta, size_t from, siz
                 sorted[nn++] = fabs(part[j]);
         double local = nn ? 1.4826 * pl_median(sorted, nn) : 0;
         double bound = fmax(PL_PHYS_JUMP_PART * fmax(1, dur[k] / dmed), 6 * local);
-        if (round(u) < 1 || fabs(part[k]) <= bound)
+        if (fabs(part[k]) <= bound)
             continue;
+        /* a spurious drop (a turn under half a slot, then its rest) */
         if (k + 1 < ng) {
             double v = (gap[k] + gap[k + 1]) / out->spacing;
             if (fabs(v - round(v)) <= bound) {
@@ -318,6 +319,8 @@ int pl_phys_step_spacing(const double *om, const double *theta, size_t from, siz
                 continue;
             }
         }
+        if (round(u) < 1)
+            continue;
         /* a part of a slot short, or more than half a slot long, is
          * taken as time missing (a converter drops buffers; none adds
          * them): short by 0.3 or long by 0.7 read alike */
@@ -368,4 +371,30 @@ double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q, dou
     if (corr < 0.8 || fabs(slope / (h2 / h1) - 1) > 0.3)
         return 0;
     return 0.5 * (w1 + w2);
+}
+
+double pl_phys_second_release(const double *v1, const double *v2, size_t from, size_t n,
+                              double rate, double h1, double h2)
+{
+    size_t b = (size_t)ceil(0.02 * rate), need = (size_t)ceil(PL_PHYS_SECOND_S / 0.02);
+    size_t run = 0, start = 0;
+    for (size_t i = from; b > 0 && i + b <= n; i += b) {
+        double s1 = 0, s2 = 0;
+        for (size_t k = i; k < i + b; k++) {
+            s1 += v1[k];
+            s2 += v2[k];
+        }
+        double w1 = s1 / (double)b / h1, w2 = s2 / (double)b / h2;
+        int moving = w1 > PL_PHYS_MOVING_OMEGA && w2 > PL_PHYS_MOVING_OMEGA &&
+                     fabs(w1 - w2) <= 0.2 * fmax(w1, w2);
+        if (!moving) {
+            run = 0;
+            continue;
+        }
+        if (run++ == 0)
+            start = i;
+        if (run >= need)
+            return (double)start / rate;
+    }
+    return NAN;
 }

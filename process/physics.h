@@ -121,4 +121,17 @@ int pl_phys_step_spacing(const double *om, const double *theta, size_t from, siz
 double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q,
                                double h1, double h2);
 
+/* A second release in one file: after the first motion's end (from), a
+ * stretch where both beams read the same omega (v/h within 20 % of each
+ * other) above PL_PHYS_MOVING_OMEGA in every 20 ms block for
+ * PL_PHYS_SECOND_S in a row: the prism rolling again, not speckle
+ * garbage, which the two beams do not share.  v1, v2 (m/s, offsets
+ * removed) over [from, n) at rate.  Returns where that stretch starts
+ * (s), or NaN. */
+double pl_phys_second_release(const double *v1, const double *v2, size_t from, size_t n,
+                              double rate, double h1, double h2);
+
+/* How long the prism must be seen rolling again (s). */
+#define PL_PHYS_SECOND_S 0.5
+
 #endif

@@ -311,6 +311,9 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
             w.seen = lost;
         }
     }
+    /* past the first motion, a second one (the logger ran on through
+     * another release): named, not measured */
+    r->second_release_t = pl_phys_second_release(r->vp1, r->vp2, w.seen, n, rate, h1, h2);
     r->release = w.release;
     r->quiet = w.quiet;
     r->end = w.end;
@@ -1004,6 +1007,15 @@ static void assess_quality(pl_process_result *r)
              "own clock (%.4g rad/s): the decoders' offsets or calibration drifted; "
              "omega_last is the lattice's", r->omega_last_41,
              100 * (r->omega_last_41 / r->omega_last_lattice - 1), r->omega_last_lattice);
+        degraded = 1;
+    }
+    if (isfinite(r->second_release_t)) {
+        fault(r, "second_release at_s=%.4f first_end_s=%.4f", r->second_release_t,
+              (double)r->seen / r->rate_hz);
+        warn(r, "the prism rolls again from %.3f s, after the motion measured here ended "
+             "at %.3f s: a second release in one file; only the first is measured (import "
+             "the rest as a run of its own)", r->second_release_t,
+             (double)r->seen / r->rate_hz);
         degraded = 1;
     }
     if (r->steps.jumps > 0) {

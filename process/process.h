@@ -106,6 +106,8 @@ typedef struct {
     double late_omega;       /* rad/s at the first sample when the recording
                                 starts after the release (L_p counts from
                                 there); 0: it starts at rest */
+    double second_release_t; /* s: the prism rolling again after the motion
+                                measured (a second release); NaN: none */
     pl_phys_lattice clock;   /* the impacts' spacing against the integral of
                                 omega (process/physics.h) */
     double omega_last_41;    /* omega (4.1)'s own mean over the last second,
