@@ -474,7 +474,7 @@ static const pl_cli_command run_command = {
     .about =
     "list prints one line per run, newest first, under a header row; show\n"
     "prints everything stored about one run, its channels and calibration,\n"
-    "its processing, its data quality (good, degraded or refused, with each\n"
+    "its processing, its data quality (good, degraded, suspect or refused, with each\n"
     "fault in words) and the history of its corrections.  Simulated runs are\n"
     "marked SYNTHETIC.  --json prints the same as JSON.\n"
     "\n"
@@ -529,9 +529,10 @@ static const char *list_quality(pl_store *store, long long id)
         return "";
     if (!q.quality[0])
         return "unknown";
-    /* the column's CHECK allows these three */
+    /* the column's CHECK allows these four */
     return strcmp(q.quality, "good") == 0       ? "good"
            : strcmp(q.quality, "degraded") == 0 ? "degraded"
+           : strcmp(q.quality, "suspect") == 0  ? "suspect"
                                                 : "refused";
 }
 

@@ -236,9 +236,9 @@ void pl_derived_abort(pl_derived_writer *w)
 static pl_status check_quality(const pl_processing *rec, pl_err *err)
 {
     if (rec->quality[0] && strcmp(rec->quality, "good") != 0 &&
-        strcmp(rec->quality, "degraded") != 0)
+        strcmp(rec->quality, "degraded") != 0 && strcmp(rec->quality, "suspect") != 0)
         return pl_err_set(err, PL_EINVAL, "run %lld: quality '%s': expected "
-                          "good or degraded (a refusal has no processing "
+                          "good, degraded or suspect (a refusal has no processing "
                           "record)", rec->run_id, rec->quality);
     return PL_OK;
 }

@@ -92,7 +92,7 @@ typedef struct {
 /* The quality record of one run, processed or refused. */
 typedef struct {
     long long run_id;
-    char quality[16];         /* good, degraded, refused; "": processed
+    char quality[16];         /* good, degraded, suspect, refused; "": processed
                                  before prismlab recorded data quality */
     char faults[2048];        /* as pl_processing.faults */
     char recorded_utc[32];    /* when it was assessed (for "": processed) */
@@ -101,7 +101,7 @@ typedef struct {
 
 /* Replaces the run's derived data with rec, series[0..n_series-1] and
  * impacts[0..n_impacts-1], atomically, and its quality record with
- * rec->quality and rec->faults ("good" or "degraded"; "" stores none, the
+ * rec->quality and rec->faults ("good", "degraded" or "suspect"; "" stores none, the
  * run then reads as not assessed).  PL_EINVAL for another word: a
  * refusal is pl_quality_refuse()'s. */
 pl_status pl_derived_save(pl_store *store, const pl_processing *rec,

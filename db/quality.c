@@ -345,6 +345,18 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
         snprintf(buf, n, "beam %s lost the prism from %s s to %s s (measured "
                  "on %s alone)", val(f, "channel"), val(f, "from_s"),
                  val(f, "to_s"), other_beam(f));
+    else if (strcmp(k, "beam_dead") == 0)
+        snprintf(buf, n, "beam %s never saw the prism: it followed %s in a share "
+                 "of %s of the motion's %s blocks of 10 ms, so the whole run was "
+                 "measured on %s alone; check that beam's alignment and decoder",
+                 val(f, "channel"), other_beam(f), val(f, "agree"), val(f, "blocks"),
+                 other_beam(f));
+    else if (strcmp(k, "saturated") == 0)
+        snprintf(buf, n, "beam %s saturated: flat at %s m/s from %s s to %s s (%s "
+                 "samples in %s spans) while %s turned on, inside the converter's range "
+                 "(a decoder past its velocity range: widen it); measured on %s there",
+                 val(f, "channel"), val(f, "level_mps"), val(f, "from_s"), val(f, "to_s"),
+                 val(f, "samples"), val(f, "spans"), other_beam(f), other_beam(f));
     else if (strcmp(k, "clipped") == 0)
         snprintf(buf, n, "beam %s clipped at the converter's range: %s samples "
                  "in %s spans between %s s and %s s", val(f, "channel"),
@@ -370,6 +382,25 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
         gap_words(f, buf, n);
     else if (strcmp(k, "refused") == 0)
         snprintf(buf, n, "processing refused the run: %s", val(f, "reason"));
+    else if (strcmp(k, "late_start") == 0)
+        snprintf(buf, n, "the recording starts after the release: the prism already "
+                 "turned at %s rad/s at the first sample; L_p counts from there, and "
+                 "the decoders' offsets were taken as 0 (no lead-in at rest)",
+                 val(f, "omega_rad_s"));
+    else if (strcmp(k, "omega_drift") == 0)
+        snprintf(buf, n, "omega (4.1) over the last second (%s rad/s) is off the "
+                 "impacts' own clock (%s rad/s, part %s): the decoders' offsets or "
+                 "calibration drifted; the mean speeds are the lattice's, the stored "
+                 "omega series keeps the drift", val(f, "omega41_rad_s"),
+                 val(f, "lattice_rad_s"), val(f, "part"));
+    else if (strcmp(k, "lattice_mismatch") == 0)
+        snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
+                 "and %s around %s s, not 1 (+- %s), and omega (4.1) over the last "
+                 "second is %s rad/s where the impacts' clock gives %s: omega or the "
+                 "impacts are wrong there (a beam saturated or blind?); do not trust "
+                 "this run's numbers", val(f, "q_first"), val(f, "t_first_s"),
+                 val(f, "q_last"), val(f, "t_last_s"), val(f, "q_se"),
+                 val(f, "omega41_rad_s"), val(f, "lattice_rad_s"));
     else {
         pl_err ignored;
         if (pl_fault_format(f, buf, n, &ignored) != PL_OK)
@@ -407,6 +438,9 @@ const char *pl_quality_words(const char *quality)
         return "not assessed (processed before prismlab recorded data quality)";
     if (strcmp(quality, "degraded") == 0)
         return "degraded (measured through a fault)";
+    if (strcmp(quality, "suspect") == 0)
+        return "suspect (a check against the physics failed: do not trust the numbers; "
+               "see the faults)";
     if (strcmp(quality, "refused") == 0)
         return "refused";
     return quality;

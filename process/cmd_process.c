@@ -95,37 +95,48 @@ static void print_result(long long id, pl_process_result *r, int json,
     }
 }
 
-/* The metadata that most often turns a good recording into "no motion" or
- * a negative L_p: swapped beam signs or heights (eq. 4.1 takes h1 as the
- * higher beam and each sign as the one that makes downhill positive). */
+/* The notebook's mistakes the data show, as the commands that correct
+ * them.  The beams say it (process/beams.h): their ratio v1/v2 during
+ * the motion is h1/h2, so a refusal names heights (or wires) swapped
+ * when it finds 1 / (h1/h2), and each beam's own sense names a sign
+ * that makes it move uphill.  Nothing else is suggested: h1 below h2 is
+ * no mistake where the ratio agrees with it (a rig may wire its lower
+ * beam to channel 1), and a run refused as "no motion" while both beams
+ * move downhill has no sign at fault (a beam that never saw the prism
+ * was told to swap both signs, and following that stored L_p -26.9). */
 static void diagnose(pl_store *store, long long id, const pl_process_result *r,
                      const pl_err *failure)
 {
     pl_channel ch[64];
     pl_run_info info;
     pl_err err = {0};
-    int swapped_heights = 0, negative = 0;
 
     if (pl_run_get(store, id, &info, &err) != PL_OK ||
         pl_run_channels(store, id, ch, 64, &err) != PL_OK || info.n_channels < 2)
         return;
-    swapped_heights = ch[0].beam_height_m < ch[1].beam_height_m;
-    negative = r ? (r->lp_end < 0 || r->omega_last_mean < 0)
-                 : strstr(failure->msg, "no motion") != NULL;
-    if (swapped_heights)
-        fprintf(stderr, "prismlab process: run %lld: h1 = %g m is below h2 = %g m, "
-                "while channel 1 is the upper beam on the rig (docs/process.md, "
-                "\"Diagnosis\"): the heights look swapped; fix with "
-                "'prismlab run set %lld --h1 %g --h2 %g'\n", id,
-                ch[0].beam_height_m, ch[1].beam_height_m, id,
+    const char *msg = r ? "" : failure->msg;
+    int both = strstr(msg, "both beams move uphill") != NULL, flip[2];
+    for (int c = 0; c < 2; c++) {
+        char one[32];
+        snprintf(one, sizeof one, "beam %d moves uphill", c + 1);
+        flip[c] = r ? r->beams.sense[c] < 0 : both || strstr(msg, one) != NULL;
+    }
+    if (strstr(msg, "the heights are swapped"))
+        fprintf(stderr, "prismlab process: run %lld: the heights look swapped; fix with "
+                "'prismlab run set %lld --h1 %g --h2 %g' and process it again\n", id, id,
                 ch[1].beam_height_m, ch[0].beam_height_m);
-    if (negative)
-        fprintf(stderr, "prismlab process: run %lld: the rotary speed is %s: "
-                "the beam signs look swapped (each sign makes its beam's "
-                "downhill velocity positive); fix with 'prismlab run set %lld "
-                "--sign1 %+d --sign2 %+d' and process it again\n", id,
-                r ? "negative over the run" : "never positive", id,
-                -ch[0].beam_sign, -ch[1].beam_sign);
+    if (flip[0] && flip[1])
+        fprintf(stderr, "prismlab process: run %lld: the beam signs look swapped (both "
+                "beams move uphill; each sign makes its beam's downhill velocity "
+                "positive); fix with 'prismlab run set %lld --sign1 %+d --sign2 %+d' and "
+                "process it again\n", id, id, -ch[0].beam_sign, -ch[1].beam_sign);
+    else if (flip[0] || flip[1]) {
+        int c = flip[0] ? 0 : 1;
+        fprintf(stderr, "prismlab process: run %lld: beam %d's sign looks swapped (it "
+                "moves uphill while the other moves downhill); fix with 'prismlab run "
+                "set %lld --sign%d %+d' and process it again\n", id, c + 1, id, c + 1,
+                -ch[c].beam_sign);
+    }
 }
 
 /* Puts "run ID: " before a failure that does not name the run yet (the

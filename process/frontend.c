@@ -9,6 +9,7 @@
 #include "process/frontend_core.h"
 #include "process/frontend_hum.h"
 #include "process/frontend_mend.h"
+#include "process/frontend_sat.h"
 
 #include "process/robust.h"
 
@@ -68,6 +69,7 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     rep->hum_drift_hz = rep->hum_drift_se_hz = NAN;
     rep->clip_from_s[0] = rep->clip_from_s[1] = NAN;
     rep->clip_to_s[0] = rep->clip_to_s[1] = NAN;
+    rep->sat_level_mps[0] = rep->sat_level_mps[1] = NAN;
     if (lead > n)
         lead = n;
     unsigned char *use[2] = {NULL, NULL};
@@ -86,7 +88,8 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
      * clipped samples are left out of it. */
     spans clip[2] = {{0}, {0}};
     pl_status st = PL_OK;
-    if (pl_fe_clips(v, n, level, rate, threads, clip) != 0)
+    if (pl_fe_clips(v, n, level, rate, threads, clip) != 0 ||
+        pl_fe_saturation(v, h, n, level, rate, clip, rep) != 0)
         st = pl_err_set(err, PL_ENOMEM, "front end: out of memory for the clipped "
                         "stretches");
     else if (pl_fe_common_motion(v, h, n, from, rate, clip, rep) != 0)

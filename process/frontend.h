@@ -15,6 +15,10 @@
  *              data: they are lost samples of that beam, carried by the
  *              other as below.  Both beams at their rails together for
  *              longer than a bridge refuses the run, naming where.
+ *   saturation a beam flat at its extreme with noise on top while the
+ *              other's v / h turns on beyond it (a decoder past its
+ *              velocity range, inside the converter's) is clipped too,
+ *              at the plateau's level.
  *   common     a shaking floor moves the ramp: both beams see the same
  *   motion     added velocity u(t), so v1/h1 - v2/h2 = u (1/h1 - 1/h2)
  *              holds u and no rotation.  Its spectrum's lines (2 to
@@ -78,6 +82,10 @@ typedef struct {
     size_t clipped[2];         /* samples */
     size_t clip_spans[2];      /* stretches */
     double clip_from_s[2], clip_to_s[2];   /* the first and the last; NaN */
+    double sat_level_mps[2];   /* the channel's clipped stretches are a
+                                  plateau at this level inside the
+                                  converter's range (a decoder past its
+                                  velocity range), not its rail; NaN */
     /* one beam lost for longer than a bridge, carried by the other; lost[]
      * holds the first PL_FRONTEND_MAX_SPANS of n_lost */
     pl_beam_span lost[PL_FRONTEND_MAX_SPANS];

@@ -172,7 +172,13 @@ static int walk_dir(const walk *wk, const slot *seed, int dir, slots *out)
     slot last = *seed;
     double scale = 1.0, lost = 0;   /* lost: unconfirmed slots since last */
     size_t minw = 4 + wk->G;
-    for (long k = seed->k + dir;; k += dir) {
+    /* No two landings come within minw samples of each other (the step
+     * needs its gap either side): more slots than that in the window is a
+     * lattice far finer than the data, as a calibration 100 times too
+     * large makes it, and the walk stops there rather than take memory
+     * without bound (24 GB before the speed check, issue 44). */
+    size_t most = out->n + (wk->end - wk->release) / minw + 2;
+    for (long k = seed->k + dir; out->n < most; k += dir) {
         double th = last.theta + dir * (lost + 1) * wk->delta * scale;
         double tp = pl_lat_time_of_theta(wk, th, (size_t)last.tc, dir);
         /* From rest the first face lands after the prism has turned

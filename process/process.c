@@ -35,6 +35,8 @@ void pl_process_config_default(pl_process_config *cfg)
     cfg->psd_segment = 4096;
     cfg->psd_max_segments = 512;
     cfg->threads = 0;
+    cfg->a0_m = NAN;
+    cfg->ramp_length_m = NAN;
 }
 
 void pl_process_result_free(pl_process_result *r)
@@ -210,20 +212,46 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         q = 16;
     if (q > n)
         q = n;
-    double o1 = lead_level(r->vp1, q), o2 = lead_level(r->vp2, q);
+    /* A recording that starts after the release has no lead-in at rest:
+     * its first samples are the motion, not the decoders' offsets, and
+     * taking them as offsets took 30 % off omega (foreign-runs-3's late
+     * start).  The offsets are then left at 0 (the lattice's check of
+     * omega measures what they leave, check_lattice()) and L_p counts
+     * from the first sample. */
+    r->late_omega = pl_phys_moving_at_start(r->vp1, r->vp2, q, h1, h2);
+    double o1 = 0, o2 = 0;
+    if (r->late_omega == 0) {
+        o1 = lead_level(r->vp1, q);
+        o2 = lead_level(r->vp2, q);
+    }
     if (isnan(o1) || isnan(o2))
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for the lead-in");
     for (size_t i = 0; i < n; i++) {
         r->vp1[i] -= o1;
         r->vp2[i] -= o2;
     }
+    double hb[2] = {h1, h2}, *vb[2] = {r->vp1, r->vp2};
+    if (pl_beams_check(vb, hb, n, rate, q, &r->beams) != 0)
+        return pl_err_set(err, PL_ENOMEM, "beam check: out of memory");
+    char why[768];
+    if (pl_beams_verdict(&r->beams, hb, why, sizeof why))
+        return pl_err_set(err, PL_ENUMERIC, "%s", why);
     pl_window w;
     pl_status st = pl_window_release(r->vp1, r->vp2, h1 - h2, n, rate, q,
                                      cfg->release_sigmas, &w, err);
+    if (st == PL_ENUMERIC) {   /* what the beams themselves say of it */
+        pl_beams_senses(&r->beams, why, sizeof why);
+        if (why[0])
+            return pl_err_prefix(err, "%s; ", why);
+    }
     if (st != PL_OK)
         return st;
     double beta = cfg->lattice.beta_rad;
     double max_turn = M_PI / N + (beta > 0 && beta < M_PI / N ? beta : M_PI / N);
+    if (r->late_omega > 0) {
+        w.release = w.quiet = 0;
+        w.line_fits = 1;
+    }
     size_t margin = (size_t)(0.02 * rate), lead = w.release > margin ? w.release - margin : 0;
     if (!w.line_fits) {
         /* Where the threshold stands high (hum, 1/f noise) the line
@@ -239,7 +267,11 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         w.quiet = w.release;
         lead = w.release > margin ? w.release - margin : 0;
     }
-    if (lead < q)
+    if (r->late_omega > 0)
+        warn(r, "the recording starts after the release: the prism turns at %.3g rad/s "
+             "at the first sample; L_p counts from there, and the decoders' offsets "
+             "are taken as 0", r->late_omega);
+    else if (lead < q)
         warn(r, "lead-in before the release is only %.3f s: offsets and hum from "
              "too little quiet signal", (double)lead / rate);
     double *v[2] = {r->vp1, r->vp2}, h[2] = {h1, h2};
@@ -249,7 +281,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
     /* The release instant from the shape of the cleaned rise; the lead-in
      * the front end measured stays where it ended (w.quiet: the line's
      * release, or the raw rise's where the line did not fit) */
-    if (pl_window_shape(omc, n, rate, max_turn, &w) < 0)
+    if (r->late_omega == 0 && pl_window_shape(omc, n, rate, max_turn, &w) < 0)
         return pl_err_set(err, PL_ENOMEM, "release: out of memory");
     r->front.offset_mps[0] += o1;
     r->front.offset_mps[1] += o2;
@@ -564,12 +596,21 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
         th[i] = i < seen ? th[i - 1] + w : th[i - 1];
 }
 
+/* The impacts land every 2 pi / N of theta: a spacing of the
+ * drops of omega this far from one slot means the notebook's N, scale or heights
+ * are not the run's (the lattice then placed its slots where no face
+ * landed: nothing measured stands). */
+#define SPACING_TOLERANCE 0.05
+
 /* theta_stride: the samples of theta the caller reads (anchor_theta()). */
 static pl_status find_impacts(pl_process_result *r, int N, const pl_process_config *cfg,
                               double *omc, size_t theta_stride, pl_err *err)
 {
     integrate(omc, r->n, r->release, r->end, r->rate_hz, r->theta);
     r->lp_end_raw = N * r->theta[r->end - 1] / (2 * M_PI);
+    if (pl_phys_step_spacing(omc, r->theta, r->release, r->end, r->rate_hz, N,
+                             &r->step_spacing, &r->step_drops) != 0)
+        return pl_err_set(err, PL_ENOMEM, "lattice check: out of memory");
     pl_lattice_stats ls;
     pl_lattice_config lc = cfg->lattice;
     lc.threads = cfg->threads;
@@ -592,6 +633,11 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     r->beta_used_rad = ls.beta_used_rad;
     r->energy_ratio_se = ls.energy_ratio_se;
     r->beta_from_data = ls.beta_from_data;
+    /* the impacts' own clock against the plain integral, before theta is
+     * anchored to them (check_lattice()) */
+    if (pl_phys_lattice_clock(r->impacts, r->n_impacts, r->theta, r->n, r->rate_hz, N,
+                              &r->clock) != 0)
+        return pl_err_set(err, PL_ENOMEM, "lattice check: out of memory");
     anchor_theta(r->theta, r->n, r->rate_hz, r->release, r->end, r->seen, N, r->impacts,
                  r->n_impacts, theta_stride);
     r->lp_end = N * r->theta[r->end - 1] / (2 * M_PI);
@@ -603,6 +649,104 @@ static pl_status find_impacts(pl_process_result *r, int N, const pl_process_conf
     for (size_t i = 0; i < r->n_impacts; i++) {
         r->impacts[i].t_s += ls.decoder_shift_s;
         r->impacts[i].t_sd_s = hypot(r->impacts[i].t_sd_s, ls.decoder_shift_sd_s);
+    }
+    return PL_OK;
+}
+
+/* --- phase 7b: checked against the physics ----------------------------------- */
+
+/* Before the impact search, whose cost grows with the slots the integral
+ * turns through (a scale 100 times too large took it to 24 GB): the
+ * speeds against what the prism can reach on its ramp. */
+static pl_status check_speed(const pl_process_result *r, double h1, double h2, int N,
+                             const pl_process_config *cfg, pl_err *err)
+{
+    pl_phys_body b = {N, cfg->a0_m, cfg->lattice.beta_rad, cfg->ramp_length_m};
+    double h[2] = {h1, h2};
+    return pl_phys_check_speed(r->omega, r->vp1, r->vp2, r->release, r->end, r->rate_hz, h,
+                               &b, err);
+}
+
+
+/* omega (4.1) against the lattice over a second of slots: beyond this
+ * part, and LATTICE_Q_SIGMAS of its standard error, the speeds are taken
+ * from the lattice (the integral's calibration or offsets moved). */
+#define LATTICE_Q_TOLERANCE 0.02
+#define LATTICE_Q_SIGMAS 4.0
+
+/* omega (4.1)'s mean over the last second against the lattice's: on the
+ * eleven clean and faulted foreign runs of issues 23 and 28 they differ
+ * by at most 0.52 % (1/f noise on foreign-pink-n22), on the drifting
+ * decoders of foreign-runs-3 by 1.4 %.  Beyond this part the lattice's
+ * stands (it needs no calibration: N alone). */
+#define LATTICE_OMEGA_TOLERANCE 0.0075
+/* Beyond this part no offset's drift explains it: omega (4.1) does not
+ * measure the prism there (a beam blind or saturated). */
+#define LATTICE_OMEGA_SUSPECT 0.05
+
+/* A prism on a ramp turns downhill: theta ends above zero by at least
+ * one slot when any impact was seen, and the impacts' spacing matches
+ * the notebook's N.  PL_ENUMERIC with the figures and the fix the data
+ * support.  A calibration or offset drift that the spacing shows is
+ * measured through: omega_last_mean becomes the lattice's. */
+static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_err *err)
+{
+    const pl_phys_lattice *c = &r->clock;
+    r->omega_last_41 = r->omega_last_mean;
+    /* the lattice's own mean speed over omega_last_mean's second: theta
+     * anchored to the impacts, read where anchor_theta() wrote it (the
+     * end's last sample, and a multiple of stride) */
+    size_t rate = (size_t)r->rate_hz, i1 = r->end - 1;
+    size_t i0 = rate < r->end - r->release ? r->end - rate : r->release;
+    if (i0 > r->release)
+        i0 = (i0 + stride - 1) / stride * stride;
+    r->omega_last_lattice = i1 > i0 + 8 ? (r->theta[i1] - r->theta[i0]) * r->rate_hz /
+                                              (double)(i1 - i0)
+                                        : NAN;
+    if (!(r->lp_end > 0.5) || r->n_confirmed == 0)
+        return pl_err_set(err, PL_ENUMERIC,
+                          "the prism turned %.3g slots (L_p at the end, %zu impacts "
+                          "confirmed): a prism rolling down a ramp turns forwards, so "
+                          "omega (4.1) has the wrong sign or no motion of the prism: a "
+                          "beam's sign, the heights' order, or a beam that never saw the "
+                          "prism (check each beam's trace on the run page)",
+                          r->lp_end, r->n_confirmed);
+    double spacing = c->spacing_slots;
+    if (r->step_drops >= 8 && isfinite(r->step_spacing) &&
+        fabs(r->step_spacing - 1) > fabs(spacing - 1))
+        spacing = r->step_spacing;
+    if (c->used >= 8 && fabs(spacing - 1) > SPACING_TOLERANCE) {
+        /* The spacing alone cannot tell a wrong N from a wrong scale
+         * (both stretch theta between landings): a spacing that no whole
+         * N gives rules the prism out, one that does leaves both */
+        double na = N / spacing, whole = round(na);
+        char fix[320];
+        if (whole >= 3 && fabs(na - whole) < 0.02 * whole)
+            snprintf(fix, sizeof fix, "is the prism %.0f-edged, not %d (run set --prism)? "
+                     "If not, the LDV scale or the heights' difference is off by %.3gx",
+                     whole, N, spacing);
+        else
+            snprintf(fix, sizeof fix, "the LDV scale or the heights' difference is off by "
+                     "%.3gx (no whole N gives this spacing: not a wrong prism)", spacing);
+        return pl_err_set(err, PL_ENUMERIC,
+                          "the impacts are 2 pi/%.1f apart in theta, not 2 pi/%d (the "
+                          "median spacing of %zu drops of omega: %.3f slots): %s",
+                          na, N, r->step_drops, spacing, fix);
+    }
+    /* a stretch where the integral turns other than one slot an impact:
+     * the impacts or omega are wrong there (a beam's saturation, a beam
+     * used where it saw nothing), and nothing measured through it */
+    for (int e = 0; e < 2; e++) {
+        double q = e ? c->q_last : c->q_first;
+        if (fabs(q - 1) > LATTICE_Q_TOLERANCE && fabs(q - 1) > LATTICE_Q_SIGMAS * c->q_sd)
+            r->lattice_suspect = 1;
+    }
+    double part = r->omega_last_41 / r->omega_last_lattice - 1;
+    if (isfinite(part) && fabs(part) > LATTICE_OMEGA_SUSPECT)
+        r->lattice_suspect = 1;
+    if (!r->lattice_suspect && isfinite(part) && fabs(part) > LATTICE_OMEGA_TOLERANCE) {
+        r->omega_from_lattice = 1;
+        r->omega_last_mean = r->omega_last_lattice;
     }
     return PL_OK;
 }
@@ -781,6 +925,15 @@ static void assess_quality(pl_process_result *r)
     double motion_s = (double)(r->seen - r->release) / r->rate_hz;
     int degraded = 0;
     r->faults[0] = '\0';
+    if (r->beams.dead) {
+        int d = r->beams.dead;
+        fault(r, "beam_dead channel=%d agree=%.3f blocks=%zu", d, r->beams.agree,
+              r->beams.moving);
+        warn(r, "beam %d never saw the prism (it follows beam %d in %.1f %% of %zu blocks "
+             "of the motion): omega from beam %d alone over the whole run; check its "
+             "alignment and decoder", d, 3 - d, 100 * r->beams.agree, r->beams.moving, 3 - d);
+        degraded = 1;
+    }
     for (size_t k = 0; k < f->n_lost && k < PL_FRONTEND_MAX_SPANS; k++) {
         const pl_beam_span *b = &f->lost[k];
         fault(r, "beam_lost channel=%d from_s=%.4f to_s=%.4f", b->channel, b->from_s, b->to_s);
@@ -792,7 +945,15 @@ static void assess_quality(pl_process_result *r)
         warn(r, "%zu more stretches with one beam lost (%.3f s in all)",
              f->n_lost - PL_FRONTEND_MAX_SPANS, f->lost_total_s);
     for (int c = 0; c < 2; c++)
-        if (f->clipped[c] > 0) {
+        if (f->clipped[c] > 0 && isfinite(f->sat_level_mps[c])) {
+            fault(r, "saturated channel=%d level_mps=%.4g samples=%zu spans=%zu from_s=%.4f "
+                  "to_s=%.4f", c + 1, f->sat_level_mps[c], f->clipped[c], f->clip_spans[c],
+                  f->clip_from_s[c], f->clip_to_s[c]);
+            warn(r, "channel %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
+                 "on (its decoder's velocity limit?), carried by beam %d", c + 1,
+                 f->sat_level_mps[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c, 2 - c);
+            degraded = 1;
+        } else if (f->clipped[c] > 0) {
             fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
                   f->clipped[c], f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c]);
             warn(r, "channel %d clipped: %zu samples at its rails in %zu stretches from "
@@ -830,7 +991,33 @@ static void assess_quality(pl_process_result *r)
         }
     if ((double)(r->n - r->seen) / r->rate_hz > TAIL_REPORT_S)
         fault(r, "tail_cut at_s=%.4f", (double)r->seen / r->rate_hz);
-    snprintf(r->quality, sizeof r->quality, "%s", degraded ? "degraded" : "good");
+    if (r->late_omega > 0) {
+        fault(r, "late_start omega_rad_s=%.4g", r->late_omega);
+        degraded = 1;
+    }
+    if (r->omega_from_lattice) {
+        fault(r, "omega_drift omega41_rad_s=%.5g lattice_rad_s=%.5g part=%.4f q_first=%.5f "
+              "q_last=%.5f", r->omega_last_41, r->omega_last_lattice,
+              r->omega_last_41 / r->omega_last_lattice - 1, r->clock.q_first, r->clock.q_last);
+        warn(r, "omega (4.1) over the last second, %.4g rad/s, is %+.2f %% off the impacts' "
+             "own clock (%.4g rad/s): the decoders' offsets or calibration drifted; "
+             "omega_last is the lattice's", r->omega_last_41,
+             100 * (r->omega_last_41 / r->omega_last_lattice - 1), r->omega_last_lattice);
+        degraded = 1;
+    }
+    int suspect = 0;
+    if (r->lattice_suspect) {
+        fault(r, "lattice_mismatch q_first=%.4f q_last=%.4f t_first_s=%.3f t_last_s=%.3f "
+              "q_se=%.2g omega41_rad_s=%.5g lattice_rad_s=%.5g", r->clock.q_first,
+              r->clock.q_last, r->clock.t_first_s, r->clock.t_last_s, r->clock.q_sd,
+              r->omega_last_41, r->omega_last_lattice);
+        warn(r, "the integral of omega turns %.3f and %.3f slots per impact over the first "
+             "and last second of impacts, not 1: omega or the impacts are wrong there",
+             r->clock.q_first, r->clock.q_last);
+        suspect = 1;
+    }
+    snprintf(r->quality, sizeof r->quality, "%s",
+             suspect ? "suspect" : degraded ? "degraded" : "good");
 }
 
 /* Writing the result while the impacts are searched: see "writing the
@@ -876,6 +1063,8 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
     }
     if (st == PL_OK)
         st = spectra_and_filter(r, cfg, &sp, err);
+    if (st == PL_OK)
+        st = check_speed(r, h1, h2, N, cfg, err);
     if (st == PL_OK) {
         size_t last_s = (size_t)r->rate_hz < r->end - r->release ? r->end - (size_t)r->rate_hz
                                                                  : r->release;
@@ -892,6 +1081,8 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
     }
     if (st == PL_OK)
         st = find_impacts(r, N, cfg, a->omc, a->summary ? 10 : 1, err);   /* decimate() */
+    if (st == PL_OK)
+        st = check_lattice(r, N, a->summary ? 10 : 1, err);
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
@@ -1223,7 +1414,11 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              "decoder_shift_sd_s=%.3g\n"
              "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
              "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
-             "N=%d\nh1_m=%.9g\nh2_m=%.9g\n",
+             "N=%d\nh1_m=%.9g\nh2_m=%.9g\n"
+             "lattice_spacing_slots=%.6g\nlattice_q_first=%.6g\nlattice_q_last=%.6g\n"
+             "lattice_q_se=%.3g\nomega_last_41=%.6g\nomega_last_lattice=%.6g\n"
+             "late_start_omega=%.6g\nstep_spacing_slots=%.6g\n"
+             "step_drops=%zu\n",
              r->cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
              cfg->release_sigmas, cfg->quiet_s, cfg->lattice.gap_s, cfg->lattice.fit_s,
              cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
@@ -1237,7 +1432,10 @@ static void make_record(long long run_id, const pl_process_config *cfg,
              r->decoder_delay_from, r->decoder_shift_s, r->decoder_shift_sd_s, f->offset_mps[0],
              f->offset_mps[1],
              f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
-             f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m);
+             f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m,
+             r->clock.spacing_slots, r->clock.q_first, r->clock.q_last, r->clock.q_sd,
+             r->omega_last_41, r->omega_last_lattice, r->late_omega,
+             r->step_spacing, r->step_drops);
     rec->release_frame = (long long)r->release;
     rec->end_frame = (long long)r->end;
     rec->release_t_s = r->release_t;
@@ -1452,9 +1650,15 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     pl_process_config c = *cfg;
     pl_ramp ramp;
     pl_err ignored;
-    if (isnan(c.lattice.beta_rad) && info.ramp[0] &&
-        pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK)
-        c.lattice.beta_rad = ramp.beta_rad;
+    pl_ramp_init(&ramp);
+    if (info.ramp[0] && pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK) {
+        if (isnan(c.lattice.beta_rad))
+            c.lattice.beta_rad = ramp.beta_rad;
+        if (isnan(c.ramp_length_m))
+            c.ramp_length_m = ramp.length_m;
+    }
+    if (isnan(c.a0_m))
+        c.a0_m = prism.a0_m;
     const char *delay_from = decoder_delay(&c, ch);
     pl_process_result r;
     writer wr = {.store = store, .run_id = run_id};

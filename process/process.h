@@ -18,8 +18,10 @@
 #include "core/error.h"
 #include "db/derived.h"
 #include "db/store.h"
+#include "process/beams.h"
 #include "process/frontend.h"
 #include "process/lattice.h"
+#include "process/physics.h"
 
 #include <stddef.h>
 
@@ -34,6 +36,10 @@ typedef struct {
     size_t psd_segment;      /* Welch segment, samples (4096) */
     size_t psd_max_segments; /* Welch averages at most (512; 0: all) */
     int threads;             /* channels and spectra; 0: one per CPU */
+    double a0_m;             /* the prism's centre-to-edge distance and the */
+    double ramp_length_m;    /* ramp's length, for the speed check
+                                (process/physics.h); NaN: unknown (a0: no
+                                check; length: the longest lab ramp) */
 } pl_process_config;
 
 /* The defaults above. */
@@ -97,9 +103,27 @@ typedef struct {
     double *psd_vp1, *psd_vp2, *psd_residual;
     double ring_freq_hz;     /* peak of the residual above 500 Hz; NaN */
     pl_frontend_report front;/* offsets, hum, drop-outs (process/frontend.h) */
+    double late_omega;       /* rad/s at the first sample when the recording
+                                starts after the release (L_p counts from
+                                there); 0: it starts at rest */
+    pl_phys_lattice clock;   /* the impacts' spacing against the integral of
+                                omega (process/physics.h) */
+    double omega_last_41;    /* omega (4.1)'s own mean over the last second,
+                                where omega_last_mean is the lattice's
+                                (a drift of the integral measured through);
+                                else equal to it */
+    double omega_last_lattice; /* the same second's mean from theta anchored
+                                to the impacts (NaN: too short) */
+    double step_spacing;     /* the drops of omega's spacing in slots, found */
+    size_t step_drops;       /* without the lattice, and how many drops */
+    int omega_from_lattice;  /* 1: omega_last_mean is omega_last_lattice */
+    int lattice_suspect;     /* 1: a second of slots where the integral and
+                                the impacts disagree (quality suspect) */
+    pl_beams_report beams;   /* the beams against each other, before the
+                                release (process/beams.h) */
     double noise_omega;      /* rad/s, std of omega (4.1) in the lead-in */
     char warnings[2048];
-    char quality[16];        /* "good" or "degraded" (db/derived.h) */
+    char quality[16];        /* "good", "degraded" or "suspect" (db/derived.h) */
     char faults[2048];       /* one fault a line, as in db/derived.h */
 } pl_process_result;
 

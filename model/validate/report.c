@@ -473,6 +473,7 @@ static void html_head(FILE *f, const char *exp, const char *now, int synthetic)
           "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
           "th{background:#eee}td.l{text-align:left}.synthetic{background:#fff3cd;border:1px solid #e0b000;padding:0.5em;font-weight:bold}"
           "tr.degraded td{background:#fff3cd}tr.refused td{background:#f8d7da}"
+          "tr.suspect td{background:#f8d7da}"
           "ul.faults{margin:0;padding-left:1.2em;text-align:left}"
           "figure{margin:1.5em 0}figcaption{font-size:0.9em;color:#444}img{max-width:100%;border:1px solid #ddd}</style>\n"
           "</head><body>\n<h1>Validation report: ", f);
@@ -640,6 +641,7 @@ static void html_runs(FILE *f, const run_set *s)
         const char *q = r->has_quality ? r->quality.quality : "";
         fprintf(f, "<tr%s><td>%lld</td><td class=\"l\">",
                 strcmp(q, "degraded") == 0  ? " class=\"degraded\""
+                : strcmp(q, "suspect") == 0 ? " class=\"suspect\""
                 : strcmp(q, "refused") == 0 ? " class=\"refused\""
                                             : "", r->info.id);
         html_text(f, r->info.source_kind);

@@ -27,7 +27,9 @@ $bin run set 2 --prism steel-22 --db "$db" >/dev/null
 $bin run show 2 --db "$db" | grep -qF "prism: (none) -> steel-22" || fail "run 2's prism"
 $bin export 1 --csv "$dir/before.csv" --db "$db"
 $bin process 1 --db "$db" >/dev/null 2>"$dir/err" || true
-$bin run show 1 --db "$db" | grep -q "^processed_utc" || fail "run 1 was not processed"
+# the beams' ratio v1/v2 (1.72) contradicts the notebook's h1/h2 (0.583):
+# omega's scale is wrong, so the run is refused with the fix
+$bin run show 1 --db "$db" | grep -q "^quality: *refused" || fail "run 1 was not refused"
 # the diagnosis names both mistakes and the commands that fix them
 grep -qF "the heights look swapped; fix with 'prismlab run set 1 --h1 0.0199 --h2 0.0116'" "$dir/err" ||
     fail "no diagnosis of the heights: $(cat "$dir/err")"
@@ -46,7 +48,7 @@ grep -q "beam heights h1 = h2 = 0.0199 m" "$dir/err" || fail "equal heights: $(c
 if $bin run set 1 --prism no-such-prism --db "$db" 2>"$dir/err"; then fail "unknown prism accepted"; fi
 grep -q "no prism named 'no-such-prism'" "$dir/err" || fail "unknown prism: $(cat "$dir/err")"
 $bin run show 1 --db "$db" | grep -q "^corrected" && fail "a refused set left history"
-$bin run show 1 --db "$db" | grep -q "^processed_utc" || fail "a refused set dropped the processing"
+$bin run show 1 --db "$db" | grep -q "^quality: *refused" || fail "a refused set dropped the record"
 
 # the correction
 $bin run set 1 --prism steel-24 --db "$db" >/dev/null

@@ -492,6 +492,141 @@ static void test_lost_beam_carried(void **state)
     rolled_free(&x);
 }
 
+/* A beam that never saw the prism: for the whole recording beam `dead`
+ * (1 or 2) is white noise of 2e-4 m/s about 0 V with bursts of speckle
+ * garbage (2 cm/s, 20-80 ms, every 0.3 s), beside a live beam with
+ * 2e-5 m/s of noise.  Before the beams were checked against each other,
+ * a dead beam 2 was used until the loss test found it part-way (omega
+ * (4.1) read v1 / (h1 - h2), 2.4 times the speed) and a dead beam 1
+ * made omega negative: "no motion", with advice to swap both signs. */
+static void test_dead_beam_whole_run(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    for (int dead = 1; dead <= 2; dead++) {
+        rolled x;
+        rolled_beams(&x, &p);
+        unsigned long seed = 77 + (unsigned long)dead;
+        double *v = dead == 1 ? x.v1 : x.v2, *live = dead == 1 ? x.v2 : x.v1;
+        for (size_t i = 0; i < x.n; i++) {
+            live[i] += 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+            v[i] = 2e-4 * (tu_uniform(&seed) - 0.5) * 3.46;
+            size_t in = i % 3000, len = 200 + (i / 3000 % 4) * 200;
+            if (in >= 1000 && in < 1000 + len)
+                v[i] += 0.02 * (tu_uniform(&seed) - 0.5) * 3.46;
+        }
+        pl_process_result r;
+        process_rolled(&x, p.N, &r);
+        assert_int_equal(r.beams.dead, dead);
+        assert_true(r.beams.agree < 0.05);
+        assert_true(r.end_t > 4.9);
+        double bias, sd;
+        score_rolled(&x, &r, p.r, &bias, &sd);
+        tu_assert_close(bias, 0, 0.03);
+        tu_assert_close(r.lp_end, p.N * x.th_end / (2 * M_PI), 0.01);
+        /* (4.1) is the live beam's v / h: the last second's mean omega */
+        double om = 0;
+        for (size_t i = x.n - RATE; i < x.n; i++)
+            om += x.om[i] / RATE;
+        tu_assert_close(r.omega_last_mean, om, 1e-3 * om);
+        assert_string_equal(r.quality, "degraded");
+        char want[64];
+        snprintf(want, sizeof want, "beam_dead channel=%d ", dead);
+        assert_non_null(strstr(r.faults, want));
+        assert_int_equal(r.front.n_lost, 0);
+        pl_process_result_free(&r);
+        rolled_free(&x);
+    }
+}
+
+/* A decoder past its velocity range: beam `sat` holds its limit (with its
+ * noise on top) wherever the motion would take it beyond, well inside
+ * any converter's range, while the other beam turns on.  Nothing was at a
+ * rail, so nothing was clipped: (4.1) read the flat beam as a slowing
+ * prism and the impact search lost the lattice. */
+static void test_saturated_inside_the_range(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    for (int sat = 1; sat <= 2; sat++) {
+        rolled x;
+        rolled_beams(&x, &p);
+        unsigned long seed = 91 + (unsigned long)sat;
+        double *v = sat == 1 ? x.v1 : x.v2, limit = 4.0 * (sat == 1 ? H1 : H2);
+        for (size_t i = 0; i < x.n; i++) {
+            x.v1[i] += 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+            x.v2[i] += 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+            if (v[i] > limit)
+                v[i] = limit + 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+        }
+        pl_process_result r;
+        process_rolled(&x, p.N, &r);
+        assert_true(r.end_t > 4.9);
+        double bias, sd;
+        score_rolled(&x, &r, p.r, &bias, &sd);
+        tu_assert_close(bias, 0, 0.03);
+        tu_assert_close(r.lp_end, p.N * x.th_end / (2 * M_PI), 0.01);
+        tu_assert_close(r.front.sat_level_mps[sat - 1], limit, 1e-4);
+        assert_true(isnan(r.front.sat_level_mps[2 - sat]));
+        assert_string_equal(r.quality, "degraded");
+        char want[64];
+        snprintf(want, sizeof want, "saturated channel=%d level_mps=", sat);
+        assert_non_null(strstr(r.faults, want));
+        assert_null(strstr(r.faults, "clipped channel="));
+        pl_process_result_free(&r);
+        rolled_free(&x);
+    }
+}
+
+/* The notebook against the beams' ratio v1/v2 (h1/h2 in pure rotation):
+ * heights swapped, one height wrong, one sign swapped - each refused,
+ * since omega's scale or sign is wrong with it, naming what the data
+ * support; the right notebook passes.  Before, the swapped heights gave
+ * a negative omega ("no motion") and a wrong height a wrong omega as
+ * good. */
+static void test_notebook_against_the_ratio(void **state)
+{
+    (void)state;
+    rolling p = {22, 0.4 * M_PI / 180, 5.3 * M_PI / 180, 0.9875, 0.5};
+    rolled x;
+    rolled_beams(&x, &p);
+    unsigned long seed = 5;
+    for (size_t i = 0; i < x.n; i++) {
+        x.v1[i] += 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+        x.v2[i] += 2e-5 * (tu_uniform(&seed) - 0.5) * 3.46;
+    }
+    pl_process_config c;
+    pl_process_config_default(&c);
+    pl_process_result r;
+    pl_err err = {0};
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H2, H1, p.N, &c, &r, &err),
+                     PL_ENUMERIC);
+    assert_non_null(strstr(err.msg, "v1/v2 during the motion is 1.72"));
+    assert_non_null(strstr(err.msg, "the heights are swapped"));
+    assert_non_null(strstr(err.msg, "--h1 0.0199 --h2 0.0116"));
+    assert_null(strstr(err.msg, "sign"));
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, 0.006, p.N, &c, &r, &err),
+                     PL_ENUMERIC);
+    assert_non_null(strstr(err.msg, "v1/v2 during the motion is 1.72"));
+    assert_non_null(strstr(err.msg, "the notebook gives 3.32"));
+    assert_non_null(strstr(err.msg, "a height is wrong"));
+    for (size_t i = 0; i < x.n; i++)
+        x.v2[i] = -x.v2[i];
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, p.N, &c, &r, &err),
+                     PL_ENUMERIC);
+    assert_non_null(strstr(err.msg, "one beam's sign is swapped (beam 2 moves uphill)"));
+    for (size_t i = 0; i < x.n; i++)
+        x.v2[i] = -x.v2[i];
+    assert_int_equal(pl_process_signals(x.v1, x.v2, x.n, RATE, H1, H2, p.N, &c, &r, &err),
+                     PL_OK);
+    tu_assert_close(r.beams.ratio, H1 / H2, 1e-3);
+    assert_int_equal(r.beams.sense[0], 1);
+    assert_int_equal(r.beams.sense[1], 1);
+    assert_int_equal(r.beams.dead, 0);
+    pl_process_result_free(&r);
+    rolled_free(&x);
+}
+
 /* A lost beam that reads nothing like garbage, with white noise on the
  * beam that keeps the prism: beam `lost` (1 or 2) from 2.5 to 2.8 s is a
  * decoder at exactly 0 V (held = 0: the foreign chain drops a beam after
@@ -1933,6 +2068,9 @@ int main(void)
         cmocka_unit_test(test_hum_hides_the_first_rise),
         cmocka_unit_test(test_bridge_joins_the_beams),
         cmocka_unit_test(test_lost_beam_carried),
+        cmocka_unit_test(test_dead_beam_whole_run),
+        cmocka_unit_test(test_saturated_inside_the_range),
+        cmocka_unit_test(test_notebook_against_the_ratio),
         cmocka_unit_test(test_clipped_beam_carried),
         cmocka_unit_test(test_common_motion_under_clipping),
         cmocka_unit_test(test_common_motion_steady_over_clipping),

@@ -290,6 +290,7 @@
     p.append('Data quality: ', badge);
     if (!q) p.append(' (processed before prismlab recorded data quality)');
     else if (q === 'degraded') p.append(' (measured through the faults below)');
+    else if (q === 'suspect') p.append(' (a check against the physics failed: do not trust these numbers; see the faults below)');
     el.append(p);
     if (meta.fault_words && meta.fault_words.length) {
       const ul = document.createElement('ul');

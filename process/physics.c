@@ -1,0 +1,317 @@
+/* process/physics.c - checks of a run against what the physics allows.
+ * See physics.h and docs/process.md, "Checked against the physics". */
+#include "process/physics.h"
+
+#include "process/robust.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define G_MPS2 9.80665
+
+double pl_phys_omega_max(const pl_phys_body *b)
+{
+    if (!(b->a0_m > 0) || !isfinite(b->beta_rad) || b->N < 3)
+        return NAN;
+    double len = b->ramp_length_m > 0 ? b->ramp_length_m : PL_PHYS_RAMP_MAX_M;
+    double alpha = M_PI / b->N;
+    /* k^2 = (J + m a0^2) / m about the rolling edge */
+    double k2 = b->a0_m * b->a0_m * (1 + (cos(2 * alpha) + 2) / 6);
+    double dz = len * sin(fabs(b->beta_rad)) + b->a0_m;
+    return sqrt(2 * G_MPS2 * dz / k2);
+}
+
+/* The p-quantile of |x| (or of x when signed) over [from, to), every
+ * stride-th sample: a selection, not a sort.  NaN when out of memory. */
+static double quantile_of(const double *x, size_t from, size_t to, size_t stride, double p,
+                          int absolute)
+{
+    size_t m = (to - from + stride - 1) / stride;
+    double *t = malloc((m ? m : 1) * sizeof *t);
+    if (!t)
+        return NAN;
+    for (size_t i = 0; i < m; i++)
+        t[i] = absolute ? fabs(x[from + i * stride]) : x[from + i * stride];
+    double q = m ? pl_select_kth(t, m, (size_t)(p * (double)(m - 1))) : 0;
+    free(t);
+    return q;
+}
+
+pl_status pl_phys_check_speed(const double *omega, const double *v1, const double *v2,
+                              size_t from, size_t to, double rate, const double h[2],
+                              const pl_phys_body *body, pl_err *err)
+{
+    double wmax = pl_phys_omega_max(body);
+    if (isnan(wmax) || to <= from + 16)
+        return PL_OK;
+    double allowed = PL_PHYS_SPEED_MARGIN * wmax;
+    /* every 16th sample (1.6 ms at 10 kHz): the quantile of a smooth
+     * speed needs no more, and the check costs a sixteenth of a pass */
+    size_t stride = 16;
+    double w98 = quantile_of(omega, from, to, stride, 0.98, 1);
+    const double *v[2] = {v1, v2};
+    double v98[2] = {0, 0};
+    for (int c = 0; c < 2 && v[c]; c++)
+        v98[c] = quantile_of(v[c], from, to, stride, 0.98, 1);
+    if (isnan(w98) || isnan(v98[0]) || isnan(v98[1]))
+        return pl_err_set(err, PL_ENOMEM, "speed check: out of memory");
+    char ramp[64];
+    if (body->ramp_length_m > 0)
+        snprintf(ramp, sizeof ramp, "%.2f m", body->ramp_length_m);
+    else
+        snprintf(ramp, sizeof ramp, "at most %.1f m (the catalogue gives no length)",
+                 PL_PHYS_RAMP_MAX_M);
+    const char *unit = "a calibration or unit error (the LDV scale in m/s per V, a CSV "
+                       "in mV read as V is 1000x, or the beam heights)";
+    if (w98 > allowed)
+        return pl_err_set(err, PL_ENUMERIC,
+                          "omega reaches %.3g rad/s (98 %% of the motion below it), but a "
+                          "prism of N = %d, a0 = %.1f mm rolling %s down a %.3f deg ramp "
+                          "can reach %.3g rad/s from its fall (%.3g with a %.1fx margin): "
+                          "%s, about %.2gx too fast",
+                          w98, body->N, 1e3 * body->a0_m, ramp, body->beta_rad * 180 / M_PI,
+                          wmax, allowed, PL_PHYS_SPEED_MARGIN, unit, w98 / wmax);
+    for (int c = 0; c < 2 && v[c]; c++)
+        if (v98[c] > allowed * h[c])
+            return pl_err_set(err, PL_ENUMERIC,
+                              "beam %d reaches %.3g m/s (98 %% of the motion below it), but "
+                              "at h%d = %.1f mm a prism of N = %d, a0 = %.1f mm rolling %s "
+                              "down a %.3f deg ramp moves at most %.3g m/s there (%.1fx "
+                              "margin in): %s of channel %d, about %.2gx too fast",
+                              c + 1, v98[c], c + 1, 1e3 * h[c], body->N, 1e3 * body->a0_m,
+                              ramp, body->beta_rad * 180 / M_PI, allowed * h[c],
+                              PL_PHYS_SPEED_MARGIN, unit, c + 1, v98[c] / (wmax * h[c]));
+    (void)rate;
+    return PL_OK;
+}
+
+static double theta_at(const double *theta, size_t n, double rate, double t)
+{
+    double x = t * rate;
+    if (x <= 0)
+        return theta[0];
+    size_t i = (size_t)x;
+    if (i + 1 >= n)
+        return theta[n - 1];
+    return theta[i] + (x - (double)i) * (theta[i + 1] - theta[i]);
+}
+
+/* The mean and standard error of the slots' ratios q[a..b). */
+static void mean_se(const double *q, size_t a, size_t b, double *mean, double *se)
+{
+    double s = 0, s2 = 0;
+    size_t m = b - a;
+    for (size_t i = a; i < b; i++)
+        s += q[i];
+    *mean = m ? s / (double)m : NAN;
+    for (size_t i = a; i < b; i++)
+        s2 += (q[i] - *mean) * (q[i] - *mean);
+    *se = m > 2 ? sqrt(s2 / (double)(m - 1) / (double)m) : NAN;
+}
+
+int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, size_t n,
+                          double rate, int N, pl_phys_lattice *out)
+{
+    double delta = 2 * M_PI / N;
+    memset(out, 0, sizeof *out);
+    out->spacing_slots = out->n_apparent = out->q_first = out->q_last = NAN;
+    out->q_sd = out->t_first_s = out->t_last_s = NAN;
+    double *gap = malloc((m ? m : 1) * sizeof *gap), *q = malloc((m ? m : 1) * sizeof *q);
+    double *tq = malloc((m ? m : 1) * sizeof *tq);
+    if (!gap || !q || !tq) {
+        free(gap);
+        free(q);
+        free(tq);
+        return -1;
+    }
+    /* between neighbouring confirmed impacts: the turn in slots (the
+     * spacing), and for those one slot apart by the lattice's count, the
+     * integral over the lattice (q) */
+    size_t ng = 0, nq = 0, prev = m;
+    for (size_t i = 0; i < m; i++) {
+        if (imp[i].confirmed != 1)
+            continue;
+        out->used++;
+        if (prev < m) {
+            double d = theta_at(theta, n, rate, imp[i].t_s) -
+                       theta_at(theta, n, rate, imp[prev].t_s);
+            gap[ng++] = d / delta;
+            if (i == prev + 1) {
+                q[nq] = d / delta;
+                tq[nq++] = 0.5 * (imp[i].t_s + imp[prev].t_s);
+            }
+        }
+        prev = i;
+    }
+    if (ng >= 4)
+        out->spacing_slots = pl_median(gap, ng);
+    if (out->spacing_slots > 0)
+        out->n_apparent = N / out->spacing_slots;
+    /* the first and the last second of slots (at least 8 of them) */
+    if (nq >= 16) {
+        size_t a = 0, b = nq;
+        while (a + 8 < nq && tq[a] - tq[0] < 1.0)
+            a++;
+        while (b > 8 && tq[nq - 1] - tq[b - 1] < 1.0)
+            b--;
+        double se1, se2;
+        mean_se(q, 0, a, &out->q_first, &se1);
+        mean_se(q, b - 1, nq, &out->q_last, &se2);
+        out->q_sd = fmax(se1, se2);
+        out->t_first_s = 0.5 * (tq[0] + tq[a - 1]);
+        out->t_last_s = 0.5 * (tq[b - 1] + tq[nq - 1]);
+    }
+    free(gap);
+    free(q);
+    free(tq);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The drops of om over [from, to): their offsets from from into at[]
+ * (at most drops_max()); how many, or -1 when out of memory. */
+static long find_drops(const double *om, size_t from, size_t to, double rate, size_t *at)
+{
+    size_t g = (size_t)ceil(0.001 * rate), w = (size_t)ceil(0.004 * rate), reach = g + w;
+    if (to <= from + 4 * reach + 2)
+        return 0;
+    size_t n = to - from, span = 2 * reach + 1;
+    const double *x = om + from;
+    /* One streaming pass, no run-long array (issue 44: at most 5 % of
+     * the processing; run-long prefix sums and d took 0.47 s of 1.5 on the
+     * ten-minute run, most of it the pages): d at i from two running
+     * window sums, and the drops - the highest d within reach either
+     * side, the first of equals - from a sliding window's maximum kept in
+     * a monotone queue; dv and qi are rings of span entries. */
+    double *pk = malloc((n / reach + 1) * sizeof *pk), *dv = malloc(span * sizeof *dv);
+    size_t *qi = malloc(span * sizeof *qi);
+    if (!pk || !dv || !qi) {
+        free(pk);
+        free(dv);
+        free(qi);
+        return -1;
+    }
+    double a = 0, b = 0;   /* sums over [i - reach, i - g) and [i + g, i + reach) */
+    for (size_t k = 0; k < w; k++) {
+        a += x[k];
+        b += x[reach + g + k];
+    }
+    size_t np = 0, qh = 0, qt = 0;
+    /* d is 0 where its windows leave [0, n): j is the newest sample of
+     * the maximum's window, i = j - reach its centre */
+    for (size_t j = 0; j < n; j++) {
+        double dj = 0;
+        if (j >= reach && j + reach < n) {
+            dj = (a - b) / (double)w;
+            a += x[j - g] - x[j - reach];
+            b += x[j + reach] - x[j + g];
+        }
+        /* the head leaves before j comes in: the ring holds span */
+        if (qt > qh && qi[qh % span] + span <= j)
+            qh++;
+        dv[j % span] = dj;
+        while (qt > qh && dv[qi[(qt - 1) % span] % span] < dj)
+            qt--;
+        qi[qt++ % span] = j;
+        if (j + 1 < span)
+            continue;
+        size_t i = j - reach, top = qi[qh % span];
+        if (top == i && i >= reach && i + reach < n && dv[i % span] > 0 &&
+            (np == 0 || i > at[np - 1] + reach)) {
+            pk[np] = dv[i % span];
+            at[np++] = i;
+        }
+    }
+    free(dv);
+    free(qi);
+    /* a landing stands well above the noise's own maxima: half the
+     * typical height of the upper half of the peaks */
+    size_t m = 0;
+    double *sorted = np >= 8 ? malloc(np * sizeof *sorted) : NULL;
+    if (np >= 8 && !sorted) {
+        free(pk);
+        return -1;
+    }
+    if (sorted) {
+        memcpy(sorted, pk, np * sizeof *sorted);
+        qsort(sorted, np, sizeof *sorted, cmp_double);
+        double thr = 0.5 * sorted[np - np / 4 - 1];
+        for (size_t k = 0; k < np; k++)
+            if (pk[k] >= thr)
+                at[m++] = at[k];
+        free(sorted);
+    }
+    free(pk);
+    return (long)m;
+}
+
+static size_t drops_max(size_t from, size_t to, double rate)
+{
+    return (to - from) / ((size_t)ceil(0.001 * rate) + (size_t)ceil(0.004 * rate)) + 1;
+}
+
+int pl_phys_step_spacing(const double *om, const double *theta, size_t from, size_t to,
+                         double rate, int N, double *spacing, size_t *drops)
+{
+    *spacing = NAN;
+    *drops = 0;
+    size_t cap = to > from ? drops_max(from, to, rate) : 1;
+    size_t *at = malloc(cap * sizeof *at);
+    double *gap = malloc(cap * sizeof *gap);
+    long m = at && gap ? find_drops(om, from, to, rate, at) : -1;
+    if (m < 0) {
+        free(at);
+        free(gap);
+        return -1;
+    }
+    size_t ng = 0;
+    for (long k = 1; k < m; k++)
+        gap[ng++] = (theta[from + at[k]] - theta[from + at[k - 1]]) / (2 * M_PI / N);
+    if (ng >= 8)
+        *spacing = pl_median(gap, ng);
+    *drops = (size_t)m;
+    free(at);
+    free(gap);
+    return 0;
+}
+
+double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q, double h1,
+                               double h2)
+{
+    if (q < 16)
+        return 0;
+    double *t = malloc(q * sizeof *t);
+    if (!t)
+        return 0;
+    memcpy(t, v1, q * sizeof *t);
+    double m1 = pl_median(t, q);
+    memcpy(t, v2, q * sizeof *t);
+    double m2 = pl_median(t, q);
+    free(t);
+    double w1 = m1 / h1, w2 = m2 / h2, w = fmax(w1, w2);
+    /* at rest each beam reads its decoder's offset, a few mm/s at most
+     * (0.02 m/s / V times tens of mV): 0.3 rad/s at 2 cm is 6 mm/s */
+    if (!(w1 > PL_PHYS_MOVING_OMEGA && w2 > PL_PHYS_MOVING_OMEGA) || fabs(w1 - w2) > 0.15 * w)
+        return 0;
+    /* and the two move together by the heights' ratio: an offset pair
+     * that happens to stand in that ratio does not */
+    double s11 = 0, s22 = 0, s12 = 0;
+    for (size_t i = 0; i < q; i++) {
+        double a = v1[i] - m1, b = v2[i] - m2;
+        s11 += a * a;
+        s22 += b * b;
+        s12 += a * b;
+    }
+    double corr = s11 > 0 && s22 > 0 ? s12 / sqrt(s11 * s22) : 0;
+    double slope = s11 > 0 ? s12 / s11 : 0;
+    if (corr < 0.8 || fabs(slope / (h2 / h1) - 1) > 0.3)
+        return 0;
+    return 0.5 * (w1 + w2);
+}

@@ -1,0 +1,99 @@
+/* process/physics.h - checks of a run against what the physics allows
+ * (issue 44): a prism released on a ramp can turn only so fast, only
+ * downhill, and lands a face every 2 pi / N of theta, so the impacts'
+ * spacing is a clock the LDV chain's calibration cannot move.  A run that
+ * breaks one of these is a calibration, unit or notebook error, and says
+ * which numbers the recording supports.  docs/process.md, "Checked
+ * against the physics", gives each check's figures.
+ *
+ * Plain arithmetic on arrays; no store.  Threading: reentrant. */
+#ifndef PL_PROCESS_PHYSICS_H
+#define PL_PROCESS_PHYSICS_H
+
+#include "core/error.h"
+#include "db/derived.h"
+
+#include <stddef.h>
+
+/* A ramp of unknown length is taken as at most this long (m): lab ramps
+ * are well under it (seed 000's is 0.65 m). */
+#define PL_PHYS_RAMP_MAX_M 2.0
+
+/* The measured speed may exceed the bound by this factor before it is
+ * called impossible: the catalogue's slope and size are nominal, and a
+ * launch by hand adds a little. */
+#define PL_PHYS_SPEED_MARGIN 1.5
+
+/* Both beams reading at least this rotary speed (rad/s), alike, over the
+ * lead-in: the prism turns at the first sample. */
+#define PL_PHYS_MOVING_OMEGA 0.3
+
+typedef struct {
+    int N;                 /* edges */
+    double a0_m;           /* centre to edge (circumradius); NaN: unknown */
+    double beta_rad;       /* the ramp's slope; NaN: unknown */
+    double ramp_length_m;  /* NaN: unknown (PL_PHYS_RAMP_MAX_M taken) */
+} pl_phys_body;
+
+/* The fastest rotary speed (rad/s) body can reach from rest: all of its
+ * fall down the ramp (and a0 besides, for the release angle) turned into
+ * rotation about an edge, (J + m a0^2) omega^2 / 2 = m g dz, with J =
+ * m a0^2 (cos 2 alpha + 2) / 6 (seed 000 section 2).  NaN when a0 or
+ * beta is unknown. */
+double pl_phys_omega_max(const pl_phys_body *b);
+
+/* The speed check, before any costly search: omega over [from, to) (the
+ * motion, rad/s) and each beam's |v| (m/s, beam heights h[]) against
+ * what body can reach times PL_PHYS_SPEED_MARGIN, at their 98th
+ * percentile (a speckle burst or drop-out covers less).  PL_ENUMERIC with
+ * the figures and the likely cause when a speed is impossible; PL_ENOMEM;
+ * PL_OK (also when the bound is unknown). */
+pl_status pl_phys_check_speed(const double *omega, const double *v1, const double *v2,
+                              size_t from, size_t to, double rate, const double h[2],
+                              const pl_phys_body *body, pl_err *err);
+
+/* The lattice's own clock over the impacts imp[0..m-1] (confirmed ones;
+ * t_s on the run's clock): impacts land every 2 pi / N of theta, so over
+ * any stretch between two of them the prism turned a whole number of
+ * slots, whatever the LDV chain's calibration.  Compares that with theta
+ * integrated from omega (theta[], rate) over the same stretches. */
+typedef struct {
+    size_t used;           /* confirmed impacts the comparison used */
+    double spacing_slots;  /* median theta between neighbouring confirmed
+                              impacts, in slots of 2 pi / N: 1 when the
+                              notebook's N, scale and heights are right */
+    double n_apparent;     /* 2 pi over that spacing: the N the data give */
+    double q_first, q_last;/* integral / lattice over the first and the last
+                              second of impacts: 1 when omega (4.1) is right;
+                              NaN when too few impacts */
+    double q_sd;           /* the standard error of each */
+    double t_first_s, t_last_s; /* the stretches' centres (s) */
+} pl_phys_lattice;
+
+/* Fills out from the confirmed impacts of imp[0..m-1] and the plain
+ * integral theta (rad, from omega (4.1), before it is anchored to the
+ * lattice) at rate.  -1 when out of memory. */
+int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, size_t n,
+                          double rate, int N, pl_phys_lattice *out);
+
+/* The impacts' spacing found without the lattice: every drop of omega
+ * om (the cleaned rotary speed, rad/s) over [from, to) that stands out as
+ * a step (the 4 ms means either side of a 1 ms gap), and the median turn
+ * of theta (the plain integral, rad) between neighbouring drops, in slots
+ * of 2 pi / N.  The lattice walk adapts its spacing to the data by 10 %
+ * at most, so with the notebook's N a quarter off it confirms the steps
+ * that happen to fall near its slots and their spacing says little; this
+ * one sees every landing.  NaN when fewer than 8 drops; -1 when out of
+ * memory (and *spacing NaN). */
+int pl_phys_step_spacing(const double *om, const double *theta, size_t from, size_t to,
+                         double rate, int N, double *spacing, size_t *drops);
+
+/* Whether the prism already turns at the first sample (a recording that
+ * starts after the release): over v1[0..q), v2[0..q) (m/s, signs applied,
+ * offsets not removed) both beams read the same omega, v1/h1 = v2/h2,
+ * well above any decoder offset, and move together with the ratio
+ * h1/h2.  Returns that omega (rad/s), or 0 when the lead-in is at rest. */
+double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q,
+                               double h1, double h2);
+
+#endif
