@@ -30,7 +30,10 @@ static const pl_cli_command command = {
     "turns out bad half-way stores nothing.  A CSV from another logger is read\n"
     "as it is (the separator, the decimal mark, the time column and its unit\n"
     "found from the file, trigger columns passed over); the CSV options say\n"
-    "what it cannot tell.  A manifest passes over the files stored already\n"
+    "what it cannot tell.  A CSV whose time column jumps by whole rows (a\n"
+    "logger's dropped buffer, at most 0.1 s) is imported with the gap marked\n"
+    "and named on stderr; a rate below 1 kHz is refused with its likely cause.\n"
+    "A manifest passes over the files stored already\n"
     "(one line each on stderr), so one cut short is resumed by running it\n"
     "again; --force imports them all again.\n",
     .footer =

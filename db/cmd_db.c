@@ -951,6 +951,39 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
                r->id);
 }
 
+/* The frames the recording skipped (db/run.h's gaps: a CSV's time column
+ * jumping), stored as a line: one line each, or a JSON list; nothing
+ * (text) for a run without. */
+static int print_gaps(pl_store *store, const pl_run_info *r, int json, pl_err *err)
+{
+    pl_run_gap *g = NULL;
+    size_t n = 0;
+    if (pl_run_gaps(store, r->id, &g, &n, err) != PL_OK)
+        return -1;
+    if (json)
+        fputs(", \"gaps\": [", stdout);
+    for (size_t k = 0; k < n; k++) {
+        double at = (double)g[k].first_frame / r->sample_rate_hz;
+        double len = (double)g[k].n_frames / r->sample_rate_hz;
+        if (json) {
+            printf("%s{\"first_frame\": %lld, \"n_frames\": %lld, \"at_s\": ",
+                   k ? ", " : "", g[k].first_frame, g[k].n_frames);
+            pl_json_number(stdout, at);
+            fputs(", \"missing_s\": ", stdout);
+            pl_json_number(stdout, len);
+            fputs("}", stdout);
+        } else {
+            printf("gap:            %lld frames (%.1f ms) missing at %.3f s (frame %lld): "
+                   "not measured, stored as a line\n", g[k].n_frames, 1e3 * len, at,
+                   g[k].first_frame);
+        }
+    }
+    if (json)
+        fputs("]", stdout);
+    free(g);
+    return 0;
+}
+
 static int run_show(pl_store *store, long long id, int json)
 {
     pl_run_info info;
@@ -963,12 +996,16 @@ static int run_show(pl_store *store, long long id, int json)
     if (json) {
         json_run(stdout, &info);
         json_channels(&info, ch);
+        if (print_gaps(store, &info, 1, &err) != 0)
+            return pl_cli_fail("run", &err);
         print_processing(store, id, 1);
         print_quality(store, id, 1);
         print_answer(store, &info, 1);
         fputs(", \"corrections\": [", stdout);
     } else {
         print_run(&info, ch);
+        if (print_gaps(store, &info, 0, &err) != 0)
+            return pl_cli_fail("run", &err);
         print_processing(store, id, 0);
         print_quality(store, id, 0);
         print_answer(store, &info, 0);

@@ -1337,9 +1337,11 @@ static pl_status bridge_gaps(pl_process_result *r, const pl_run_gap *gaps, size_
               dropped);
         if (moving)
             warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
-                 "bridged by the impact lattice (%.2f of a slot; %zu impact%s there not "
-                 "reported)", at_s, b - a, 1e3 * missing_s, slots, dropped,
-                 dropped == 1 ? "" : "s");
+                 "bridged by the impact lattice (%.2f of a slot; %s)", at_s, b - a,
+                 1e3 * missing_s, slots,
+                 dropped == 0 ? "no impact fell in it"
+                 : dropped == 1 ? "the impact the lattice placed in it not reported"
+                                : "the impacts the lattice placed in it not reported");
         else
             warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
                  "outside the motion", at_s, b - a, 1e3 * missing_s);

@@ -4,7 +4,8 @@
 # (N = 26, 10 kHz, 2 s of motion, seed 1) and cuts as a logger would:
 #   a dropped buffer (220 rows missing at 1.690 s, the time column
 #       jumping): imported with the gap named (FILE:LINE, rows, where,
-#       how long) and stored in run_gap; processed through it: quality
+#       how long) and stored in run_gap (run show's gap: line, --json's
+#       gaps list); processed through it: quality
 #       degraded with the gap's fault line, no impact inside the gap (the
 #       truth's impact at 1.697 s was not seen), every other impact within
 #       1 ms of the truth, L_p at the motion's end whole-slot right (within
@@ -56,6 +57,10 @@ id=$(run_of "$dir/out")
 grep -q "frames=28001 " "$dir/out" || fail "the gap's frames not kept: $(cat "$dir/out")"
 [ "$(sqlite3 "$db" "SELECT first_frame || ' ' || n_frames FROM run_gap WHERE run_id = $id")" = "16900 220" ] ||
     fail "run_gap holds '$(sqlite3 "$db" "SELECT * FROM run_gap")'"
+$bin run show "$id" --db "$db" | grep -qxF "gap:            220 frames (22.0 ms) missing at 1.690 s (frame 16900): not measured, stored as a line" ||
+    fail "run show: no gap line: $($bin run show "$id" --db "$db")"
+$bin run show "$id" --db "$db" --json | grep -qF '"gaps": [{"first_frame": 16900, "n_frames": 220, "at_s": 1.69, "missing_s": 0.022}]' ||
+    fail "run show --json: no gaps: $($bin run show "$id" --db "$db" --json)"
 $bin process "$id" --db "$db" >"$dir/out" 2>"$dir/err" ||
     fail "the gapped run not processed: $(cat "$dir/err")"
 grep -q "quality=degraded" "$dir/out" || fail "quality: $(cat "$dir/out")"

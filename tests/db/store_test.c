@@ -691,6 +691,39 @@ static void runs_found_by_sha256_and_deleted(void **state)
     pl_store_close(s);
 }
 
+/* A run's gaps (schema 10) read back in frame order, a gap outside a
+ * recording refused, and the rows go with their run. */
+static void gaps_round_trip_and_go_with_their_run(void **state)
+{
+    fixture *f = *state;
+    pl_store *s = open_ok(f->db, PL_STORE_CREATE);
+    pl_err err = {0};
+    char a[65];
+    memset(a, 'a', 64);
+    a[64] = '\0';
+    long long id = store_file_run(s, a, 1000), other = store_file_run(s, a, 10);
+    pl_run_gap g1 = {700, 12}, g0 = {300, 256}, bad = {0, 5};
+    assert_int_equal(pl_run_add_gap(s, id, &g1, &err), PL_OK);
+    assert_int_equal(pl_run_add_gap(s, id, &g0, &err), PL_OK);
+    assert_int_equal(pl_run_add_gap(s, id, &bad, &err), PL_EINVAL);
+    assert_non_null(strstr(err.msg, "a gap of 5 frames at frame 0 lies outside a recording"));
+    pl_run_gap *gaps = NULL;
+    size_t n = 9;
+    assert_int_equal(pl_run_gaps(s, id, &gaps, &n, &err), PL_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(gaps[0].first_frame, 300);
+    assert_int_equal(gaps[0].n_frames, 256);
+    assert_int_equal(gaps[1].first_frame, 700);
+    assert_int_equal(gaps[1].n_frames, 12);
+    free(gaps);
+    assert_int_equal(pl_run_gaps(s, other, &gaps, &n, &err), PL_OK);
+    assert_int_equal(n, 0);
+    assert_null(gaps);
+    assert_int_equal(pl_run_delete(s, id, &err), PL_OK);
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run_gap"), 0);
+    pl_store_close(s);
+}
+
 static void count_rows_takes_only_table_names(void **state)
 {
     fixture *f = *state;
@@ -913,6 +946,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(check_catches_a_missing_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(interrupted_runs_are_marked, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_found_by_sha256_and_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(gaps_round_trip_and_go_with_their_run, setup, teardown),
         cmocka_unit_test_setup_teardown(count_rows_takes_only_table_names, setup, teardown),
         cmocka_unit_test_setup_teardown(run_ids_are_never_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(version_5_store_keeps_its_runs_through_006, setup, teardown),
