@@ -13,7 +13,9 @@
 #  5. the run as recorded: good, and its lattice figures in the record;
 #  6. 15 ms of frames cut from the WAV at 4 s (a dropped buffer in a file
 #     with no time column): the lattice's phase jump named, about 15 ms
-#     missing, degraded, not good.
+#     missing, degraded, not good;
+#  7. the same recording twice over in one file (a logger left running
+#     through a second release): the first measured, the second named.
 set -eu
 bin=$(cd "$(dirname "${PRISMLAB_BIN:-bin/prismlab}")" && pwd)/$(basename "${PRISMLAB_BIN:-bin/prismlab}")
 dir=$(mktemp -d)
@@ -84,4 +86,20 @@ $bin run show 2 --db "$db" >"$dir/show"
 grep -q "^quality: *degraded" "$dir/show" || fail "6: $(grep quality "$dir/show")"
 grep -q "lattice jumps by .* before 4.0[0-9]* s .*about 0.01[45][0-9]* s of samples missing" \
     "$dir/show" || fail "6: no jump named: $(cat "$dir/show")"
+
+# 7.
+python3 - "$dir/twice.wav" <<'PY'
+import sys, wave
+r = wave.open("fixtures/runs/fig8-steel-30.wav", "rb"); p = r.getparams()
+f = r.readframes(p.nframes); r.close()
+w = wave.open(sys.argv[1], "wb"); w.setparams(p); w.writeframes(f + f); w.close()
+PY
+$bin import "$dir/twice.wav" --db "$db" --prism steel-30 --ramp glass-0.3702 --experiment t \
+    --h1 0.0199 --h2 0.0116 --ldv-scale 0.025 --sign1 1 --sign2 -1 --full-scale-v 10 \
+    --lambda0-deg 5.322 >/dev/null
+$bin process 3 --db "$db" >"$dir/out" 2>&1 || fail "7: refused: $(cat "$dir/out")"
+grep -q "impacts=207 " "$dir/out" || fail "7: the first release not measured: $(cat "$dir/out")"
+$bin run show 3 --db "$db" >"$dir/show"
+grep -q "^quality: *degraded" "$dir/show" || fail "7: $(grep quality "$dir/show")"
+grep -q "the prism rolls again from 9.1[0-9]* s" "$dir/show" || fail "7: not named: $(cat "$dir/show")"
 echo "physics_checks_test: ok (the 100x scale refused in $ms ms)"
