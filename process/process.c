@@ -599,8 +599,8 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
         th[i] = i < seen ? th[i - 1] + w : th[i - 1];
 }
 
-/* The impacts land every 2 pi / N of theta: a spacing of the
- * drops of omega this far from one slot means the notebook's N, scale or heights
+/* The impacts land every 2 pi / N of theta: drops of omega spaced this
+ * far from one slot mean that the notebook's N, scale, heights or rate
  * are not the run's (the lattice then placed its slots where no face
  * landed: nothing measured stands). */
 #define SPACING_TOLERANCE 0.05
@@ -687,11 +687,12 @@ static pl_status check_speed(const pl_process_result *r, double h1, double h2, i
  * measure the prism there (a beam blind or saturated). */
 #define LATTICE_OMEGA_SUSPECT 0.05
 
-/* A prism on a ramp turns downhill: theta ends above zero by at least
- * one slot when any impact was seen, and the impacts' spacing matches
- * the notebook's N.  PL_ENUMERIC with the figures and the fix the data
- * support.  A calibration or offset drift that the spacing shows is
- * measured through: omega_last_mean becomes the lattice's. */
+/* A prism on a ramp turns downhill: L_p ends above half a slot with an
+ * impact confirmed, and the drops' spacing matches the notebook's N.
+ * PL_ENUMERIC with the figures and the fix the data support.  Then the
+ * impacts' clock against omega (4.1): a drift of its mean over the last
+ * second is measured through (omega_last_mean becomes the lattice's), a
+ * disagreement no drift explains makes the run suspect. */
 static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_err *err)
 {
     const pl_phys_lattice *c = &r->clock;
