@@ -370,7 +370,19 @@ double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q, dou
     double slope = s11 > 0 ? s12 / s11 : 0;
     if (corr < 0.8 || fabs(slope / (h2 / h1) - 1) > 0.3)
         return 0;
-    return 0.5 * (w1 + w2);
+    /* the speed at the first sample, not the lead-in's median (0.1 s on,
+     * rising): the line through both beams' v/h over the lead-in, at 0 */
+    double st = 0, sw = 0, stt = 0, stw = 0;
+    for (size_t i = 0; i < q; i++) {
+        double t = (double)i, w = 0.5 * (v1[i] / h1 + v2[i] / h2);
+        st += t;
+        sw += w;
+        stt += t * t;
+        stw += t * w;
+    }
+    double den = (double)q * stt - st * st;
+    double w0 = den > 0 ? (sw - (q * stw - st * sw) / den * st) / (double)q : 0.5 * (w1 + w2);
+    return w0 > 0 ? w0 : 0.5 * (w1 + w2);
 }
 
 double pl_phys_second_release(const double *v1, const double *v2, size_t from, size_t n,

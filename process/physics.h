@@ -117,7 +117,9 @@ int pl_phys_step_spacing(const double *om, const double *theta, size_t from, siz
  * starts after the release): over v1[0..q), v2[0..q) (m/s, signs applied,
  * offsets not removed) both beams read the same omega, v1/h1 = v2/h2,
  * well above any decoder offset, and move together with the ratio
- * h1/h2.  Returns that omega (rad/s), or 0 when the lead-in is at rest. */
+ * h1/h2.  Returns omega at the first sample (rad/s: the line through
+ * their mean v/h over the q samples, at 0), or 0 when the lead-in is at
+ * rest. */
 double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q,
                                double h1, double h2);
 

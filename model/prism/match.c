@@ -37,6 +37,8 @@ void pl_match_errors(const double *sim, const double *meas, const double *t,
     *rms = n ? sqrt(ss / n) : NAN;
 }
 
+typedef struct late_run late_run;
+
 /* The objective's context: the fit grid and a model handle reused for
  * every evaluation (pl_model_set_params re-solves the impact only when N
  * or the friction change). */
@@ -52,7 +54,79 @@ typedef struct {
     int with_c;                /* x ends with the level error's w */
     double tscale;             /* model time per run time: 1, or sqrt(g'/g)
                                   for the systematic term of g */
+    /* a late start (pl_match_data.late_omega): t0 is then t_base plus the
+     * fitted shift, and each evaluation moves the release back by the
+     * time the model takes to turn as the recording's first LATE_SPAN
+     * does, late_gain slots (late_tau()) */
+    double late_gain, t_base;
+    late_run *late;
 } fit_ctx;
+
+/* --- a recording that starts after the release ------------------------- */
+
+/* The model's own run from rest, to find when it turns at a speed: a
+ * handle and its omega series, kept across a fit's evaluations. */
+struct late_run {
+    pl_model *m;
+    double *lp;
+    size_t cap;
+};
+
+static void late_free(late_run *l)
+{
+    if (!l)
+        return;
+    pl_model_destroy(l->m);
+    free(l->lp);
+    free(l);
+}
+
+/* How long after its release from rest the model p turns through gain
+ * slots (L_p) in the LATE_SPAN that follows: the recording's own turn
+ * over its first LATE_SPAN.  Early on the prism rocks over each edge and
+ * omega itself swings by a third within a slot (N = 24 at 0.45 s: 1.84 to
+ * 2.34 rad/s), so a speed would be met several times; the turn over a
+ * second grows steadily.  On the model's 1 kHz L_p, run 2, 8 and 30 s
+ * until it gets there.  NaN when it never does. */
+#define LATE_SPAN 1.0
+static double late_tau(late_run *l, const pl_model_params *base, double gain)
+{
+    static const double spans[] = {2, 8, 30};
+    pl_err err = {0};
+    pl_model_params p = *base;
+    p.rate = 1000;
+    p.ramp_length = 0;
+    size_t w = (size_t)(LATE_SPAN * p.rate);
+    for (int k = 0; k < 3; k++) {
+        p.duration = spans[k] + LATE_SPAN;
+        size_t need = (size_t)(p.duration * p.rate) + 2;
+        if (need > l->cap) {
+            double *b = realloc(l->lp, need * sizeof *b);
+            if (!b)
+                return NAN;
+            l->lp = b;
+            l->cap = need;
+        }
+        if ((l->m ? pl_model_set_params(l->m, &p, &err) : pl_model_create(&l->m, &p, &err)) !=
+            PL_OK)
+            return NAN;
+        pl_model_result r = {.lp = l->lp, .cap_samples = l->cap};
+        if (pl_model_run(l->m, &r, &err) != PL_OK)
+            return NAN;
+        double prev = NAN;
+        for (size_t i = 0; i + w < r.n_samples; i++) {
+            double g = l->lp[i + w] - l->lp[i];
+            if (g >= gain) {
+                double f = i > 0 && g > prev ? (gain - prev) / (g - prev) : 1;
+                return ((double)i - 1 + f) / p.rate;
+            }
+            prev = g;
+        }
+        if (r.end != PL_END_DURATION)
+            return NAN;
+    }
+    return NAN;
+}
 
 /* x = (lambda0 in deg, v, u, w): t0 = t0_start + T0_RANGE tanh(v) and
  * beta = beta0 + 3 sd tanh(u) keep the release within 50 ms of the
@@ -116,15 +190,29 @@ static int simulate_grid(fit_ctx *c, const pl_model_params *p, double t0)
     pl_err err = {0};
     if (pl_model_set_params(c->m, p, &err) != PL_OK)
         return -1;
+    /* a late start: the release that far back which brings the model to
+     * the recording's first speed at t_base, and L_p from there */
+    double base_lp = 0;
+    pl_model_end end;
+    if (c->late_gain > 0) {
+        double tau = late_tau(c->late, p, c->late_gain), at;
+        if (isnan(tau))
+            return -1;
+        t0 -= tau;
+        at = fmax(0, (c->t_base - t0) * c->tscale);
+        if (pl_model_lp_grid(c->m, &at, &base_lp, 1, &end, &err) != PL_OK)
+            return -1;
+    }
     size_t first = 0;
     while (first < c->n && c->t[first] < t0)
         first++;
     for (size_t i = first; i < c->n; i++)
         c->trel[i - first] = (c->t[i] - t0) * c->tscale;
-    pl_model_end end;
     if (first < c->n &&
         pl_model_lp_grid(c->m, c->trel, c->lsim + first, c->n - first, &end, &err) != PL_OK)
         return -1;
+    for (size_t i = first; i < c->n; i++)
+        c->lsim[i] -= base_lp;
     for (size_t i = 0; i < first; i++)
         c->lsim[i] = 0;
     c->evals++;
@@ -191,7 +279,7 @@ pl_status pl_match_curve(const pl_match_result *res, const double *t,
                         v = src[s][r.n_samples - 1];   /* hold L_p; speeds 0 once stopped */
                     }
                 }
-                dst[s][i] = v;
+                dst[s][i] = s == 0 && u >= 0 ? v - res->lp_base : v;
             }
         }
     }
@@ -715,6 +803,20 @@ static pl_status fit_solve(fit_ctx *c, const pl_model_params *base,
     return PL_OK;
 }
 
+/* The slots the recording turns through over its first LATE_SPAN from
+ * release_t (a late start: late_tau() finds the model's moment that
+ * turns as much); 0 when not a late start or too short. */
+static double late_gain(const pl_match_data *d)
+{
+    if (!(d->late_omega > 0))
+        return 0;
+    double a = (d->release_t - d->t_first) * d->rate, b = a + LATE_SPAN * d->rate;
+    if (a < 0 || b + 1 >= (double)d->n)
+        return 0;
+    size_t i = (size_t)a, j = (size_t)b;
+    return d->lp[j] - d->lp[i];
+}
+
 /* Fits what spec names to the measured L_p lexp on the window's times t
  * (nw of them; trel and lsim: work of that length), starting from base
  * released at res->t0, into res. */
@@ -733,7 +835,13 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
     double *tf = malloc(nf * sizeof *tf), *lf = malloc(nf * sizeof *lf);
     fit_ctx c = {.p = res->params, .spec = spec, .t = tf, .lp = lf, .n = nf,
                  .trel = trel, .lsim = lsim, .t0_start = res->t0,
-                 .beta0 = base->beta, .tscale = 1};
+                 .beta0 = base->beta, .tscale = 1, .late_gain = late_gain(d),
+                 .t_base = d->release_t};
+    if (d->late_omega > 0 && !(c.late = calloc(1, sizeof *c.late))) {
+        free(tf);
+        free(lf);
+        return pl_err_set(err, PL_ENOMEM, "matching: out of memory");
+    }
     gsl_vector *x0 = gsl_vector_alloc(np), *x1 = gsl_vector_alloc(np + 1);
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
     fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
@@ -763,6 +871,7 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
     gsl_vector_free(x0);
     gsl_vector_free(x1);
     pl_model_destroy(c.m);
+    late_free(c.late);
     free(tf);
     free(lf);
     return st;
@@ -825,6 +934,31 @@ static pl_status model_outcome(pl_match_result *res, const pl_match_data *d,
     return st;
 }
 
+/* A late start's release on the run's clock and the model's L_p at the
+ * recording's start, for res's parameters (the fit's t0 is the shift from
+ * the speed-matched release: see simulate_grid()). */
+static pl_status late_release(pl_match_result *res, const pl_match_data *d, pl_err *err)
+{
+    late_run *l = calloc(1, sizeof *l);
+    if (!l)
+        return pl_err_set(err, PL_ENOMEM, "matching: out of memory");
+    double gain = late_gain(d), tau = gain > 0 ? late_tau(l, &res->params, gain) : NAN;
+    late_free(l);
+    if (isnan(tau))
+        return pl_err_set(err, PL_ENUMERIC, "matching: the model never turns through %.3g "
+                          "slots in %g s as the recording's start does (a late start at %.3g "
+                          "rad/s)", gain, LATE_SPAN, d->late_omega);
+    res->t0 -= tau;
+    pl_model *m = NULL;
+    pl_model_end end;
+    double at = d->release_t - res->t0;
+    pl_status st = pl_model_create(&m, &res->params, err);
+    if (st == PL_OK)
+        st = pl_model_lp_grid(m, &at, &res->lp_base, 1, &end, err);
+    pl_model_destroy(m);
+    return st;
+}
+
 pl_status pl_match_run(const pl_model_params *base, double t0_start,
                        const pl_match_data *d, const pl_fit_spec *spec,
                        pl_match_result *res, pl_err *err)
@@ -862,6 +996,8 @@ pl_status pl_match_run(const pl_model_params *base, double t0_start,
     res->t0 = t0_start;
     int fitted = spec->lambda0 || spec->t0 || spec->beta;
     pl_status st = fitted ? fit(res, base, spec, d, t, lexp, nw, trel, lsim, err) : PL_OK;
+    if (st == PL_OK && d->late_omega > 0)
+        st = late_release(res, d, err);
     if (st == PL_OK)
         st = pl_match_curve(res, t, lsim, wsim, NULL, NULL, nw, err);
     if (st == PL_OK) {

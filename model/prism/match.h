@@ -38,6 +38,9 @@ typedef struct {
     double omega_last_mean;       /* rad/s over the last second of the window */
     double ratio_mean;            /* measured omega+/omega- */
     long n_impacts;
+    double late_omega;            /* rad/s the prism already turned at release_t,
+                                     a recording that starts after the release
+                                     (L_p counts from there); 0: from rest */
 } pl_match_data;
 
 /* Blocks of the delete-a-block jackknife of the fit's uncertainties. */
@@ -97,6 +100,9 @@ double pl_fit_total_factor(double stat, double sys);
 typedef struct {
     pl_model_params params;       /* as simulated (lambda0, beta fitted or given) */
     double t0;                    /* release instant used, run clock, s */
+    double lp_base;               /* the model's L_p at the data's release_t, taken
+                                     off its curve: a late start's turn before the
+                                     recording (0 from rest) */
     double lambda0_sd, t0_sd, beta_sd;   /* statistical standard errors (block
                                             jackknife + AR(1) formal); NaN when
                                             not fitted; sys holds the rest */

@@ -108,11 +108,12 @@ static void validation_of(pl_validation *v, long long run_id, pl_law law,
              "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
              "lp_offset=%.6g\nlp_offset_sd=%.6g\ng_sd=%.6g\n"
              "sys_lambda0_g_rad=%.3g\nsys_lambda0_beta_rad=%.3g\n"
-             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\n",
+             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\nlp_base=%.9g\n",
              spec->lambda0, spec->t0, spec->beta, spec->beta_sd, r->iterations,
              r->t_max_rel_err, r->beta_sd, r->lp_offset, r->lp_offset_sd,
              spec->g_sd > 0 ? spec->g_sd : PL_SYS_G_SD, r->sys.lambda0[PL_SYS_G],
-             r->sys.lambda0[PL_SYS_BETA], r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd);
+             r->sys.lambda0[PL_SYS_BETA], r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd,
+             r->lp_base);
     v->max_rel_err_lp = r->max_rel_err;
     v->rms_err_lp = r->rms_err;
     v->lp_end_meas = r->lp_end_meas;
@@ -144,10 +145,15 @@ pl_status pl_validate_match(pl_store *store, long long run_id, pl_law law,
     size_t n;
     if (pl_derived_series(store, run_id, "Lp", 10, &lp, &n, &t0s, &rate, err) != PL_OK)
         return err->code;
+    /* a recording that starts after the release (processing's late_start):
+     * the model is released as far back as reaches its first speed */
+    char late[32];
+    pl_processing_param(&proc, "late_start_omega", late, sizeof late);
     pl_match_data d = {.lp = lp, .n = n, .t_first = t0s, .rate = rate,
                        .release_t = proc.release_t_s, .end_t = proc.end_t_s,
                        .omega_last_mean = proc.omega_last_mean,
-                       .ratio_mean = proc.ratio_mean, .n_impacts = proc.n_impacts};
+                       .ratio_mean = proc.ratio_mean, .n_impacts = proc.n_impacts,
+                       .late_omega = late[0] ? strtod(late, NULL) : 0};
     pl_match_result r;
     pl_status st = pl_match_run(&p, proc.release_t_s, &d, &spec, &r, err);
     free(lp);
@@ -189,5 +195,10 @@ pl_status pl_validation_curve(const pl_validation *v, const double *t,
     m.params.law = !strcmp(v->law, "plastic") ? PL_LAW_PLASTIC : PL_LAW_LINE;
     m.params.ramp_length = 0;
     m.t0 = v->t0_s;
+    /* a late start's turn before the recording (validation_of()'s lp_base;
+     * absent from rows stored before it, which started at rest) */
+    const char *b = strstr(v->params, "lp_base=");
+    if (b && (b == v->params || b[-1] == '\n'))
+        m.lp_base = strtod(b + strlen("lp_base="), NULL);
     return pl_match_curve(&m, t, lp, om, v1, v2, n, err);
 }

@@ -159,7 +159,8 @@ static double model_ratio(const pl_model_params *p)
 }
 
 /* The params text a validation stores: what was fitted, beta's bound,
- * and the result's iterations, worst instant and beta's uncertainty. */
+ * and the result's iterations, worst instant, beta's uncertainty and the
+ * model's turn before a late recording (0 from rest). */
 static const char *params_text(char *buf, size_t size, const pl_fit_spec *spec,
                                const pl_match_result *r)
 {
@@ -167,11 +168,11 @@ static const char *params_text(char *buf, size_t size, const pl_fit_spec *spec,
              "iterations=%d\nt_max_rel_err_s=%.4f\nbeta_sd_fit_rad=%.6g\n"
              "lp_offset=%.6g\nlp_offset_sd=%.6g\ng_sd=%.6g\n"
              "sys_lambda0_g_rad=%.3g\nsys_lambda0_beta_rad=%.3g\n"
-             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\n", spec->lambda0, spec->t0,
-             spec->beta, spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd,
+             "sys_lambda0_step_rad=%.3g\nbeta_sys_rad=%.3g\nlp_base=%.9g\n", spec->lambda0,
+             spec->t0, spec->beta, spec->beta_sd, r->iterations, r->t_max_rel_err, r->beta_sd,
              r->lp_offset, r->lp_offset_sd, spec->g_sd > 0 ? spec->g_sd : PL_SYS_G_SD,
              r->sys.lambda0[PL_SYS_G], r->sys.lambda0[PL_SYS_BETA],
-             r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd);
+             r->sys.lambda0[PL_SYS_STEP], r->sys.beta_sd, r->lp_base);
     return buf;
 }
 
