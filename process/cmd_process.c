@@ -26,11 +26,17 @@ static const pl_cli_command command = {
     "Prints a line a run: run=<id> release=<s> end=<s> impacts=<n>\n"
     "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>\n"
     "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>\n"
-    "quality=<good|degraded>, and its warnings.  A run the data do not let it\n"
-    "measure (no motion, clipped, too short) is recorded as refused, with the\n"
-    "reason, in place of its earlier result ('prismlab run show').  --json:\n"
-    "the same as a JSON array, an object a run processed (errors and\n"
-    "warnings still on stderr).  Exit\n"
+    "quality=<good|degraded|suspect>, and its warnings.  Every run is checked\n"
+    "against the physics (docs/process.md section 9): a speed the prism cannot\n"
+    "reach on its ramp, impacts spaced other than 2 pi/N, a prism turning\n"
+    "backwards or beams that contradict their heights are refused with the fix\n"
+    "the data support; a late start, a drift of omega from the impacts' clock,\n"
+    "a jump of their phase (samples missing) or a second release is named and\n"
+    "measured through (degraded); a disagreement nothing explains leaves the\n"
+    "run suspect.  A run the data do not let it measure (no motion, clipped,\n"
+    "too short, ...) is recorded as refused, with the reason, in place of its\n"
+    "earlier result ('prismlab run show').  --json: the same as a JSON array,\n"
+    "an object a run processed (errors and warnings still on stderr).  Exit\n"
     "status 2 when any run failed (the others are stored).\n",
     .max_args = PL_CLI_ANY_ARGS};
 
