@@ -621,14 +621,16 @@ static void interrupted_runs_are_marked(void **state)
     pl_store_close(s);
 }
 
-/* A run imported from a file with this SHA-256, of n frames of zeros. */
+/* A run imported from a file with this SHA-256, of n frames of zeros
+ * (n at most 1000). */
 static long long store_file_run(pl_store *s, const char *sha256, int n)
 {
     pl_run_info info;
     pl_channel ch[2];
     pl_err err = {0};
-    static int16_t zeros[2 * 100];
+    static int16_t zeros[2 * 1000];
 
+    assert_true(n >= 0 && n <= 1000);
     pl_run_info_init(&info);
     info.sample_rate_hz = 10000;
     info.state = PL_RUN_IMPORTED;
