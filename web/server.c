@@ -567,8 +567,9 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int 
     else
         pl_buf_puts(b, "; max rel. L<sub>p</sub> error none (the measured L<sub>p</sub> never "
                        "reached 1 impact)");
+    /* its own class: .flag is lambda0's (undetermined, at its bound) */
     pl_buf_printf(b, "; rms %.3f impacts <span class=\"%s\">(%s)</span>", l->v.rms_err_lp,
-                  fits ? "fits" : "flag", fits ? "fits" : "does not fit");
+                  fits ? "fits" : "nofit", fits ? "fits" : "does not fit");
     /* the interval's parts as standard errors, each with its meaning */
     if (isfinite(half) && isfinite(l->sys_sd_rad))
         pl_buf_printf(b, "; standard errors: <span class=\"stat\" title=\"the fit's "
