@@ -6,7 +6,8 @@
 //   - the runs page lists every fixture run;
 //   - a run page shows a loading sign until its plots are drawn (its first
 //     window held back to see it), shows its data quality as a badge (and
-//     its faults), draws its four plots, shows its impacts, and a drag on
+//     its faults; a suspect run's badge, its meaning and its fault in
+//     words), draws its four plots, shows its impacts, and a drag on
 //     a plot asks for the zoomed window and gets finer data (fewer frames
 //     a column), down to full-rate samples, the impacts' table following;
 //   - an experiment's page is its validation report, every figure loaded;
@@ -103,6 +104,18 @@ async function main() {
   if (!['good', 'degraded'].includes(badge) || badge !== st.quality)
     fail(`run page: quality badge '${badge}', meta says '${st.quality}'`);
   if (faultItems !== st.faults.length) fail(`run page: ${faultItems} faults listed of ${st.faults.length}`);
+  // run 2 marked suspect by browser_test.sh: the badge, what it means, the fault in words
+  const sus = await ctx.newPage();
+  await sus.goto(url + 'run/2');
+  await sus.locator('#quality .badge').waitFor({ timeout: 15000 });
+  const susBadge = await sus.locator('#quality .badge').textContent();
+  const susText = await sus.locator('#quality').textContent();
+  const susFaults = await sus.locator('#faults li').allTextContents();
+  console.log(`browser: run 2 quality ${susBadge}: ${susFaults.join(' / ')}`);
+  if (susBadge !== 'suspect' || !/do not trust/.test(susText) ||
+      !susFaults.some(f => /0\.9094 around 4\.555 s/.test(f)))
+    fail(`run page of a suspect run: badge '${susBadge}', '${susText}'`);
+  await sus.close();
   await run.screenshot({ path: path.join(shots, 'web-run.png'), fullPage: false });
   const over = run.locator('#plot-vp .u-over');
   await over.scrollIntoViewIfNeeded();   // below the validation's table

@@ -33,6 +33,11 @@ $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin process --all --db "$db" >/dev/null 2>&1
 $bin validate --all --fit lambda0,t0,beta --db "$db" >/dev/null
 fixture_runs=$(sqlite3 "$db" "SELECT count(*) FROM run")
+# run 2 as processing records a run whose impacts and omega disagree
+# (issue 44): the run page must show it suspect, with the fault in words
+sqlite3 "$db" "UPDATE run_quality SET quality = 'suspect', faults = 'lattice_mismatch \
+q_first=1.0000 q_last=0.9094 t_first_s=1.127 t_last_s=4.555 q_se=0.013 omega41_rad_s=4.6209 \
+lattice_rad_s=8.0335' WHERE run_id = 2"
 
 rig_ini "$db" 6
 start_daemon "$db" || fail "the daemon did not start"
