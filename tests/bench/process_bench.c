@@ -43,6 +43,7 @@
 #include "db/catalog.h"
 #include "db/run.h"
 #include "db/store.h"
+#include "process/beams.h"
 #include "process/process.h"
 
 #include <fcntl.h>
@@ -384,13 +385,18 @@ int main(void)
             pl_process_result_free(&r);
     }
     /* What the checks against the physics cost (issue 44: at most 5 % of
-     * the processing): the speed check, the drops' own spacing, the
-     * lattice's clock and the moving start, on this run's arrays, best of
-     * 3.  (The beams' ratio check is part of the front end's pass.) */
+     * the processing): the beams against each other, the speed check, the
+     * drops' own spacing, the lattice's clock and the moving start, on
+     * this run's arrays, best of 3.  (The saturation search is inside the
+     * front end's clipping pass, not apart from it.) */
     double dt_checks = -1;
     for (int k = 0; k < 3; k++) {
         double t0 = now_s(), h[2] = {ch[0].beam_height_m, ch[1].beam_height_m};
         pl_phys_steps steps;
+        pl_beams_report beams;
+        double *v[2] = {r.vp1, r.vp2};   /* both see the prism: left as they are */
+        if (pl_beams_check(v, h, r.n, r.rate_hz, r.release, &beams) != 0 || beams.dead)
+            die("the beams' check failed on the bench's run");
         pl_phys_lattice clock;
         pl_phys_body body = {38, 0.015, cfg.lattice.beta_rad, NAN};   /* make_run()'s prism */
         if (pl_phys_check_speed(r.omega, r.vp1, r.vp2, r.release, r.end, r.rate_hz, h, &body,
