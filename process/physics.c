@@ -46,7 +46,7 @@ static double quantile_abs(const double *x, size_t from, size_t to, double p)
 }
 
 pl_status pl_phys_check_speed(const double *omega, const double *v1, const double *v2,
-                              size_t from, size_t to, double rate, const double h[2],
+                              size_t from, size_t to, const double h[2],
                               const pl_phys_body *body, pl_err *err)
 {
     double wmax = pl_phys_omega_max(body);
@@ -86,7 +86,6 @@ pl_status pl_phys_check_speed(const double *omega, const double *v1, const doubl
                               c + 1, v98[c], c + 1, 1e3 * h[c], body->N, 1e3 * body->a0_m,
                               ramp, body->beta_rad * 180 / M_PI, allowed * h[c],
                               PL_PHYS_SPEED_MARGIN, unit, c + 1, v98[c] / (wmax * h[c]));
-    (void)rate;
     return PL_OK;
 }
 
@@ -119,7 +118,7 @@ int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, s
 {
     double delta = 2 * M_PI / N;
     memset(out, 0, sizeof *out);
-    out->spacing_slots = out->n_apparent = out->q_first = out->q_last = NAN;
+    out->spacing_slots = out->q_first = out->q_last = NAN;
     out->q_sd = out->t_first_s = out->t_last_s = NAN;
     double *gap = malloc((m ? m : 1) * sizeof *gap), *q = malloc((m ? m : 1) * sizeof *q);
     double *tq = malloc((m ? m : 1) * sizeof *tq);
@@ -150,8 +149,6 @@ int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, s
     }
     if (ng >= 4)
         out->spacing_slots = pl_median(gap, ng);
-    if (out->spacing_slots > 0)
-        out->n_apparent = N / out->spacing_slots;
     /* the first and the last second of slots (at least 8 of them) */
     if (nq >= 16) {
         size_t a = 0, b = nq;

@@ -49,7 +49,7 @@ double pl_phys_omega_max(const pl_phys_body *b);
  * the figures and the likely cause when a speed is impossible; PL_ENOMEM;
  * PL_OK (also when the bound is unknown). */
 pl_status pl_phys_check_speed(const double *omega, const double *v1, const double *v2,
-                              size_t from, size_t to, double rate, const double h[2],
+                              size_t from, size_t to, const double h[2],
                               const pl_phys_body *body, pl_err *err);
 
 /* The lattice's own clock over the impacts imp[0..m-1] (confirmed ones;
@@ -62,7 +62,6 @@ typedef struct {
     double spacing_slots;  /* median theta between neighbouring confirmed
                               impacts, in slots of 2 pi / N: 1 when the
                               notebook's N, scale and heights are right */
-    double n_apparent;     /* 2 pi over that spacing: the N the data give */
     double q_first, q_last;/* integral / lattice over the first and the last
                               second of impacts: 1 when omega (4.1) is right;
                               NaN when too few impacts */

@@ -666,8 +666,7 @@ static pl_status check_speed(const pl_process_result *r, double h1, double h2, i
 {
     pl_phys_body b = {N, cfg->a0_m, cfg->lattice.beta_rad, cfg->ramp_length_m};
     double h[2] = {h1, h2};
-    return pl_phys_check_speed(r->omega, r->vp1, r->vp2, r->release, r->end, r->rate_hz, h,
-                               &b, err);
+    return pl_phys_check_speed(r->omega, r->vp1, r->vp2, r->release, r->end, h, &b, err);
 }
 
 

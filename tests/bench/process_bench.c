@@ -399,8 +399,8 @@ int main(void)
             die("the beams' check failed on the bench's run");
         pl_phys_lattice clock;
         pl_phys_body body = {38, 0.015, cfg.lattice.beta_rad, NAN};   /* make_run()'s prism */
-        if (pl_phys_check_speed(r.omega, r.vp1, r.vp2, r.release, r.end, r.rate_hz, h, &body,
-                                &err) != PL_OK ||
+        if (pl_phys_check_speed(r.omega, r.vp1, r.vp2, r.release, r.end, h, &body, &err) !=
+                PL_OK ||
             pl_phys_step_spacing(r.omega, r.theta, r.release, r.end, r.rate_hz, body.N,
                                  &steps) != 0 ||
             pl_phys_lattice_clock(r.impacts, r.n_impacts, r.theta, r.n, r.rate_hz, body.N,
