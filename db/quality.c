@@ -389,10 +389,10 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  val(f, "omega_rad_s"));
     else if (strcmp(k, "omega_drift") == 0)
         snprintf(buf, n, "omega (4.1) over the last second (%s rad/s) is off the "
-                 "impacts' own clock (%s rad/s, part %s): the decoders' offsets or "
-                 "calibration drifted; the mean speeds are the lattice's, the stored "
-                 "omega series keeps the drift", val(f, "omega41_rad_s"),
-                 val(f, "lattice_rad_s"), val(f, "part"));
+                 "impacts' own clock (%s rad/s, part %s): the decoders' offsets drifted, "
+                 "or the LDV scale or the heights' difference is off by that much; the "
+                 "mean speeds are the lattice's, the stored omega series keeps the error",
+                 val(f, "omega41_rad_s"), val(f, "lattice_rad_s"), val(f, "part"));
     else if (strcmp(k, "second_release") == 0)
         snprintf(buf, n, "the prism rolls again from %s s, after the motion measured here "
                  "ended at %s s: a second release in one file; only the first is measured "
