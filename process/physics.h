@@ -55,29 +55,31 @@ pl_status pl_phys_check_speed(const double *omega, const double *v1, const doubl
 /* The lattice's own clock over the impacts imp[0..m-1] (confirmed ones;
  * t_s on the run's clock): impacts land every 2 pi / N of theta, so over
  * any stretch between two of them the prism turned a whole number of
- * slots, whatever the LDV chain's calibration.  Compares that with theta
- * integrated from omega (theta[], rate) over the same stretches. */
+ * slots, whatever the LDV chain's calibration.  Compares that with the
+ * plain integral theta[] of the cleaned omega the impact search reads
+ * (the front end's combined omega) over the same stretches. */
 typedef struct {
     size_t used;           /* confirmed impacts the comparison used */
     double spacing_slots;  /* median theta between neighbouring confirmed
                               impacts, in slots of 2 pi / N: 1 when the
                               notebook's N, scale and heights are right */
     double q_first, q_last;/* integral / lattice over the first and the last
-                              second of impacts: 1 when omega (4.1) is right;
-                              NaN when too few impacts */
+                              second of impacts: 1 when the integral is
+                              right; NaN when too few impacts */
     double q_sd;           /* the standard error of each */
     double t_first_s, t_last_s; /* the stretches' centres (s) */
 } pl_phys_lattice;
 
 /* Fills out from the confirmed impacts of imp[0..m-1] and the plain
- * integral theta (rad, from omega (4.1), before it is anchored to the
- * lattice) at rate.  -1 when out of memory. */
+ * integral theta (rad, n samples at rate, before it is anchored to the
+ * lattice).  -1 when out of memory. */
 int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, size_t n,
                           double rate, int N, pl_phys_lattice *out);
 
 /* The impacts' spacing found without the lattice: every drop of omega
  * om (the cleaned rotary speed, rad/s) over [from, to) that stands out as
- * a step (the 4 ms means either side of a 1 ms gap), and the median turn
+ * a step (on 0.5 ms means: the 4 ms either side of a 1 ms gap), the
+ * landing at its block's centre, and the median turn
  * of theta (the plain integral, rad) between neighbouring drops, in slots
  * of 2 pi / N.  The lattice walk adapts its spacing to the data by 10 %
  * at most, so with the notebook's N a quarter off it confirms the steps
