@@ -137,4 +137,18 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
                           const pl_lattice_config *cfg, pl_impact **out,
                           size_t *n_out, pl_lattice_stats *stats, pl_err *err);
 
+/* x[0..n-1] at the fractional sample i, linearly, held at either end:
+ * theta at an impact's instant (i = t_s * rate) for those who read the
+ * impacts against theta (the anchoring of L_p, the checks of
+ * process/physics.h). */
+static inline double pl_lattice_at(const double *x, size_t n, double i)
+{
+    if (i <= 0)
+        return x[0];
+    size_t k = (size_t)i;
+    if (k + 1 >= n)
+        return x[n - 1];
+    return x[k] + (i - (double)k) * (x[k + 1] - x[k]);
+}
+
 #endif

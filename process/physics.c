@@ -2,6 +2,7 @@
  * See physics.h and docs/process.md, "Checked against the physics". */
 #include "process/physics.h"
 
+#include "process/lattice.h"
 #include "process/robust.h"
 
 #include <math.h>
@@ -89,17 +90,6 @@ pl_status pl_phys_check_speed(const double *omega, const double *v1, const doubl
     return PL_OK;
 }
 
-static double theta_at(const double *theta, size_t n, double rate, double t)
-{
-    double x = t * rate;
-    if (x <= 0)
-        return theta[0];
-    size_t i = (size_t)x;
-    if (i + 1 >= n)
-        return theta[n - 1];
-    return theta[i] + (x - (double)i) * (theta[i + 1] - theta[i]);
-}
-
 /* The mean and standard error of the slots' ratios q[a..b). */
 static void mean_se(const double *q, size_t a, size_t b, double *mean, double *se)
 {
@@ -137,8 +127,8 @@ int pl_phys_lattice_clock(const pl_impact *imp, size_t m, const double *theta, s
             continue;
         out->used++;
         if (prev < m) {
-            double d = theta_at(theta, n, rate, imp[i].t_s) -
-                       theta_at(theta, n, rate, imp[prev].t_s);
+            double d = pl_lattice_at(theta, n, imp[i].t_s * rate) -
+                       pl_lattice_at(theta, n, imp[prev].t_s * rate);
             gap[ng++] = d / delta;
             if (i == prev + 1) {
                 q[nq] = d / delta;

@@ -523,16 +523,6 @@ static void integrate(const double *om, size_t n, size_t release, size_t end,
     }
 }
 
-static double interp(const double *x, size_t n, double t)
-{
-    if (t <= 0)
-        return x[0];
-    size_t i = (size_t)t;
-    if (i + 1 >= n)
-        return x[n - 1];
-    return x[i] + (t - (double)i) * (x[i + 1] - x[i]);
-}
-
 /* theta anchored to the lattice (4.2): between two impacts the prism
  * turns through exactly 2 pi / N (times the slots between them), so each
  * interval of the integral th is scaled to that; before the first impact
@@ -568,11 +558,11 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
             stride = 1;
     size_t s = (size_t)(0.005 * rate);
     size_t e1 = end > 0 ? end - 1 : 0, e2 = end > s + 1 ? end - 1 - s : 0;
-    double first = interp(th, n, imp[0].t_s * rate), last = interp(th, n, imp[m - 1].t_s * rate);
+    double first = pl_lattice_at(th, n, imp[0].t_s * rate), last = pl_lattice_at(th, n, imp[m - 1].t_s * rate);
     double slots = round((last - first) / delta);
     double scale = slots > 0 && last > first ? slots * delta / (last - first) : 1.0;
     size_t k = 0;
-    double base = first * scale, a = first, b = interp(th, n, imp[1].t_s * rate);
+    double base = first * scale, a = first, b = pl_lattice_at(th, n, imp[1].t_s * rate);
     double step = fmax(1, round((b - a) * scale / delta)) * delta;
     for (size_t i = release; i < end && i < n; i = anchor_next(i, stride, e1, e2)) {
         double t = (double)i / rate, raw = th[i];
@@ -581,7 +571,7 @@ static void anchor_theta(double *th, size_t n, double rate, size_t release, size
             k++;
             a = b;
             if (k + 1 < m) {
-                b = interp(th, n, imp[k + 1].t_s * rate);
+                b = pl_lattice_at(th, n, imp[k + 1].t_s * rate);
                 step = fmax(1, round((b - a) * scale / delta)) * delta;
             }
         }
