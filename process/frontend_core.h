@@ -8,6 +8,7 @@
 #define PL_PROCESS_FRONTEND_CORE_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /* Stretches [s[k].a, s[k].b) of samples, in order; for a clipped
  * stretch, sign says which rail (+1 the highest value, -1 the lowest). */
@@ -19,6 +20,21 @@ typedef struct {
     } *s;
     size_t n, cap;
 } spans;
+
+/* Appends sp to l, growing it; -1 when out of memory (l as it was). */
+static inline int spans_push(spans *l, struct span sp)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        void *p = realloc(l->s, cap * sizeof *l->s);
+        if (!p)
+            return -1;
+        l->s = p;
+        l->cap = cap;
+    }
+    l->s[l->n++] = sp;
+    return 0;
+}
 
 /* The rail (+1, -1) channel list l holds sample i at, or 0; *cur is a
  * cursor into l that a forward scan keeps (any value is safe). */

@@ -21,17 +21,7 @@ static int spans_add(spans *l, size_t a, size_t b, int sign)
             l->s[l->n - 1].b = b;
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        void *p = realloc(l->s, cap * sizeof *l->s);
-        if (!p)
-            return -1;
-        l->s = p;
-        l->cap = cap;
-    }
-    l->s[l->n] = (struct span){a, b, sign, 0};
-    l->n++;
-    return 0;
+    return spans_push(l, (struct span){a, b, sign, 0});
 }
 
 

@@ -26,20 +26,6 @@
 #define SAT_EXCESS 10.0
 #define SAT_SHARE 0.02
 
-static int add_span(spans *l, size_t a, size_t b, int sign, size_t at)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        void *p = realloc(l->s, cap * sizeof *l->s);
-        if (!p)
-            return -1;
-        l->s = p;
-        l->cap = cap;
-    }
-    l->s[l->n++] = (struct span){a, b, sign, at};
-    return 0;
-}
-
 /* Channel c's plateau, if the other beam says it is one: its stretches
  * into clip (none there before) and its level into *lvl. */
 static int plateau(double *v[2], const double h[2], size_t n, int c, double rest, double rate,
@@ -94,13 +80,13 @@ static int plateau(double *v[2], const double h[2], size_t n, int c, double rest
             at++;
             continue;
         }
-        if (open && add_span(clip, a, last + 1, s, at) != 0)
+        if (open && spans_push(clip, (struct span){a, last + 1, s, at}) != 0)
             return -1;
         a = last = i;
         at = 1;
         open = 1;
     }
-    if (open && add_span(clip, a, last + 1, s, at) != 0)
+    if (open && spans_push(clip, (struct span){a, last + 1, s, at}) != 0)
         return -1;
     *lvl = level;
     return 0;
