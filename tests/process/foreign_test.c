@@ -168,6 +168,33 @@ static int drift_said(const char *faults, double want, const char *stem)
     return ok;
 }
 
+/* Processes stored run id (stem names it) and scores it against the
+ * truth at path as score.py reads a stored run: its impacts' instants
+ * and ratios, and L_p where the truth gives it.  tr receives the truth
+ * and r the result (the caller frees both). */
+static void process_scored(pl_store *store, long long id, const char *stem,
+                           const char *path, truth *tr, pl_process_result *r, tu_score *s)
+{
+    pl_err err = {0};
+    read_truth(path, tr);
+    pl_process_config c;
+    pl_process_config_default(&c);
+    if (pl_process_run(store, id, &c, r, &err) != PL_OK)
+        fail_msg("%s: %s", stem, err.msg);
+    double *t = malloc((r->n_impacts + 1) * sizeof *t);
+    double *ratio = malloc((r->n_impacts + 1) * sizeof *ratio);
+    for (size_t i = 0; i < r->n_impacts; i++) {
+        t[i] = r->impacts[i].t_s;
+        ratio[i] = r->impacts[i].ratio;
+    }
+    size_t k = (size_t)llround(tr->t_end * r->rate_hz);
+    double lp = r->lp_end * (k < r->n ? r->theta[k] : r->theta[r->n - 1]) / r->theta[r->end - 1];
+    assert_int_equal(tu_score_run(tr->t, tr->ratio, tr->n, t, ratio, r->n_impacts, lp,
+                                  tr->lp_end, s), 0);
+    free(t);
+    free(ratio);
+}
+
 /* Imports the manifest of set (a fixtures/ folder) into a fresh store,
  * processes its runs and scores them; each run's quality word and a
  * fault its record must hold (NULL, NULL: no check), and the mains'
@@ -192,23 +219,9 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
         char path[256];
         snprintf(path, sizeof path, "fixtures/%s/%s.truth.json", set, stems[id - 1]);
         truth tr;
-        read_truth(path, &tr);
-        pl_process_config c;
-        pl_process_config_default(&c);
         pl_process_result r;
-        if (pl_process_run(store, id, &c, &r, &err) != PL_OK)
-            fail_msg("%s: %s", stems[id - 1], err.msg);
-        double *t = malloc((r.n_impacts + 1) * sizeof *t), *ratio = malloc((r.n_impacts + 1) * sizeof *ratio);
-        for (size_t i = 0; i < r.n_impacts; i++) {
-            t[i] = r.impacts[i].t_s;
-            ratio[i] = r.impacts[i].ratio;
-        }
-        /* L_p where the truth gives it, as score.py reads the stored one */
-        size_t k = (size_t)llround(tr.t_end * r.rate_hz);
-        double lp = r.lp_end * (k < r.n ? r.theta[k] : r.theta[r.n - 1]) / r.theta[r.end - 1];
         tu_score s;
-        assert_int_equal(tu_score_run(tr.t, tr.ratio, tr.n, t, ratio, r.n_impacts, lp,
-                                      tr.lp_end, &s), 0);
+        process_scored(store, id, stems[id - 1], path, &tr, &r, &s);
         int said = !quality || (strcmp(r.quality, quality[id - 1]) == 0 &&
                                 strstr(r.faults, fault[id - 1]) != NULL);
         said &= drift_said(r.faults, drift_hz ? drift_hz[id - 1] : NAN, stems[id - 1]);
@@ -236,8 +249,6 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
                  zsd >= 0.7 && zsd <= 1.5 && fabs(zmed) < 1;
         bad += !ok || !said;
         *honest += instants_calibrated(store, id, &tr, stems[id - 1]);
-        free(t);
-        free(ratio);
         free(tr.t);
         free(tr.ratio);
         pl_process_result_free(&r);
@@ -348,23 +359,10 @@ static void physics_faults_are_measured_through(void **state)
         char path[256];
         snprintf(path, sizeof path, "fixtures/foreign3/%s.truth.json", stems[id - 1]);
         truth tr;
-        read_truth(path, &tr);
-        double w_true = json_number(truth_text(path), "w_mean_last_1s");
-        pl_process_config c;
-        pl_process_config_default(&c);
         pl_process_result r;
-        if (pl_process_run(store, id, &c, &r, &err) != PL_OK)
-            fail_msg("%s: %s", stems[id - 1], err.msg);
-        double *t = malloc((r.n_impacts + 1) * sizeof *t), *ratio = malloc((r.n_impacts + 1) * sizeof *ratio);
-        for (size_t i = 0; i < r.n_impacts; i++) {
-            t[i] = r.impacts[i].t_s;
-            ratio[i] = r.impacts[i].ratio;
-        }
-        size_t k = (size_t)llround(tr.t_end * r.rate_hz);
-        double lp = r.lp_end * (k < r.n ? r.theta[k] : r.theta[r.n - 1]) / r.theta[r.end - 1];
         tu_score s;
-        assert_int_equal(tu_score_run(tr.t, tr.ratio, tr.n, t, ratio, r.n_impacts, lp,
-                                      tr.lp_end, &s), 0);
+        process_scored(store, id, stems[id - 1], path, &tr, &r, &s);
+        double w_true = json_number(truth_text(path), "w_mean_last_1s");
         double werr = fabs(r.omega_last_mean / w_true - 1);
         int said = strcmp(r.quality, "degraded") == 0 && strstr(r.faults, fault[id - 1]) != NULL;
         int ok = s.recall >= 0.995 && s.precision >= 0.995 && s.lp_err <= 0.001 &&
@@ -377,8 +375,6 @@ static void physics_faults_are_measured_through(void **state)
         if (!said)
             print_message("  faults:\n%s", r.faults);
         bad += !ok || !said;
-        free(t);
-        free(ratio);
         free(tr.t);
         free(tr.ratio);
         pl_process_result_free(&r);

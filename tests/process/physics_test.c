@@ -21,11 +21,15 @@
 
 /* A prism of N_TRUE edges from 2 rad/s, rising 1 rad/s^2 between
  * landings and losing 2 % at each, every 2 pi / N_TRUE of theta, for n
- * samples: omega into om, the plain integral into th (both n), the
- * landings' times into land (at most cap; their count returned). */
+ * samples: omega into *omp, the plain integral into *thp (both malloc'd,
+ * n; the caller frees them), the landings' times into land (at most
+ * cap; their count returned). */
 #define N_TRUE 22
-static size_t roll(double *om, double *th, size_t n, double *land, size_t cap)
+static size_t roll(size_t n, double **omp, double **thp, double *land, size_t cap)
 {
+    double *om = *omp = malloc(n * sizeof *om), *th = *thp = malloc(n * sizeof *th);
+    assert_non_null(om);
+    assert_non_null(th);
     double w = 2, theta = 0, next = 2 * M_PI / N_TRUE;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -91,8 +95,8 @@ static void landings_give_their_n(void **state)
 {
     (void)state;
     size_t n = 60000;
-    double *om = malloc(n * sizeof *om), *th = malloc(n * sizeof *th), land[512];
-    size_t m = roll(om, th, n, land, 512);
+    double *om, *th, land[512];
+    size_t m = roll(n, &om, &th, land, 512);
     pl_phys_steps s;
     assert_int_equal(pl_phys_step_spacing(om, th, 0, n, RATE, 22, &s), 0);
     print_message("%zu landings, %zu drops, spacing %.4f slots\n", m, s.drops, s.spacing);
@@ -110,8 +114,8 @@ static void samples_cut_out_jump_the_phase(void **state)
 {
     (void)state;
     size_t n = 60000, cut = 150, at = 30000;
-    double *om = malloc(n * sizeof *om), *th = malloc(n * sizeof *th), land[512];
-    roll(om, th, n, land, 512);
+    double *om, *th, land[512];
+    roll(n, &om, &th, land, 512);
     /* 15 ms gone from a file with no time column: the integral runs on */
     memmove(om + at, om + at + cut, (n - at - cut) * sizeof *om);
     size_t m = n - cut;
@@ -133,8 +137,8 @@ static void clock_against_the_integral(void **state)
 {
     (void)state;
     size_t n = 60000;
-    double *om = malloc(n * sizeof *om), *th = malloc(n * sizeof *th), land[512];
-    size_t m = roll(om, th, n, land, 512);
+    double *om, *th, land[512];
+    size_t m = roll(n, &om, &th, land, 512);
     pl_impact *imp = calloc(m, sizeof *imp);
     for (size_t k = 0; k < m; k++) {
         imp[k].t_s = land[k];
