@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "acquire/daemon.h"
 #include "acquire/pipeline.h"
+#include "db/validation.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -797,18 +798,20 @@ static pl_status open_pipeline(daemon_t *d, pl_err *err)
     const pl_rigconf *rc = d->rc;
     if (!rc->after_run)
         return PL_OK;
-    if (pl_pipeline_create(&d->pipe, rc->db, rc->after_run, log_to_daemon, d, err) != PL_OK)
+    if (pl_pipeline_create(&d->pipe, rc->db, rc->after_run, log_to_daemon, d, err) != PL_OK ||
+        pl_pipeline_set_fit(d->pipe, rc->fit, err) != PL_OK)
         return err->code;
+    const char *fit = rc->fit[0] ? rc->fit : PL_FIT_DEFAULT;
     if (!(rc->after_run & PL_AFTER_VALIDATE))
         logf_(d, "pipeline: each run processed as soon as it stops");
     else if (isnan(rc->lambda0_deg))
         logf_(d, "pipeline: each run processed and validated as soon as it stops; no "
-              "[run] lambda0_deg: lambda0 and t0 fitted from the lambda0 the source "
-              "records (the simulator does), else from 90 %% of alpha + beta");
+              "[run] lambda0_deg: %s fitted from the lambda0 the source records (the "
+              "simulator does), else from 90 %% of alpha + beta", fit);
     else
         logf_(d, "pipeline: each run processed and validated as soon as it stops; "
-              "lambda0 and t0 fitted from the recorded [run] lambda0_deg = %g, which "
-              "is compared as well", rc->lambda0_deg);
+              "%s fitted from the recorded [run] lambda0_deg = %g, which is compared "
+              "as well", fit, rc->lambda0_deg);
     return PL_OK;
 }
 

@@ -33,6 +33,7 @@ struct pl_pipeline {
     char db[1100];
     char prog[2][PATH_MAX];  /* prismlab-process, prismlab-validate */
     unsigned steps;
+    char fit[64];            /* validate's --fit; "": its default */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;
     job queue[QUEUE];
@@ -67,6 +68,14 @@ static void logf_(pl_pipeline *p, const char *fmt, ...)
     va_start(ap, fmt);
     pl_vlogf(p->log, p->log_ctx, fmt, ap);
     va_end(ap);
+}
+
+pl_status pl_pipeline_set_fit(pl_pipeline *p, const char *fit, pl_err *err)
+{
+    if (fit && strlen(fit) >= sizeof p->fit)
+        return pl_err_set(err, PL_EINVAL, "pipeline: fit list too long: '%s'", fit);
+    snprintf(p->fit, sizeof p->fit, "%s", fit ? fit : "");
+    return PL_OK;
 }
 
 pl_status pl_pipeline_create(pl_pipeline **out, const char *db, unsigned steps,
@@ -135,7 +144,11 @@ static pl_status spawn_step(pl_pipeline *p, int i, pl_err *err)
     char run[32];
     snprintf(run, sizeof run, "%lld", p->cur.run);
     /* argv as bin/prismlab hands it to a command's program */
-    char *argv[] = {"prismlab", (char *)step_name[i], run, "--db", p->db, NULL};
+    char *argv[] = {"prismlab", (char *)step_name[i], run, "--db", p->db, NULL, NULL, NULL};
+    if (i == 1 && p->fit[0]) {
+        argv[5] = "--fit";
+        argv[6] = p->fit;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

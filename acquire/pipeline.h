@@ -31,6 +31,10 @@ pl_status pl_pipeline_create(pl_pipeline **out, const char *db, unsigned steps,
                              void (*log)(void *ctx, const char *line),
                              void *log_ctx, pl_err *err);
 
+/* The parameters validate fits (--fit's list, "lambda0,t0,beta"); ""
+ * or NULL: validate's own default.  PL_EINVAL when too long. */
+pl_status pl_pipeline_set_fit(pl_pipeline *p, const char *fit, pl_err *err);
+
 /* Lets the step in progress finish (it is the commands' own work and
  * takes seconds), logs the runs still queued as left for a person, and
  * frees p.  NULL is accepted. */

@@ -1,6 +1,8 @@
 /* acquire/rigconf.c - the rig's INI file.  See rigconf.h. */
 #include "acquire/rigconf.h"
 
+#include "db/validation.h"
+
 #include <comedilib.h>
 #include <errno.h>
 #include <ini.h>
@@ -231,6 +233,18 @@ static int sim_key(ctx *c, const char *key, const char *val)
  * cannot come without process (nor before it: the order is fixed). */
 static int pipeline_key(ctx *c, const char *key, const char *val)
 {
+    if (!strcmp(key, "fit")) {
+        int l, t, b;
+        pl_err e = {0};
+        if (strlen(val) >= sizeof c->rc->fit ||
+            pl_fit_names_parse(val, &l, &t, &b, &e) != PL_OK) {
+            snprintf(c->msg, sizeof c->msg, "[pipeline] fit: %.300s", e.code ? e.msg
+                     : "too long (expected some of lambda0, t0 and beta)");
+            return 0;
+        }
+        snprintf(c->rc->fit, sizeof c->rc->fit, "%s", val);
+        return 1;
+    }
     if (strcmp(key, "after_run"))
         return -1;
     char buf[256];

@@ -10,7 +10,8 @@
  *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1,
  *            ramp_length_m (0: endless), motion_s (cap on the motion)
  *   [pipeline] after_run = process, validate | process | none: what the
- *            daemon runs on each run it stored, as soon as the run stops
+ *            daemon runs on each run it stored, as soon as the run stops;
+ *            fit = lambda0,t0,beta (validate's --fit; default validate's)
  *
  * docs/acquire.md has an example.  Unknown sections or keys are errors:
  * a misspelt key must not be silently ignored on a rig.
@@ -48,6 +49,8 @@ typedef struct {
     double lambda0_deg;          /* NaN: not given */
     double duration_s;           /* 0: until stopped */
     unsigned after_run;          /* PL_AFTER_* bits; 0: none */
+    char fit[64];                /* [pipeline] fit: validate's --fit; "": its
+                                    default (PL_FIT_DEFAULT) */
 } pl_rigconf;
 
 /* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels

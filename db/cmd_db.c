@@ -9,6 +9,7 @@
 #include "db/quality.h"
 #include "db/run.h"
 #include "db/store.h"
+#include "db/work.h"
 #include "model/validate/answer.h"
 
 #include <math.h>
@@ -659,12 +660,15 @@ static void print_processing(pl_store *store, long long id, int json)
     pl_processing p;
     pl_quality q;
     pl_err err = {0};
+    char busy[256];
     if (pl_derived_get(store, id, &p, &err) != PL_OK) {
         if (json)
             fputs(", \"processing\": null", stdout);
         else if (pl_quality_get(store, id, &q, &err) == PL_OK &&
                  strcmp(q.quality, "refused") == 0)
             printf("processing:     none: refused (quality below)\n");
+        else if (pl_work_describe(store, id, busy, sizeof busy))
+            printf("processing:     none yet: %s\n", busy);
         else
             printf("processing:     none (prismlab process %lld)\n", id);
         return;
@@ -805,8 +809,9 @@ static int print_change(void *ctx, const pl_run_change *c)
     return 0;
 }
 
-/* One law's fitted (or recorded) lambda0 with its 95 % interval and flag,
- * as text or as a JSON object (null when not validated under it). */
+/* One law's fitted (or recorded) lambda0 in the words of every page
+ * (pl_lambda0_words()), or as a JSON object with its 95 % interval (null
+ * when not validated under it). */
 static void print_law(const char *name, const pl_answer_law *l, int fits, int json)
 {
     double half = l->half95_rad / DEG;
@@ -840,15 +845,9 @@ static void print_law(const char *name, const pl_answer_law *l, int fits, int js
         printf("-\n");
         return;
     }
-    int dec = pl_fit_decimals(half);
-    printf("%.*f", dec, l->v.lambda0_rad / DEG);
-    if (strcmp(l->v.fit, "fitted"))
-        printf(" deg (as recorded, not fitted");
-    else if (isfinite(half))
-        printf(" +- %.*f deg (95 %%, fitted", dec, half);
-    else
-        printf(" deg (fitted, no interval");
-    printf("%s%s); ", flag[0] ? "; " : "", flag);
+    char words[192];
+    pl_lambda0_words(&l->v, 1, words, sizeof words);
+    printf("%s; ", words);
     /* no relative error where the measured L_p never reached one impact */
     if (isfinite(l->v.max_rel_err_lp))
         printf("max rel. L_p error %.3f %%", 100 * l->v.max_rel_err_lp);
@@ -856,14 +855,11 @@ static void print_law(const char *name, const pl_answer_law *l, int fits, int js
         printf("max rel. L_p error none (the measured L_p never reached 1 impact)");
     printf("; rms %.3f impacts (%s)", l->v.rms_err_lp,
            fits ? "fits" : "does not fit");
-    /* the interval's parts as standard errors: the fit's statistics and
-     * the inputs' stated precision (docs/validation.md) */
-    if (isfinite(half) && isfinite(l->sys_sd_rad))
-        printf("; s.e. stat %.*f, sys %.*f deg", pl_fit_decimals(l->stat_sd_rad / DEG),
+    /* the +-'s parts: the fit's statistics and the inputs' stated
+     * precision (docs/validation.md) */
+    if (l->flag == PL_FIT_FLAG_NONE && isfinite(half) && isfinite(l->sys_sd_rad))
+        printf("; its parts (1 sd): stat %.*f, sys %.*f deg", pl_fit_decimals(l->stat_sd_rad / DEG),
                l->stat_sd_rad / DEG, pl_fit_decimals(l->sys_sd_rad / DEG), l->sys_sd_rad / DEG);
-    else if (isfinite(half))
-        printf("; s.e. stat %.*f deg (no systematic terms stored)",
-               pl_fit_decimals(l->stat_sd_rad / DEG), l->stat_sd_rad / DEG);
     putchar('\n');
 }
 
@@ -902,8 +898,20 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
         snprintf(cmd, sizeof cmd, "prismlab report --experiment %s -o out/%s", q, q);
     }
     int ok = pl_answer_get(store, r->id, &a, &err) == PL_OK;
+    char busy[256];
+    pl_work w;
+    pl_err e = {0};
+    if (pl_work_get(store, r->id, &w, &e) == PL_OK && w.step == PL_WORK_VALIDATING)
+        pl_work_describe(store, r->id, busy, sizeof busy);
+    else
+        busy[0] = '\0';
     if (json) {
-        fputs(", \"validation\": {\"verdict\": ", stdout);
+        fputs(", \"validation\": {\"under_way\": ", stdout);
+        if (busy[0])
+            pl_json_string(stdout, busy);
+        else
+            fputs("null", stdout);
+        fputs(", \"verdict\": ", stdout);
         if (ok && a.verdict.law != PL_VERDICT_NONE)
             pl_json_string(stdout, pl_verdict_name(a.verdict.law));
         else
@@ -929,9 +937,14 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
         return;
     }
     if (!a.law[0].has && !a.law[1].has) {
-        printf("verdict:        none: not validated (prismlab validate %lld --fit lambda0,t0)\n", r->id);
+        if (busy[0])
+            printf("verdict:        none yet: %s\n", busy);
+        else
+            printf("verdict:        none: not validated (prismlab validate %lld)\n", r->id);
         return;
     }
+    if (busy[0])
+        printf("under way:      %s; below, the validation before it\n", busy);
     if (a.why[0])
         printf("verdict:        ? (%s)", a.why);
     else if (a.withheld[0])

@@ -3,6 +3,9 @@
 
 #include "db/sqlite_private.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -189,5 +192,39 @@ pl_status pl_validation_get(pl_store *store, long long run_id,
     v->lambda0_sys_rad = pl_store_column_real(st, 28);
     v->t0_sys_s = pl_store_column_real(st, 29);
     sqlite3_finalize(st);
+    return PL_OK;
+}
+
+double pl_validation_param(const pl_validation *v, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *l = v->params; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        if (!strncmp(l, key, k) && l[k] == '=')
+            return strtod(l + k + 1, NULL);
+    }
+    return NAN;
+}
+
+pl_status pl_fit_names_parse(const char *list, int *lambda0, int *t0, int *beta,
+                             pl_err *err)
+{
+    static const char *const names[3] = {"lambda0", "t0", "beta"};
+    int *flag[3] = {lambda0, t0, beta}, any = 0;
+    *lambda0 = *t0 = *beta = 0;
+    for (const char *w = list; *w;) {
+        size_t len = strcspn(w, ", ");
+        int i = 0;
+        while (i < 3 && !(len == strlen(names[i]) && !strncmp(w, names[i], len)))
+            i++;
+        if (len > 0 && i == 3)
+            return pl_err_set(err, PL_EINVAL, "'%.*s' is not lambda0, t0 or beta",
+                              (int)len, w);
+        if (len > 0)
+            *flag[i] = any = 1;
+        w += len + (w[len] != '\0');
+    }
+    if (!any)
+        return pl_err_set(err, PL_EINVAL, "no parameter to fit in '%s' (expected "
+                          "some of lambda0, t0 and beta)", list);
     return PL_OK;
 }

@@ -51,4 +51,20 @@ pl_status pl_validation_get(pl_store *store, long long run_id,
                             const char *law, const char *fit,
                             pl_validation *v, pl_err *err);
 
+/* The number stored as key=value in v->params (validate's own record of
+ * the fit: fit_lambda0, lp_base, ...); NaN when the key is absent (a row
+ * from before it was stored). */
+double pl_validation_param(const pl_validation *v, const char *key);
+
+/* The fit validate does unless told otherwise: lambda0, the release
+ * instant and beta within its stated sd (docs/validation.md, "The
+ * default fit"). */
+#define PL_FIT_DEFAULT "lambda0,t0,beta"
+
+/* Parses a list of fitted parameters ("lambda0,t0,beta", any of them, in
+ * any order, comma-separated) into the three flags; PL_EINVAL naming the
+ * word that is none of them, or an empty list. */
+pl_status pl_fit_names_parse(const char *list, int *lambda0, int *t0, int *beta,
+                             pl_err *err);
+
 #endif

@@ -6,6 +6,7 @@
 #include "db/derived.h"
 #include "db/run.h"
 #include "db/select.h"
+#include "db/work.h"
 #include "process/process.h"
 
 #include <stdio.h>
@@ -215,7 +216,13 @@ int pl_cmd_process(int argc, char **argv)
         pl_process_result r;
         if (sel.n > 1)
             pl_cli_progress_clear();
-        if (pl_process_run_summary(sel.store, sel.ids[k], &cfg, &r, &err) != PL_OK) {
+        /* the mark is advice for readers (run show, the run page): a
+         * store that cannot take it still gets the results */
+        pl_err ignore = {0};
+        pl_work_begin(sel.store, sel.ids[k], PL_WORK_PROCESSING, &ignore);
+        pl_status st = pl_process_run_summary(sel.store, sel.ids[k], &cfg, &r, &err);
+        pl_work_end(sel.store, sel.ids[k], &ignore);
+        if (st != PL_OK) {
             name_run(sel.ids[k], &err);
             pl_cli_fail(command.name, &err);
             record_refusal(sel.store, sel.ids[k], &err);

@@ -10,6 +10,7 @@
 #include "db/quality.h"
 #include "db/run.h"
 #include "db/validation.h"
+#include "db/work.h"
 #include "model/validate/answer.h"
 #include "model/validate/report.h"
 #include "web/assets.h"
@@ -543,7 +544,7 @@ static enum MHD_Result page_experiments(pl_web *w, struct MHD_Connection *c)
 /* ------------------------------------------------------------------ */
 /* a run */
 
-/* One law's row of the answer: lambda0 with its 95 % interval, its flag. */
+/* One law's row of the answer: lambda0 in the words of every page, its flag. */
 static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int fits)
 {
     pl_buf_printf(b, "<tr data-law=\"%s\"><th>&lambda;<sub>0</sub>, %s law</th><td>", name, name);
@@ -551,17 +552,14 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int 
         pl_buf_puts(b, "not validated</td></tr>");
         return;
     }
-    double half = l->half95_rad * 180 / M_PI;
-    int dec = pl_fit_decimals(half);
-    pl_buf_printf(b, "%.*f", dec, l->v.lambda0_rad * 180 / M_PI);
-    if (strcmp(l->v.fit, "fitted"))
-        pl_buf_puts(b, " deg (as recorded, not fitted)");
-    else if (isfinite(half))
-        pl_buf_printf(b, " &plusmn; %.*f deg (95 %% interval, fitted)", dec, half);
-    else
-        pl_buf_puts(b, " deg (fitted, no interval)");
+    char words[192];
+    pl_lambda0_words(&l->v, 0, words, sizeof words);
+    /* .flag: lambda0's own (the words say why there is no +-) */
     if (l->flag != PL_FIT_FLAG_NONE)
-        pl_buf_printf(b, " <em class=\"flag\">%s</em>", pl_fit_flag_words(l->flag));
+        pl_buf_printf(b, "<em class=\"flag\" data-flag=\"%s\">", pl_fit_flag_words(l->flag));
+    pl_buf_html(b, words);
+    if (l->flag != PL_FIT_FLAG_NONE)
+        pl_buf_puts(b, "</em>");
     if (isfinite(l->v.max_rel_err_lp))
         pl_buf_printf(b, "; max rel. L<sub>p</sub> error %.3f %%", 100 * l->v.max_rel_err_lp);
     else
@@ -570,19 +568,15 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int 
     /* its own class: .flag is lambda0's (undetermined, at its bound) */
     pl_buf_printf(b, "; rms %.3f impacts <span class=\"%s\">(%s)</span>", l->v.rms_err_lp,
                   fits ? "fits" : "nofit", fits ? "fits" : "does not fit");
-    /* the interval's parts as standard errors, each with its meaning */
-    if (isfinite(half) && isfinite(l->sys_sd_rad))
-        pl_buf_printf(b, "; standard errors: <span class=\"stat\" title=\"the fit's "
+    /* the +-'s parts, one sd each, with their meaning */
+    if (l->flag == PL_FIT_FLAG_NONE && isfinite(l->stat_sd_rad) && isfinite(l->sys_sd_rad))
+        pl_buf_printf(b, "; its parts, 1 sd: <span class=\"stat\" title=\"the fit's "
                       "statistics: block jackknife and correlated noise of L_p\">statistical "
                       "%.*f</span>, <span class=\"sys\" title=\"the lab's inputs at their "
                       "stated precision: local g against standard gravity, the ramp's angle "
                       "where not fitted, the model's step\">systematic %.*f</span> deg",
                       pl_fit_decimals(l->stat_sd_rad * 180 / M_PI), l->stat_sd_rad * 180 / M_PI,
                       pl_fit_decimals(l->sys_sd_rad * 180 / M_PI), l->sys_sd_rad * 180 / M_PI);
-    else if (isfinite(half))
-        pl_buf_printf(b, "; standard error: statistical %.*f deg (no systematic terms "
-                      "stored)", pl_fit_decimals(l->stat_sd_rad * 180 / M_PI),
-                      l->stat_sd_rad * 180 / M_PI);
     pl_buf_puts(b, "</td></tr>");
 }
 
@@ -590,16 +584,28 @@ static void answer_law(pl_buf *b, const char *name, const pl_answer_law *l, int 
  * works it out), each law's lambda0, the way to the experiment's report
  * (this server writes it on demand at /experiment/NAME/). */
 static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
-                           pl_status st, const char *why)
+                           pl_status st, const char *why, const char *busy)
 {
     pl_buf_puts(b, "<h2>Validation</h2>\n");
+    /* a command working on the run now: said, and the page asks again
+     * (run.js) until it is done */
+    if (busy[0]) {
+        pl_buf_puts(b, "<p id=\"under-way\">");
+        pl_buf_html(b, busy);
+        pl_buf_puts(b, (a->law[0].has || a->law[1].has) && st == PL_OK
+                       ? "; below, the validation before it.  This section follows "
+                         "when it is done.</p>\n"
+                       : ".  This section follows when it is done.</p>\n");
+    }
     if (st != PL_OK || (!a->law[0].has && !a->law[1].has)) {
         pl_buf_puts(b, "<p id=\"answer\" data-verdict=\"none\">");
         if (st != PL_OK) {
             pl_buf_puts(b, "The validation could not be read: ");
             pl_buf_html(b, why);
+        } else if (busy[0]) {
+            pl_buf_puts(b, "No verdict yet.");
         } else {
-            pl_buf_printf(b, "Not validated: <code>prismlab validate %lld --fit lambda0,t0</code> "
+            pl_buf_printf(b, "Not validated: <code>prismlab validate %lld</code> "
                              "fits both laws and gives the verdict.", r->id);
         }
         pl_buf_puts(b, "</p>\n");
@@ -647,13 +653,16 @@ static enum MHD_Result api_answer(pl_web *w, struct MHD_Connection *c, long long
     pthread_mutex_lock(&w->lock);
     pl_status st = pl_run_get(w->store, id, &r, &err);
     pl_status ast = st == PL_OK ? pl_answer_get(w->store, id, &ans, &aerr) : st;
+    char busy[256] = "";
+    if (st == PL_OK)
+        pl_work_describe(w->store, id, busy, sizeof busy);
     pthread_mutex_unlock(&w->lock);
     if (st != PL_OK)
         return fail(c, status_of(st), "%s", err.msg);
     scrub_paths(aerr.msg);
     pl_buf b;
     pl_buf_init(&b);
-    answer_section(&b, &r, &ans, ast, aerr.msg);
+    answer_section(&b, &r, &ans, ast, aerr.msg, busy);
     return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
 }
 

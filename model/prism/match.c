@@ -504,63 +504,28 @@ double pl_fit_total_factor(double stat, double sys)
     return gsl_cdf_tdist_Pinv(0.975, fmin(dof, 1e6));
 }
 
-/* The parameters' response dx (x's coordinates) to the residuals moving
- * by d: the fit's linearised step -(Ja'Ja)^-1 Ja' d on its active
- * columns col[0..na-1] (the others 0).  -1 when Ja'Ja is singular. */
-static int linear_response(const gsl_matrix *Ja, const size_t *col, size_t na,
-                           const gsl_vector *d, double *dx, size_t np)
+/* Moves c's model by systematic term `term`'s stated sd (sys_refit()
+ * moves it back from *keep); 1 when the term does not apply (beta fitted:
+ * its uncertainty is the fit's own).  g: the motion is driven by gravity
+ * alone and impacts are ratios of speeds, so a gravity g' runs the same
+ * motion on a clock sqrt(g'/g) faster; beta: the ramp's stated sd; step:
+ * the RK4 step halved, the model's own resolution. */
+static int sys_move(fit_ctx *c, int term, pl_model_params *keep)
 {
-    gsl_matrix *A = gsl_matrix_alloc(na, na);
-    gsl_vector *g = gsl_vector_alloc(na), *y = gsl_vector_alloc(na);
-    gsl_permutation *perm = gsl_permutation_alloc(na);
-    int sign, rc = A && g && y && perm ? 0 : -1;
-    if (rc == 0) {
-        gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, Ja, Ja, 0.0, A);
-        gsl_blas_dgemv(CblasTrans, -1.0, Ja, d, 0.0, g);
-        if (gsl_linalg_LU_decomp(A, perm, &sign) != GSL_SUCCESS ||
-            gsl_linalg_LU_solve(A, perm, g, y) != GSL_SUCCESS)
-            rc = -1;
-    }
-    for (size_t j = 0; j < np; j++)
-        dx[j] = 0;
-    for (size_t i = 0; rc == 0 && i < na; i++)
-        dx[col[i]] = gsl_vector_get(y, i);
-    gsl_matrix_free(A);
-    gsl_vector_free(g);
-    gsl_vector_free(y);
-    gsl_permutation_free(perm);
-    return rc;
-}
-
-/* The simulated L_p on the fit grid under systematic term `term` moved
- * by its stated sd from p (into c->lsim); 1 when the term does not apply
- * (beta fitted and free: its uncertainty is the fit's own), -1 when the
- * model fails.  g: the motion is driven by gravity alone and impacts are
- * ratios of speeds, so a gravity g' runs the same motion on a clock
- * sqrt(g'/g) faster; beta: the ramp's stated sd; step: the RK4 step
- * halved, the model's own resolution (the term is the change itself). */
-static int sys_curve(fit_ctx *c, int term, const pl_model_params *p, double t0,
-                     int beta_free)
-{
-    pl_model_params q = *p;
     double g_sd = c->spec->g_sd > 0 ? c->spec->g_sd : PL_SYS_G_SD;
-    int rc;
+    *keep = c->p;
     switch (term) {
     case PL_SYS_G:
         c->tscale = sqrt(1 + g_sd / G_MODEL);
-        rc = simulate_grid(c, &q, t0);
-        c->tscale = 1;
-        return rc;
+        return 0;
     case PL_SYS_BETA:
-        if (beta_free)
+        if (c->spec->beta)
             return 1;
-        q.beta += c->spec->beta_sd;
-        return simulate_grid(c, &q, t0);
+        c->p.beta += c->spec->beta_sd;
+        return 0;
     default:
-        /* simulate_grid() sets the handle's parameters on every call: the
-         * next one is back at the fit's step */
-        q.rate = 2 * p->rate;
-        return simulate_grid(c, &q, t0);
+        c->p.rate = 2 * c->p.rate;
+        return 0;
     }
 }
 
@@ -583,53 +548,13 @@ static void sys_store(const fit_ctx *c, const gsl_vector *xb, const double *dx,
     }
 }
 
-/* The systematic terms of the fit at xb (Jacobian J, residuals' curve
- * at xb) into res->sys: each term's curve against the fitted one, through
- * the fit's linearised response (linear_response()), no refit: one model
- * run a term.  A term that cannot be worked out is NaN, and so is the
- * sum it is part of. */
-static void fit_systematics(fit_ctx *c, const gsl_vector *xb, const gsl_matrix *J,
-                            pl_match_result *res)
+/* The solver's parameters: GSL's trust region, with the finite
+ * differences' step for a model smooth in its parameters to ~1e-10. */
+static gsl_multifit_nlinear_parameters fit_parameters(void)
 {
-    enum { PMAX = 4 };
-    pl_fit_sys *sys = &res->sys;
-    size_t n = c->n, np = J->size2, col[PMAX], na = 0;
-    double dx[PMAX];
-    pl_model_params p;
-    double t0, offset;
-    gsl_matrix *Ja = np <= PMAX ? active_jacobian(J, col, &na) : NULL;
-    gsl_vector *base = gsl_vector_alloc(n), *d = gsl_vector_alloc(n);
-    unpack(c, xb, &p, &t0, &offset);
-    int ok = Ja && base && d && simulate_grid(c, &p, t0) == 0;
-    for (size_t i = 0; ok && i < n; i++)
-        gsl_vector_set(base, i, c->lsim[i]);
-    /* beta's column is the one before c's when it is fitted */
-    int beta_free = 0;
-    for (size_t i = 0; c->spec->beta && i < na; i++)
-        beta_free |= col[i] == np - 2;
-    for (int term = 0; term < PL_SYS_TERMS; term++) {
-        int rc = ok ? sys_curve(c, term, &p, t0, beta_free) : -1;
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            gsl_vector_set(d, i, c->lsim[i] - gsl_vector_get(base, i));
-        if (rc == 0 && linear_response(Ja, col, na, d, dx, np) != 0)
-            rc = -1;
-        if (rc == 1)
-            for (size_t j = 0; j < np; j++)
-                dx[j] = 0;
-        if (rc >= 0)
-            sys_store(c, xb, dx, term, sys);
-    }
-    double *rows[3] = {sys->lambda0, sys->t0, sys->beta};
-    double *sum[3] = {&sys->lambda0_sd, &sys->t0_sd, &sys->beta_sd};
-    for (int r = 0; r < 3; r++) {
-        double ss = 0;
-        for (int term = 0; term < PL_SYS_TERMS; term++)
-            ss += rows[r][term] * rows[r][term];
-        *sum[r] = sqrt(ss);   /* NaN when a term is */
-    }
-    gsl_matrix_free(Ja);
-    gsl_vector_free(base);
-    gsl_vector_free(d);
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    fp.h_df = 1e-5;
+    return fp;
 }
 
 /* The sum of squares of the workspace's residuals. */
@@ -700,6 +625,64 @@ static pl_status fit_stage(fit_ctx *c, gsl_multifit_nlinear_workspace *ws,
     return PL_OK;
 }
 
+/* One systematic term's response dx (x's coordinates) at the fit's
+ * solution xb: the fit done again with the term moved (sys_move()),
+ * starting at xb, on ws.  A refit, not the linearised step
+ * -(J'J)^-1 J' d through the Jacobian at xb: lambda0, t0 and beta trade
+ * along a curved valley, and the linear step's lambda0 came out 0.0041
+ * and 0.31 deg for g on two runs cut 0.1 s apart, where a refit moves
+ * both by 0.0022 (docs/validation.md, "Systematic terms").  1 when the
+ * term does not apply, -1 when the refit fails. */
+static int sys_refit(fit_ctx *c, int term, gsl_multifit_nlinear_workspace *ws,
+                     const gsl_vector *xb, double *dx)
+{
+    pl_model_params keep;
+    int rc = sys_move(c, term, &keep);
+    if (rc == 0) {
+        double sse;
+        int iters = 0;
+        pl_err ignore = {0};
+        rc = fit_stage(c, ws, xb, &sse, &iters, &ignore) == PL_OK ? 0 : -1;
+        const gsl_vector *xn = gsl_multifit_nlinear_position(ws);
+        for (size_t j = 0; rc == 0 && j < xb->size; j++)
+            dx[j] = gsl_vector_get(xn, j) - gsl_vector_get(xb, j);
+    }
+    c->p = keep;
+    c->tscale = 1;
+    return rc;
+}
+
+/* The systematic terms of the fit at xb into res->sys (sys_refit(), one
+ * refit a term that applies).  A term that cannot be worked out is NaN,
+ * and so is the sum it is part of. */
+static void fit_systematics(fit_ctx *c, const gsl_vector *xb, pl_match_result *res)
+{
+    enum { PMAX = 4 };
+    pl_fit_sys *sys = &res->sys;
+    size_t np = xb->size;
+    double dx[PMAX];
+    gsl_multifit_nlinear_parameters fp = fit_parameters();
+    gsl_multifit_nlinear_workspace *ws = np <= PMAX && c->n > np
+        ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, c->n, np) : NULL;
+    for (int term = 0; term < PL_SYS_TERMS; term++) {
+        int rc = ws ? sys_refit(c, term, ws, xb, dx) : -1;
+        if (rc == 1)
+            for (size_t j = 0; j < np; j++)
+                dx[j] = 0;
+        if (rc >= 0)
+            sys_store(c, xb, dx, term, sys);
+    }
+    double *rows[3] = {sys->lambda0, sys->t0, sys->beta};
+    double *sum[3] = {&sys->lambda0_sd, &sys->t0_sd, &sys->beta_sd};
+    for (int r = 0; r < 3; r++) {
+        double ss = 0;
+        for (int term = 0; term < PL_SYS_TERMS; term++)
+            ss += rows[r][term] * rows[r][term];
+        *sum[r] = sqrt(ss);   /* NaN when a term is */
+    }
+    gsl_multifit_nlinear_free(ws);
+}
+
 /* The parameters alone from x0's start (ws0), then with the level error
  * c from there (x1, ws1), into res with the sum of squares in *sse.  c
  * from the start took the level of a lambda0 far off (the release angle
@@ -728,7 +711,7 @@ static pl_status fit_two_stages(fit_ctx *c, gsl_multifit_nlinear_workspace *ws0,
     res->fit_rms = sqrt(*sse / (double)c->n);
     fit_uncertainties(res, c->spec, xb, gsl_multifit_nlinear_jac(ws1),
                       gsl_multifit_nlinear_residual(ws1));
-    fit_systematics(c, xb, gsl_multifit_nlinear_jac(ws1), res);
+    fit_systematics(c, xb, res);
     return PL_OK;
 }
 
@@ -843,8 +826,7 @@ static pl_status fit(pl_match_result *res, const pl_model_params *base,
         return pl_err_set(err, PL_ENOMEM, "matching: out of memory");
     }
     gsl_vector *x0 = gsl_vector_alloc(np), *x1 = gsl_vector_alloc(np + 1);
-    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-    fp.h_df = 1e-5;   /* the model is smooth in its parameters to ~1e-10 */
+    gsl_multifit_nlinear_parameters fp = fit_parameters();
     gsl_multifit_nlinear_workspace *ws0 = x0 && nf > np + 1
         ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nf, np) : NULL;
     gsl_multifit_nlinear_workspace *ws1 = x1 && ws0

@@ -26,9 +26,17 @@ pl_fit_flag pl_fit_flag_of(double lambda0_rad, double sd_rad, int n_edges,
     return PL_FIT_FLAG_NONE;
 }
 
+/* Whether a stored validation fitted lambda0 (a fit of beta or t0 alone
+ * keeps it as recorded; rows from before fit_lambda0 was stored fitted it
+ * whenever they fitted). */
+static int lambda0_fitted(const pl_validation *v)
+{
+    return !strcmp(v->fit, "fitted") && pl_validation_param(v, "fit_lambda0") != 0;
+}
+
 pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v)
 {
-    if (strcmp(v->fit, "fitted") != 0)
+    if (!lambda0_fitted(v))
         return PL_FIT_FLAG_NONE;
     return pl_fit_flag_of(v->lambda0_rad, pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad),
                           v->n_edges, v->beta_rad);
@@ -38,6 +46,38 @@ int pl_fit_decimals(double half_deg)
 {
     int dec = isfinite(half_deg) && half_deg > 0 ? (int)ceil(-log10(half_deg)) + 1 : 4;
     return dec < 2 ? 2 : dec > 6 ? 6 : dec;
+}
+
+void pl_lambda0_words(const pl_validation *v, int ascii, char *buf, size_t n)
+{
+    const char *pm = ascii ? "+-" : "\u00b1";
+    double deg = 180 / M_PI, sd = pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad);
+    double top = v->n_edges > 0 ? (M_PI / v->n_edges + v->beta_rad) * deg : NAN;
+    if (!lambda0_fitted(v)) {
+        snprintf(buf, n, "%.2f deg (as recorded, not fitted)", v->lambda0_rad * deg);
+        return;
+    }
+    switch (pl_fit_flag_of_validation(v)) {
+    case PL_FIT_FLAG_UNDETERMINED:
+        snprintf(buf, n, "%.2f deg, not determined by this run: the interval spans the "
+                 "whole range, 0 to %.2f deg", v->lambda0_rad * deg, top);
+        return;
+    case PL_FIT_FLAG_BOUND:
+        snprintf(buf, n, "%.2f deg, at its bound: the fit ran to an end of the range "
+                 "0 to %.2f deg, and says nothing of the release", v->lambda0_rad * deg, top);
+        return;
+    default:
+        break;
+    }
+    if (!isfinite(sd)) {
+        snprintf(buf, n, "%.4f deg (fitted, no uncertainty stored)", v->lambda0_rad * deg);
+        return;
+    }
+    double half = pl_fit_total_factor(v->lambda0_sd_rad, v->lambda0_sys_rad) * sd;
+    int dec = pl_fit_decimals(sd * deg);
+    snprintf(buf, n, "%.*f %s %.*f deg (1 sd; 95 %%: %.*f to %.*f)", dec,
+             v->lambda0_rad * deg, pm, dec, sd * deg, dec, (v->lambda0_rad - half) * deg,
+             dec, (v->lambda0_rad + half) * deg);
 }
 
 const char *pl_fit_flag_words(pl_fit_flag f)
@@ -90,8 +130,8 @@ int pl_verdict_gate(pl_verdict *v, const pl_validation *line,
     long long id = line->run_id;
     if (strcmp(line->fit, "fitted") != 0)
         snprintf(why, n, "neither law fits run %lld: %s (line) and %s (plastic) against %.2g "
-                 "allowed; lambda0 as recorded: a fit (prismlab validate %lld --fit "
-                 "lambda0,t0,beta) may find the release; if it cannot either, check the "
+                 "allowed; lambda0 as recorded: a fit (prismlab validate %lld, "
+                 "without --no-fit) may find the release; if it cannot either, check the "
                  "run's heights, signs and LDV scale (prismlab run show %lld)", id, a, b,
                  PL_LAW_FIT_RMS, id, id);
     else

@@ -40,6 +40,14 @@ pl_fit_flag pl_fit_flag_of_validation(const pl_validation *v);
  * 6 (4 when the width is not finite); the report's rule. */
 int pl_fit_decimals(double half_deg);
 
+/* A stored validation's lambda0 in words, the same on every page (n
+ * bytes into buf): "5.3013 +- 0.0065 deg (1 sd; 95 %: 5.2833 to 5.3193)"
+ * (+- one standard deviation, the total, as everywhere in prismlab; ascii
+ * 0 writes the sign as U+00B1), "7.40 deg, not determined by this run:
+ * the interval spans the whole range, 0 to 8.55 deg", "... at its
+ * bound ...", or "7.20 deg (as recorded, not fitted)". */
+void pl_lambda0_words(const pl_validation *v, int ascii, char *buf, size_t n);
+
 /* "", "at its bound", "undetermined". */
 const char *pl_fit_flag_words(pl_fit_flag f);
 

@@ -570,7 +570,7 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
         html_text(f, exp);
         fputs(" &amp;&amp; prismlab validate --experiment ", f);
         html_text(f, exp);
-        fputs(" --fit lambda0,t0</code></p>\n", f);
+        fputs("</code></p>\n", f);
         return;
     }
     fprintf(f, "<p id=\"verdict\" data-verdict=\"%s\">", pl_verdict_name(all.law));
@@ -703,27 +703,26 @@ static double lambda0_half95(const pl_validation *v)
            pl_fit_total_sd(v->lambda0_sd_rad, v->lambda0_sys_rad);
 }
 
-/* A fitted lambda0 with its 95 % interval (the interval's decimals) and
- * its flag; "-" without a fitted validation. */
+/* A fitted lambda0 in the words of every page (pl_lambda0_words(): +-
+ * one sd, the 95 % interval beside it, or why there is none) and the
+ * sd's parts; "-" without a fitted validation. */
 static void lambda0_text(FILE *f, const pl_validation *v, int html)
 {
     if (!v) {
         fputs(html ? "&ndash;" : "-", f);
         return;
     }
-    double half = lambda0_half95(v) * 180 / M_PI;
-    int dec = pl_fit_decimals(half);
-    fprintf(f, "%.*f", dec, v->lambda0_rad * 180 / M_PI);
-    if (isfinite(half))
-        fprintf(f, html ? " &plusmn; %.*f" : " ± %.*f", dec, half);
-    pl_fit_flag flag = pl_fit_flag_of_validation(v);
-    if (flag != PL_FIT_FLAG_NONE)
-        fprintf(f, html ? " <em class=\"flag\">%s</em>" : " (%s)", pl_fit_flag_words(flag));
-    /* the parts, as standard errors: what the data say, what the inputs'
-     * stated precision adds */
-    if (isfinite(half) && isfinite(v->lambda0_sys_rad))
-        fprintf(f, html ? " <small class=\"sd\">(s.e. stat %.*f, sys %.*f)</small>"
-                        : " (s.e. stat %.*f, sys %.*f)",
+    char words[192];
+    pl_lambda0_words(v, !html, words, sizeof words);
+    if (html)
+        html_text(f, words);
+    else
+        fputs(words, f);
+    /* the parts: what the data say, what the inputs' stated precision adds */
+    if (pl_fit_flag_of_validation(v) == PL_FIT_FLAG_NONE && isfinite(v->lambda0_sd_rad) &&
+        isfinite(v->lambda0_sys_rad))
+        fprintf(f, html ? " <small class=\"sd\">(parts, 1 sd: stat %.*f, sys %.*f)</small>"
+                        : " (parts, 1 sd: stat %.*f, sys %.*f)",
                 pl_fit_decimals(v->lambda0_sd_rad * 180 / M_PI), v->lambda0_sd_rad * 180 / M_PI,
                 pl_fit_decimals(v->lambda0_sys_rad * 180 / M_PI), v->lambda0_sys_rad * 180 / M_PI);
 }
@@ -791,11 +790,12 @@ static void html_results(FILE *f, const run_set *s)
 {
     fprintf(f, "<h2>Results per prism</h2>\n<p>Max rel. err.: max |L_sim - L_exp| / L_exp where L_exp &ge; 1, "
           "in %%; RMS in impacts.  <i>recorded</i>: lambda0 as the operator recorded it, release as detected; "
-          "<i>fitted</i>: lambda0 and the release instant (and the ramp's inclination, when asked) fitted to L_p, "
+          "<i>fitted</i>: lambda0, the release instant and the ramp's inclination (within 3 sd of the catalogue's; "
+          "validate's default, unless --fit named fewer) fitted to L_p, "
           "with a constant error of the measured L_p's level (the integral before the first impact), which the "
           "figures here leave in; "
-          "&plusmn; is the 95 %% interval of the total, statistical and systematic, whose two standard errors "
-          "follow it (s.e.).  <i>stat</i>: a delete-a-block jackknife over %d contiguous "
+          "&plusmn; is one standard deviation of the total, statistical and systematic, as everywhere in "
+          "prismlab; its 95 %% interval and its two parts follow it.  <i>stat</i>: a delete-a-block jackknife over %d contiguous "
           "blocks of the window and the least-squares error inflated for AR(1)-correlated residuals, in "
           "quadrature (the L_p residuals are correlated along the curve: the plain least-squares error is far "
           "too small); <i>sys</i>: the fitted value's response to the inputs stated with finite precision - "

@@ -73,7 +73,8 @@ static pl_status fit_of(long long run_id, int fitted, const pl_fit_spec *spec_in
             p->lambda0 = 0.9 * (M_PI / p->N + p->beta);
     } else if (!(p->lambda0 > 0)) {
         return pl_err_set(err, PL_EINVAL, "run %lld has no recorded release "
-                          "angle: validate it with a fit (--fit lambda0,t0)",
+                          "angle: validate it with a fit (leave out --no-fit: validate "
+                          "fits " PL_FIT_DEFAULT " by default)",
                           run_id);
     }
     return PL_OK;
@@ -197,8 +198,8 @@ pl_status pl_validation_curve(const pl_validation *v, const double *t,
     m.t0 = v->t0_s;
     /* a late start's turn before the recording (validation_of()'s lp_base;
      * absent from rows stored before it, which started at rest) */
-    const char *b = strstr(v->params, "lp_base=");
-    if (b && (b == v->params || b[-1] == '\n'))
-        m.lp_base = strtod(b + strlen("lp_base="), NULL);
+    double base = pl_validation_param(v, "lp_base");
+    if (isfinite(base))
+        m.lp_base = base;
     return pl_match_curve(&m, t, lp, om, v1, v2, n, err);
 }

@@ -77,8 +77,16 @@ $bin run show 1 --db "$db" | grep -q '^processed_utc:' || fail "run 1 was not pr
 l0=$(sqlite3 "$db" "SELECT round(lambda0_rad * 180 / pi(), 2) FROM validation
                     WHERE run_id = 1 AND law = 'line' AND fit = 'fitted'")
 [ "$l0" = 4.5 ] || fail "run 1: the line law's fitted lambda0 is $l0 deg, the simulator's 4.5"
-grep -q 'run 1: validate: run=1 law=line fit=fitted lambda0=4\.[45]' "$dir/log" ||
-    fail "the log lacks validate's lines"
+grep -q 'run 1: validate: run=1 law=line fit=fitted lambda0=4\.[45][0-9]*+-0\.[0-9]* (1 sd) ' "$dir/log" ||
+    fail "the log lacks validate's lines, with +- named (1 sd)"
+# the default fit (lambda0, t0 and beta) determines lambda0 (issue 45: the
+# daemon's fit of lambda0 and t0 alone read 4.50 +- 30.33 deg)
+sqlite3 "$db" "SELECT lambda0_sd_rad * 180 / pi() FROM validation
+               WHERE run_id = 1 AND law = 'line' AND fit = 'fitted'" | awk '{ exit !($1 > 0 && $1 < 0.1) }' ||
+    fail "run 1: the daemon's fit leaves lambda0 undetermined"
+grep -q 'fit_beta=1' <<EOF2 || fail "run 1: the daemon's validation did not fit beta"
+$(sqlite3 "$db" "SELECT s.params FROM validation v JOIN simulation s ON s.id = v.simulation_id WHERE v.run_id = 1 AND v.law = 'line' AND v.fit = 'fitted'")
+EOF2
 
 # 2: a run of the lead-in alone cannot be processed: said, and the daemon
 # records and processes the next run all the same
@@ -98,18 +106,30 @@ pid=
 
 # no lambda0 in the rig: the simulator records its own, which validate
 # starts from and compares
+# starts from and compares; [pipeline] fit = lambda0,t0 names the fit
 rig_ini ""
+printf 'fit = lambda0, gamma\n' >>"$dir/rig.ini"
+if $bin acquire daemon --config "$dir/rig.ini" 2>"$dir/err"; then
+    fail "a daemon started with [pipeline] fit = lambda0, gamma"
+fi
+grep -q "rig.ini:[0-9]*: \[pipeline\] fit: 'gamma' is not lambda0, t0 or beta" "$dir/err" ||
+    fail "a bad [pipeline] fit: $(cat "$dir/err")"
+rig_ini ""
+printf 'fit = lambda0,t0\n' >>"$dir/rig.ini"
 $bin acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
 pid=$!
 wait_socket
-grep -q 'no \[run\] lambda0_deg: lambda0 and t0 fitted from the lambda0 the source records' \
-    "$dir/log" || fail "the log does not say where lambda0 comes from"
+grep -q 'no \[run\] lambda0_deg: lambda0,t0 fitted from the lambda0 the source records' \
+    "$dir/log" || fail "the log does not say where lambda0 comes from, and with which fit"
 ctl arm >/dev/null
 wait_for 'run 4: pipeline: done' 250
 [ "$(rows 4 "")" = 4 ] || fail "run 4: $(rows 4 "") validations stored, expected 4"
 l0=$(sqlite3 "$db" "SELECT round(lambda0_rad * 180 / pi(), 1) FROM validation
                     WHERE run_id = 4 AND law = 'line' AND fit = 'fitted'")
 [ "$l0" = 4.5 ] || fail "run 4: the line law's fitted lambda0 is $l0 deg, the simulator's 4.5"
+sqlite3 "$db" "SELECT s.params FROM validation v JOIN simulation s ON s.id = v.simulation_id
+               WHERE v.run_id = 4 AND v.law = 'line' AND v.fit = 'fitted'" | grep -q '^fit_beta=0$' ||
+    fail "run 4: [pipeline] fit = lambda0,t0 did not reach validate"
 kill -TERM "$pid"
 wait "$pid" || fail "daemon exit status"
 pid=

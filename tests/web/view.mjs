@@ -127,11 +127,15 @@ async function answer() {
     .catch(() => fail('the run page has no validation (#answer)'));
   const verdict = await run.locator('#answer').getAttribute('data-verdict');
   const lineRow = (await run.locator('#answer tr[data-law="line"] td').textContent()).trim();
-  const plasticFlag = await run.locator('#answer tr[data-law="plastic"] .flag').textContent();
+  const plasticFlag = await run.locator('#answer tr[data-law="plastic"] .flag').getAttribute('data-flag');
+  const plasticWords = await run.locator('#answer tr[data-law="plastic"] .flag').textContent();
   const link = await run.locator('#report-link').getAttribute('href');
   console.log(`view: run 1: verdict ${verdict}; line: ${lineRow}; plastic flagged '${plasticFlag}'; report ${link}`);
-  if (verdict !== 'line' || !/^7\.2\d* ± 0\.\d+ deg \(95 % interval, fitted\)/.test(lineRow) ||
-      plasticFlag !== 'undetermined' || link !== '/experiment/fig8/')
+  // +- is one sd, named, with the 95 % interval beside it; an
+  // undetermined lambda0 says so instead of a +- of hundreds of degrees
+  if (verdict !== 'line' || !/^7\.2\d* ± 0\.\d+ deg \(1 sd; 95 %: 7\.2\d* to 7\.2\d*\)/.test(lineRow) ||
+      plasticFlag !== 'undetermined' || !/not determined by this run/.test(plasticWords) ||
+      /±/.test(plasticWords) || link !== '/experiment/fig8/')
     fail('the run page does not carry the validation');
 }
 

@@ -373,6 +373,12 @@
       if (!r.ok) throw new Error(text);
       el.innerHTML = text;   // the server's markup, its text escaped there
       state.answer = 'shown';
+      // a command is processing or validating the run now: ask again
+      // until it is done, so the verdict appears without a reload
+      if (document.getElementById('under-way')) {
+        state.answer = 'under way';
+        setTimeout(showAnswer, 1000);
+      }
     } catch (e) {
       el.lastElementChild.textContent = 'loading the validation failed: ' + e.message;
       state.answer = 'failed';

@@ -361,7 +361,7 @@ static void no_recorded_lambda0(void **state)
     char want[96];
     snprintf(want, sizeof want, "run %lld has no recorded release angle", id);
     assert_non_null(strstr(err.msg, want));
-    assert_non_null(strstr(err.msg, "--fit lambda0,t0"));
+    assert_non_null(strstr(err.msg, "leave out --no-fit"));
     assert_int_equal(pl_validation_get(f->store, id, "line", "recorded", &v, &err), PL_ENOTFOUND);
     pl_fit_spec spec = {.lambda0 = 1, .t0 = 1, .beta_sd = NAN};
     memset(&err, 0, sizeof err);
