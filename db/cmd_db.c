@@ -701,7 +701,8 @@ static void print_processing(pl_store *store, long long id, int json)
     printf("Lp_end:         %.4f\n", p.lp_end);
     printf("omega_last:     %.4f rad/s (mean over the last second)\n",
            p.omega_last_mean);
-    printf("omega+/omega-:  %.5f +- %.5f\n", p.ratio_mean, p.ratio_sd);
+    printf("omega+/omega-:  %.5f +- %.5f (1 sd of one impact's ratio; the mean's %.2g)\n",
+           p.ratio_mean, p.ratio_sd, p.ratio_mean_se);
     print_impact_t(&p, 0);
     if (p.warnings[0]) {
         char *save = NULL;

@@ -299,7 +299,7 @@ static void hum_words(const pl_fault *f, char *buf, size_t n)
 {
     char a1[32], a2[32], drift[2 * PL_FAULT_TEXT_MAX + 64] = "its drift not measured";
     if (pl_fault_get(f, "drift_hz") && pl_fault_get(f, "drift_se_hz"))
-        snprintf(drift, sizeof drift, "drifting %s Hz over the run, +- %s",
+        snprintf(drift, sizeof drift, "drifting %s Hz over the run, +- %s (1 sd)",
                  val(f, "drift_hz"), val(f, "drift_se_hz"));
     else if (pl_fault_get(f, "drift_hz"))
         snprintf(drift, sizeof drift, "drifting %s Hz over the run", val(f, "drift_hz"));
@@ -407,7 +407,7 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "missing_s"));
     else if (strcmp(k, "lattice_mismatch") == 0)
         snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
-                 "and %s around %s s, not 1 (+- %s), and omega (4.1) over the last "
+                 "and %s around %s s, not 1 (+- %s, 1 sd), and omega (4.1) over the last "
                  "second is %s rad/s where the impacts' clock gives %s: omega or the "
                  "impacts are wrong there (a beam saturated or blind?); do not trust "
                  "this run's numbers", val(f, "q_first"), val(f, "t_first_s"),

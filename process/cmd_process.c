@@ -27,6 +27,8 @@ static const pl_cli_command command = {
     "Prints a line a run: run=<id> release=<s> end=<s> impacts=<n>\n"
     "Lp_end=<value> omega_last=<rad/s> ratio=<mean>+-<sd> cutoff=<Hz>\n"
     "lattice=<slots> confirmed=<n> ratio_se=<standard error of the mean>\n"
+    "(+- is one standard deviation, as everywhere in prismlab: here the\n"
+    "spread of one impact's ratio; ratio_se the mean's)\n"
     "quality=<good|degraded|suspect>, and its warnings.  Every run is checked\n"
     "against the physics (docs/process.md section 9): a speed the prism cannot\n"
     "reach on its ramp, impacts spaced other than 2 pi/N, a prism turning\n"

@@ -771,7 +771,7 @@ static void html_result_row(FILE *f, const run_data *r)
      * tell it from the line law's (they differ by 1e-6 on the fixtures) */
     html_cell(f, "%.6f", 1, (const double[]){r->processed ? r->proc.ratio_mean : NAN});
     if (r->processed && isfinite(r->proc.ratio_mean_se))
-        fprintf(f, " &plusmn; %.1e", r->proc.ratio_mean_se);
+        fprintf(f, " &plusmn; %.1e (1 sd)", r->proc.ratio_mean_se);
     fputs(" / ", f);
     num(f, "%.6f", l ? l->ratio_pred : NAN);
     fputs(" / ", f);

@@ -70,6 +70,8 @@ grep -q '^lambda0 line:    .*; its parts (1 sd): stat 0\.[0-9]*, sys 0\.[0-9]* d
 grep -q '^lambda0 plastic: [0-9.]* deg, not determined by this run: the interval spans the whole range, 0 to [0-9.]* deg;' "$dir/show" ||
     fail "run show: the plastic fit does not read as undetermined"
 grep '^lambda0 plastic' "$dir/show" | grep -q '+-' && fail "run show: an undetermined lambda0 carries a +-"
+grep -q "^omega+/omega-:  0\.[0-9]* +- 0\.[0-9]* (1 sd of one impact's ratio; the mean's [0-9.e-]*)\$" "$dir/show" ||
+    fail "run show: the ratio's +- is not named: $(grep '^omega+' "$dir/show")"
 grep -q "^report:         .*prismlab report --experiment fig8 -o out/fig8\$" "$dir/show" ||
     fail "run show: no way to the report"
 
