@@ -158,6 +158,9 @@ static const double G_MODEL = 9.80665;
  * cannot match the data: the plastic law gains 0.006 % over five after
  * 20), and at FIT_MAX_ITER in any case. */
 enum { FIT_MAX_ITER = 60, FIT_PATIENCE = 20, FIT_STALL_ITER = 5 };
+
+/* Iterations of a systematic term's refit (sys_refit()), at most. */
+enum { SYS_REFIT_ITER = 25 };
 static const double FIT_STALL_REL = 1e-3;
 
 static double beta_of(const fit_ctx *c, double u)
@@ -639,8 +642,11 @@ static int sys_refit(fit_ctx *c, int term, gsl_multifit_nlinear_workspace *ws,
     pl_model_params keep;
     int rc = sys_move(c, term, &keep);
     if (rc == 0) {
+        /* from the solution a refit converges in 10-20 iterations; the
+         * count starts past FIT_PATIENCE, so that a law that cannot match
+         * the data stops once it stalls, and ends at FIT_MAX_ITER */
         double sse;
-        int iters = 0;
+        int iters = FIT_MAX_ITER - SYS_REFIT_ITER;
         pl_err ignore = {0};
         rc = fit_stage(c, ws, xb, &sse, &iters, &ignore) == PL_OK ? 0 : -1;
         const gsl_vector *xn = gsl_multifit_nlinear_position(ws);
