@@ -593,9 +593,9 @@ static void answer_section(pl_buf *b, const pl_run_info *r, const pl_answer *a,
         pl_buf_puts(b, "<p id=\"under-way\">");
         pl_buf_html(b, busy);
         pl_buf_puts(b, (a->law[0].has || a->law[1].has) && st == PL_OK
-                       ? "; below, the validation before it.  This section follows "
-                         "when it is done.</p>\n"
-                       : ".  This section follows when it is done.</p>\n");
+                       ? "; below, the validation before it.  This section updates "
+                         "itself when it is done.</p>\n"
+                       : ".  This section updates itself when it is done.</p>\n");
     }
     if (st != PL_OK || (!a->law[0].has && !a->law[1].has)) {
         pl_buf_puts(b, "<p id=\"answer\" data-verdict=\"none\">");

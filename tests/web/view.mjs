@@ -14,10 +14,16 @@
 //   - the zoom is in the URL (#t0=..&t1=..) and a link reopens it; "zoom
 //     to the roll" shows the release to the end; the loading sign shows
 //     while a zoomed window is on its way;
-//   - the live page with no daemon: level bars empty, greyed, "no daemon".
+//   - the live page with no daemon: level bars empty, greyed, "no daemon";
+//   - a run some process is validating now (issue 45): its page says so,
+//     with the process, above the validation before it, and once the
+//     mark is gone (validate ended) the section shows the verdict alone
+//     without a reload.  The mark is this node process's own, written
+//     with sqlite3 into the served store (SECRET/lab.db).
 // Prints "view: ..." lines; each check runs whatever the others gave (a
 // failure is printed and the next goes on); exits 1 if any failed.
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -221,6 +227,24 @@ async function liveNoDaemon() {
   if (stateText.includes(secret)) fail("live: the state names the server's path");
 }
 
+async function underWay() {
+  const db = path.join(secret, 'lab.db');
+  const sql = (q) => execFileSync('sqlite3', [db, q]);
+  sql(`INSERT OR REPLACE INTO run_work VALUES (2, 'validating', ${process.pid}, '${os.hostname()}', '2026-11-29T10:00:00Z')`);
+  const [run] = await open('run/2');
+  await run.waitForFunction(() => window.plRun && (window.plRun.ready || window.plRun.error), null, { timeout: 30000 });
+  const said = await run.locator('#under-way').textContent({ timeout: 15000 })
+    .catch(() => fail('a run being validated: its page does not say so (#under-way)'));
+  console.log(`view: run 2 being validated: '${said}'`);
+  if (!said.startsWith(`being validated now (process ${process.pid} on `) || !/the validation before it/.test(said))
+    fail(`a run being validated: '${said}'`);
+  sql('DELETE FROM run_work WHERE run_id = 2');
+  await run.waitForFunction(() => !document.getElementById('under-way') && document.getElementById('answer') &&
+                            window.plRun.answer === 'shown', null, { timeout: 5000 })
+    .catch(() => fail('the validation done, the page still says it is under way'));
+  console.log(`view: run 2's validation done: the page shows '${await run.locator('#answer').getAttribute('data-verdict')}' without a reload`);
+}
+
 async function main() {
   ctx = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1200, height: 900 },
@@ -229,7 +253,7 @@ async function main() {
   });
   await ctx.addInitScript(catchPlots);
   let failed = 0;
-  for (const check of [notFound, filter, answer, ticks, zoom, liveNoDaemon]) {
+  for (const check of [notFound, filter, answer, ticks, zoom, liveNoDaemon, underWay]) {
     try {
       await check();
     } catch (e) {
@@ -238,7 +262,7 @@ async function main() {
     }
   }
   if (problems.length) fail(problems.join('; '));
-  if (failed) fail(`${failed} of 6 checks failed`);
+  if (failed) fail(`${failed} of 7 checks failed`);
   console.log('view: no console errors');
 }
 

@@ -20,7 +20,7 @@ db=$dir/lab.db
 sh tests/util/catalogdb.sh "$bin" "$db"
 $bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null
 $bin process --all --db "$db" >/dev/null 2>&1
-$bin validate --all --fit lambda0,t0,beta --db "$db" >/dev/null
+$bin validate --all --db "$db" >/dev/null
 start_serve "$db" || fail "serve did not start"
 timeout 180 node tests/web/view.mjs "$url" "$dir" >"$dir/view.out" 2>&1 ||
     { cat "$dir/view.out" >&2; fail "the browser test failed"; }
