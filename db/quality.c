@@ -299,7 +299,7 @@ static void hum_words(const pl_fault *f, char *buf, size_t n)
 {
     char a1[32], a2[32], drift[2 * PL_FAULT_TEXT_MAX + 64] = "its drift not measured";
     if (pl_fault_get(f, "drift_hz") && pl_fault_get(f, "drift_se_hz"))
-        snprintf(drift, sizeof drift, "drifting %s Hz over the run, +- %s (1 sd)",
+        snprintf(drift, sizeof drift, "drifting %s Hz over the run, +- %s Hz at 1 sd",
                  val(f, "drift_hz"), val(f, "drift_se_hz"));
     else if (pl_fault_get(f, "drift_hz"))
         snprintf(drift, sizeof drift, "drifting %s Hz over the run", val(f, "drift_hz"));

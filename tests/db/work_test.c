@@ -31,28 +31,10 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     pl_err err = {0};
-    pl_run_info info;
-    pl_channel ch[2];
     f->dir = tu_tmpdir("work");
     f->db = tu_path(f->dir, "t.db");
-    if (pl_store_open(&f->store, f->db, PL_STORE_CREATE, &err) != PL_OK)
-        fail_msg("open: %s", err.msg);
-    pl_run_info_init(&info);
-    info.state = PL_RUN_IMPORTED;
-    info.sample_rate_hz = 10000;
-    snprintf(info.source_kind, sizeof info.source_kind, "sim");
-    memset(ch, 0, sizeof ch);
-    for (int c = 0; c < 2; c++) {
-        ch[c].beam_height_m = c ? 0.0116 : 0.0199;
-        ch[c].beam_sign = c ? -1 : 1;
-        ch[c].ldv_scale_mps_per_v = 0.025;
-        ch[c].cal_kind = PL_CAL_IDENTITY;
-        ch[c].cal_order = 1;
-        ch[c].cal_coef[1] = 1;
-    }
-    if (pl_run_create(f->store, &info, ch, &err) != PL_OK)
-        fail_msg("run: %s", err.msg);
-    f->run = info.id;
+    if (tu_store_with_run(f->db, &f->store, &f->run, &err) != PL_OK)
+        fail_msg("store with a run: %s", err.msg);
     *state = f;
     return 0;
 }

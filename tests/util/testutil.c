@@ -4,6 +4,7 @@
 
 #include "acquire/import.h"
 #include "db/catalog.h"
+#include "db/run.h"
 #include "db/store.h"
 
 #include <fcntl.h>
@@ -145,4 +146,32 @@ pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err 
     if (st == PL_OK && manifest)
         st = pl_import_manifest(db, manifest, 0, 0, NULL, NULL, NULL, NULL, runs, err);
     return st;
+}
+
+pl_status tu_store_with_run(const char *db, pl_store **store, long long *run_id, pl_err *err)
+{
+    pl_run_info info;
+    pl_channel ch[2];
+    if (pl_store_open(store, db, PL_STORE_CREATE, err) != PL_OK)
+        return err->code;
+    pl_run_info_init(&info);
+    info.state = PL_RUN_IMPORTED;   /* `run set` refuses a run still recording */
+    info.sample_rate_hz = 10000;
+    snprintf(info.source_kind, sizeof info.source_kind, "sim");
+    memset(ch, 0, sizeof ch);
+    for (int c = 0; c < 2; c++) {
+        ch[c].beam_height_m = c ? 0.0116 : 0.0199;
+        ch[c].beam_sign = c ? -1 : 1;
+        ch[c].ldv_scale_mps_per_v = 0.025;
+        ch[c].cal_kind = PL_CAL_IDENTITY;
+        ch[c].cal_order = 1;
+        ch[c].cal_coef[1] = 1;
+    }
+    if (pl_run_create(*store, &info, ch, err) != PL_OK) {
+        pl_store_close(*store);
+        *store = NULL;
+        return err->code;
+    }
+    *run_id = info.id;
+    return PL_OK;
 }

@@ -59,6 +59,14 @@ int tu_init_db(const char *db);
 
 pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err);
 
+/* A store created at db holding one imported run (10 kHz, two channels
+ * with identity calibration, beams at 19.9 and 11.6 mm, no samples): the
+ * start of the store tests that need a run to hang records on.  The run's
+ * id into *run_id; the open store into *store (the caller closes it). */
+struct pl_store;
+pl_status tu_store_with_run(const char *db, struct pl_store **store, long long *run_id,
+                            pl_err *err);
+
 /* Path of the prismlab binary under test ($PRISMLAB_BIN or bin/prismlab). */
 const char *tu_prismlab_path(void);
 
