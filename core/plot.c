@@ -363,7 +363,7 @@ static void draw_legend(const pl_plot_panel *p, double chr, PLFLT *w)
             scale[k] = dots ? 0.5 : 0.8;
             nsym[k] = pts ? 1 : dots ? DOT_KEYS : 0;
             text[k] = ser->label;
-            sym[k] = dots ? "#[0x2022]" : "#(728)";
+            sym[k] = "#[0x2022]";   /* the dot plpoin()'s code 17 draws */
             k++;
         }
         PLFLT h;

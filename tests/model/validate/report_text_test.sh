@@ -172,8 +172,15 @@ for run in rows:
         if f'({style}, {want:.5f})' not in cap:
             problems.append(f'run {run}: the {law} law\'s ratio {want:.5f} ({style}) is not in its caption: {cap}')
     n = con.execute('SELECT count(*) FROM impact WHERE run_id = ? AND ratio IS NOT NULL', (run,)).fetchone()[0]
+    # the points: the dots left of the legend (its keys are dots too)
     svg = open(out + '/' + m.group(1)).read()
-    points = len(re.findall(r'>&#x2022;</tspan>', svg)) - 5   # less the plastic law's key
+    dots = [float(t.split()[-2]) for t in
+            re.findall(r'transform="matrix\(([^)]*)\)"[^>]*>\s*<tspan[^>]*>&#x2022;</tspan>', svg, re.S)]
+    legend_x = min(float(t.split()[-2]) for t, text in
+                   re.findall(r'transform="matrix\(([^)]*)\)"[^>]*>\s*((?:<tspan[^>]*>[^<]*</tspan>)+)</text>', svg)
+                   if html.unescape(re.sub('<[^>]+>', '', text)).startswith('impacts (bars'))
+    points = sum(1 for x in dots if x < legend_x - 60)
+    print(f'report_text_test: ratio_run{run}.svg: {points} points of {n} impacts with a ratio')
     if points != n or 'bars: 1 s.e.' not in cap:
         problems.append(f'run {run}: {points} points drawn of {n} impacts with a ratio, caption {cap}')
 
