@@ -11,7 +11,9 @@
 #include "db/run.h"
 #include "db/validation.h"
 #include "model/validate/answer.h"
+#include "model/validate/ratio.h"
 #include "model/validate/report.h"
+#include "process/warnings.h"
 #include "web/assets.h"
 #include "web/buf.h"
 #include "web/connguard.h"
@@ -407,6 +409,24 @@ static void quality_cell(pl_web *w, pl_buf *b, long long id)
     pl_buf_printf(b, "\">%s</span></td>", q.quality);
 }
 
+/* The file cell of the runs table: an imported run's file by its name
+ * (the path it came from as the tooltip), a recorded run how it was
+ * recorded (the DAQ card's device, or the rig simulator and its seed). */
+static void file_cell(pl_buf *b, const pl_run_info *r)
+{
+    if (r->state == PL_RUN_IMPORTED) {
+        const char *slash = strrchr(r->source_detail, '/');
+        pl_buf_puts(b, "<td class=\"file\" title=\"");
+        pl_buf_html(b, r->source_detail);
+        pl_buf_puts(b, "\">");
+        pl_buf_html(b, slash ? slash + 1 : r->source_detail);
+    } else {
+        pl_buf_puts(b, "<td class=\"file recorded\">recorded from ");
+        pl_buf_html(b, r->source_detail[0] ? r->source_detail : r->source_kind);
+    }
+    pl_buf_puts(b, "</td>");
+}
+
 static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
 {
     const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
@@ -455,7 +475,8 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     }
     pl_buf_puts(&b, "</select></label> <button>show</button></form>\n");
     pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
-                      "<th>experiment</th><th>prism</th><th>ramp</th><th>started (UTC)</th>"
+                      "<th>experiment</th><th>file (imported) or how recorded</th><th>prism</th><th>ramp</th>"
+                      "<th>started (UTC)</th>"
                       "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
                       "<th>data quality</th><th>law the data support</th></tr></thead>\n"
                       "<tbody>\n", runs.n);
@@ -474,7 +495,9 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
             pl_buf_html(&b, r->experiment);
             pl_buf_puts(&b, "</a>");
         }
-        pl_buf_puts(&b, "</td><td>");
+        pl_buf_puts(&b, "</td>");
+        file_cell(&b, r);
+        pl_buf_puts(&b, "<td>");
         pl_buf_html(&b, r->prism);
         pl_buf_puts(&b, "</td><td>");
         pl_buf_html(&b, r->ramp);
@@ -686,6 +709,25 @@ static void impact_t_row(pl_buf *b, const pl_processing *p)
                    "its tops' fits scaled to the run's noise (docs/process.md)</td></tr>");
 }
 
+static int count_warning(void *ctx, const char *line, size_t len)
+{
+    (void)line;
+    (void)len;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* One processing warning as an item of the run page's list. */
+static int warning_item(void *ctx, const char *line, size_t len)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%.*s", (int)len, line);
+    pl_buf_puts(ctx, "<li>");
+    pl_buf_html(ctx, text);
+    pl_buf_puts(ctx, "</li>");
+    return 0;
+}
+
 static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -747,14 +789,20 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     if (!processed)
         pl_buf_puts(&b, "<p class=\"warn\">Not processed: only the raw velocities are shown "
                         "(<code>prismlab process</code> derives &omega;, L<sub>p</sub> and the impacts).</p>\n");
-    if (processed && p.warnings[0]) {
+    /* the run's central measurement, near the top: run.js draws it from
+     * /api/run/ID/ratios once the time plots are drawn */
+    if (processed && p.n_impacts > 0)
+        pl_buf_puts(&b, "<h2>Impact ratio &omega;<sub>+</sub>/&omega;<sub>-</sub></h2>\n"
+                        "<p class=\"hint\" id=\"ratio-note\">Loading the impacts&hellip;</p>\n"
+                        "<div class=\"plot\" id=\"plot-ratio\"></div>\n");
+    /* each finding once: the warnings a fault above already says are
+     * left out (process/warnings.h) */
+    int shown = 0;
+    if (processed)
+        pl_warnings_each(p.warnings, p.faults, count_warning, &shown);
+    if (shown) {
         pl_buf_puts(&b, "<h2>Processing warnings</h2>\n<ul id=\"warnings\">");
-        char *save = NULL, *line = strtok_r(p.warnings, "\n", &save);
-        for (; line; line = strtok_r(NULL, "\n", &save)) {
-            pl_buf_puts(&b, "<li>");
-            pl_buf_html(&b, line);
-            pl_buf_puts(&b, "</li>");
-        }
+        pl_warnings_each(p.warnings, p.faults, warning_item, &b);
         pl_buf_puts(&b, "</ul>\n");
     }
     /* the loading sign shows from the first paint until run.js has drawn
@@ -884,6 +932,53 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
         pl_buf_free(&b);
         return fail(c, status_of(st), "%s", err.msg);
     }
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
+/* /api/run/ID/ratios: what the run page's figure of the impact ratio
+ * draws: each impact's [omega_minus, ratio, ratio_se] (those with a
+ * ratio, in time order; ratio_se null where unknown), each law's
+ * predicted ratio (model/validate/ratio.h; null where none) and the
+ * run's mean with its standard error. */
+static enum MHD_Result api_ratios(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_err err = {0};
+    pl_run_entry *e;
+    double law[2];
+    pl_status st = lock_run(w, id, &e, &err);
+    if (st != PL_OK)
+        return fail(c, status_of(st), "%s", err.msg);
+    st = pl_law_ratios(w->store, id, law, &err);
+    if (st != PL_OK) {
+        pthread_mutex_unlock(&w->lock);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    pl_buf b;
+    pl_buf_init(&b);
+    pl_buf_printf(&b, "{\"run\":%lld,\"line\":", id);
+    pl_buf_json_num(&b, law[0], 8);
+    pl_buf_puts(&b, ",\"plastic\":");
+    pl_buf_json_num(&b, law[1], 8);
+    pl_buf_puts(&b, ",\"mean\":");
+    pl_buf_json_num(&b, e->processed ? e->proc.ratio_mean : NAN, 8);
+    pl_buf_puts(&b, ",\"mean_se\":");
+    pl_buf_json_num(&b, e->processed ? e->proc.ratio_mean_se : NAN, 3);
+    pl_buf_printf(&b, ",\"total\":%zu,\"impacts\":[", e->n_imp);
+    int n = 0;
+    for (size_t i = 0; i < e->n_imp; i++) {
+        const pl_impact *m = &e->imp[i];
+        if (!isfinite(m->omega_minus) || !isfinite(m->ratio))
+            continue;
+        pl_buf_puts(&b, n++ ? ",[" : "[");
+        pl_buf_json_num(&b, m->omega_minus, 8);
+        pl_buf_puts(&b, ",");
+        pl_buf_json_num(&b, m->ratio, 8);
+        pl_buf_puts(&b, ",");
+        pl_buf_json_num(&b, m->ratio_se, 3);
+        pl_buf_puts(&b, "]");
+    }
+    pthread_mutex_unlock(&w->lock);
+    pl_buf_puts(&b, "]}\n");
     return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
 }
 
@@ -1448,10 +1543,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return api_window(w, c, id);
         if (!strcmp(what, "impacts"))
             return api_impacts(w, c, id);
+        if (!strcmp(what, "ratios"))
+            return api_ratios(w, c, id);
         if (!strcmp(what, "answer"))
             return api_answer(w, c, id);
         return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window, "
-                    "/api/run/ID/impacts or /api/run/ID/answer");
+                    "/api/run/ID/impacts, /api/run/ID/ratios or /api/run/ID/answer");
     }
     return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
 }
