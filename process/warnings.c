@@ -130,3 +130,18 @@ int pl_warnings_each(const char *warnings, const char *faults,
     }
     return 0;
 }
+
+static int count_one(void *ctx, const char *line, size_t len)
+{
+    (void)line;
+    (void)len;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+size_t pl_warnings_count(const char *warnings, const char *faults)
+{
+    size_t n = 0;
+    pl_warnings_each(warnings, faults, count_one, &n);
+    return n;
+}

@@ -27,4 +27,7 @@ int pl_warnings_each(const char *warnings, const char *faults,
                      int (*fn)(void *ctx, const char *line, size_t len),
                      void *ctx);
 
+/* How many warnings pl_warnings_each() calls its fn for. */
+size_t pl_warnings_count(const char *warnings, const char *faults);
+
 #endif

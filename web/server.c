@@ -709,14 +709,6 @@ static void impact_t_row(pl_buf *b, const pl_processing *p)
                    "its tops' fits scaled to the run's noise (docs/process.md)</td></tr>");
 }
 
-static int count_warning(void *ctx, const char *line, size_t len)
-{
-    (void)line;
-    (void)len;
-    ++*(int *)ctx;
-    return 0;
-}
-
 /* One processing warning as an item of the run page's list. */
 static int warning_item(void *ctx, const char *line, size_t len)
 {
@@ -797,10 +789,7 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
                         "<div class=\"plot\" id=\"plot-ratio\"></div>\n");
     /* each finding once: the warnings a fault above already says are
      * left out (process/warnings.h) */
-    int shown = 0;
-    if (processed)
-        pl_warnings_each(p.warnings, p.faults, count_warning, &shown);
-    if (shown) {
+    if (processed && pl_warnings_count(p.warnings, p.faults)) {
         pl_buf_puts(&b, "<h2>Processing warnings</h2>\n<ul id=\"warnings\">");
         pl_warnings_each(p.warnings, p.faults, warning_item, &b);
         pl_buf_puts(&b, "</ul>\n");
@@ -935,6 +924,18 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
     return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
 }
 
+/* sep, then "[v0,v1,...]": v[k] to digits[k] significant digits, null
+ * where it is not finite (a row of an impacts' answer). */
+static void json_row(pl_buf *b, const char *sep, size_t n, const double *v, const int *digits)
+{
+    pl_buf_puts(b, sep);
+    for (size_t k = 0; k < n; k++) {
+        pl_buf_puts(b, k ? "," : "[");
+        pl_buf_json_num(b, v[k], digits[k]);
+    }
+    pl_buf_puts(b, "]");
+}
+
 /* /api/run/ID/ratios: what the run page's figure of the impact ratio
  * draws: each impact's [omega_minus, ratio, ratio_se] (those with a
  * ratio, in time order; ratio_se null where unknown), each law's
@@ -967,15 +968,9 @@ static enum MHD_Result api_ratios(pl_web *w, struct MHD_Connection *c, long long
     int n = 0;
     for (size_t i = 0; i < e->n_imp; i++) {
         const pl_impact *m = &e->imp[i];
-        if (!isfinite(m->omega_minus) || !isfinite(m->ratio))
-            continue;
-        pl_buf_puts(&b, n++ ? ",[" : "[");
-        pl_buf_json_num(&b, m->omega_minus, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio_se, 3);
-        pl_buf_puts(&b, "]");
+        if (isfinite(m->omega_minus) && isfinite(m->ratio))
+            json_row(&b, n++ ? "," : "", 3, (const double[]){m->omega_minus, m->ratio, m->ratio_se},
+                     (const int[]){8, 8, 3});
     }
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "]}\n");
@@ -1009,17 +1004,10 @@ static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long lon
     pl_buf_printf(&b, "{\"run\":%lld,\"total\":%zu,\"from\":%zu,\"rows\":[", id, e->n_imp, a);
     for (size_t i = a; i < z; i++) {
         const pl_impact *m = &e->imp[i];
-        pl_buf_printf(&b, "%s[%.10g,", i > a ? "," : "", m->t_s);
-        pl_buf_json_num(&b, m->omega_minus, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->omega_plus, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio, 8);
-        pl_buf_printf(&b, ",%d,", m->confirmed);
-        pl_buf_json_num(&b, m->t_sd_s, 4);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio_se, 4);
-        pl_buf_puts(&b, "]");
+        json_row(&b, i > a ? "," : "", 7,
+                 (const double[]){m->t_s, m->omega_minus, m->omega_plus, m->ratio,
+                                  m->confirmed, m->t_sd_s, m->ratio_se},
+                 (const int[]){10, 8, 8, 8, 10, 4, 4});
     }
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "]}\n");

@@ -679,14 +679,6 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
     fputs("</table>\n", f);
 }
 
-static int count_line(void *ctx, const char *line, size_t len)
-{
-    (void)line;
-    (void)len;
-    ++*(int *)ctx;
-    return 0;
-}
-
 /* One warning of the processing, as an item of the runs table's list. */
 static int html_warning(void *ctx, const char *line, size_t len)
 {
@@ -772,10 +764,7 @@ static void html_runs(FILE *f, const run_set *s)
         /* each finding once: the warnings a fault of the quality cell
          * already says are left out */
         const char *faults = r->has_quality ? r->quality.faults : NULL;
-        int shown = 0;
-        if (r->processed)
-            pl_warnings_each(r->proc.warnings, faults, count_line, &shown);
-        if (shown) {
+        if (r->processed && pl_warnings_count(r->proc.warnings, faults)) {
             fputs("<ul class=\"faults\">", f);
             pl_warnings_each(r->proc.warnings, faults, html_warning, f);
             fputs("</ul>", f);

@@ -107,6 +107,9 @@ static void a_warning_no_fault_says_is_kept(void **state)
               "decoder\n",
               "beam_dead channel=2 agree=0.000 blocks=437\n", &k),
         "2 drop-outs of both beams at once bridged by straight lines");
+    assert_int_equal(pl_warnings_count("2 drop-outs of both beams at once bridged by straight "
+                                       "lines\nbeam 2 never saw the prism (it follows beam 1)\n",
+                                       "beam_dead channel=2 agree=0.000 blocks=437\n"), 1);
     /* no quality record (processed before prismlab kept one): all, in order */
     assert_string_equal(shown("a\n\nb\r\nc", NULL, &k), "a|b|c");
     assert_string_equal(shown("mains hum at 50.00 Hz removed (0.0249 and 0.0248 mm/s)\n", "", &k),

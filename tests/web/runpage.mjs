@@ -17,23 +17,14 @@
 //     recorded run how it was recorded.
 // Prints "runpage: ..." lines; each check runs whatever the others gave;
 // exits 1 if any failed.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { session } from './harness.mjs';
 
 const [url, recorded, lineRatio, plasticRatio] = process.argv.slice(2);
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'prismlab-chromium-'));
-const problems = [];
-let ctx;
-
-function fail(msg) {
-  console.error('runpage: FAIL ' + msg);
-  throw new Error('runpage: ' + msg);
-}
+const s = session('runpage');
+const { fail, problems } = s;
 
 async function open(where) {
-  const page = await ctx.newPage();
+  const page = await s.ctx.newPage();
   page.on('console', m => { if (m.type() === 'error') problems.push(`${where}: console error: ${m.text()}`); });
   page.on('pageerror', e => problems.push(`${where}: uncaught: ${e.message}`));
   const r = await page.goto(url + where);
@@ -148,7 +139,7 @@ async function impactMarks() {
 }
 
 async function fileColumn() {
-  const page = await ctx.newPage();
+  const page = await s.ctx.newPage();
   page.on('pageerror', e => problems.push(`runs: uncaught: ${e.message}`));
   await page.goto(url);
   const heads = await page.locator('#runs thead th').allTextContents();
@@ -166,48 +157,4 @@ async function fileColumn() {
   await page.close();
 }
 
-// Every uPlot a page makes, caught as it is made (tests/web/view.mjs).
-function catchPlots() {
-  let real = null;
-  window.__plots = [];
-  Object.defineProperty(window, 'uPlot', {
-    configurable: true,
-    get() { return real; },
-    set(v) {
-      real = function (opts, data, el) { const u = new v(opts, data, el); window.__plots.push(u); return u; };
-      Object.assign(real, v);
-    },
-  });
-}
-
-async function main() {
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1200, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
-  await ctx.addInitScript(catchPlots);
-  let failed = 0;
-  const checks = [ratioPlot, impactMarks, fileColumn];
-  for (const check of checks) {
-    try {
-      await check();
-    } catch (e) {
-      if (!String(e.message).startsWith('runpage:')) console.error(`runpage: FAIL (${check.name}) ${e.message.split('\n')[0]}`);
-      failed++;
-    }
-  }
-  if (problems.length) fail(problems.join('; '));
-  if (failed) fail(`${failed} of ${checks.length} checks failed`);
-  console.log('runpage: ok, no console errors');
-}
-
-try {
-  await main();
-} catch (e) {
-  if (!String(e.message).startsWith('runpage:')) console.error('runpage: FAIL ' + e.message);
-  process.exitCode = 1;
-} finally {
-  if (ctx) await ctx.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-}
+await s.run([ratioPlot, impactMarks, fileColumn]);

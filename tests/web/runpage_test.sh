@@ -9,14 +9,8 @@ bin=${PRISMLAB_BIN:-bin/prismlab}
 dir=$(mktemp -d)
 . tests/web/liverig.sh
 trap liverig_cleanup EXIT INT TERM
-fail() {
-    echo "runpage_test: $*" >&2
-    [ -f "$dir/serve.out" ] && { echo "--- serve.out" >&2; cat "$dir/serve.out" >&2; }
-    exit 1
-}
-command -v node >/dev/null || fail "node is not installed (make deps)"
-[ -d tests/web/node_modules/playwright-core ] || fail "playwright-core is not installed (make deps)"
-[ -x /usr/bin/chromium ] || fail "chromium is not installed (make deps)"
+fail() { liverig_fail runpage_test "$@"; }
+need_browser
 
 db=$dir/lab.db
 sh tests/util/catalogdb.sh "$bin" "$db"
