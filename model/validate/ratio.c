@@ -53,6 +53,9 @@ static void catalog_ratios(pl_store *store, const pl_run_info *info, double rati
     pl_model_params_default(&p);
     pl_model_params_from_catalog(&p, &prism, &ramp);
     p.law = PL_LAW_LINE;
+    /* the impact's ratio does not depend on the release, but the model
+     * checks one: the default's (N = 22's) lies past alpha for N > 25 */
+    p.lambda0 = 0.5 * M_PI / prism.n_edges;
     if (pl_model_create(&m, &p, &ignore) == PL_OK)
         ratio[0] = pl_model_impact_ratio(m);
     pl_model_destroy(m);
