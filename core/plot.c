@@ -79,9 +79,25 @@ static PLINT colour_of(const pl_plot_series *ser)
     return ser->color < 0 ? 1 : 2 + ser->color % 10;
 }
 
+/* A line's pattern: PLplot's own 3 (marks of 2 mm, 2 mm apart) for a
+ * dashed one; a dotted one is drawn with marks of DOT_MARK um, DOT_SPACE
+ * um apart (PLplot has no dotted pattern of its own: its 2, 1 mm marks,
+ * was once the "dashed" line that a caption's reader saw dotted), and
+ * its legend key as a row of dots (draw_legend()). */
+enum { DOT_MARK = 350, DOT_SPACE = 1100, DOT_KEYS = 5 };
+
 static PLINT line_style(int style)
 {
-    return style == PL_PLOT_DASHED ? 2 : style == PL_PLOT_DOTTED ? 3 : 1;
+    return style == PL_PLOT_DASHED ? 3 : 1;
+}
+
+static void set_line_style(int style)
+{
+    PLINT mark = DOT_MARK, space = DOT_SPACE;
+    if (style == PL_PLOT_DOTTED)
+        plstyl(1, &mark, &space);
+    else
+        pllsty(line_style(style));
 }
 
 /* The heat map's cells, each a filled rectangle of colour map 1. */
@@ -311,7 +327,7 @@ static void draw_series(const pl_plot_series *ser)
         plssym(0, 1.2);
         plpoin((PLINT)ser->n, ser->x, ser->y, 17);
     } else {
-        pllsty(line_style(ser->style));
+        set_line_style(ser->style);
         plwidth(1.6);
         draw_line(ser);
         pllsty(1);
@@ -339,15 +355,15 @@ static void draw_legend(const pl_plot_panel *p, double chr, PLFLT *w)
             const pl_plot_series *ser = &p->series[s];
             if (!ser->label)
                 continue;
-            int pts = ser->style == PL_PLOT_POINTS;
-            opt[k] = pts ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
+            int pts = ser->style == PL_PLOT_POINTS, dots = ser->style == PL_PLOT_DOTTED;
+            opt[k] = pts || dots ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
             col[k] = colour_of(ser);
             lsty[k] = line_style(ser->style);
             lw[k] = 1.6;
-            scale[k] = 0.8;
-            nsym[k] = pts ? 1 : 0;
+            scale[k] = dots ? 0.5 : 0.8;
+            nsym[k] = pts ? 1 : dots ? DOT_KEYS : 0;
             text[k] = ser->label;
-            sym[k] = "#(728)";
+            sym[k] = "#[0x2022]";   /* the dot plpoin()'s code 17 draws */
             k++;
         }
         PLFLT h;

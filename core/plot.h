@@ -33,7 +33,10 @@ typedef struct {
                                 entry only (a style key) */
     int color;               /* 0..9, a fixed palette readable on white;
                                 -1: black */
-    int style;               /* PL_PLOT_LINE, _POINTS, _DASHED */
+    int style;               /* PL_PLOT_LINE (solid), _POINTS, _DASHED
+                                (dashes 2 mm long, 2 mm apart), _DOTTED
+                                (marks of 1 mm, 1 mm apart, which read as
+                                dots), _BARS */
 } pl_plot_series;
 
 /* A heat map under a panel's series: cell (i, j) centred on (x[i], y[j])

@@ -320,13 +320,21 @@ static const char *fixed(const pl_fault *f, const char *key, double scale, int d
     return out;
 }
 
+/* An instant (s) as the warnings and the tables write it, to the
+ * millisecond: a record holds a tenth of it more, which printed beside
+ * them read as another number ("3.0998 s" next to "3.100 s"). */
+static const char *instant(const pl_fault *f, const char *key, char *out, size_t n)
+{
+    return fixed(f, key, 1, 3, out, n);
+}
+
 /* A gap line in words: where, how long, and what processing did with it
  * (process/process.c, bridge_gaps()). */
 static void gap_words(const pl_fault *f, char *buf, size_t n)
 {
     char at[32], ms[32], slots[32];
     const pl_fault_field *moving = pl_fault_get(f, "in_motion");
-    fixed(f, "at_s", 1, 3, at, sizeof at);
+    instant(f, "at_s", at, sizeof at);
     fixed(f, "missing_s", 1e3, 1, ms, sizeof ms);
     if (moving && moving->number == 0)
         snprintf(buf, n, "the recording has a gap: %s frames (%s ms) missing at %s s, "
@@ -341,10 +349,11 @@ static void gap_words(const pl_fault *f, char *buf, size_t n)
 void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
 {
     const char *k = f->kind;
+    char t0[32], t1[32];
     if (strcmp(k, "beam_lost") == 0)
         snprintf(buf, n, "beam %s lost the prism from %s s to %s s (measured "
-                 "on %s alone)", val(f, "channel"), val(f, "from_s"),
-                 val(f, "to_s"), other_beam(f));
+                 "on %s alone)", val(f, "channel"), instant(f, "from_s", t0, sizeof t0),
+                 instant(f, "to_s", t1, sizeof t1), other_beam(f));
     else if (strcmp(k, "beam_dead") == 0)
         snprintf(buf, n, "beam %s never saw the prism: it followed %s in a share "
                  "of %s of the motion's %s blocks of 10 ms, so the whole run was "
@@ -355,13 +364,14 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
         snprintf(buf, n, "beam %s saturated: flat at %s m/s from %s s to %s s (%s "
                  "samples in %s spans) while %s turned on, inside the converter's range "
                  "(a decoder past its velocity range: widen it); measured on %s there",
-                 val(f, "channel"), val(f, "level_mps"), val(f, "from_s"), val(f, "to_s"),
-                 val(f, "samples"), val(f, "spans"), other_beam(f), other_beam(f));
+                 val(f, "channel"), val(f, "level_mps"), instant(f, "from_s", t0, sizeof t0),
+                 instant(f, "to_s", t1, sizeof t1), val(f, "samples"), val(f, "spans"),
+                 other_beam(f), other_beam(f));
     else if (strcmp(k, "clipped") == 0)
         snprintf(buf, n, "beam %s clipped at the converter's range: %s samples "
                  "in %s spans between %s s and %s s", val(f, "channel"),
-                 val(f, "samples"), val(f, "spans"), val(f, "from_s"),
-                 val(f, "to_s"));
+                 val(f, "samples"), val(f, "spans"), instant(f, "from_s", t0, sizeof t0),
+                 instant(f, "to_s", t1, sizeof t1));
     else if (strcmp(k, "common_motion") == 0) {
         char freqs[PL_FAULT_TEXT_MAX * 2], lvl[32];
         spaced_list(val(f, "freqs_hz"), freqs, sizeof freqs);
@@ -377,7 +387,7 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
                  strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "total_s"));
     else if (strcmp(k, "tail_cut") == 0)
         snprintf(buf, n, "the prism left the beams at %s s; the recording ran on "
-                 "past it (not used)", val(f, "at_s"));
+                 "past it (not used)", instant(f, "at_s", t0, sizeof t0));
     else if (strcmp(k, "gap") == 0)
         gap_words(f, buf, n);
     else if (strcmp(k, "refused") == 0)
@@ -396,22 +406,22 @@ void pl_fault_describe(const pl_fault *f, char *buf, size_t n)
     else if (strcmp(k, "second_release") == 0)
         snprintf(buf, n, "the prism rolls again from %s s, after the motion measured here "
                  "ended at %s s: a second release in one file; only the first is measured "
-                 "(import the rest as a run of its own)", val(f, "at_s"),
-                 val(f, "first_end_s"));
+                 "(import the rest as a run of its own)", instant(f, "at_s", t0, sizeof t0),
+                 instant(f, "first_end_s", t1, sizeof t1));
     else if (strcmp(k, "time_jump") == 0)
         snprintf(buf, n, "the impacts' lattice jumps by %s of a slot before %s s (%s jump%s "
                  "in all): about %s s of samples missing from the file there, with no "
                  "time column to say so (a dropped buffer?); the impacts after it are "
                  "early by that much, L_p counts whole slots across it",
-                 val(f, "slot_part"), val(f, "at_s"), val(f, "count"),
+                 val(f, "slot_part"), instant(f, "at_s", t0, sizeof t0), val(f, "count"),
                  strcmp(val(f, "count"), "1") == 0 ? "" : "s", val(f, "missing_s"));
     else if (strcmp(k, "lattice_mismatch") == 0)
         snprintf(buf, n, "the integral of omega turns %s slots per impact around %s s "
                  "and %s around %s s, not 1 (+- %s, 1 sd), and omega (4.1) over the last "
                  "second is %s rad/s where the impacts' clock gives %s: omega or the "
                  "impacts are wrong there (a beam saturated or blind?); do not trust "
-                 "this run's numbers", val(f, "q_first"), val(f, "t_first_s"),
-                 val(f, "q_last"), val(f, "t_last_s"), val(f, "q_se"),
+                 "this run's numbers", val(f, "q_first"), instant(f, "t_first_s", t0, sizeof t0),
+                 val(f, "q_last"), instant(f, "t_last_s", t1, sizeof t1), val(f, "q_se"),
                  val(f, "omega41_rad_s"), val(f, "lattice_rad_s"));
     else {
         pl_err ignored;

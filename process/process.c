@@ -869,7 +869,7 @@ static void check_count(pl_process_result *r, int N)
              r->drift_rad);
     for (int c = 0; c < 2; c++)
         if (f->dropouts[c])
-            warn(r, "channel %d: %zu drop-outs (%.1f ms in all) bridged from the other "
+            warn(r, "beam %d: %zu drop-outs (%.1f ms in all) bridged from the other "
                  "beam", c + 1, f->dropouts[c], 1e3 * f->dropout_s[c]);
     if (f->both_out)
         warn(r, "%zu drop-outs of both beams at once bridged by straight lines",
@@ -944,14 +944,14 @@ static void assess_quality(pl_process_result *r)
             fault(r, "saturated channel=%d level_mps=%.4g samples=%zu spans=%zu from_s=%.4f "
                   "to_s=%.4f", c + 1, f->sat_level_mps[c], f->clipped[c], f->clip_spans[c],
                   f->clip_from_s[c], f->clip_to_s[c]);
-            warn(r, "channel %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
+            warn(r, "beam %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
                  "on (its decoder's velocity limit?), carried by beam %d", c + 1,
                  f->sat_level_mps[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c, 2 - c);
             degraded = 1;
         } else if (f->clipped[c] > 0) {
             fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
                   f->clipped[c], f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c]);
-            warn(r, "channel %d clipped: %zu samples at its rails in %zu stretches from "
+            warn(r, "beam %d clipped: %zu samples at its rails in %zu stretches from "
                  "%.3f s to %.3f s, carried by beam %d", c + 1, f->clipped[c],
                  f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c);
             degraded = 1;

@@ -12,7 +12,9 @@
 #include "db/validation.h"
 #include "db/work.h"
 #include "model/validate/answer.h"
+#include "model/validate/ratio.h"
 #include "model/validate/report.h"
+#include "process/warnings.h"
 #include "web/assets.h"
 #include "web/buf.h"
 #include "web/connguard.h"
@@ -408,6 +410,24 @@ static void quality_cell(pl_web *w, pl_buf *b, long long id)
     pl_buf_printf(b, "\">%s</span></td>", q.quality);
 }
 
+/* The file cell of the runs table: an imported run's file by its name
+ * (the path it came from as the tooltip), a recorded run how it was
+ * recorded (the DAQ card's device, or the rig simulator and its seed). */
+static void file_cell(pl_buf *b, const pl_run_info *r)
+{
+    if (r->state == PL_RUN_IMPORTED) {
+        const char *slash = strrchr(r->source_detail, '/');
+        pl_buf_puts(b, "<td class=\"file\" title=\"");
+        pl_buf_html(b, r->source_detail);
+        pl_buf_puts(b, "\">");
+        pl_buf_html(b, slash ? slash + 1 : r->source_detail);
+    } else {
+        pl_buf_puts(b, "<td class=\"file recorded\">recorded from ");
+        pl_buf_html(b, r->source_detail[0] ? r->source_detail : r->source_kind);
+    }
+    pl_buf_puts(b, "</td>");
+}
+
 static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
 {
     const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
@@ -456,7 +476,8 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
     }
     pl_buf_puts(&b, "</select></label> <button>show</button></form>\n");
     pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
-                      "<th>experiment</th><th>prism</th><th>ramp</th><th>started (UTC)</th>"
+                      "<th>experiment</th><th>file (imported) or how recorded</th><th>prism</th><th>ramp</th>"
+                      "<th>started (UTC)</th>"
                       "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
                       "<th>data quality</th><th>law the data support</th></tr></thead>\n"
                       "<tbody>\n", runs.n);
@@ -475,7 +496,9 @@ static enum MHD_Result page_runs(pl_web *w, struct MHD_Connection *c)
             pl_buf_html(&b, r->experiment);
             pl_buf_puts(&b, "</a>");
         }
-        pl_buf_puts(&b, "</td><td>");
+        pl_buf_puts(&b, "</td>");
+        file_cell(&b, r);
+        pl_buf_puts(&b, "<td>");
         pl_buf_html(&b, r->prism);
         pl_buf_puts(&b, "</td><td>");
         pl_buf_html(&b, r->ramp);
@@ -695,6 +718,17 @@ static void impact_t_row(pl_buf *b, const pl_processing *p)
                    "its tops' fits scaled to the run's noise (docs/process.md)</td></tr>");
 }
 
+/* One processing warning as an item of the run page's list. */
+static int warning_item(void *ctx, const char *line, size_t len)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%.*s", (int)len, line);
+    pl_buf_puts(ctx, "<li>");
+    pl_buf_html(ctx, text);
+    pl_buf_puts(ctx, "</li>");
+    return 0;
+}
+
 static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -757,14 +791,17 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     if (!processed)
         pl_buf_puts(&b, "<p class=\"warn\">Not processed: only the raw velocities are shown "
                         "(<code>prismlab process</code> derives &omega;, L<sub>p</sub> and the impacts).</p>\n");
-    if (processed && p.warnings[0]) {
+    /* the run's central measurement, near the top: run.js draws it from
+     * /api/run/ID/ratios once the time plots are drawn */
+    if (processed && p.n_impacts > 0)
+        pl_buf_puts(&b, "<h2>Impact ratio &omega;<sub>+</sub>/&omega;<sub>-</sub></h2>\n"
+                        "<p class=\"hint\" id=\"ratio-note\">Loading the impacts&hellip;</p>\n"
+                        "<div class=\"plot\" id=\"plot-ratio\"></div>\n");
+    /* each finding once: the warnings a fault above already says are
+     * left out (process/warnings.h) */
+    if (processed && pl_warnings_count(p.warnings, p.faults)) {
         pl_buf_puts(&b, "<h2>Processing warnings</h2>\n<ul id=\"warnings\">");
-        char *save = NULL, *line = strtok_r(p.warnings, "\n", &save);
-        for (; line; line = strtok_r(NULL, "\n", &save)) {
-            pl_buf_puts(&b, "<li>");
-            pl_buf_html(&b, line);
-            pl_buf_puts(&b, "</li>");
-        }
+        pl_warnings_each(p.warnings, p.faults, warning_item, &b);
         pl_buf_puts(&b, "</ul>\n");
     }
     /* the loading sign shows from the first paint until run.js has drawn
@@ -897,6 +934,59 @@ static enum MHD_Result api_meta(pl_web *w, struct MHD_Connection *c, long long i
     return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
 }
 
+/* sep, then "[v0,v1,...]": v[k] to digits[k] significant digits, null
+ * where it is not finite (a row of an impacts' answer). */
+static void json_row(pl_buf *b, const char *sep, size_t n, const double *v, const int *digits)
+{
+    pl_buf_puts(b, sep);
+    for (size_t k = 0; k < n; k++) {
+        pl_buf_puts(b, k ? "," : "[");
+        pl_buf_json_num(b, v[k], digits[k]);
+    }
+    pl_buf_puts(b, "]");
+}
+
+/* /api/run/ID/ratios: what the run page's figure of the impact ratio
+ * draws: each impact's [omega_minus, ratio, ratio_se] (those with a
+ * ratio, in time order; ratio_se null where unknown), each law's
+ * predicted ratio (model/validate/ratio.h; null where none) and the
+ * run's mean with its standard error. */
+static enum MHD_Result api_ratios(pl_web *w, struct MHD_Connection *c, long long id)
+{
+    pl_err err = {0};
+    pl_run_entry *e;
+    double law[2];
+    pl_status st = lock_run(w, id, &e, &err);
+    if (st != PL_OK)
+        return fail(c, status_of(st), "%s", err.msg);
+    st = pl_law_ratios(w->store, id, law, &err);
+    if (st != PL_OK) {
+        pthread_mutex_unlock(&w->lock);
+        return fail(c, status_of(st), "%s", err.msg);
+    }
+    pl_buf b;
+    pl_buf_init(&b);
+    pl_buf_printf(&b, "{\"run\":%lld,\"line\":", id);
+    pl_buf_json_num(&b, law[0], 8);
+    pl_buf_puts(&b, ",\"plastic\":");
+    pl_buf_json_num(&b, law[1], 8);
+    pl_buf_puts(&b, ",\"mean\":");
+    pl_buf_json_num(&b, e->processed ? e->proc.ratio_mean : NAN, 8);
+    pl_buf_puts(&b, ",\"mean_se\":");
+    pl_buf_json_num(&b, e->processed ? e->proc.ratio_mean_se : NAN, 3);
+    pl_buf_printf(&b, ",\"total\":%zu,\"impacts\":[", e->n_imp);
+    int n = 0;
+    for (size_t i = 0; i < e->n_imp; i++) {
+        const pl_impact *m = &e->imp[i];
+        if (isfinite(m->omega_minus) && isfinite(m->ratio))
+            json_row(&b, n++ ? "," : "", 3, (const double[]){m->omega_minus, m->ratio, m->ratio_se},
+                     (const int[]){8, 8, 3});
+    }
+    pthread_mutex_unlock(&w->lock);
+    pl_buf_puts(&b, "]}\n");
+    return send_buf(c, MHD_HTTP_OK, "application/json", &b, NULL);
+}
+
 enum { IMPACTS_PAGE = 200, IMPACTS_MAX = 1000 };
 
 /* A page of the impacts' table: rows [from, from + n) (n at most
@@ -924,17 +1014,10 @@ static enum MHD_Result api_impacts(pl_web *w, struct MHD_Connection *c, long lon
     pl_buf_printf(&b, "{\"run\":%lld,\"total\":%zu,\"from\":%zu,\"rows\":[", id, e->n_imp, a);
     for (size_t i = a; i < z; i++) {
         const pl_impact *m = &e->imp[i];
-        pl_buf_printf(&b, "%s[%.10g,", i > a ? "," : "", m->t_s);
-        pl_buf_json_num(&b, m->omega_minus, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->omega_plus, 8);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio, 8);
-        pl_buf_printf(&b, ",%d,", m->confirmed);
-        pl_buf_json_num(&b, m->t_sd_s, 4);
-        pl_buf_puts(&b, ",");
-        pl_buf_json_num(&b, m->ratio_se, 4);
-        pl_buf_puts(&b, "]");
+        json_row(&b, i > a ? "," : "", 7,
+                 (const double[]){m->t_s, m->omega_minus, m->omega_plus, m->ratio,
+                                  m->confirmed, m->t_sd_s, m->ratio_se},
+                 (const int[]){10, 8, 8, 8, 10, 4, 4});
     }
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "]}\n");
@@ -1458,10 +1541,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return api_window(w, c, id);
         if (!strcmp(what, "impacts"))
             return api_impacts(w, c, id);
+        if (!strcmp(what, "ratios"))
+            return api_ratios(w, c, id);
         if (!strcmp(what, "answer"))
             return api_answer(w, c, id);
         return fail(c, MHD_HTTP_NOT_FOUND, "expected /api/run/ID/meta, /api/run/ID/window, "
-                    "/api/run/ID/impacts or /api/run/ID/answer");
+                    "/api/run/ID/impacts, /api/run/ID/ratios or /api/run/ID/answer");
     }
     return fail(c, MHD_HTTP_NOT_FOUND, "no page at this address (see / for the runs)");
 }

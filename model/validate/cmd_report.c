@@ -14,7 +14,8 @@ static const pl_cli_command command = {
     "Writes the validation report of experiment E into DIR: index.html (open\n"
     "it in a browser; it needs no network), summary.md, metrics.csv and the\n"
     "figures as SVG (L_p(t) as seed 000 figs. 8-9, rotary speed as fig. 6,\n"
-    "gauge velocities as fig. 5, L_p error, impact ratio against N).  Run\n"
+    "gauge velocities as fig. 5, L_p error, impact ratio against N, and each\n"
+    "run's impact ratios against omega- beside both laws' ratios).  Run\n"
     "`prismlab process` and `prismlab validate` first: a run without them is\n"
     "listed but not compared.\n"};
 

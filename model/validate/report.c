@@ -12,7 +12,9 @@
 #include "db/validation.h"
 #include "model/prism/match.h"
 #include "model/validate/answer.h"
+#include "model/validate/ratio.h"
 #include "model/validate/validate.h"
+#include "process/warnings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,6 +41,9 @@ typedef struct {
     double *t, *lp, *om, *v1, *v2, *slp, *som, *sv1, *sv2;
     double *plp, *pom;            /* the plastic law's L_p and omega */
     size_t n;
+    pl_impact *imp;               /* the impacts (processed runs) */
+    size_t n_imp;
+    double law_ratio[LAWS];       /* each law's omega+/omega- (NaN: none) */
     double h[2];                  /* beam heights from the run's channels */
     double blocks[PL_FIT_BLOCKS]; /* the verdict's block log-ratios */
     size_t n_blocks;
@@ -84,6 +89,7 @@ static void free_run(run_data *r)
                      r->sv2, r->plp, r->pom};
     for (int i = 0; i < 11; i++)
         free(v[i]);
+    free(r->imp);
 }
 
 static void html_text(FILE *f, const char *s)
@@ -403,6 +409,63 @@ static pl_status fig_ratio(const fig_ctx *c, int *count, pl_err *err)
     return st;
 }
 
+/* Impacts drawn at most in a run's figure of its ratios: every k-th
+ * beyond (a 10-minute run has some 40 000, an SVG of them megabytes). */
+enum { RUN_RATIO_POINTS = 2000 };
+
+static size_t run_ratio_step(const run_data *r)
+{
+    return r->n_imp > RUN_RATIO_POINTS ? (r->n_imp + RUN_RATIO_POINTS - 1) / RUN_RATIO_POINTS : 1;
+}
+
+/* A run's impacts (ratio_runID.svg): each one's omega+/omega- against
+ * omega- just before it, its standard error as a bar, and each law's
+ * ratio as a line across them (dashed: line-impact law; dotted: plastic,
+ * as in the other figures); none for a run without ratios. */
+static pl_status fig_run_ratio(const fig_ctx *c, const run_data *r, int *count, pl_err *err)
+{
+    size_t step = run_ratio_step(r), cap = r->n_imp / step + 1, m = 0;
+    double *buf = malloc(5 * cap * sizeof *buf);
+    if (!buf)
+        return pl_err_set(err, PL_ENOMEM, "report: out of memory");
+    double *x = buf, *y = buf + cap, *bars = buf + 2 * cap, *hi = buf + 4 * cap;
+    double lo_x = INFINITY, hi_x = -INFINITY;
+    for (size_t i = 0; i < r->n_imp; i += step) {
+        const pl_impact *im = &r->imp[i];
+        if (!isfinite(im->omega_minus) || !isfinite(im->ratio))
+            continue;
+        double se = isfinite(im->ratio_se) ? im->ratio_se : 0;
+        x[m] = im->omega_minus;
+        y[m] = im->ratio;
+        bars[m] = im->ratio - se;
+        hi[m++] = im->ratio + se;
+        lo_x = fmin(lo_x, im->omega_minus);
+        hi_x = fmax(hi_x, im->omega_minus);
+    }
+    /* PL_PLOT_BARS wants the lows, then the highs */
+    memmove(bars + m, hi, m * sizeof *hi);
+    double lx[2] = {lo_x, hi_x}, ly[LAWS][2];
+    pl_plot_series ser[4] = {{x, y, m, "impacts (bars: 1 s.e.)", 0, PL_PLOT_POINTS},
+                             {x, bars, m, NULL, 0, PL_PLOT_BARS}};
+    size_t k = 2;
+    static const char *const names[LAWS] = {"line-impact law", "plastic law"};
+    for (int law = 0; law < LAWS; law++)
+        if (isfinite(r->law_ratio[law])) {
+            ly[law][0] = ly[law][1] = r->law_ratio[law];
+            ser[k++] = (pl_plot_series){lx, ly[law], 2, names[law], 1 + law,
+                                        law ? PL_PLOT_DOTTED : PL_PLOT_DASHED};
+        }
+    char title[160], name[64];
+    snprintf(title, sizeof title, "Run %lld (N=%d %s): omega+/omega- of each impact",
+             r->info.id, r->prism.n_edges, r->prism.material);
+    snprintf(name, sizeof name, "ratio_run%lld.svg", r->info.id);
+    pl_plot_panel p = {title, "omega- just before the impact (rad/s)", "omega+/omega-",
+                       NAN, NAN, NAN, NAN, ser, k};
+    pl_status st = m ? fig_write(c, name, 900, 420, &p, 1, count, err) : PL_OK;
+    free(buf);
+    return st;
+}
+
 static pl_status figures(const run_set *s, const char *dir, int *count,
                          pl_err *err)
 {
@@ -414,6 +477,8 @@ static pl_status figures(const run_set *s, const char *dir, int *count,
         st = fig_vp(&c, count, err);
     if (st == PL_OK)
         st = fig_ratio(&c, count, err);
+    for (size_t i = 0; i < s->n && st == PL_OK; i++)
+        st = fig_run_ratio(&c, &s->r[i], count, err);
     fig_free(&c);
     return st;
 }
@@ -614,19 +679,26 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
     fputs("</table>\n", f);
 }
 
-/* One fault, in words, as an item of the runs table's list. */
-static int html_fault(void *ctx, const pl_fault *fault, const char *line, size_t len)
+/* One warning of the processing, as an item of the runs table's list. */
+static int html_warning(void *ctx, const char *line, size_t len)
 {
     FILE *f = ctx;
     char words[2048];
-    if (fault)
-        pl_fault_describe(fault, words, sizeof words);
-    else
-        snprintf(words, sizeof words, "%.*s", (int)len, line);
+    snprintf(words, sizeof words, "%.*s", (int)len, line);
     fputs("<li>", f);
     html_text(f, words);
     fputs("</li>", f);
     return 0;
+}
+
+/* One fault, in words, as an item of the runs table's list. */
+static int html_fault(void *ctx, const pl_fault *fault, const char *line, size_t len)
+{
+    char words[2048];
+    if (!fault)
+        return html_warning(ctx, line, len);
+    pl_fault_describe(fault, words, sizeof words);
+    return html_warning(ctx, words, strlen(words));
 }
 
 /* The quality cell: the record's word and its faults as a short list
@@ -660,7 +732,7 @@ static void html_runs(FILE *f, const run_set *s)
 {
     fputs("<h2>Runs</h2>\n<table><tr><th>run</th><th>source</th><th>prism</th><th>N</th><th>material</th>"
           "<th>ramp</th><th>h1 / h2 (mm)</th><th>window (s)</th><th>impacts</th><th>data quality</th>"
-          "<th>processing warnings</th></tr>\n", f);
+          "<th>processing warnings (besides the faults)</th></tr>\n", f);
     for (size_t i = 0; i < s->n; i++) {
         const run_data *r = &s->r[i];
         const char *q = r->has_quality ? r->quality.quality : "";
@@ -689,7 +761,14 @@ static void html_runs(FILE *f, const run_set *s)
                     strcmp(q, "refused") == 0 ? "refused" : "not processed");
         html_quality(f, r);
         fputs("</td><td class=\"l\">", f);
-        html_text(f, r->processed ? r->proc.warnings : "");
+        /* each finding once: the warnings a fault of the quality cell
+         * already says are left out */
+        const char *faults = r->has_quality ? r->quality.faults : NULL;
+        if (r->processed && pl_warnings_count(r->proc.warnings, faults)) {
+            fputs("<ul class=\"faults\">", f);
+            pl_warnings_each(r->proc.warnings, faults, html_warning, f);
+            fputs("</ul>", f);
+        }
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -868,16 +947,19 @@ static void html_figures(FILE *f, const char *dir, int figures)
 {
     static const struct { const char *file, *cap; } figs[] = {
         {"lp.svg", "Line-impact count L_p(t) = N theta / 2 pi (4.2) measured (solid) and simulated with the "
-                   "line-impact law (dashed) and the plastic law (long dashes), both fitted; one colour and one "
-                   "legend entry a run; time from the detected release; cf. seed 000 figs. 8 and 9."},
+                   "line-impact law (dashed) and the plastic law (dotted), each fitted where the run was "
+                   "validated with a fit, else as recorded; one colour and one legend entry a run; time from "
+                   "the detected release; cf. seed 000 figs. 8 and 9."},
         {"lp_error.svg", "Difference of simulated and measured L_p over the valid window (line law, fitted "
                          "release); the maximum relative error in the table is taken from this curve where L_exp &ge; 1."},
         {"omega.svg", "Rotary speed omega(t) = (v_p1 - v_p2)/(h1 - h2) (4.1), measured (solid, low-passed) and "
-                      "simulated with the line-impact law (dashed) and the plastic law (long dashes); cf. seed 000 fig. 6."},
-        {"vp.svg", "Gauge-point velocities v_p1, v_p2 (4.3) of the first prism, measured and simulated, with a "
-                   "zoom on impacts mid-run (every cusp is one line impact); cf. seed 000 fig. 5 and its inset."},
-        {"ratio.svg", "omega+/omega- per prism: the measured mean of every detected impact, its bar the standard "
-                      "deviation of the single impacts, against the line-impact law's and the plastic law's predictions."},
+                      "simulated with the line-impact law (dashed) and the plastic law (dotted); cf. seed 000 fig. 6."},
+        {"vp.svg", "Gauge-point velocities v_p1, v_p2 (4.3) of the first prism, measured (solid) and simulated "
+                   "with the line-impact law (dashed), with a zoom on impacts mid-run (every cusp is one line "
+                   "impact); cf. seed 000 fig. 5 and its inset."},
+        {"ratio.svg", "omega+/omega- per prism: the measured mean of every detected impact (points), its bar the "
+                      "standard deviation of the single impacts (bars: 1 sd), against the line-impact law's and the "
+                      "plastic law's predictions (points of their own colours)."},
     };
     fputs("<h2>Figures</h2>\n", f);
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
@@ -893,6 +975,46 @@ static void html_figures(FILE *f, const char *dir, int figures)
     }
     fprintf(f, "<p>Files: <a href=\"metrics.csv\">metrics.csv</a>, <a href=\"summary.md\">summary.md</a>; "
                "%d figures, each also as PDF and PNG (same name, .pdf and .png).</p>\n", figures);
+}
+
+/* Each run's impacts: the figure fig_run_ratio() drew, its caption
+ * saying what the points, the bars and the lines are, with the numbers
+ * (the measured mean with its standard error, each law's ratio). */
+static void html_run_ratios(FILE *f, const run_set *s, const char *dir)
+{
+    int any = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const run_data *r = &s->r[i];
+        char file[64], fp[1300];
+        snprintf(file, sizeof file, "ratio_run%lld.svg", r->info.id);
+        snprintf(fp, sizeof fp, "%s/%s", dir, file);
+        struct stat sb;
+        if (stat(fp, &sb) != 0)
+            continue;
+        if (!any++)
+            fputs("<h2>Each run's impacts</h2>\n<p>The run's central measurement: the ratio "
+                  "omega+/omega- of each impact, against the speed it met the ramp with, beside what "
+                  "each law predicts for the prism (neither depends on the speed).</p>\n", f);
+        size_t step = run_ratio_step(r);
+        fprintf(f, "<figure id=\"ratio-run%lld\"><img src=\"%s\" alt=\"%s\"><figcaption>Run %lld "
+                   "(N=%d ", r->info.id, file, file, r->info.id, r->prism.n_edges);
+        html_text(f, r->prism.material);
+        fprintf(f, "): omega+/omega- of each of its %zu impacts (points", r->n_imp);
+        if (step > 1)
+            fprintf(f, "; every %zu-th drawn", step);
+        fputs(") against omega- just before it; each bar &plusmn;1 standard error of that impact's ratio "
+              "(bars: 1 s.e., from its tops' fits scaled to the run's noise); the line-impact law's ratio "
+              "(dashed, ", f);
+        num(f, "%.5f", r->law_ratio[0]);
+        fputs(") and the plastic law's (dotted, ", f);
+        num(f, "%.5f", r->law_ratio[1]);
+        fputs(") across.  Measured mean ", f);
+        num(f, "%.5f", r->proc.ratio_mean);
+        if (isfinite(r->proc.ratio_mean_se))
+            fprintf(f, " &plusmn; %.1e (1 s.e. of the mean)", r->proc.ratio_mean_se);
+        fprintf(f, ".  (<a href=\"ratio_run%lld.pdf\">PDF</a>, <a href=\"ratio_run%lld.png\">PNG</a>)"
+                   "</figcaption></figure>\n", r->info.id, r->info.id);
+    }
 }
 
 /* The page's end, with the check the browser test reads. */
@@ -925,6 +1047,7 @@ static pl_status write_html(const run_set *s, const char *exp, const char *dir,
     html_verdict(f, s, exp);
     html_runs(f, s);
     html_results(f, s);
+    html_run_ratios(f, s, dir);
     html_figures(f, dir, figures);
     html_paper(f, s);
     html_end(f);
@@ -1115,8 +1238,15 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
     }
     qsort(s.r, s.n, sizeof s.r[0], by_edges);
     for (size_t i = 0; i < s.n && st == PL_OK; i++) {
-        if (s.r[i].processed)
-            st = load_series(store, &s.r[i], err);
+        run_data *r = &s.r[i];
+        pl_err ignore = {0};
+        if (r->processed)
+            st = load_series(store, r, err);
+        /* a run processed before its impacts were stored has none to draw */
+        if (st == PL_OK && r->processed)
+            pl_derived_impacts(store, r->info.id, &r->imp, &r->n_imp, &ignore);
+        if (st == PL_OK)
+            st = pl_law_ratios(store, r->info.id, r->law_ratio, err);
         rs.validated += s.r[i].has[0][1];
     }
     rs.runs = (int)s.n;

@@ -6,6 +6,11 @@
 #   start_daemon DB                       daemon in the background: $dpid
 #   start_serve DB                        serve in the background: $spid,
 #                                         $url, $token
+#   liverig_fail TEST MESSAGE...          says why TEST failed, with the
+#                                         daemon's and serve's logs; exits 1
+#   need_browser                          fails (through the caller's
+#                                         fail) without node,
+#                                         playwright-core or chromium
 dpid=
 spid=
 # stops what was started and removes $dir
@@ -45,4 +50,20 @@ start_serve() {
     url=$(sed -n 's/^prismlab serve: \(http[^ ]*\) .*/\1/p' "$dir/serve.out")
     token=$(sed -n 's/^prismlab serve: control token \([0-9a-f]*\) .*/\1/p' "$dir/serve.out")
     [ -n "$url" ] && [ -n "$token" ]
+}
+
+liverig_fail() {
+    ftest=$1
+    shift
+    echo "$ftest: $*" >&2
+    for f in daemon.log serve.out; do
+        [ -f "$dir/$f" ] && { echo "--- $f" >&2; cat "$dir/$f" >&2; }
+    done
+    exit 1
+}
+
+need_browser() {
+    command -v node >/dev/null || fail "node is not installed (make deps)"
+    [ -d tests/web/node_modules/playwright-core ] || fail "playwright-core is not installed (make deps)"
+    [ -x /usr/bin/chromium ] || fail "chromium is not installed (make deps)"
 }

@@ -22,24 +22,17 @@
 //     with sqlite3 into the served store (SECRET/lab.db).
 // Prints "view: ..." lines; each check runs whatever the others gave (a
 // failure is printed and the next goes on); exits 1 if any failed.
-import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { session } from './harness.mjs';
 
 const [url, secret] = process.argv.slice(2);
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'prismlab-chromium-'));
-const problems = [];
-let ctx;
-
-function fail(msg) {
-  console.error('view: FAIL ' + msg);
-  throw new Error(msg);
-}
+const s = session('view');
+const { fail, problems } = s;
 
 async function open(where, ok = true) {
-  const page = await ctx.newPage();
+  const page = await s.ctx.newPage();
   page.on('console', m => {
     // the 404 page's own load is the one error expected
     if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`${where}: console error: ${m.text()}`);
@@ -60,22 +53,6 @@ function checkLabels(what, labels, splits) {
     if (splits && splits[i] !== 0 && /^-?0(\.0*)?$/.test(l)) fail(`${what}: ${splits[i]} labelled '${l}'`);
   });
   console.log(`view: ${what}: ${labels.join(' | ')}`);
-}
-
-// Every uPlot a page makes, caught as it is made (an init script wraps
-// the constructor), so that the labels read are the ones drawn, whatever
-// the page's own code keeps.
-function catchPlots() {
-  let real = null;
-  window.__plots = [];
-  Object.defineProperty(window, 'uPlot', {
-    configurable: true,
-    get() { return real; },
-    set(v) {
-      real = function (opts, data, el) { const u = new v(opts, data, el); window.__plots.push(u); return u; };
-      Object.assign(real, v);
-    },
-  });
 }
 
 // the labels (or the values: what 'splits') on axis k of the plot whose
@@ -245,33 +222,4 @@ async function underWay() {
   console.log(`view: run 2's validation done: the page shows '${await run.locator('#answer').getAttribute('data-verdict')}' without a reload`);
 }
 
-async function main() {
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1200, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
-  await ctx.addInitScript(catchPlots);
-  let failed = 0;
-  for (const check of [notFound, filter, answer, ticks, zoom, liveNoDaemon, underWay]) {
-    try {
-      await check();
-    } catch (e) {
-      if (!String(e.message).startsWith('view:')) console.error(`view: FAIL (${check.name}) ${e.message.split('\n')[0]}`);
-      failed++;
-    }
-  }
-  if (problems.length) fail(problems.join('; '));
-  if (failed) fail(`${failed} of 7 checks failed`);
-  console.log('view: no console errors');
-}
-
-try {
-  await main();
-} catch (e) {
-  if (!String(e.message).startsWith('view:')) console.error('view: FAIL ' + e.message);
-  process.exitCode = 1;
-} finally {
-  if (ctx) await ctx.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-}
+await s.run([notFound, filter, answer, ticks, zoom, liveNoDaemon, underWay]);

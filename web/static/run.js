@@ -20,7 +20,8 @@
   const status = document.getElementById('status');
   const loading = document.getElementById('loading');
   const state = window.plRun = { ready: false, loads: 0, last: null, error: null, impacts: 0,
-                                 quality: null, faults: [], table: null, answer: null };
+                                 quality: null, faults: [], table: null, answer: null,
+                                 marks: {}, ratio: null };
   let meta = null;
   const plots = [];
   let syncing = false;
@@ -80,16 +81,28 @@
     return lo;
   }
 
-  // vertical lines at the impacts, and their ratios when there is room.
-  // Only those in view, one line a pixel column and colour, one path a
-  // colour: a 10-minute run has ~40 000 impacts, ~35 a column when whole.
-  function drawImpacts(u, withRatio) {
+  // The impacts in view.  Where they stand at least MARK_GAP px apart
+  // (all but a tenth of neighbours), a line across the plot at each, and
+  // its ratio when there is room; closer, as a whole run's ~150-500
+  // impacts are, lines would wall the curve in: a row of ticks
+  // MARK_TICK px tall along the plot's foot instead.  One line a pixel
+  // column and colour, one path a colour: a 10-minute run has ~40 000
+  // impacts, ~35 a column when whole.  state.marks[key] says which.
+  const MARK_GAP = 8, MARK_TICK = 6;
+  function drawImpacts(u, withRatio, key) {
     if (!meta || !meta.impacts || !meta.impacts.length) return;
     const ctx = u.ctx, xs = u.scales.x, top = u.bbox.top, h = u.bbox.height;
+    const dpr = devicePixelRatio;
     const imp = meta.impacts, a = impactAt(xs.min);
     let b = a;
     while (b < imp.length && imp[b][0] <= xs.max) b++;
-    const room = b > a && u.bbox.width / (b - a) > 45 * devicePixelRatio;
+    let close = 0;
+    for (let i = a + 1; i < b; i++)
+      close += u.valToPos(imp[i][0], 'x', true) - u.valToPos(imp[i - 1][0], 'x', true) < MARK_GAP * dpr;
+    const apart = close <= 0.1 * (b - a);
+    const room = b > a && u.bbox.width / (b - a) > 45 * dpr;
+    const y0 = apart ? top : top + h - MARK_TICK * dpr;
+    let drawn = 0;
     ctx.save();
     ctx.lineWidth = 1;
     for (const [colour, seen] of [['rgba(200,0,0,0.45)', true], ['rgba(200,120,0,0.35)', false]]) {
@@ -101,11 +114,13 @@
         const x = Math.round(u.valToPos(imp[i][0], 'x', true));
         if (x === last) continue;
         last = x;
-        ctx.moveTo(x, top); ctx.lineTo(x, top + h);
+        drawn++;
+        ctx.moveTo(x, y0); ctx.lineTo(x, top + h);
       }
       ctx.stroke();
     }
-    if (withRatio && room) {
+    state.marks[key] = { inView: b - a, drawn, as: apart ? 'lines' : 'ticks' };
+    if (withRatio && room && apart) {
       ctx.font = (10 * devicePixelRatio) + 'px sans-serif';
       ctx.fillStyle = '#900';
       for (let i = a; i < b; i++) {
@@ -127,7 +142,7 @@
     load(min, max);
   }
 
-  function makePlot(el, title, yLabel, names, colours, withRatio) {
+  function makePlot(el, key, title, yLabel, names, colours, withRatio) {
     const series = [{ label: 't (s)' }];
     const bands = [];
     for (let k = 0; k < names.length; k++) {
@@ -144,7 +159,7 @@
              { label: yLabel, values: tickLabels, size: 70 }],
       series, bands,
       legend: { live: true },
-      hooks: { setScale: [onScale], draw: [u => drawImpacts(u, withRatio)] },
+      hooks: { setScale: [onScale], draw: [u => drawImpacts(u, withRatio, key)] },
     };
     const data = [[]];
     for (let k = 0; k < 2 * names.length; k++) data.push([]);
@@ -337,13 +352,14 @@
     }
     state.impacts = meta.impacts ? meta.impacts.length : 0;
     showQuality();
-    vpPlot = makePlot(document.getElementById('plot-vp'), 'Gauge-point velocities v_p1, v_p2 (raw, m/s)',
+    vpPlot = makePlot(document.getElementById('plot-vp'), 'vp', 'Gauge-point velocities v_p1, v_p2 (raw, m/s)',
                       'm/s', ['v_p1', 'v_p2'], ['#1f77b4', '#d62728'], false);
     if (meta.processed) {
       const sim = meta.sim ? ['simulated (' + meta.sim + ')'] : [];
-      omPlot = makePlot(document.getElementById('plot-omega'), 'Rotary speed \u03c9 (4.1), rad/s; impacts with \u03c9+/\u03c9-',
+      omPlot = makePlot(document.getElementById('plot-omega'), 'omega',
+                        'Rotary speed \u03c9 (4.1), rad/s; impacts: ticks along the foot, lines with \u03c9+/\u03c9- zoomed in',
                         'rad/s', ['\u03c9'].concat(sim), ['#2ca02c', '#7f7f7f'], true);
-      lpPlot = makePlot(document.getElementById('plot-lp'), 'Line-impact count L_p (4.2)',
+      lpPlot = makePlot(document.getElementById('plot-lp'), 'lp', 'Line-impact count L_p (4.2)',
                         'L_p', ['L_p'].concat(sim), ['#9467bd', '#7f7f7f'], false);
       psdPlot(document.getElementById('plot-psd'));
     }
@@ -359,7 +375,82 @@
     if (loading) loading.hidden = true;
     state.drawnMs = performance.now();   // from the navigation's start
     state.ready = true;
+    showRatios();
     showAnswer();
+  }
+
+  // each impact's ratio's standard error as a bar (bars: 1 s.e.), inside
+  // the plot's frame; returns how many were drawn
+  function drawBars(u, x, y, se) {
+    const ctx = u.ctx, bb = u.bbox;
+    let n = 0;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(bb.left, bb.top, bb.width, bb.height);
+    ctx.clip();
+    ctx.strokeStyle = '#1f77b4';
+    ctx.lineWidth = devicePixelRatio;
+    ctx.beginPath();
+    for (let i = 0; i < x.length; i++) {
+      if (!(se[i] > 0)) continue;
+      const px = Math.round(u.valToPos(x[i], 'x', true));
+      ctx.moveTo(px, u.valToPos(y[i] - se[i], 'y', true));
+      ctx.lineTo(px, u.valToPos(y[i] + se[i], 'y', true));
+      n++;
+    }
+    ctx.stroke();
+    ctx.restore();
+    return n;
+  }
+
+  // The run's central measurement: each impact's omega+/omega- against
+  // omega- just before it, its standard error as a bar, and each law's
+  // ratio (model/validate/ratio.h) as a line across: dashed the
+  // line-impact law's, dotted the plastic law's, as in the report; the
+  // legend's markers are drawn as the lines are.  The note beside it
+  // gives the numbers and says what the bars are.
+  async function showRatios() {
+    const el = document.getElementById('plot-ratio'), note = document.getElementById('ratio-note');
+    if (!el) return;
+    let d;
+    try {
+      d = await getJson(`/api/run/${run}/ratios`);
+    } catch (e) {
+      note.textContent = 'loading the impacts failed: ' + e.message;
+      state.ratio = { error: e.message };
+      return;
+    }
+    const pts = d.impacts.slice().sort((p, q) => p[0] - q[0]);
+    const x = pts.map(p => p[0]), y = pts.map(p => p[1]), se = pts.map(p => p[2]);
+    const laws = [['line-impact law', d.line, '#d62728', [10, 6], 'dashed'],
+                  ['plastic law', d.plastic, '#2ca02c', [2, 4], 'dotted']].filter(l => l[1] !== null);
+    const dot = { show: true, size: 5, width: 1, stroke: '#1f77b4', fill: '#1f77b4' };
+    const series = [{ label: '\u03c9- (rad/s)' },
+                    { label: 'impacts (bars: 1 s.e.)', stroke: '#1f77b4', width: 0, paths: () => null, points: dot }];
+    const data = [x, y];
+    for (const [label, r, colour, dash] of laws) {
+      series.push({ label, stroke: colour, width: 1.5, dash, points: { show: false } });
+      data.push(x.map(() => r));
+    }
+    const markers = ['solid', 'solid'].concat(laws.map(l => l[4]));
+    state.ratio = { points: x.length, total: d.total, bars: 0, line: d.line, plastic: d.plastic,
+                    laws: laws.map(l => l[0] + ' (' + l[4] + ')') };
+    state.ratio.plot = new uPlot({
+      title: 'Impact ratio \u03c9+/\u03c9- of each impact against \u03c9- just before it',
+      width: width(), height: 260,
+      scales: { x: { time: false } },
+      axes: [{ label: '\u03c9- just before the impact (rad/s)', values: tickLabels },
+             { label: '\u03c9+/\u03c9-', values: tickLabels, size: 80 }],
+      series,
+      legend: { markers: { dash: (u, i) => markers[i] } },
+      hooks: { draw: [u => { state.ratio.bars = drawBars(u, x, y, se); }] },
+    }, data, el);
+    const f = v => v === null ? 'none' : v.toFixed(5);
+    note.textContent = `Each point one impact (${x.length} of ${d.total}): \u03c9+/\u03c9- against \u03c9- ` +
+      `just before it; bars: \u00b11 s.e. of that impact's ratio (from its tops' fits scaled to the ` +
+      `run's noise).  Lines: what each law predicts for this prism, line-impact law ${f(d.line)} ` +
+      `(dashed), plastic law ${f(d.plastic)} (dotted).  Measured mean ${f(d.mean)}` +
+      (d.mean_se === null ? '' : ` \u00b1 ${d.mean_se.toPrecision(2)} (1 s.e. of the mean)`) + '.';
   }
 
   // the validation's section (verdict, each law's lambda0, the report),
