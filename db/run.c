@@ -240,14 +240,15 @@ pl_status pl_run_set_state(pl_store *store, long long run_id,
                            pl_err *err)
 {
     /* An import ends where its recording ended (its start and its
-     * length), not when the import finished: that is imported_utc. */
+     * length, to the nearest second), not when the import finished: that
+     * is imported_utc. */
     static const char sql[] =
         "UPDATE run SET state = ?2, "
         " overrun_frame = COALESCE(?3, overrun_frame), "
         " ended_utc = CASE WHEN ?2 = 'recording' THEN NULL "
         "  WHEN imported_utc IS NOT NULL AND started_from <> 'import' THEN "
         "   COALESCE(strftime('%Y-%m-%dT%H:%M:%SZ', started_utc, "
-        "    printf('%+.3f seconds', n_frames / sample_rate_hz)), ?4) "
+        "    printf('%+.3f seconds', n_frames / sample_rate_hz + 0.5)), ?4) "
         "  ELSE ?4 END "
         "WHERE id = ?1";
     char now[32];
