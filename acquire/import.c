@@ -68,13 +68,16 @@ static void recording_time(const char *path, const pl_source_info *info,
         snprintf(run->started_from, sizeof run->started_from, "%s", info->started_from);
         return;
     }
-    if (stat(path, &sb) != 0 || info->total_frames < 0)
-        return;   /* the import's time, as a recorder's: run.c fills it */
-    time_t t = sb.st_mtime - (time_t)llround((double)info->total_frames /
-                                             info->sample_rate_hz);
     struct tm tm;
-    if (!gmtime_r(&t, &tm))
+    time_t t = 0;
+    if (stat(path, &sb) == 0 && info->total_frames >= 0)
+        t = (time_t)floor((double)sb.st_mtime - (double)info->total_frames /
+                          info->sample_rate_hz);
+    if (!t || !gmtime_r(&t, &tm)) {   /* nothing else known: the import's */
+        snprintf(run->started_utc, sizeof run->started_utc, "%s", run->imported_utc);
+        snprintf(run->started_from, sizeof run->started_from, "import");
         return;
+    }
     strftime(run->started_utc, sizeof run->started_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(run->started_from, sizeof run->started_from, "mtime");
 }

@@ -137,6 +137,8 @@ static void *writer_main(void *arg)
         }
         pl_err err = {0};
         pl_status st = commit_chunk(w, first, n, data, &err);
+        if (st == PL_OK)   /* outside the lock: the chunk is still ours */
+            pl_sha256_update(&w->samples, data, n * w->frame_bytes);
 
         pthread_mutex_lock(&w->mu);
         if (st != PL_OK) {
@@ -154,7 +156,6 @@ static void *writer_main(void *arg)
             pthread_cond_broadcast(&w->space);
             break;
         }
-        pl_sha256_update(&w->samples, data, n * w->frame_bytes);
         w->tail += (long long)n;
         w->committed += (long long)n;
         w->commits++;

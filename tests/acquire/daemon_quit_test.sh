@@ -13,22 +13,8 @@
 #     length is warned about once by `acquire record`.
 # Before issue 45: no `acquire quit`, "stop it first: prismlab acquire
 # stop", and the no-length warning before every refusal, 0.65 m or not.
-set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() {
-    echo "daemon_quit_test: $*" >&2
-    if [ -f "$dir/log" ]; then cat "$dir/log" >&2; fi
-    exit 1
-}
-db=$dir/d.db
-sh tests/util/catalogdb.sh "$bin" "$db"
+name=daemon_quit_test
+. tests/util/daemon.sh
 {
     sh tests/util/simrig.sh "$db"
     printf '[run]\nprism = steel-38\nramp = glass-0.4079\nlambda0_deg = 4.5\nduration_s = 1\n'
@@ -38,14 +24,7 @@ sh tests/util/catalogdb.sh "$bin" "$db"
 $bin acquire quit --help >"$dir/help" 2>&1 || fail "acquire quit --help fails: $(cat "$dir/help")"
 grep -q 'quit' "$dir/help" || fail "acquire quit --help says nothing of quit"
 
-start_daemon() {
-    $bin acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
-    pid=$!
-    i=0
-    while [ ! -S "$db.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    [ -S "$db.sock" ] || fail "the daemon did not listen"
-}
-start_daemon
+daemon_start "$dir/rig.ini"
 n=$(grep -c 'ramp_length_m' "$dir/log" || true)
 [ "$n" = 1 ] || fail "the daemon's log names ramp_length_m $n times"
 grep -q "ramp_length_m = 0: the prism rolls on an endless ramp until the recording ends, not on the 0.65 m the catalogue gives ramp 'glass-0.4079'" "$dir/log" ||
@@ -71,7 +50,7 @@ grep -q '^ok quitting' "$dir/out" || fail "acquire quit: $(cat "$dir/out")"
 [ ! -S "$db.sock" ] || fail "the socket is still there after quit"
 wait "$pid" || fail "the daemon's exit status after quit"
 pid=
-start_daemon   # at once: the database is free
+daemon_start "$dir/rig.ini"   # at once: the database is free
 $bin acquire quit --socket "$db.sock" >/dev/null || fail "quit by --socket"
 wait "$pid" || fail "the second daemon's exit status"
 pid=

@@ -12,18 +12,8 @@
 #     second run is named in the daemon's log.
 # Before issue 45 nothing named either pair, and the report pooled 10
 # blocks.
-set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "same_samples_test: $*" >&2; exit 1; }
-db=$dir/t.db
-sh tests/util/catalogdb.sh "$bin" "$db"
+name=same_samples_test
+. tests/util/daemon.sh
 {
     sed -n '/^file,/p' fixtures/runs/manifest.csv
     grep '^fig6-steel-30.wav,' fixtures/runs/manifest.csv | sed "s|^|$PWD/fixtures/runs/|"
@@ -70,19 +60,13 @@ daemon_runs() {   # $1: DB, $2: [sim] lines; two runs of 1 s, then quit
     { sh tests/util/simrig.sh "$1"
       printf '[run]\nprism = steel-38\nramp = glass-0.4079\nlambda0_deg = 4.5\nduration_s = 1\n'
       printf '[sim]\n%s\n' "$2"; } >"$dir/rig.ini"
-    $bin acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
-    pid=$!
-    i=0
-    while [ ! -S "$1.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    daemon_start "$dir/rig.ini"
     for n in 1 2; do
-        $bin acquire start --config "$dir/rig.ini" >/dev/null || fail "start $n: $(cat "$dir/log")"
-        i=0
-        until grep -q "run $n: ended" "$dir/log"; do
-            sleep 0.1; i=$((i + 1)); [ $i -lt 100 ] || fail "run $n did not end: $(cat "$dir/log")"
-        done
+        $bin acquire start --config "$dir/rig.ini" >/dev/null || fail "start $n"
+        daemon_wait "run $n: ended"
     done
-    $bin acquire quit --config "$dir/rig.ini" >/dev/null || fail "quit: $(cat "$dir/log")"
-    wait "$pid" || fail "the daemon's exit status: $(cat "$dir/log")"
+    $bin acquire quit --config "$dir/rig.ini" >/dev/null || fail "quit"
+    wait "$pid" || fail "the daemon's exit status"
     pid=
 }
 daemon_runs "$dir/d1.db" "paced = 0"
