@@ -760,10 +760,11 @@ pl_status pl_run_fill_samples_sha256(pl_store *store, long long *count,
     }
     for (size_t i = 0; i < n; i++) {
         char hex[65];
-        if (hash_chunks(store, ids[i], hex, err) != PL_OK ||
-            pl_run_set_samples_sha256(store, ids[i], hex, err) != PL_OK) {
+        long long id = ids[i];
+        if (hash_chunks(store, id, hex, err) != PL_OK ||
+            pl_run_set_samples_sha256(store, id, hex, err) != PL_OK) {
             free(ids);
-            return pl_err_prefix(err, "run %lld: ", ids[i]);
+            return pl_err_prefix(err, "run %lld: ", id);
         }
     }
     free(ids);
