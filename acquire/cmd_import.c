@@ -35,6 +35,12 @@ static const pl_cli_command command = {
     "what it cannot tell.  A CSV whose time column jumps by whole rows (a\n"
     "logger's dropped buffer, at most 0.1 s) is imported with the gap marked\n"
     "and named on stderr; a rate below 1 kHz is refused with its likely cause.\n"
+    "The release angle and the beam heights are checked against the prism\n"
+    "and ramp as run set checks them.  A run whose samples an earlier run\n"
+    "holds is named on stderr (not independent evidence).  The run starts\n"
+    "when the recording did (the file's metadata started_utc=, a WAV's BWF or\n"
+    "INFO date, else its modification time less its length; run show says\n"
+    "which); the import's time is kept as imported_utc.\n"
     "A manifest passes over the files stored already\n"
     "(one line each on stderr), so one cut short is resumed by running it\n"
     "again; --force imports them all again.\n",
