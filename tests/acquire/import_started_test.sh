@@ -8,7 +8,8 @@
 #   - a file that says nothing: its modification time less its length
 #     (mtime);
 # each with imported_utc (the import's time, today) and ended_utc the
-# recording's end (started + its length); run show --json carries both.
+# recording's end (started + its length); run show --json carries both,
+# and an export's metadata line carries the start back to an import.
 # Before issue 45 started_utc was the import's time for every one.
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
@@ -67,6 +68,12 @@ import json, sys
 r = json.load(sys.stdin)
 assert r["started_utc"] == "2021-01-01T00:00:27Z" and r["started_from"] == "mtime", r
 assert r["imported_utc"].startswith(sys.argv[1]), r' "$today" || fail "run show --json"
+# an export carries the start (started_utc=), and imports back with it
+bwf=$($bin run list --db "$db" | awk '$NF ~ /bwf.wav$/ { print $1; exit }')
+$bin export "$bwf" --csv "$dir/back.csv" --db "$db" >/dev/null
+head -1 "$dir/back.csv" | grep -q ' started_utc=2023-03-04T05:06:07Z' ||
+    fail "the export's metadata: $(head -1 "$dir/back.csv")"
+check back.csv 2023-03-04T05:06:07Z "the file's prismlab metadata" 2023-03-04T05:06:10Z
 # a start the metadata gets wrong is named, not stored
 sed '1s/$/ started_utc=yesterday/' "$dir/s.csv" >"$dir/bad.csv"
 if $bin import "$dir/bad.csv" --db "$db" 2>"$dir/err"; then fail "started_utc=yesterday accepted"; fi
