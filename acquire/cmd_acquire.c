@@ -21,7 +21,7 @@
 static const char synopsis[] =
     "usage: prismlab acquire daemon --config rig.ini [--socket PATH] [--pretrigger S]\n"
     "                               [--threshold MPS] [--still S] [--db FILE]\n"
-    "       prismlab acquire arm|start|stop|status (--config rig.ini | --socket PATH)\n"
+    "       prismlab acquire arm|start|stop|status|quit (--config rig.ini | --socket PATH)\n"
     "       prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
     "                               [--ramp R] [--experiment E] [--lambda0-deg DEG]\n"
     "                               [--note TEXT] [--db FILE]\n";
@@ -45,12 +45,13 @@ static const char synopsis[] =
     "daemon: keeps the rig ready and takes commands on a Unix socket (default\n" \
     "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n" \
     "before it; motion = a channel leaving its resting level by --threshold),\n" \
-    "start (record now), stop, status.  A run ends on stop, after [run]\n" \
-    "duration_s, when the signal is still for --still seconds after motion, or\n" \
-    "when a simulated run ends.  Logs to stderr; SIGTERM/SIGINT close the run\n" \
-    "cleanly.  With [pipeline] after_run = process, validate in rig.ini, each run\n" \
-    "is processed and validated as soon as it stops (child processes; status\n" \
-    "says pipeline=, pipeline_last=, verdict_run=).  docs/acquire.md.\n"
+    "start (record now), stop (ends the run), status, quit (ends the daemon).\n" \
+    "A run ends on stop, after [run] duration_s, when the signal is still for\n" \
+    "--still seconds after motion, or when a simulated run ends.  Logs to\n" \
+    "stderr; SIGTERM/SIGINT close the run cleanly.  With [pipeline] after_run =\n" \
+    "process, validate in rig.ini, each run is processed and validated as soon\n" \
+    "as it stops (child processes; status says pipeline=, pipeline_last=,\n" \
+    "verdict_run=).  docs/acquire.md.\n"
 
 /* `prismlab acquire --help`: every action, their options under each one's
  * own --help. */
@@ -65,8 +66,11 @@ static const pl_cli_command daemon_command = {
     .name = "acquire daemon", .usage = synopsis, .about = DAEMON_ABOUT};
 static const pl_cli_command client_command = {
     .name = "acquire", .usage = synopsis,
-    .about = "arm, start, stop, status: the action sent to the daemon, its reply\n"
-             "printed (exit status 2 unless it begins with ok).\n"};
+    .about = "arm, start, stop, status, quit: the action sent to the daemon, its\n"
+             "reply printed (exit status 2 unless it begins with ok).  stop ends\n"
+             "the run in progress and leaves the daemon serving; quit ends any run\n"
+             "cleanly, then the daemon, and returns when it is gone (the database\n"
+             "is then free for another recorder).\n"};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -145,6 +149,7 @@ static int run_daemon(int argc, char **argv)
     if (!sock)
         snprintf(path, sizeof path, "%s.sock", conf.db);
     o.socket_path = path;
+    o.notice = pl_sim_options_note(sim);
     pl_cli_on_stop(on_signal);   /* the run in progress closes cleanly */
     signal(SIGPIPE, SIG_IGN);
     pl_status st = pl_daemon_run(&conf, &spec, &o, &err);
@@ -180,7 +185,13 @@ static int run_client(const char *action, int argc, char **argv)
     if (pl_daemon_command(path, action, reply, sizeof reply, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
     printf("%s\n", reply);
-    return strncmp(reply, "ok", 2) ? PL_EXIT_DATA : PL_EXIT_OK;
+    if (strncmp(reply, "ok", 2))
+        return PL_EXIT_DATA;
+    /* quit returns when the daemon is gone, so that the next command may
+     * take the database at once */
+    if (!strcmp(action, "quit") && pl_daemon_wait_gone(path, 30, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    return PL_EXIT_OK;
 }
 
 /* What `acquire record` takes; NULL and NaN: the file's value. */
@@ -229,7 +240,7 @@ static void print_record(long long id, const pl_writer_stats *ws, double rate,
 /* Opens the recorder and the source, records until the end, the duration
  * or a signal, and prints the result. */
 static int record(const char *dbpath, const pl_source_spec *spec,
-                  pl_record_options *ro, double duration_s)
+                  pl_record_options *ro, double duration_s, const char *note)
 {
     const char *cmd = record_command.name;
     pl_err err = {0};
@@ -241,6 +252,8 @@ static int record(const char *dbpath, const pl_source_spec *spec,
     if (interrupted)
         fprintf(stderr, "prismlab acquire: marked %lld unfinished run%s interrupted\n",
                 interrupted, interrupted == 1 ? "" : "s");
+    if (note[0])
+        fprintf(stderr, "prismlab acquire: %s\n", note);
     void *src = NULL;
     pl_source_info info;
     if (pl_source_open(spec, &src, &info, &err) != PL_OK) {
@@ -258,6 +271,11 @@ static int record(const char *dbpath, const pl_source_spec *spec,
     spec->type->close(src);
     pl_writer_stats ws;
     pl_writer_get_stats(pl_recorder_writer(r), &ws);
+    char same[512] = "";
+    if (id > 0)
+        pl_recorder_same_samples(r, id, same, sizeof same);
+    if (same[0])
+        fprintf(stderr, "prismlab acquire: %s\n", same);
     pl_recorder_close(r);
     /* the "recording: N s" line ends where the run ended, not only at a
      * --duration reached: Ctrl-C, the end of a simulated run, an error */
@@ -306,7 +324,7 @@ static int run_record(int argc, char **argv)
         return pl_cli_fail(cmd, &err);
     pl_record_options ro;
     record_options(&a, &conf, &ro);
-    rc = record(dbpath, &spec, &ro, conf.duration_s);
+    rc = record(dbpath, &spec, &ro, conf.duration_s, pl_sim_options_note(sim));
     pl_sim_options_free(sim);
     return rc;
 }
@@ -321,10 +339,11 @@ int pl_cmd_acquire(int argc, char **argv)
     if (!strcmp(argv[1], "daemon"))
         return run_daemon(argc - 1, argv + 1);
     if (!strcmp(argv[1], "arm") || !strcmp(argv[1], "start") ||
-        !strcmp(argv[1], "stop") || !strcmp(argv[1], "status"))
+        !strcmp(argv[1], "stop") || !strcmp(argv[1], "status") ||
+        !strcmp(argv[1], "quit"))
         return run_client(argv[1], argc - 1, argv + 1);
     if (!strcmp(argv[1], "record"))
         return run_record(argc - 1, argv + 1);
     return pl_cli_usage_error(overview.name, "unknown action '%s' (expected daemon, "
-                              "arm, start, stop, status or record)", argv[1]);
+                              "arm, start, stop, status, quit or record)", argv[1]);
 }

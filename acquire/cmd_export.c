@@ -117,6 +117,11 @@ static void metadata(FILE *f, const pl_run_info *r, const pl_channel *ch)
         fprintf(f, " ramp=%s", r->ramp);
     if (isfinite(r->lambda0_rad))
         fprintf(f, " lambda0_deg=%s", pl_deg_text(t, sizeof t, r->lambda0_rad));
+    /* when it was recorded, so that the export imports back with the
+     * recording's start, not the file's time; an old import's start is
+     * only its import's and is left out */
+    if (r->started_utc[0] && strcmp(r->started_from, "import"))
+        fprintf(f, " started_utc=%s", r->started_utc);
     /* the decoders' delays, when every channel has one (a list cannot say
      * "not known" for one of them): an import reads them back */
     int known = 0;

@@ -3,6 +3,7 @@
 #include "acquire/import.h"
 #include "commands.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 
 #include <assert.h>
 #include <math.h>
@@ -13,12 +14,13 @@ static const pl_cli_command command = {
     .name = "import",
     .usage =
     "usage: prismlab import FILE [--format wav|csv] [--prism P] [--ramp R]\n"
-    "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale MPS_PER_V]\n"
+    "                       [--experiment E] [--h1 M --h2 M] [--ldv-scale V[,V2]]\n"
     "                       [--sign1 +-1 --sign2 +-1] [--decoder-delay-s S[,S2]]\n"
     "                       [--full-scale-v V] [--rate HZ]\n"
     "                       [--lambda0-deg DEG] [--synthetic] [--channels I,J]\n"
     "                       [--columns A,B] [--time-column NAME|none]\n"
-    "                       [--time-unit s|ms|us] [--units volts|mps]\n"
+    "                       [--time-unit s|ms|us] [--units volts|mV|mps]\n"
+    "                       [--volts-per-unit V]\n"
     "                       [--delimiter C] [--decimal C] [--force]\n"
     "                       [--sync normal|full] [--db FILE]\n"
     "       prismlab import --manifest FILE.csv [--force] [--sync normal|full]\n"
@@ -33,6 +35,12 @@ static const pl_cli_command command = {
     "what it cannot tell.  A CSV whose time column jumps by whole rows (a\n"
     "logger's dropped buffer, at most 0.1 s) is imported with the gap marked\n"
     "and named on stderr; a rate below 1 kHz is refused with its likely cause.\n"
+    "The release angle and the beam heights are checked against the prism\n"
+    "and ramp as run set checks them.  A run whose samples an earlier run\n"
+    "holds is named on stderr (not independent evidence).  The run starts\n"
+    "when the recording did (the file's metadata started_utc=, a WAV's BWF or\n"
+    "INFO date, else its modification time less its length; run show says\n"
+    "which); the import's time is kept as imported_utc.\n"
     "A manifest passes over the files stored already\n"
     "(one line each on stderr), so one cut short is resumed by running it\n"
     "again; --force imports them all again.\n",
@@ -42,7 +50,6 @@ static const pl_cli_command command = {
 
 static const pl_opt_choice formats[] = {{"wav", 0}, {"csv", 1}, {NULL, 0}};
 static const pl_opt_choice syncs[] = {{"normal", 0}, {"full", 1}, {NULL, 0}};
-static const pl_opt_choice units[] = {{"volts", 0}, {"mps", 1}, {NULL, 0}};
 static const pl_opt_choice time_units[] = {{"s", 0}, {"ms", 1}, {"us", 2}, {NULL, 0}};
 
 /* --channels I,J: the WAV channels that hold the LDVs, in order. */
@@ -75,13 +82,29 @@ static pl_status parse_decoder_delay(const pl_opt *opt, const char *value, pl_er
     return PL_OK;
 }
 
+/* --ldv-scale V[,V2]: the LDV decoders' scales (one value: both beams'). */
+static pl_status parse_ldv_scale(const pl_opt *opt, const char *value, pl_err *err)
+{
+    if (pl_source_parse_ldv_scale(value, opt->dest, err) != PL_OK)
+        return pl_err_prefix(err, "option '--ldv-scale': ");
+    return PL_OK;
+}
+
+/* --units volts|mV|mps: what the CSV's LDV columns hold. */
+static pl_status parse_units(const pl_opt *opt, const char *value, pl_err *err)
+{
+    if (pl_csv_units(value, opt->dest, err) != PL_OK)
+        return pl_err_prefix(err, "option '--units': ");
+    return PL_OK;
+}
+
 /* What the command line gives beyond pl_import_options' own fields. */
 typedef struct {
     pl_import_options o;
     const char *db, *manifest;
     int format;                 /* -1: from the file name */
     int time_unit;              /* -1: from the time column's name */
-    double ldv, lambda0_deg;    /* NaN: the file's */
+    double lambda0_deg;         /* NaN: the file's */
 } import_args;
 
 /* The option table, pointing into a; t has room for cap rows. */
@@ -96,8 +119,9 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_DOUBLE("h1", &o->beams.beam_height_m[0], 0, 10, "M",
                       "beam heights of channels 1 and 2, m"),
         PL_OPT_DOUBLE("h2", &o->beams.beam_height_m[1], 0, 10, "M", "(the second)"),
-        PL_OPT_DOUBLE("ldv-scale", &a->ldv, 1e-9, 1e3, "MPS_PER_V",
-                      "the LDV decoder scale of both channels"),
+        PL_OPT_CALLBACK("ldv-scale", &o->beams, parse_ldv_scale, "V[,V2]",
+                        "the LDV decoders' scales, m/s per volt: one for\n"
+                        "both beams, or beam 1's,beam 2's (two vibrometers)"),
         PL_OPT_SIGN("sign1", &o->beams.beam_sign[0],
                     "+1 or -1: the sign that makes downhill positive"),
         PL_OPT_SIGN("sign2", &o->beams.beam_sign[1], "(the second channel's)"),
@@ -128,8 +152,12 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_CHOICE("time-unit", &a->time_unit, time_units, "s|ms|us",
                       "CSV: its unit (default: its name's suffix _s, _ms\n"
                       "or _us; s for other names)"),
-        PL_OPT_CHOICE("units", &o->csv.mps, units, "volts|mps",
-                      "CSV: values are volts (default) or m/s"),
+        PL_OPT_CALLBACK("units", &o->csv, parse_units, "volts|mV|mps",
+                        "CSV: values are volts (default), millivolts\n"
+                        "(a logger that writes mV) or m/s"),
+        PL_OPT_DOUBLE("volts-per-unit", &o->csv.volts_per_unit, 1e-12, 1e12, "V",
+                      "CSV: the volts one unit of the values is (1e-3 for\n"
+                      "mV; a logger's own gain)"),
         PL_OPT_CHAR("delimiter", &o->csv.delimiter, "C",
                     "CSV: field separator (default: of , ; and tab,\n"
                     "the one the header row uses)"),
@@ -192,9 +220,6 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
     if (a->time_unit >= 0)
         snprintf(o->csv.time_unit, sizeof o->csv.time_unit, "%s",
                  time_units[a->time_unit].name);
-    if (!isnan(a->ldv))
-        for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-            o->beams.ldv_scale_mps_per_v[i] = a->ldv;
     if (!isnan(a->lambda0_deg))
         o->lambda0_rad = a->lambda0_deg * M_PI / 180.0;
     progress_ctx pc = {.label = "import"};
@@ -211,7 +236,7 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
 int pl_cmd_import(int argc, char **argv)
 {
     const char *cmd = command.name;
-    import_args a = {.format = -1, .time_unit = -1, .ldv = NAN, .lambda0_deg = NAN};
+    import_args a = {.format = -1, .time_unit = -1, .lambda0_deg = NAN};
     pl_import_options_init(&a.o);
     pl_opt opts[32];
     import_table(opts, sizeof opts / sizeof *opts, &a);
@@ -227,11 +252,11 @@ int pl_cmd_import(int argc, char **argv)
         pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, a.o.force,
                                           each, &skipped, notice, NULL,
                                           &count, &err);
+        printf("imported %d run%s from %s into %s", count, pl_plural_s(count),
+               a.manifest, path);
         if (skipped)
-            printf("imported %d runs from %s into %s (%d stored already, "
-                   "skipped)\n", count, a.manifest, path, skipped);
-        else
-            printf("imported %d runs from %s into %s\n", count, a.manifest, path);
+            printf(" (%d stored already, skipped)", skipped);
+        putchar('\n');
         return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
     }
     if (nargs != 1)

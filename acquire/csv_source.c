@@ -37,6 +37,21 @@ void pl_csv_options_init(pl_csv_options *o)
 {
     memset(o, 0, sizeof *o);
     o->rate_hz = NAN;
+    o->volts_per_unit = NAN;
+}
+
+pl_status pl_csv_units(const char *name, pl_csv_options *o, pl_err *err)
+{
+    int mv = !strcmp(name, "mV");
+    if (strcmp(name, "volts") && strcmp(name, "V") && !mv && strcmp(name, "mps"))
+        return pl_err_set(err, PL_EINVAL, "units '%.40s': expected volts, mV or mps", name);
+    if (!isnan(o->volts_per_unit) && strcmp(name, "volts") && strcmp(name, "V"))
+        return pl_err_set(err, PL_EINVAL, "units '%s' and a volts-per-unit of %g: "
+                          "give one of them", name, o->volts_per_unit);
+    o->mps = !strcmp(name, "mps");
+    if (mv)
+        o->volts_per_unit = 1e-3;
+    return PL_OK;
 }
 
 pl_source_spec pl_csv_spec(const pl_csv_options *o, const pl_source_config *cfg)
@@ -868,6 +883,9 @@ static pl_status csv_open(void **self, const void *options,
 {
     const pl_csv_options *o = options;
     const char *path = o->path;
+    if (o->mps && !isnan(o->volts_per_unit))
+        return pl_err_set(err, PL_EINVAL, "%s: values in m/s take no volts per "
+                          "unit: give one of them", path);
     memset(info, 0, sizeof *info);
     info->lambda0_rad = NAN;
     for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
@@ -899,12 +917,14 @@ static pl_status csv_open(void **self, const void *options,
             ch->range_min_v = ch->range_max_v = NAN;
         }
         st = pl_source_apply_config(cfg, info, err);
-        /* values in m/s: stored as they are, with the calibration that
-         * turns them into the volts the LDV would have given */
-        for (int i = 0; st == PL_OK && o->mps && i < info->n_channels; i++) {
+        /* values in m/s, or in a unit other than the volt (a logger's
+         * mV): stored as they are, with the calibration that turns them
+         * into the volts the LDV gave */
+        int scaled = o->mps || (!isnan(o->volts_per_unit) && o->volts_per_unit != 1);
+        for (int i = 0; st == PL_OK && scaled && i < info->n_channels; i++) {
             pl_channel *ch = &info->channel[i];
             ch->cal_kind = PL_CAL_FILE;
-            ch->cal_coef[1] = 1.0 / ch->ldv_scale_mps_per_v;
+            ch->cal_coef[1] = o->mps ? 1.0 / ch->ldv_scale_mps_per_v : o->volts_per_unit;
         }
     }
     if (st == PL_OK)

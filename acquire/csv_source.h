@@ -22,6 +22,8 @@ typedef struct {
     char time_unit[4];           /* "s", "ms", "us"; "": the time column's
                                     name suffix, else s */
     int mps;                     /* values are m/s, not volts */
+    double volts_per_unit;       /* volts in one unit of the values (a
+                                    logger writing mV: 1e-3); NaN: volts */
     char delimiter;              /* 0: of ',' ';' tab, the header's */
     char decimal;                /* 0: '.' with ',' separators, else the
                                     first mark a number shows */
@@ -38,6 +40,13 @@ void pl_csv_options_init(pl_csv_options *o);
 /* Seconds per unit of a time column: "s" 1, "ms" 1e-3, "us" 1e-6;
  * PL_EINVAL naming the unit and the choices otherwise. */
 pl_status pl_csv_time_unit(const char *name, double *seconds, pl_err *err);
+
+/* The unit of the LDV columns by name into o: "volts" (or "V"), "mV"
+ * (volts_per_unit 1e-3) or "mps" (m/s: the LDV scale turns them back into
+ * the volts the decoder gave).  PL_EINVAL names the unit and the
+ * choices; a volts_per_unit already given beside mV or mps is refused
+ * too (one unit a file). */
+pl_status pl_csv_units(const char *name, pl_csv_options *o, pl_err *err);
 
 /* The file as a source spec: pl_source_csv with o and cfg (o is
  * borrowed). */

@@ -335,6 +335,10 @@ static pl_status finish(daemon_t *d, const char *why, pl_err *err)
     pl_writer_get_stats(w, &ws);
     logf_(d, "run %lld: ended (%s): %lld frames%s", d->run_id, why,
           ws.frames_committed, ws.overruns ? ", OVERRUN" : "");
+    char same[512];
+    pl_recorder_same_samples(d->rec, d->run_id, same, sizeof same);
+    if (same[0])
+        logf_(d, "%s", same);
     d->last_run = d->run_id;
     d->run_id = -1;
     close_source(d);
@@ -602,7 +606,8 @@ static pl_status clear_socket_path(const char *path, const struct sockaddr_un *a
     close(fd);
     if (live)
         return pl_err_set(err, PL_ESTATE, "%s: a daemon answers on this socket: "
-                          "stop that daemon first (SIGTERM, or its command quit)", path);
+                          "end it first with 'prismlab acquire quit --socket %s'",
+                          path, path);
     if (e != ECONNREFUSED)
         return pl_err_set(err, PL_EIO, "%s: cannot tell whether the socket is "
                           "stale (%s): refusing to replace it", path, strerror(e));
@@ -831,6 +836,9 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     long long interrupted = 0;
     if (pl_recorder_open(&d.rec, rc->db, &d.ro.writer, &interrupted, err) != PL_OK)
         return err->code;
+    pl_recorder_set_daemon(d.rec, opt->socket_path);
+    if (opt->notice && opt->notice[0])
+        logf_(&d, "%s", opt->notice);
     if (interrupted)
         logf_(&d, "marked %lld unfinished run%s interrupted", interrupted,
               interrupted == 1 ? "" : "s");
@@ -886,12 +894,14 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     close_source(&d);
     close(lfd);
     pl_pipeline_destroy(d.pipe);
+    /* the lock before the socket: once the socket is gone (what `acquire
+     * quit` waits for), a new daemon may take the database */
+    pl_recorder_close(d.rec);
     /* only the socket this daemon made: not what another put there since */
     struct stat now;
     if (lstat(opt->socket_path, &now) == 0 && S_ISSOCK(now.st_mode) &&
         now.st_ino == mine.st_ino && now.st_dev == mine.st_dev)
         unlink(opt->socket_path);
-    pl_recorder_close(d.rec);
     logf_(&d, "stopped");
     return st;
 }
@@ -951,4 +961,26 @@ pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
     if (got == 0)
         return pl_err_set(err, PL_EIO, "%s: the daemon did not answer", path);
     return PL_OK;
+}
+
+pl_status pl_daemon_wait_gone(const char *path, double timeout_s, pl_err *err)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    double until = mono_s() + timeout_s;
+    for (;;) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return pl_err_set(err, PL_EIO, "socket: %s", strerror(errno));
+        int live = connect(fd, (const struct sockaddr *)&a, sizeof a) == 0;
+        close(fd);
+        if (!live)
+            return PL_OK;
+        if (mono_s() > until)
+            return pl_err_set(err, PL_ESTATE, "%s: the daemon said it quits but "
+                              "still answers after %g s (it ends its run and its "
+                              "pipeline first)", path, timeout_s);
+        struct timespec nap = {0, 50000000L};
+        nanosleep(&nap, NULL);
+    }
 }

@@ -17,7 +17,7 @@
  *           min/max of both velocities each millisecond ("D" lines), the
  *           state every 0.5 s ("S"), lines lost to a slow client ("G");
  *           a bounded queue per client, never waited on (docs/acquire.md);
- *   quit    end any run cleanly and exit.
+ *   quit    end any run cleanly and exit (`prismlab acquire quit`).
  *
  * With [pipeline] after_run in the rig file, each run that stops is handed
  * to the after-run pipeline (acquire/pipeline.h): processed and validated
@@ -55,6 +55,9 @@ typedef struct {
     volatile sig_atomic_t *stop; /* set by SIGTERM/SIGINT */
     void (*log)(void *ctx, const char *line);   /* one line per event */
     void *log_ctx;
+    const char *notice;          /* logged once when the daemon holds the rig
+                                    (NULL: none): what the rig file asks that
+                                    the user may not expect */
 } pl_daemon_options;
 
 /* Serves the rig described by rc, whose source is opened from source at
@@ -76,5 +79,11 @@ int pl_daemon_take_line(char *in, size_t *len, size_t size, const char *data,
  * (one line, without the newline) into reply. */
 pl_status pl_daemon_command(const char *socket_path, const char *command,
                             char *reply, size_t size, pl_err *err);
+
+/* Waits until nothing answers on socket_path any more (a daemon told to
+ * quit has closed its run, released the database and removed its socket),
+ * at most timeout_s: PL_ESTATE naming the socket past it. */
+pl_status pl_daemon_wait_gone(const char *socket_path, double timeout_s,
+                              pl_err *err);
 
 #endif

@@ -4,14 +4,18 @@
 #include "acquire/pump.h"
 #include "acquire/writer.h"
 #include "core/csvtable.h"
+#include "core/numtext.h"
 #include "db/catalog.h"
 #include "db/run.h"
+#include "db/store.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
 
 void pl_import_options_init(pl_import_options *opt)
 {
@@ -35,29 +39,47 @@ static const char *format_of(const char *path, const char *format)
     return NULL;
 }
 
-/* PL_EEXIST naming the stored run (also in *id) when a file with this
- * SHA-256 is in the store already. */
-/* The beam heights against the prism named, when the catalogue knows it:
- * a beam above the prism recorded nothing of it, whatever is corrected
- * later (core/sample.h, pl_prism_inputs_check).  The release angle is
- * checked against the prism by `run set` and validate, not here: the
- * prism named may itself be the mistake, and a run imported under the
- * wrong one is corrected with `run set`, which checks the two together. */
-static pl_status check_prism(pl_store *store, const char *prism,
-                             const pl_source_info *info, pl_err *err)
+/* The release angle and the beam heights against the prism and ramp
+ * named, when the catalogue knows them: the check `run set` makes
+ * (db/catalog.h), so that what one refuses the other does not store.  A
+ * beam above the prism recorded nothing of it; a release angle past
+ * alpha + beta is no release of this prism on this ramp (a typo, or the
+ * wrong prism named: the message names both). */
+static pl_status check_inputs(pl_store *store, const char *prism, const char *ramp,
+                              const pl_source_info *info, double lambda0,
+                              pl_err *err)
 {
-    pl_prism p;
-    char what[96];
-    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
-        pl_err_clear(err);   /* none named, or the writer named it unknown */
-        return PL_OK;
+    return pl_catalog_inputs_check(store, prism, ramp, info->channel[0].beam_height_m,
+                                   info->n_channels > 1 ? info->channel[1].beam_height_m
+                                                        : NAN, lambda0, err);
+}
+
+/* When the recording was made: what the file says (its metadata, a WAV's
+ * BWF or INFO date), else its modification time less its length (a
+ * logger writes the file to its end); the run keeps which it is and,
+ * apart, when it was imported. */
+static void recording_time(const char *path, const pl_source_info *info,
+                           pl_run_info *run)
+{
+    struct stat sb;
+    pl_store_utc_now(run->imported_utc);
+    if (info->started_utc[0]) {
+        snprintf(run->started_utc, sizeof run->started_utc, "%s", info->started_utc);
+        snprintf(run->started_from, sizeof run->started_from, "%s", info->started_from);
+        return;
     }
-    snprintf(what, sizeof what, "prism '%.60s'", p.name);
-    return pl_prism_inputs_check(what, p.n_edges, p.a0_m, NAN,
-                                 info->channel[0].beam_height_m,
-                                 info->n_channels > 1
-                                     ? info->channel[1].beam_height_m : NAN,
-                                 NAN, err);
+    struct tm tm;
+    time_t t = 0;
+    if (stat(path, &sb) == 0 && info->total_frames >= 0)
+        t = (time_t)floor((double)sb.st_mtime - (double)info->total_frames /
+                          info->sample_rate_hz);
+    if (!t || !gmtime_r(&t, &tm)) {   /* nothing else known: the import's */
+        snprintf(run->started_utc, sizeof run->started_utc, "%s", run->imported_utc);
+        snprintf(run->started_from, sizeof run->started_from, "import");
+        return;
+    }
+    strftime(run->started_utc, sizeof run->started_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(run->started_from, sizeof run->started_from, "mtime");
 }
 
 /* The slowest sample rate an LDV run can be measured at.  The impact
@@ -122,9 +144,10 @@ static pl_status record_gaps(pl_store *store, long long run_id, const char *path
         if (opt->notice) {
             char text[1200];
             double rate = info->sample_rate_hz;
-            snprintf(text, sizeof text, "%s:%ld: %lld rows missing at %.3f s (the "
+            snprintf(text, sizeof text, "%s:%ld: %lld row%s missing at %.3f s (the "
                      "time column jumps %.1f ms): imported with the gap marked",
-                     path, sg->line, sg->n_frames, (double)sg->first_frame / rate,
+                     path, sg->line, sg->n_frames, pl_plural_s(sg->n_frames),
+                     (double)sg->first_frame / rate,
                      1e3 * (double)sg->n_frames / rate);
             opt->notice(opt->notice_ctx, text);
         }
@@ -132,6 +155,21 @@ static pl_status record_gaps(pl_store *store, long long run_id, const char *path
     return PL_OK;
 }
 
+/* Tells the caller when the new run's samples are another run's (an
+ * export imported again, a file copied under another name and --force):
+ * the report then counts the two once (docs/validation.md). */
+static void name_same_samples(pl_store *store, long long run_id,
+                              const pl_import_options *opt)
+{
+    char text[512];
+    pl_err e = {0};
+    if (pl_run_same_samples_text(store, run_id, text, sizeof text, &e) == PL_OK &&
+        text[0])
+        opt->notice(opt->notice_ctx, text);
+}
+
+/* PL_EEXIST naming the stored run (also in *id) when a file with this
+ * SHA-256 is in the store already. */
 static pl_status refuse_stored(pl_store *store, const char *path,
                                const char *sha256, long long *id, pl_err *err)
 {
@@ -196,7 +234,8 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
     snprintf(run.source_detail, sizeof run.source_detail, "%s", info.detail);
     snprintf(run.source_sha256, sizeof run.source_sha256, "%s", info.sha256);
     run.synthetic = opt->synthetic || info.synthetic;
-    run.lambda0_rad = !isnan(opt->lambda0_rad) ? opt->lambda0_rad : info.lambda0_rad;
+    run.lambda0_rad = lambda0;
+    recording_time(opt->path, &info, &run);
 
     /* 65536-frame chunks at 10 kHz, the store bench's bulk size; the whole
      * run in one transaction, so a failure, a kill or a power cut before
@@ -218,7 +257,8 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
         pl_writer_abort_run(w, &ignore);
         st = err->code;
     }
-    if (st == PL_OK && check_prism(pl_writer_store(w), prism, &info, err) != PL_OK) {
+    if (st == PL_OK && check_inputs(pl_writer_store(w), prism, ramp, &info, lambda0,
+                                    err) != PL_OK) {
         pl_err ignore = {0};
         pl_writer_abort_run(w, &ignore);
         st = pl_err_prefix(err, "%s: ", opt->path);
@@ -251,6 +291,8 @@ pl_status pl_import_file(const char *db_path, const pl_import_options *opt,
         st = pl_writer_end_run(w, PL_RUN_IMPORTED, err);
     else
         pl_writer_abort_run(w, &end_err);
+    if (st == PL_OK && opt->notice)
+        name_same_samples(pl_writer_store(w), run.id, opt);
     type->stop(src, &end_err);
     type->close(src);
     pl_writer_destroy(w);
@@ -270,7 +312,9 @@ static const char *const manifest_columns[] = {
     "channels", "delimiter", "decimal", "columns", "time_column", "time_unit",
     "rate_hz", "units",
     /* optional: the LDV decoders' delay at DC, S or "S1,S2" (empty: not known) */
-    "decoder_delay_s"};
+    "decoder_delay_s",
+    /* optional: the volts in one unit of a CSV's values (a logger's gain) */
+    "volts_per_unit"};
 
 /* One manifest row as import options, with the text they point to. */
 typedef struct {
@@ -282,7 +326,7 @@ typedef struct {
 static pl_status row_notebook(const pl_csvtable *t, int r, manifest_row *m,
                               pl_err *err)
 {
-    double h1, h2, scale, s1, s2, fs, lam, syn;
+    double h1, h2, s1, s2, fs, lam, syn;
     pl_status st;
     if ((st = pl_csvtable_string(t, r, "file", 1, m->file, sizeof m->file, err)) ||
         (st = pl_csvtable_string(t, r, "format", 0, m->format, sizeof m->format, err)) ||
@@ -291,7 +335,6 @@ static pl_status row_notebook(const pl_csvtable *t, int r, manifest_row *m,
         (st = pl_csvtable_string(t, r, "ramp", 0, m->ramp, sizeof m->ramp, err)) ||
         (st = pl_csvtable_double(t, r, "h1_m", 0, 10, 1, NAN, &h1, err)) ||
         (st = pl_csvtable_double(t, r, "h2_m", 0, 10, 1, NAN, &h2, err)) ||
-        (st = pl_csvtable_double(t, r, "ldv_scale_mps_per_v", 1e-9, 1e3, 1, NAN, &scale, err)) ||
         (st = pl_csvtable_double(t, r, "sign1", -1, 1, 1, 0, &s1, err)) ||
         (st = pl_csvtable_double(t, r, "sign2", -1, 1, 1, 0, &s2, err)) ||
         (st = pl_csvtable_double(t, r, "full_scale_v", 1e-9, 1e6, 1, NAN, &fs, err)) ||
@@ -310,13 +353,17 @@ static pl_status row_notebook(const pl_csvtable *t, int r, manifest_row *m,
     o->synthetic = syn != 0;
     o->beams.beam_height_m[0] = h1;
     o->beams.beam_height_m[1] = h2;
-    o->beams.ldv_scale_mps_per_v[0] = o->beams.ldv_scale_mps_per_v[1] = scale;
     o->beams.beam_sign[0] = (int)s1;
     o->beams.beam_sign[1] = (int)s2;
     o->wav.full_scale_v = fs;
-    char delay[64];
-    if ((st = pl_csvtable_string(t, r, "decoder_delay_s", 0, delay, sizeof delay, err)))
+    /* per beam: "V" or "V1,V2" (two vibrometers, two decoders) */
+    char scale[64], delay[64];
+    if ((st = pl_csvtable_string(t, r, "ldv_scale_mps_per_v", 0, scale, sizeof scale, err)) ||
+        (st = pl_csvtable_string(t, r, "decoder_delay_s", 0, delay, sizeof delay, err)))
         return st;
+    if (scale[0] && pl_source_parse_ldv_scale(scale, &o->beams, err) != PL_OK)
+        return pl_err_prefix(err, "%s:%ld: column 'ldv_scale_mps_per_v': ",
+                             pl_csvtable_path(t), pl_csvtable_line(t, r));
     if (delay[0] && pl_source_parse_decoder_delay(delay, &o->beams, err) != PL_OK)
         return pl_err_prefix(err, "%s:%ld: column 'decoder_delay_s': ",
                              pl_csvtable_path(t), pl_csvtable_line(t, r));
@@ -383,16 +430,16 @@ static pl_status row_layout(const pl_csvtable *t, int r, manifest_row *m,
         (st = pl_csvtable_string(t, r, "time_unit", 0, c->time_unit,
                                  sizeof c->time_unit, err)) ||
         (st = pl_csvtable_double(t, r, "rate_hz", 1e-3, 1e9, 1, NAN, &c->rate_hz, err)) ||
+        (st = pl_csvtable_double(t, r, "volts_per_unit", 1e-12, 1e12, 1, NAN,
+                                 &c->volts_per_unit, err)) ||
         (st = pl_csvtable_string(t, r, "units", 0, units, sizeof units, err)))
         return st;
     if (c->time_unit[0] && pl_csv_time_unit(c->time_unit, &scale, err) != PL_OK)
         return pl_err_prefix(err, "%s:%ld: column 'time_unit': ",
                              pl_csvtable_path(t), pl_csvtable_line(t, r));
-    if (units[0] && strcmp(units, "volts") && strcmp(units, "mps"))
-        return pl_err_set(err, PL_EFORMAT, "%s:%ld: column 'units': expected "
-                          "volts or mps, got '%s'", pl_csvtable_path(t),
-                          pl_csvtable_line(t, r), units);
-    c->mps = !strcmp(units, "mps");
+    if (units[0] && pl_csv_units(units, c, err) != PL_OK)
+        return pl_err_prefix(err, "%s:%ld: column 'units': ", pl_csvtable_path(t),
+                             pl_csvtable_line(t, r));
     return PL_OK;
 }
 

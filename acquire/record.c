@@ -27,6 +27,51 @@ void pl_record_options_init(pl_record_options *opt)
     opt->pump.max_frames = -1;
 }
 
+/* The lock file's one line: who holds it, for the message of whoever is
+ * refused ("pid=123" and, for a daemon, " daemon socket=PATH").  Best
+ * effort: the lock itself is the flock, not this text. */
+static void write_holder(int fd, const char *what)
+{
+    char line[1200];
+    int n = snprintf(line, sizeof line, "pid=%ld%s%s\n", (long)getpid(),
+                     what ? " " : "", what ? what : "");
+    if (n > 0 && ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) != n)
+        (void)ftruncate(fd, 0);
+}
+
+/* PL_ESTATE saying who holds the lock and how to end it: a daemon is
+ * ended by its quit command (its stop only ends a run), a recording in
+ * the foreground by Ctrl-C or SIGTERM, both closing their run cleanly. */
+static pl_status refuse_held(const char *lock, const char *holder, pl_err *err)
+{
+    long pid = 0;
+    const char *sock = strstr(holder, " daemon socket=");
+    sscanf(holder, "pid=%ld", &pid);
+    if (sock && pid > 0) {
+        sock += strlen(" daemon socket=");
+        return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this "
+                          "database, a daemon (pid %ld): end it first with "
+                          "'prismlab acquire quit --socket %.*s' ('acquire "
+                          "stop' only ends its run)",
+                          lock, pid, (int)strcspn(sock, "\n"), sock);
+    }
+    if (pid > 0)
+        return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this "
+                          "database, a recording (pid %ld: prismlab acquire "
+                          "record or sim --store): let it end, or end it with "
+                          "Ctrl-C or 'kill %ld' (its run is closed cleanly)", lock, pid, pid);
+    return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this database: "
+                      "end a daemon with 'prismlab acquire quit --config rig.ini', "
+                      "a recording in the foreground with Ctrl-C", lock);
+}
+
+void pl_recorder_set_daemon(pl_recorder *r, const char *socket_path)
+{
+    char what[1100];
+    snprintf(what, sizeof what, "daemon socket=%s", socket_path);
+    write_holder(r->lock_fd, what);
+}
+
 pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
                            const pl_writer_config *wc, long long *interrupted,
                            pl_err *err)
@@ -47,11 +92,13 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
                           "the recorder lock", lock);
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char holder[600];
+        int n = (int)pread(fd, holder, sizeof holder - 1, 0);
         close(fd);
-        return pl_err_set(err, PL_ESTATE, "%s: another recorder holds this "
-                          "database (stop it first: prismlab acquire stop)",
-                          lock);
+        holder[n > 0 ? n : 0] = '\0';
+        return refuse_held(lock, holder, err);
     }
+    write_holder(fd, NULL);
     pl_recorder *r = calloc(1, sizeof *r);
     if (!r) {
         close(fd);
@@ -71,6 +118,14 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
 }
 
 pl_writer *pl_recorder_writer(pl_recorder *r) { return r->w; }
+
+void pl_recorder_same_samples(pl_recorder *r, long long run_id, char *text,
+                              size_t size)
+{
+    pl_err err = {0};
+    if (pl_run_same_samples_text(pl_writer_store(r->w), run_id, text, size, &err) != PL_OK)
+        text[0] = '\0';
+}
 
 pl_status pl_recorder_begin(pl_recorder *r, const pl_source_info *info,
                             const pl_record_options *opt,

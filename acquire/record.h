@@ -28,9 +28,10 @@ typedef struct {
 /* Defaults: live writer (overrun, not wait), 0.1 s commits, 10 s ring. */
 void pl_record_options_init(pl_record_options *opt);
 
-/* Takes the recorder lock of db_path (PL_ESTATE naming the lock file when
- * another recorder holds it), opens the store and marks runs left
- * 'recording' as 'interrupted'; *interrupted receives how many. */
+/* Takes the recorder lock of db_path (PL_ESTATE naming the lock file,
+ * the holder's pid and the command that ends it when another recorder
+ * holds it), opens the store and marks runs left 'recording' as
+ * 'interrupted'; *interrupted receives how many. */
 pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
                            const pl_writer_config *wc, long long *interrupted,
                            pl_err *err);
@@ -51,6 +52,17 @@ pl_status pl_recorder_begin(pl_recorder *r, const pl_source_info *info,
                             const pl_record_options *opt,
                             long long pretrigger_frames, long long *run_id,
                             pl_err *err);
+
+/* Says in the lock file that the holder is a daemon answering on
+ * socket_path, so that a recorder refused names the command that ends it
+ * (prismlab acquire quit --socket PATH). */
+void pl_recorder_set_daemon(pl_recorder *r, const char *socket_path);
+
+/* After a run has ended: "run 7 holds the same samples as run 3 (...):
+ * not independent evidence" into text (db/run.h), or "" when no other
+ * run holds its samples or the lookup failed (a message, not a refusal). */
+void pl_recorder_same_samples(pl_recorder *r, long long run_id, char *text,
+                              size_t size);
 
 /* The writer, for its statistics. */
 pl_writer *pl_recorder_writer(pl_recorder *r);

@@ -25,6 +25,7 @@ void pl_rigconf_init(pl_rigconf *rc)
     rc->lambda0_deg = NAN;
     rc->sim.lambda0_deg = NAN;
     rc->sim.ramp_length_m = NAN;
+    rc->sim.seed = -1;
     rc->sim.motion_s = NAN;
 }
 
@@ -214,7 +215,7 @@ static int sim_key(ctx *c, const char *key, const char *val)
     if (!strcmp(key, "lambda0_deg")) return number(c, sec, key, val, 0, 90, &s->lambda0_deg);
     if (!strcmp(key, "seed")) {
         if (!number(c, sec, key, val, 0, 2147483647.0, &v)) return 0;
-        s->seed = (unsigned long)v;
+        s->seed = (long)v;
         return 1;
     }
     if (!strcmp(key, "ramp_length_m"))

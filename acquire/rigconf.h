@@ -7,7 +7,8 @@
  *            stored with each run's channels; absent: not known)
  *   [store]  db, sync = normal|full, commit_interval_s
  *   [run]    prism, ramp, experiment, lambda0_deg, duration_s
- *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed, paced = 0|1,
+ *   [sim]    (source = sim) prism, ramp, lambda0_deg, seed (fixes the
+ *            imperfections' draws; absent: a new seed each run), paced = 0|1,
  *            ramp_length_m (0: endless), motion_s (cap on the motion)
  *   [pipeline] after_run = process, validate | process | none: what the
  *            daemon runs on each run it stored, as soon as the run stops;
@@ -28,7 +29,8 @@
 typedef struct {
     char prism[PL_NAME_SIZE], ramp[PL_NAME_SIZE];    /* "": [run]'s */
     double lambda0_deg;          /* NaN: [run]'s */
-    unsigned long seed;          /* 0: 1 */
+    long seed;                   /* -1: not given, each run draws its own;
+                                    0: 1 */
     int paced;
     double ramp_length_m;        /* NaN: the catalogue's */
     double motion_s;             /* NaN: 30 s */

@@ -2,12 +2,14 @@
  * the prismlab metadata line, per-channel options, a file's SHA-256. */
 #include "acquire/source.h"
 
+#include "core/sha256.h"
+
 #include <errno.h>
 #include <math.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 pl_status pl_source_open(const pl_source_spec *spec, void **self,
                          pl_source_info *info, pl_err *err)
@@ -41,41 +43,65 @@ static int parse_list(const char *text, double *v, int max)
     return *p ? -1 : n;
 }
 
-/* The decoder delays given, v[0..n), are rig.ini's, an import's and a
- * metadata line's alike: the 1-based index of the first that is not a
- * delay in (0, PL_SOURCE_MAX_DECODER_DELAY_S] s, 0 when all are. */
-static int bad_delay(const double *v, int n)
+/* The values given, v[0..n), are rig.ini's, an import's and a metadata
+ * line's alike: the 1-based index of the first outside (0, hi], 0 when
+ * all are inside. */
+static int bad_value(const double *v, int n, double hi)
 {
     for (int i = 0; i < n; i++)
-        if (!(v[i] > 0 && v[i] <= PL_SOURCE_MAX_DECODER_DELAY_S))
+        if (!(v[i] > 0 && v[i] <= hi))
             return i + 1;
     return 0;
 }
 
-/* Channel i's delay of the n given: one value is every channel's (one
- * decoder model on both beams), else one a channel; 0 past the list. */
-static double delay_of(const double *v, int n, int i)
+/* Channel i's value of the n given: one value is every channel's (one
+ * decoder model, one vibrometer type on both beams), else one a channel;
+ * 0 past the list. */
+static double value_of(const double *v, int n, int i)
 {
     return n == 1 ? v[0] : i < n ? v[i] : 0;
 }
 
-pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
-                                        pl_err *err)
+/* "V" for every channel or "V1,V2,..." one a channel, each in (0, hi]
+ * (unit, what: for the message), into out[0..PL_SOURCE_MAX_CHANNELS);
+ * channels past a list get 0 (not given). */
+static pl_status parse_per_channel(const char *text, double hi, const char *unit,
+                                   const char *what, const char *form, double *out,
+                                   pl_err *err)
 {
     double v[PL_SOURCE_MAX_CHANNELS + 1];
     int n = parse_list(text, v, PL_SOURCE_MAX_CHANNELS + 1);
     size_t len = strlen(text);
     /* parse_list() lets "S," pass as one value: a second one went missing */
     if (n < 1 || n > PL_SOURCE_MAX_CHANNELS || text[len - 1] == ',')
-        return pl_err_set(err, PL_EINVAL, "expected S or S1,S2 (seconds), got '%.60s'",
-                          text);
-    int bad = bad_delay(v, n);
+        return pl_err_set(err, PL_EINVAL, "expected %s, got '%.60s'", form, text);
+    int bad = bad_value(v, n, hi);
     if (bad)
-        return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g s, expected a "
-                          "delay in (0, %g] s", text, bad, v[bad - 1],
-                          PL_SOURCE_MAX_DECODER_DELAY_S);
+        return pl_err_set(err, PL_EINVAL, "'%.60s': value %d is %g %s, expected %s "
+                          "in (0, %g] %s", text, bad, v[bad - 1], unit, what, hi, unit);
     for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-        cfg->decoder_delay_s[i] = delay_of(v, n, i);
+        out[i] = value_of(v, n, i);
+    return PL_OK;
+}
+
+pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
+                                        pl_err *err)
+{
+    return parse_per_channel(text, PL_SOURCE_MAX_DECODER_DELAY_S, "s", "a delay",
+                             "S or S1,S2 (seconds)", cfg->decoder_delay_s, err);
+}
+
+pl_status pl_source_parse_ldv_scale(const char *text, pl_source_config *cfg,
+                                    pl_err *err)
+{
+    double v[PL_SOURCE_MAX_CHANNELS];
+    if (parse_per_channel(text, PL_SOURCE_MAX_LDV_SCALE, "m/s/V", "a scale",
+                          "MPS_PER_V or beam 1's,beam 2's (m/s per volt)", v,
+                          err) != PL_OK)
+        return err->code;
+    /* a channel the list leaves out keeps "not given" (the file's), not 0 */
+    for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
+        cfg->ldv_scale_mps_per_v[i] = v[i] > 0 ? v[i] : NAN;
     return PL_OK;
 }
 
@@ -104,6 +130,13 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                      sizeof info->prism, "%s", val);
             continue;
         }
+        if (!strcmp(key, "started_utc")) {
+            if (!pl_source_time_text(val, info->started_utc))
+                return pl_err_set(err, PL_EFORMAT, "metadata: started_utc='%.40s': "
+                                  "expected a date and time, YYYY-MM-DDTHH:MM:SSZ", val);
+            snprintf(info->started_from, sizeof info->started_from, "metadata");
+            continue;
+        }
         n = parse_list(val, v, PL_SOURCE_MAX_CHANNELS);
         if (n < 1)
             return pl_err_set(err, PL_EFORMAT, "metadata: %s='%s': expected "
@@ -127,13 +160,13 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                                      "[%g, %g]", key, val, i + 1, v[i],
                                      range[r].lo, range[r].hi);
         if (!strcmp(key, "decoder_delay_s")) {
-            int bad = bad_delay(v, n);
+            int bad = bad_value(v, n, PL_SOURCE_MAX_DECODER_DELAY_S);
             if (bad)
                 return pl_err_set(err, PL_EFORMAT, "metadata: decoder_delay_s='%.40s': "
                                   "value %d is %g s, expected a delay in (0, %g] s", val,
                                   bad, v[bad - 1], PL_SOURCE_MAX_DECODER_DELAY_S);
             for (int i = 0; i < PL_SOURCE_MAX_CHANNELS; i++)
-                info->channel[i].decoder_delay_s = delay_of(v, n, i);
+                info->channel[i].decoder_delay_s = value_of(v, n, i);
         } else if (!strcmp(key, "rate_hz")) {
             info->sample_rate_hz = v[0];
         } else if (!strcmp(key, "full_scale_v")) {
@@ -228,24 +261,54 @@ pl_status pl_source_check_lambda0(double lambda0_rad, pl_err *err)
     return pl_lambda0_check(lambda0_rad, err);
 }
 
+int pl_source_time_text(const char *text, char out[32])
+{
+    int y, mo, d, h, mi, sec, used = 0;
+    char sep;
+    if (!text || sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h,
+                        &mi, &sec, &used) != 7 || (sep != 'T' && sep != ' ') ||
+        mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
+        y < 1900 || h < 0 || mi < 0 || sec < 0)
+        return 0;
+    const char *p = text + used;
+    if (*p == '.' || *p == ',')
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
+    long offset = 0;   /* the zone's seconds east of UTC */
+    int oh, om;
+    if ((*p == '+' || *p == '-') &&
+        (sscanf(p + 1, "%2d:%2d", &oh, &om) == 2 || sscanf(p + 1, "%2d%2d", &oh, &om) == 2)) {
+        offset = (*p == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
+        p += strspn(p + 1, "0123456789:") + 1;
+    } else if (*p == 'Z') {
+        p++;
+    }
+    if (*p && *p != ' ')
+        return 0;
+    struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
+                    .tm_hour = h, .tm_min = mi, .tm_sec = sec};
+    time_t t = timegm(&tm) - offset;
+    if (!gmtime_r(&t, &tm))
+        return 0;
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return 1;
+}
+
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return pl_err_set(err, PL_EIO, "%s: %s", path, strerror(errno));
-    struct sha256_ctx ctx;
-    sha256_init(&ctx);
+    pl_sha256 h;
+    pl_sha256_init(&h);
     unsigned char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sha256_update(&ctx, n, buf);
+        pl_sha256_update(&h, buf, n);
     int bad = ferror(f);
     fclose(f);
     if (bad)
         return pl_err_set(err, PL_EIO, "%s: read error", path);
-    uint8_t d[SHA256_DIGEST_SIZE];
-    sha256_digest(&ctx, sizeof d, d);
-    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    pl_sha256_hex(&h, hex);
     return PL_OK;
 }

@@ -55,6 +55,12 @@ typedef struct {
      * (valid until close).  NULL, 0: none. */
     const pl_source_gap *gaps;
     size_t n_gaps;
+    /* When a file says it was recorded (its first frame), as
+     * "YYYY-MM-DDTHH:MM:SSZ", and what said so (pl_run_info's
+     * started_from: "metadata", "bwf", "riff"); "": the file does not say
+     * (the import then takes its modification time). */
+    char started_utc[32];
+    char started_from[12];
 } pl_source_info;
 
 /* What every source is told about its channels, whatever its type: the
@@ -122,7 +128,8 @@ void pl_source_config_init(pl_source_config *cfg);
 
 /* Applies a `prismlab key=value ...` metadata line (the WAV comment or the
  * first CSV comment line, see docs/acquire.md) to info: rate, heights,
- * signs, LDV scales, decoder delays, synthetic, prism, ramp, lambda0.
+ * signs, LDV scales, decoder delays, synthetic, prism, ramp, lambda0, the
+ * recording's start (started_utc=).
  * *full_scale_v receives full_scale_v= when present.  Lines not starting
  * with "prismlab " are ignored.  PL_EFORMAT names a malformed value. */
 pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
@@ -149,6 +156,25 @@ pl_status pl_source_apply_config_missing(const pl_source_config *cfg,
  * caller prefixes where it came from (file and line, option). */
 pl_status pl_source_parse_decoder_delay(const char *text, pl_source_config *cfg,
                                         pl_err *err);
+
+/* A time of day as a file writes it, "YYYY-MM-DD HH:MM:SS" or with a T,
+ * optional fractional seconds (dropped) and a zone ("Z", "+HH:MM",
+ * "+HHMM"; none: UTC), into out as "YYYY-MM-DDTHH:MM:SSZ" in UTC.
+ * Returns 0 (out untouched) for anything else, a date alone included: a
+ * run's start is a moment, not a day. */
+int pl_source_time_text(const char *text, char out[32]);
+
+/* The largest LDV scale taken (m/s per volt), as `run set` and the
+ * metadata line bound it. */
+#define PL_SOURCE_MAX_LDV_SCALE 1e3
+
+/* Parses the LDV decoders' scales: "V" for every channel or "V1,V2" (beam
+ * 1's, beam 2's: a lab with two vibrometers), each in (0,
+ * PL_SOURCE_MAX_LDV_SCALE] m/s per volt, into cfg->ldv_scale_mps_per_v;
+ * channels past the list keep "not given".  PL_EINVAL names the value;
+ * the caller prefixes where it came from (option, file and line). */
+pl_status pl_source_parse_ldv_scale(const char *text, pl_source_config *cfg,
+                                    pl_err *err);
 
 /* Hex SHA-256 of a file (nettle), for the run's provenance. */
 pl_status pl_source_file_sha256(const char *path, char hex[65], pl_err *err);

@@ -156,6 +156,32 @@ static int calibrate(wav_source *s, const pl_wav_options *o, double fs,
     return 1;
 }
 
+/* When the file says it was recorded, where the metadata line does not:
+ * the broadcast extension's origination date and time (BWF gives the
+ * recorder's clock without a zone: taken as written), else a LIST INFO
+ * creation date (ICRD) that holds a time as well. */
+static void recorded_at(wav_source *s, pl_source_info *info)
+{
+    SF_BROADCAST_INFO bi;
+    memset(&bi, 0, sizeof bi);
+    if (sf_command(s->f, SFC_GET_BROADCAST_INFO, &bi, sizeof bi) == SF_TRUE) {
+        /* "yyyy-mm-dd" (the standard allows any of - _ : / . between)
+         * and "hh:mm:ss" likewise */
+        char t[24];
+        snprintf(t, sizeof t, "%.10sT%.8s", bi.origination_date, bi.origination_time);
+        if (strlen(t) == 19) {
+            t[4] = t[7] = '-';
+            t[13] = t[16] = ':';
+        }
+        if (pl_source_time_text(t, info->started_utc)) {
+            snprintf(info->started_from, sizeof info->started_from, "bwf");
+            return;
+        }
+    }
+    if (pl_source_time_text(sf_get_string(s->f, SF_STR_DATE), info->started_utc))
+        snprintf(info->started_from, sizeof info->started_from, "riff");
+}
+
 /* Everything open() finds out, in order; the caller frees s on an error. */
 static pl_status describe(wav_source *s, const SF_INFO *sfi,
                           const pl_wav_options *o, const pl_source_config *cfg,
@@ -197,6 +223,8 @@ static pl_status describe(wav_source *s, const SF_INFO *sfi,
         pl_err_prefix(err, "%s: comment: ", s->path);
         return st;
     }
+    if (!info->started_utc[0])
+        recorded_at(s, info);
     info->sample_rate_hz = sfi->samplerate;   /* the header rules */
     snprintf(info->rate_from, sizeof info->rate_from, "the WAV header");
     /* a plain WAV (Audacity's) lacks the full scale and the beams: all

@@ -10,6 +10,8 @@
  */
 #include "acquire/writer.h"
 
+#include "core/sha256.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,6 +43,10 @@ struct pl_writer {
 
     long long pushed, committed, commits;
     size_t peak;
+
+    /* the committed frames' SHA-256, in frame order: the writer thread's
+     * until it is joined */
+    pl_sha256 samples;
 };
 
 pl_status pl_writer_create(pl_writer **out, const char *db_path,
@@ -131,6 +137,8 @@ static void *writer_main(void *arg)
         }
         pl_err err = {0};
         pl_status st = commit_chunk(w, first, n, data, &err);
+        if (st == PL_OK)   /* outside the lock: the chunk is still ours */
+            pl_sha256_update(&w->samples, data, n * w->frame_bytes);
 
         pthread_mutex_lock(&w->mu);
         if (st != PL_OK) {
@@ -218,6 +226,7 @@ pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
     w->ending = 0;
     w->failed = 0;
     w->overrun_frame = -1;
+    pl_sha256_init(&w->samples);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
         if (w->cfg.atomic)
             pl_store_rollback(w->store);
@@ -311,6 +320,28 @@ static void stop_thread(pl_writer *w)
     w->running = 0;
 }
 
+/* The samples' SHA-256 stored with the run: every import, recording and
+ * daemon run goes through here, so none escapes the check of which runs
+ * hold the same samples (db/run.h).  A run without frames is left
+ * unchecked (every empty run would match).  Only an atomic run
+ * fails on it (its transaction goes whole or not at all); a live run
+ * whose hash could not be stored stays unchecked rather than unfinished. */
+static pl_status store_samples_hash(pl_writer *w, pl_err *err)
+{
+    char hex[65];
+    pl_err e = {0};
+    if (w->committed == 0)
+        return PL_OK;
+    pl_sha256_hex(&w->samples, hex);
+    if (pl_run_set_samples_sha256(w->store, w->run_id, hex, &e) != PL_OK) {
+        if (!w->cfg.atomic)
+            return PL_OK;
+        *err = e;
+        return e.code;
+    }
+    return PL_OK;
+}
+
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                             pl_err *err)
 {
@@ -340,6 +371,10 @@ pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
     }
     if (w->overrun_frame >= 0)
         final_state = PL_RUN_OVERRUN;
+    if (store_samples_hash(w, err) != PL_OK) {
+        pl_store_rollback(w->store);
+        return err->code;
+    }
     if (pl_run_set_state(w->store, w->run_id, final_state,
                          final_state == PL_RUN_OVERRUN ? w->overrun_frame : -1,
                          err) != PL_OK) {

@@ -78,8 +78,11 @@ pl_status pl_writer_push(pl_writer *w, const void *frames, size_t n,
 pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
                                  pl_err *err);
 
-/* Drains the ring, commits, stops the thread and sets the final state
- * (final_state, or 'overrun' when frames were lost).  After a failed
+/* Drains the ring, commits, stops the thread, stores the SHA-256 of the
+ * run's samples (the committed frames' bytes in order: schemas/011) and
+ * sets the final state (final_state, or 'overrun' when frames were lost);
+ * pl_run_same_samples_text() (db/run.h) then names a run whose samples
+ * another run already holds.  After a failed
  * commit it returns that error and the run ends 'overrun' at the first
  * frame not stored. */
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,

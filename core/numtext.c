@@ -40,3 +40,8 @@ char *pl_deg_text(char *buf, size_t size, double rad)
     }
     return pl_num_text(buf, size, deg);
 }
+
+const char *pl_plural_s(long long n)
+{
+    return n == 1 ? "" : "s";
+}

@@ -26,4 +26,8 @@ char *pl_num_text(char *buf, size_t size, double v);
  * radians reads 7.2, not 7.200000000000001. */
 char *pl_deg_text(char *buf, size_t size, double rad);
 
+/* "" when n is 1, else "s": a count and its noun agree in every message
+ * ("1 run", "0 runs", "2 runs": printf("%d run%s", n, pl_plural_s(n))). */
+const char *pl_plural_s(long long n);
+
 #endif

@@ -2,6 +2,7 @@
 #include "db/catalog.h"
 
 #include "core/csvtable.h"
+#include "core/sample.h"
 #include "db/sqlite_private.h"
 
 #include <math.h>
@@ -478,4 +479,28 @@ pl_status pl_experiment_ensure(pl_store *store, const char *name, pl_err *err)
     memset(&e, 0, sizeof e);
     snprintf(e.name, sizeof e.name, "%s", name);
     return pl_experiment_add(store, &e, err);
+}
+
+pl_status pl_catalog_inputs_check(pl_store *store, const char *prism,
+                                  const char *ramp, double h1_m, double h2_m,
+                                  double lambda0_rad, pl_err *err)
+{
+    pl_prism p;
+    pl_ramp r;
+    char what[160];
+    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
+        pl_err_clear(err);  /* none, or the caller names the unknown one */
+        return PL_OK;
+    }
+    r.beta_rad = NAN;
+    if (ramp[0] && pl_ramp_get(store, ramp, &r, err) != PL_OK) {
+        pl_err_clear(err);
+        r.beta_rad = NAN;
+    }
+    if (isnan(r.beta_rad))
+        snprintf(what, sizeof what, "prism '%.60s'", p.name);
+    else
+        snprintf(what, sizeof what, "prism '%.60s' on ramp '%.60s'", p.name, r.name);
+    return pl_prism_inputs_check(what, p.n_edges, p.a0_m, r.beta_rad, h1_m, h2_m,
+                                 lambda0_rad, err);
 }

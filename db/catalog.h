@@ -72,6 +72,16 @@ pl_status pl_ramp_get(pl_store *store, const char *name, pl_ramp *r,
 pl_status pl_experiment_get(pl_store *store, const char *name,
                             pl_experiment *e, pl_err *err);
 
+/* A run's release angle and beam heights against the prism and ramp it
+ * names (core/sample.h, pl_prism_inputs_check), the one check of import
+ * (a file, a manifest's rows) and `run set`: PL_EINVAL names the value,
+ * the range and the prism and ramp.  A name that is "" or not in the
+ * catalogue narrows nothing (the general bounds hold); NaN values (not
+ * given) pass. */
+pl_status pl_catalog_inputs_check(pl_store *store, const char *prism,
+                                  const char *ramp, double h1_m, double h2_m,
+                                  double lambda0_rad, pl_err *err);
+
 /* Visits every entry in name order; a non-zero return from fn stops. */
 pl_status pl_prism_list(pl_store *store,
                         int (*fn)(void *ctx, const pl_prism *p), void *ctx,

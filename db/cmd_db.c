@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "core/json.h"
+#include "core/numtext.h"
 #include "db/catalog.h"
 #include "db/derived.h"
 #include "db/quality.h"
@@ -476,9 +477,10 @@ static const pl_cli_command run_command = {
     "list prints one line per run, newest first, under a header row; show\n"
     "prints everything stored about one run, its channels and calibration,\n"
     "its processing, its data quality (good, degraded, suspect or refused,\n"
-    "with each fault in words) and the history of its corrections.  Simulated\n"
-    "runs are\n"
-    "marked SYNTHETIC.  --json prints the same as JSON.\n"
+    "with each fault in words) and the history of its corrections, where its\n"
+    "start time comes from, its samples' SHA-256 and the earlier run that\n"
+    "holds the same samples, if one does.  Simulated runs are marked\n"
+    "SYNTHETIC.  --json prints the same as JSON.\n"
     "\n"
     "set corrects what was written down about a run (a wrong prism, swapped\n"
     "beam heights or signs, a missing release angle) without touching its\n"
@@ -495,7 +497,9 @@ static void json_run(FILE *out, const pl_run_info *r)
 {
     fprintf(out, "{\"id\": %lld", r->id);
     json_field_text(out, ", ", "started_utc", r->started_utc);
+    json_field_text(out, ", ", "started_from", r->started_from);
     json_field_text(out, ", ", "ended_utc", r->ended_utc);
+    json_field_text(out, ", ", "imported_utc", r->imported_utc);
     json_field_text(out, ", ", "state", pl_run_state_name(r->state));
     json_field_text(out, ", ", "experiment", r->experiment);
     json_field_text(out, ", ", "prism", r->prism);
@@ -563,6 +567,51 @@ static int print_run_line(void *ctx, const pl_run_info *r)
     return 0;
 }
 
+/* What a run's started_utc is, in words (schemas/011). */
+static const char *started_from_words(const char *from)
+{
+    static const struct { const char *key, *words; } w[] = {
+        {"clock", "the recorder's clock as the run began"},
+        {"metadata", "the file's prismlab metadata (started_utc=)"},
+        {"bwf", "the WAV's broadcast extension (BWF origination date and time, "
+                "the recorder's own clock: no zone given)"},
+        {"riff", "the WAV's creation date (LIST INFO ICRD)"},
+        {"mtime", "the file's modification time less the recording's length "
+                  "(the file says nothing of its own)"},
+        {"import", "the import's time (imported before prismlab read a "
+                   "recording's own time)"}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (!strcmp(from, w[i].key))
+            return w[i].words;
+    return "not known";
+}
+
+/* Whether another run holds the same samples (docs/data-model.md, "Runs
+ * that hold the same samples"): the record says so, so that nobody counts
+ * the two as two measurements. */
+static int print_same_samples(pl_store *store, const pl_run_info *r, int json,
+                              pl_err *err)
+{
+    char text[512];
+    long long other = 0;
+    if (pl_run_same_samples(store, r->id, &other, err) != PL_OK ||
+        pl_run_same_samples_text(store, r->id, text, sizeof text, err) != PL_OK)
+        return -1;
+    if (json) {
+        json_field_text(stdout, ", ", "samples_sha256", r->samples_sha256);
+        if (other)
+            printf(", \"same_samples_as\": %lld", other);
+        else
+            fputs(", \"same_samples_as\": null", stdout);
+        return 0;
+    }
+    printf("samples_sha256: %s\n", r->samples_sha256[0] ? r->samples_sha256
+           : "not checked (no frames, or still recording)");
+    if (text[0])
+        printf("same_samples:   %s\n", text);
+    return 0;
+}
+
 static void print_run(const pl_run_info *r, const pl_channel *ch)
 {
     printf("run:            %lld%s\n", r->id,
@@ -571,7 +620,10 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
     if (r->overrun_frame >= 0)
         printf(" (samples lost from frame %lld)", r->overrun_frame);
     printf("\nstarted_utc:    %s\n", r->started_utc);
+    printf("started_from:   %s\n", started_from_words(r->started_from));
     printf("ended_utc:      %s\n", r->ended_utc[0] ? r->ended_utc : "-");
+    if (r->imported_utc[0])
+        printf("imported_utc:   %s\n", r->imported_utc);
     printf("experiment:     %s\n", r->experiment[0] ? r->experiment : "-");
     printf("prism:          %s\n", r->prism[0] ? r->prism : "-");
     printf("ramp:           %s\n", r->ramp[0] ? r->ramp : "-");
@@ -581,13 +633,14 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
     printf("sample_rate:    %g Hz\n", r->sample_rate_hz);
     printf("frames:         %lld (%.3f s)\n", r->n_frames,
            r->n_frames / r->sample_rate_hz);
-    printf("format:         %s %s, %d channels\n",
+    printf("format:         %s %s, %d channel%s\n",
            pl_sample_format_name(r->format), r->little_endian ? "le" : "be",
-           r->n_channels);
+           r->n_channels, pl_plural_s(r->n_channels));
     if (isfinite(r->lambda0_rad))
         printf("lambda0:        %.4f deg\n", r->lambda0_rad / DEG);
     if (r->pretrigger_frames)
-        printf("pretrigger:     %lld frames\n", r->pretrigger_frames);
+        printf("pretrigger:     %lld frame%s\n", r->pretrigger_frames,
+               pl_plural_s(r->pretrigger_frames));
     if (r->notes[0])
         printf("notes:          %s\n", r->notes);
     for (int i = 0; i < r->n_channels; i++)
@@ -987,9 +1040,9 @@ static int print_gaps(pl_store *store, const pl_run_info *r, int json, pl_err *e
             pl_json_number(stdout, len);
             fputs("}", stdout);
         } else {
-            printf("gap:            %lld frames (%.1f ms) missing at %.3f s (frame %lld): "
-                   "not measured, stored as a line\n", g[k].n_frames, 1e3 * len, at,
-                   g[k].first_frame);
+            printf("gap:            %lld frame%s (%.1f ms) missing at %.3f s (frame %lld): "
+                   "not measured, stored as a line\n", g[k].n_frames,
+                   pl_plural_s(g[k].n_frames), 1e3 * len, at, g[k].first_frame);
         }
     }
     if (json)
@@ -1010,7 +1063,8 @@ static int run_show(pl_store *store, long long id, int json)
     if (json) {
         json_run(stdout, &info);
         json_channels(&info, ch);
-        if (print_gaps(store, &info, 1, &err) != 0)
+        if (print_same_samples(store, &info, 1, &err) != 0 ||
+            print_gaps(store, &info, 1, &err) != 0)
             return pl_cli_fail("run", &err);
         print_processing(store, id, 1);
         print_quality(store, id, 1);
@@ -1018,7 +1072,8 @@ static int run_show(pl_store *store, long long id, int json)
         fputs(", \"corrections\": [", stdout);
     } else {
         print_run(&info, ch);
-        if (print_gaps(store, &info, 0, &err) != 0)
+        if (print_same_samples(store, &info, 0, &err) != 0 ||
+            print_gaps(store, &info, 0, &err) != 0)
             return pl_cli_fail("run", &err);
         print_processing(store, id, 0);
         print_quality(store, id, 0);

@@ -2,6 +2,7 @@
 #include "db/run.h"
 
 #include "core/numtext.h"
+#include "core/sha256.h"
 #include "core/version.h"
 #include "db/catalog.h"
 #include "db/sqlite_private.h"
@@ -74,6 +75,14 @@ static void bind_id_or_null(sqlite3_stmt *st, int col, long long id)
         sqlite3_bind_null(st, col);
 }
 
+static void bind_text_or_null(sqlite3_stmt *st, int col, const char *text)
+{
+    if (text[0])
+        sqlite3_bind_text(st, col, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, col);
+}
+
 static pl_status insert_channel(pl_store *store, long long run_id, int idx,
                                 const pl_channel *c, pl_err *err)
 {
@@ -129,8 +138,8 @@ pl_status pl_run_create(pl_store *store, pl_run_info *info,
         "INSERT INTO run (prism_id, ramp_id, experiment_id, started_utc, "
         " sample_rate_hz, n_channels, sample_format, byte_order, state, "
         " source_kind, source_detail, source_sha256, synthetic, lambda0_rad, "
-        " pretrigger_frames, notes) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " pretrigger_frames, notes, started_from, imported_utc) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     long long prism, ramp, experiment;
     sqlite3_stmt *st;
     int rc;
@@ -146,8 +155,10 @@ pl_status pl_run_create(pl_store *store, pl_run_info *info,
         lookup_id(store, "experiment", info->experiment, &experiment, err) !=
             PL_OK)
         return err->code;
-    if (!info->started_utc[0])
+    if (!info->started_utc[0]) {
         pl_store_utc_now(info->started_utc);
+        snprintf(info->started_from, sizeof info->started_from, "clock");
+    }
     if (pl_store_prepare(store, sql, &st, err) != PL_OK)
         return err->code;
     bind_id_or_null(st, 1, prism);
@@ -161,14 +172,13 @@ pl_status pl_run_create(pl_store *store, pl_run_info *info,
     sqlite3_bind_text(st, 9, pl_run_state_name(info->state), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 10, info->source_kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 11, info->source_detail, -1, SQLITE_STATIC);
-    if (info->source_sha256[0])
-        sqlite3_bind_text(st, 12, info->source_sha256, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 12);
+    bind_text_or_null(st, 12, info->source_sha256);
     sqlite3_bind_int(st, 13, info->synthetic ? 1 : 0);
     pl_store_bind_real(st, 14, info->lambda0_rad);
     sqlite3_bind_int64(st, 15, info->pretrigger_frames);
     sqlite3_bind_text(st, 16, info->notes, -1, SQLITE_STATIC);
+    bind_text_or_null(st, 17, info->started_from);
+    bind_text_or_null(st, 18, info->imported_utc);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -229,10 +239,17 @@ pl_status pl_run_set_state(pl_store *store, long long run_id,
                            pl_run_state state, long long overrun_frame,
                            pl_err *err)
 {
+    /* An import ends where its recording ended (its start and its
+     * length, to the nearest second), not when the import finished: that
+     * is imported_utc. */
     static const char sql[] =
         "UPDATE run SET state = ?2, "
         " overrun_frame = COALESCE(?3, overrun_frame), "
-        " ended_utc = CASE WHEN ?2 = 'recording' THEN NULL ELSE ?4 END "
+        " ended_utc = CASE WHEN ?2 = 'recording' THEN NULL "
+        "  WHEN imported_utc IS NOT NULL AND started_from <> 'import' THEN "
+        "   COALESCE(strftime('%Y-%m-%dT%H:%M:%SZ', started_utc, "
+        "    printf('%+.3f seconds', n_frames / sample_rate_hz + 0.5)), ?4) "
+        "  ELSE ?4 END "
         "WHERE id = ?1";
     char now[32];
     sqlite3_stmt *st;
@@ -263,7 +280,7 @@ pl_status pl_run_set_state(pl_store *store, long long run_id,
     " r.sample_format, r.byte_order, r.state, r.overrun_frame, "            \
     " r.source_kind, r.source_detail, r.source_sha256, r.synthetic, "       \
     " r.lambda0_rad, r.pretrigger_frames, r.n_frames, r.ended_utc, "        \
-    " r.notes "                                                             \
+    " r.notes, r.samples_sha256, r.started_from, r.imported_utc "           \
     "FROM run r LEFT JOIN prism p ON p.id = r.prism_id "                    \
     " LEFT JOIN ramp m ON m.id = r.ramp_id "                                \
     " LEFT JOIN experiment e ON e.id = r.experiment_id "
@@ -292,6 +309,9 @@ static void row_to_info(sqlite3_stmt *st, pl_run_info *info)
     info->n_frames = sqlite3_column_int64(st, 17);
     pl_store_column_text(st, 18, info->ended_utc, sizeof info->ended_utc);
     pl_store_column_text(st, 19, info->notes, sizeof info->notes);
+    pl_store_column_text(st, 20, info->samples_sha256, sizeof info->samples_sha256);
+    pl_store_column_text(st, 21, info->started_from, sizeof info->started_from);
+    pl_store_column_text(st, 22, info->imported_utc, sizeof info->imported_utc);
 }
 
 pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,
@@ -638,6 +658,120 @@ pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
     return step_int64(store, st, "looking up a run by SHA-256", 0, run_id, err);
 }
 
+pl_status pl_run_set_samples_sha256(pl_store *store, long long run_id,
+                                    const char *hex, pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "UPDATE run SET samples_sha256 = ? WHERE id = ?",
+                         &st, err) != PL_OK)
+        return err->code;
+    bind_text_or_null(st, 1, hex);
+    sqlite3_bind_int64(st, 2, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "storing the samples' SHA-256", err);
+    return PL_OK;
+}
+
+pl_status pl_run_same_samples(pl_store *store, long long run_id,
+                              long long *other, pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "SELECT o.id FROM run r JOIN run o ON "
+                         "o.samples_sha256 = r.samples_sha256 AND o.id < r.id "
+                         "WHERE r.id = ? ORDER BY o.id LIMIT 1", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    return step_int64(store, st, "looking up runs with the same samples", 0,
+                      other, err);
+}
+
+pl_status pl_run_same_samples_text(pl_store *store, long long run_id,
+                                   char *text, size_t size, pl_err *err)
+{
+    long long other = 0;
+    pl_run_info o;
+    text[0] = '\0';
+    if (pl_run_same_samples(store, run_id, &other, err) != PL_OK)
+        return err->code;
+    if (!other)
+        return PL_OK;
+    if (pl_run_get(store, other, &o, err) != PL_OK)
+        return err->code;
+    snprintf(text, size, "run %lld holds the same samples as run %lld (%.200s): "
+             "not independent evidence", run_id, other, o.source_detail);
+    return PL_OK;
+}
+
+/* The SHA-256 of one run's chunks in frame order, the bytes the writer
+ * hashed as they went in. */
+static pl_status hash_chunks(pl_store *store, long long run_id, char hex[65],
+                             pl_err *err)
+{
+    sqlite3_stmt *st;
+    pl_sha256 h;
+    int rc;
+    if (pl_store_prepare(store, "SELECT data FROM chunk WHERE run_id = ? "
+                         "ORDER BY first_frame", &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, run_id);
+    pl_sha256_init(&h);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        pl_sha256_update(&h, sqlite3_column_blob(st, 0),
+                         (size_t)sqlite3_column_bytes(st, 0));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "reading a run's chunks", err);
+    pl_sha256_hex(&h, hex);
+    return PL_OK;
+}
+
+pl_status pl_run_fill_samples_sha256(pl_store *store, long long *count,
+                                     pl_err *err)
+{
+    sqlite3_stmt *st;
+    long long *ids = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    *count = 0;
+    if (pl_store_prepare(store, "SELECT id FROM run WHERE samples_sha256 IS NULL "
+                         "AND n_frames > 0 AND state <> 'recording' ORDER BY id",
+                         &st, err) != PL_OK)
+        return err->code;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            long long *v = realloc(ids, cap * sizeof *v);
+            if (!v) {
+                sqlite3_finalize(st);
+                free(ids);
+                return pl_err_set(err, PL_ENOMEM, "hashing the runs' samples: "
+                                  "out of memory");
+            }
+            ids = v;
+        }
+        ids[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        return pl_store_fail(store, "listing the runs to hash", err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        char hex[65];
+        long long id = ids[i];
+        if (hash_chunks(store, id, hex, err) != PL_OK ||
+            pl_run_set_samples_sha256(store, id, hex, err) != PL_OK) {
+            free(ids);
+            return pl_err_prefix(err, "run %lld: ", id);
+        }
+    }
+    free(ids);
+    *count = (long long)n;
+    return PL_OK;
+}
+
 pl_status pl_run_delete(pl_store *store, long long run_id, pl_err *err)
 {
     sqlite3_stmt *st;
@@ -938,38 +1072,19 @@ static pl_status drop_derived(pl_store *store, long long run_id, pl_err *err)
 
 /* The corrected run's release angle and beam heights against its prism
  * and ramp (the corrected ones where named), when the edit touches any of
- * them: refused now, rather than by validate later.  An unknown prism
- * leaves only the general bounds already checked. */
+ * them: refused now, rather than by validate later. */
 static pl_status check_against_prism(pl_store *store, const pl_run_info *r,
                                      const pl_run_edit *e, double h1,
                                      double h2, pl_err *err)
 {
-    const char *prism = e->prism ? e->prism : r->prism;
-    const char *ramp = e->ramp ? e->ramp : r->ramp;
     double lambda0 = e->clear_lambda0 ? NAN : !isnan(e->lambda0_rad)
                      ? e->lambda0_rad : r->lambda0_rad;
-    pl_prism p;
-    pl_ramp rp;
-    char what[160];
     if (!e->prism && !e->ramp && isnan(e->h[0]) && isnan(e->h[1]) &&
         isnan(e->lambda0_rad))
         return PL_OK;
-    if (!prism[0] || pl_prism_get(store, prism, &p, err) != PL_OK) {
-        pl_err_clear(err);  /* none, or set_reference names the unknown one */
-        return PL_OK;
-    }
-    rp.beta_rad = NAN;
-    if (ramp[0] && pl_ramp_get(store, ramp, &rp, err) != PL_OK) {
-        pl_err_clear(err);
-        rp.beta_rad = NAN;
-    }
-    if (isnan(rp.beta_rad))
-        snprintf(what, sizeof what, "prism '%.60s'", p.name);
-    else
-        snprintf(what, sizeof what, "prism '%.60s' on ramp '%.60s'", p.name,
-                 rp.name);
-    if (pl_prism_inputs_check(what, p.n_edges, p.a0_m, rp.beta_rad, h1,
-                              r->n_channels > 1 ? h2 : NAN, lambda0, err) != PL_OK)
+    if (pl_catalog_inputs_check(store, e->prism ? e->prism : r->prism,
+                                e->ramp ? e->ramp : r->ramp, h1,
+                                r->n_channels > 1 ? h2 : NAN, lambda0, err) != PL_OK)
         return pl_err_prefix(err, "run %lld: ", r->id);
     return PL_OK;
 }

@@ -48,6 +48,14 @@ typedef struct {
     long long n_frames;          /* frames committed */
     char ended_utc[32];
     char notes[512];
+    /* SHA-256 of the raw samples as stored (the chunks' bytes in frame
+     * order, schemas/011); "" when not checked.  The writer fills it. */
+    char samples_sha256[65];
+    /* Where started_utc comes from: "clock", "metadata", "bwf", "riff",
+     * "mtime", "import" (schemas/011); "": not known (a live recorder's
+     * run is stored "clock"). */
+    char started_from[12];
+    char imported_utc[32];       /* when an import stored it; "": not imported */
 } pl_run_info;
 
 /* Fills info with defaults: 2 channels, s16 host order, NaN angles. */
@@ -70,6 +78,32 @@ pl_status pl_run_append_chunk(pl_store *store, long long run_id,
 pl_status pl_run_set_state(pl_store *store, long long run_id,
                            pl_run_state state, long long overrun_frame,
                            pl_err *err);
+
+/* Stores the SHA-256 of the run's raw samples (hex; "" stores NULL: not
+ * checked).  No transaction of its own: the writer sets it as the run
+ * ends. */
+pl_status pl_run_set_samples_sha256(pl_store *store, long long run_id,
+                                    const char *hex, pl_err *err);
+
+/* The oldest run before run_id (a smaller id: stored earlier) whose raw
+ * samples are the same as run_id's (the same samples_sha256) into *other,
+ * 0 when there is none or run_id's samples are not checked.  The first
+ * of a set of identical runs is the one that counts. */
+pl_status pl_run_same_samples(pl_store *store, long long run_id,
+                              long long *other, pl_err *err);
+
+/* "run 7 holds the same samples as run 3 (file.wav): not independent
+ * evidence" into text (size bytes), naming the other run's file or
+ * device; "" when run_id shares its samples with no other run. */
+pl_status pl_run_same_samples_text(pl_store *store, long long run_id,
+                                   char *text, size_t size, pl_err *err);
+
+/* Hashes, from their chunks, the samples of every run that has frames,
+ * has ended and has no samples_sha256 yet (stores older than schema 011).
+ * Called by the store right after migration 011, inside its transaction;
+ * *count receives how many runs were hashed. */
+pl_status pl_run_fill_samples_sha256(pl_store *store, long long *count,
+                                     pl_err *err);
 
 /* Reads a run's description; PL_ENOTFOUND when there is no such run. */
 pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,

@@ -10,6 +10,7 @@
 #include "core/sample.h"
 #include "core/version.h"
 #include "db/migrations.h"
+#include "db/run.h"
 #include "db/sqlite_private.h"
 
 #include <math.h>
@@ -275,6 +276,14 @@ static pl_status apply_migrations(pl_store *store, pl_err *err)
         if (pl_store_exec(store, pragma, err) != PL_OK) {
             pl_store_rollback(store);
             return err->code;
+        }
+        /* SQL cannot hash: the runs stored before 011 get their samples'
+         * SHA-256 here, in the migration's transaction, so that a store
+         * holding identical runs names them from its first open on. */
+        long long hashed;
+        if (m->number == 11 && pl_run_fill_samples_sha256(store, &hashed, err) != PL_OK) {
+            pl_store_rollback(store);
+            return pl_err_prefix(err, "applying migration %s: ", m->name);
         }
     }
     if (check_keys(store, err) != PL_OK) {

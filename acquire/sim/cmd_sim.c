@@ -9,6 +9,7 @@
 #include "acquire/sim/simrun.h"
 #include "commands.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "core/sample.h"
 #include "model/prism/options.h"
 #include "model/validate/setup.h"
@@ -73,7 +74,8 @@ pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
         return pl_err_set(err, PL_ENOMEM, "sim: out of memory");
     pl_sim_options_init(o);
     pl_simrun_config *sr = &o->run;
-    sr->rig.seed = rs->seed ? rs->seed : 1;
+    sr->rig.seed = rs->seed > 0 ? (unsigned long)rs->seed : 1;
+    o->draw_seed = rs->seed < 0;
     o->paced = rs->paced;
     if (pl_model_params_lookup(&sr->model, db_path, sp, sm, err) != PL_OK) {
         free(o);
@@ -83,13 +85,21 @@ pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
     snprintf(sr->ramp, sizeof sr->ramp, "%s", sm);
     sr->model.lambda0 = sl * M_PI / 180;
     sr->nominal_lambda0 = sr->model.lambda0;
+    double catalogued = sr->model.ramp_length;
     if (!isnan(rs->ramp_length_m))
         sr->model.ramp_length = rs->ramp_length_m;
-    if (!(sr->model.ramp_length > 0))
-        fprintf(stderr, "prismlab sim: warning: ramp '%s' has no length in the "
-                "catalogue: the prism rolls on an endless ramp until the "
-                "recording ends (give the ramp one with 'prismlab ramp add "
-                "NAME ... --length M', or --ramp-length M)\n", sm);
+    char given[400] = "";
+    if (rs->ramp_length_m == 0 && catalogued > 0)
+        snprintf(given, sizeof given, ", not on the %g m the catalogue gives ramp "
+                 "'%.200s' (leave the key out to use those)", catalogued, sm);
+    if (rs->ramp_length_m == 0)
+        snprintf(o->note, sizeof o->note, "[sim] ramp_length_m = 0: the prism rolls on "
+                 "an endless ramp until the recording ends%s", given);
+    else if (!(sr->model.ramp_length > 0))
+        snprintf(o->note, sizeof o->note, "warning: ramp '%s' has no length in the "
+                 "catalogue: the prism rolls on an endless ramp until the recording "
+                 "ends (give the ramp one with 'prismlab ramp add NAME ... --length M', "
+                 "or [sim] ramp_length_m = M in %s)", sm, config);
     if (!isnan(rs->motion_s))
         sr->model.duration = rs->motion_s;
     sr->model.h1 = rc->beams.beam_height_m[0];
@@ -129,6 +139,11 @@ static pl_status record(const char *db, const pl_simrun_config *run, int paced,
     pl_status st = pl_source_open(&spec, &src, &info, err);
     if (st == PL_OK)
         st = pl_recorder_run(r, &pl_source_sim, src, &info, &ro, run_id, NULL, err);
+    char same[512] = "";
+    if (st == PL_OK)
+        pl_recorder_same_samples(r, *run_id, same, sizeof same);
+    if (same[0])
+        fprintf(stderr, "prismlab sim: %s\n", same);
     pl_source_sim.close(src);
     pl_recorder_close(r);
     return st;
@@ -383,9 +398,9 @@ static int run_and_write(sim_opts *o, const char *cmd, pl_err *err)
     if (leave < nf)
         snprintf(leave_t, sizeof leave_t, "%.4f", leave / cfg->rate_hz);
     if (pl_simrun_clipped(s) > 0)
-        fprintf(stderr, "prismlab sim: warning: the ADC clipped %zu samples "
+        fprintf(stderr, "prismlab sim: warning: the ADC clipped %zu sample%s "
                 "(a larger --ldv-scale gives fewer volts per m/s)\n",
-                pl_simrun_clipped(s));
+                pl_simrun_clipped(s), pl_plural_s((long long)pl_simrun_clipped(s)));
     FILE *out = pl_cli_result_stream(o->wav, o->csv, o->truth);
     fprintf(out, "frames=%zu release_t=%.4f leave_t=%s impacts=%zu Lp_end=%.4f "
            "status=%s clipped=%zu\n", nf, pl_simrun_release_index(s) / cfg->rate_hz,

@@ -13,6 +13,11 @@
 struct pl_sim_options {
     pl_simrun_config run;        /* the run open() simulates */
     int paced;                   /* 1: deliver at the card's real rate */
+    char note[512];              /* what pl_sim_rig_options() has to say of
+                                    the rig file ("": nothing) */
+    int draw_seed;               /* 1: each open draws a new run.rig.seed, so
+                                    that no two runs hold the same samples
+                                    (the rig's noise is never the same twice) */
 };
 
 /* Defaults: pl_simrun_config_default's run, delivered as fast as read. */

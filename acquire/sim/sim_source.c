@@ -18,7 +18,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 typedef struct {
@@ -35,6 +37,11 @@ void pl_sim_options_init(pl_sim_options *o)
     pl_simrun_config_default(&o->run);
 }
 
+const char *pl_sim_options_note(const pl_sim_options *o)
+{
+    return o ? o->note : "";
+}
+
 void pl_sim_options_free(pl_sim_options *o)
 {
     free(o);
@@ -43,6 +50,20 @@ void pl_sim_options_free(pl_sim_options *o)
 pl_source_spec pl_sim_spec(const pl_sim_options *o, const pl_source_config *cfg)
 {
     return (pl_source_spec){.type = &pl_source_sim, .options = o, .cfg = *cfg};
+}
+
+/* A seed in [1, 2^31 - 1], the range [sim] seed takes, so that the one
+ * the run's source names can be given back to replay it.  getrandom()
+ * needs no state of ours; the clock stands in where it fails. */
+static unsigned long draw_seed(void)
+{
+    uint32_t v;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        v = (uint32_t)t.tv_nsec ^ (uint32_t)t.tv_sec * 2654435761u;
+    }
+    return v % 2147483647u + 1;
 }
 
 static pl_status sim_open(void **self, const void *options,
@@ -54,10 +75,16 @@ static pl_status sim_open(void **self, const void *options,
      * with the channels as a card's run's does (none by default: the
      * simulator's own delay is its truth, not something a lab told) */
     const pl_sim_options *o = options;
-    const pl_simrun_config *run = &o->run;
     sim_source *s = calloc(1, sizeof *s);
     if (!s)
         return pl_err_set(err, PL_ENOMEM, "sim source: out of memory");
+    pl_simrun_config drawn;
+    const pl_simrun_config *run = &o->run;
+    if (o->draw_seed) {
+        drawn = o->run;
+        drawn.rig.seed = draw_seed();
+        run = &drawn;
+    }
     if (pl_simrun_create(&s->run, run, err) != PL_OK) {
         free(s);
         return err->code;

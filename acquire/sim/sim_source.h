@@ -35,6 +35,12 @@ pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
                              const char *db_path, const char *config,
                              pl_err *err);
 
+/* What pl_sim_rig_options() found worth saying about the rig file (a
+ * ramp without a length: the prism rolls on without end), "" when
+ * nothing; the caller says it once, when it has the rig (after the
+ * recorder lock: a daemon refused says nothing but why). */
+const char *pl_sim_options_note(const pl_sim_options *o);
+
 /* Frees options from pl_sim_rig_options(); NULL is a no-op. */
 void pl_sim_options_free(pl_sim_options *o);
 

@@ -3,6 +3,7 @@
  * prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/numtext.h"
 #include "model/validate/report.h"
 
 #include <stdio.h>
@@ -41,7 +42,7 @@ int pl_cmd_report(int argc, char **argv)
     pl_store_close(store);
     if (s != PL_OK)
         return pl_cli_fail(command.name, &err);
-    printf("%s/index.html: %d runs, %d validated, %d figures\n", out, st.runs,
-           st.validated, st.figures);
+    printf("%s/index.html: %d run%s, %d validated, %d figure%s\n", out, st.runs,
+           pl_plural_s(st.runs), st.validated, st.figures, pl_plural_s(st.figures));
     return PL_EXIT_OK;
 }

@@ -603,17 +603,53 @@ static void verdict_row(FILE *f, const char *scope, const pl_verdict *v,
     fprintf(f, "</td><td>%zu</td></tr>\n", v->blocks);
 }
 
-/* Pools the block log-ratios of the runs that match (prism NULL: all). */
+/* Whether run i holds the samples of a run before it that the pool of
+ * prism (NULL: every run) already counts: identical runs are one
+ * measurement, however often stored (docs/validation.md, "Runs that hold
+ * the same samples"). */
+static int pooled_already(const run_set *s, size_t i, const char *prism)
+{
+    const char *h = s->r[i].info.samples_sha256;
+    for (size_t j = 0; h[0] && j < i; j++)
+        if (s->r[j].n_blocks > 0 && (!prism || !strcmp(prism, s->r[j].info.prism)) &&
+            !strcmp(h, s->r[j].info.samples_sha256))
+            return 1;
+    return 0;
+}
+
+/* Pools the block log-ratios of the runs that match (prism NULL: all),
+ * each set of runs with the same samples once. */
 static void pooled_verdict(const run_set *s, const char *prism, pl_verdict *v)
 {
     double *d = malloc((s->n * PL_FIT_BLOCKS + 1) * sizeof *d);
     size_t k = 0;
     for (size_t i = 0; d && i < s->n; i++)
-        if (!prism || !strcmp(prism, s->r[i].info.prism))
+        if ((!prism || !strcmp(prism, s->r[i].info.prism)) &&
+            !pooled_already(s, i, prism))
             for (size_t j = 0; j < s->r[i].n_blocks; j++)
                 d[k++] = s->r[i].blocks[j];
     pl_verdict_decide(d, d ? k : 0, v);
     free(d);
+}
+
+/* The runs that hold another run's samples, named under the verdicts
+ * that count them once: a stored copy is no second measurement. */
+static void html_same_samples(FILE *f, const run_set *s)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        char text[512];
+        pl_err err = {0};
+        if (pl_run_same_samples_text(s->store, s->r[i].info.id, text, sizeof text,
+                                     &err) != PL_OK || !text[0])
+            continue;
+        fputs(n++ ? "<li>" : "<ul id=\"same-samples\"><li>", f);
+        html_text(f, text);
+        fputs("</li>\n", f);
+    }
+    if (n)
+        fputs("</ul>\n<p>The pooled verdicts above count each set of runs with the "
+              "same samples once.</p>\n", f);
 }
 
 /* The answer first: which impact law the data support, for the whole
@@ -677,6 +713,7 @@ static void html_verdict(FILE *f, const run_set *s, const char *exp)
         verdict_row(f, scope, &s->r[i].verdict, s->r[i].withheld);
     }
     fputs("</table>\n", f);
+    html_same_samples(f, s);
 }
 
 /* One warning of the processing, as an item of the runs table's list. */

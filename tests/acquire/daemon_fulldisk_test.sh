@@ -7,22 +7,8 @@
 # naming the run and the cause, status showing overruns=1 and the error,
 # the run 'overrun' at the first frame not stored (= the frames it holds),
 # the store intact and the daemon still serving.
-set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() {
-    echo "daemon_fulldisk_test: $*" >&2
-    if [ -f "$dir/log" ]; then cat "$dir/log" >&2; fi
-    exit 1
-}
-db=$dir/d.db
-sh tests/util/catalogdb.sh "$bin" "$db"
+name=daemon_fulldisk_test
+. tests/util/daemon.sh
 sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
 cat >>"$dir/rig.ini" <<INI
 [run]

@@ -11,23 +11,9 @@
 # the run that stopped meanwhile waits its turn; a validate that stores
 # one law's result and fails the other's is reported as partial, with its
 # error line as the cause, and its run linked as the verdict.
-set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
+name=daemon_pipeline_test
+. tests/util/daemon.sh
 libexec=$(dirname "$bin")/../libexec/prismlab
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() {
-    echo "daemon_pipeline_test: $*" >&2
-    if [ -f "$dir/log" ]; then cat "$dir/log" >&2; fi
-    exit 1
-}
-db=$dir/d.db
-sh tests/util/catalogdb.sh "$bin" "$db"
 # rig_ini LAMBDA0_LINE: the test's rig, after_run = process, validate
 rig_ini() {
     {

@@ -4,22 +4,8 @@
 # arm catches the release with its pre-trigger frames, a run ends after
 # its duration, start/stop record by hand, a second daemon on the same
 # database is refused, SIGTERM during a run closes it cleanly.
-set -eu
-bin=${PRISMLAB_BIN:-bin/prismlab}
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() {
-    echo "daemon_test: $*" >&2
-    if [ -f "$dir/log" ]; then cat "$dir/log" >&2; fi
-    exit 1
-}
-db=$dir/d.db
-sh tests/util/catalogdb.sh "$bin" "$db"
+name=daemon_test
+. tests/util/daemon.sh
 {
     sh tests/util/simrig.sh "$db"
     echo "[run]"

@@ -11,19 +11,9 @@
 #   daemon_pipeline_own_median: the daemon's own figure (status pipeline_s:
 #     its stop of the run -> validate's exit).
 # The goal (issue 30): under 3 s for a 10 s run.
-set -eu
 n=${DAEMON_PIPELINE_BENCH_N:-3}
-bin=bin/prismlab
-dir=$(mktemp -d)
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "daemon_pipeline_bench: $*" >&2; cat "$dir/log" >&2; exit 1; }
-db=$dir/d.db
-sh tests/util/catalogdb.sh "$bin" "$db"
+name=daemon_pipeline_bench
+. tests/util/daemon.sh
 sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
 cat >>"$dir/rig.ini" <<INI
 [run]

@@ -17,8 +17,9 @@ sh tests/util/catalogdb.sh "$bin" "$db"
 check() { $bin db check --db "$db" >/dev/null || fail "db check after $1"; }
 wav=fixtures/runs/fig8-steel-22.wav
 # heights and signs swapped (the truth: h1 0.0199, sign1 +1), the wrong
-# prism (run 1) or none (runs 2, 3)
-for prism in steel-30 "" ""; do
+# prism (run 1: one whose range takes the file's lambda0 7.2 deg, which
+# import checks as run set does) or none (runs 2, 3)
+for prism in aluminium-24 "" ""; do
     $bin import "$wav" --ramp glass-0.3702 --h1 0.0116 --h2 0.0199 --sign1 -1 \
         --sign2 1 --ldv-scale 0.025 --full-scale-v 10 --prism "$prism" --force \
         --db "$db" >/dev/null
@@ -59,7 +60,7 @@ check "run set"
 $bin run show 1 --db "$db" > "$dir/show"
 for want in "prism:          steel-22" "h1=0.0199 m sign1=+1" "h2=0.0116 m sign2=-1" \
     "lambda0:        7.2300 deg" "processing:     none" \
-    "prism: steel-30 -> steel-24" "prism: steel-24 -> steel-22" "h1_m: 0.0116 -> 0.0199" \
+    "prism: aluminium-24 -> steel-24" "prism: steel-24 -> steel-22" "h1_m: 0.0116 -> 0.0199" \
     "sign1: -1 -> 1" "h2_m: 0.0199 -> 0.0116" "sign2: 1 -> -1" "lambda0_deg: 7.2 -> 7.23"; do
     grep -qF -- "$want" "$dir/show" || fail "run show lacks '$want': $(cat "$dir/show")"
 done

@@ -793,6 +793,12 @@ static const char channel_005_columns[] =
     "run_id, idx, name, source_channel, beam_height_m, beam_sign, "
     "ldv_scale_mps_per_v, cal_kind, cal_origin, cal_order, cal_c0, cal_c1, "
     "cal_c2, cal_c3, range_min_v, range_max_v, maxdata";
+/* The run table's columns before 011 added the samples' hash and times. */
+static const char run_005_columns[] =
+    "id, prism_id, ramp_id, experiment_id, started_utc, sample_rate_hz, "
+    "n_channels, sample_format, byte_order, state, overrun_frame, source_kind, "
+    "source_detail, source_sha256, synthetic, lambda0_rad, pretrigger_frames, "
+    "n_frames, ended_utc, notes";
 
 /* A store made by the schema before 006 (user_version 5, written by hand
  * with the old files): two runs with channels, chunks and a correction.
@@ -830,9 +836,10 @@ static void version_5_store_keeps_its_runs_through_006(void **state)
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     char attach[1400];
     snprintf(attach, sizeof attach, "ATTACH '%s' AS n; INSERT INTO run SELECT "
-             "* FROM n.run; INSERT INTO channel SELECT %s FROM n.channel; "
+             "%s FROM n.run; INSERT INTO channel SELECT %s FROM n.channel; "
              "INSERT INTO chunk SELECT * FROM n.chunk; INSERT INTO run_change "
-             "SELECT * FROM n.run_change; DETACH n;", f->db, channel_005_columns);
+             "SELECT * FROM n.run_change; DETACH n;", f->db, run_005_columns,
+             channel_005_columns);
     assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     remove(f->db);
@@ -849,6 +856,9 @@ static void version_5_store_keeps_its_runs_through_006(void **state)
     assert_int_equal(scalar(s, "SELECT count(*) FROM run_change"), 1);
     assert_int_equal(scalar(s, "SELECT sum(n_frames) FROM run"), 140);
     assert_int_equal(scalar(s, "SELECT max(id) FROM run"), r2);
+    /* 011 hashed the samples of both runs as it migrated */
+    assert_int_equal(scalar(s, "SELECT count(*) FROM run WHERE "
+                               "length(samples_sha256) = 64"), 2);
     assert_int_equal(scalar(s, "SELECT count(*) FROM sqlite_master WHERE "
                                "name = 'run' AND sql LIKE '%AUTOINCREMENT%'"), 1);
     /* foreign keys are on again: a delete takes the children with it */
