@@ -869,11 +869,12 @@ static void check_count(pl_process_result *r, int N)
              r->drift_rad);
     for (int c = 0; c < 2; c++)
         if (f->dropouts[c])
-            warn(r, "beam %d: %zu drop-outs (%.1f ms in all) bridged from the other "
-                 "beam", c + 1, f->dropouts[c], 1e3 * f->dropout_s[c]);
+            warn(r, "beam %d: %zu drop-out%s (%.1f ms in all) bridged from the other "
+                 "beam", c + 1, f->dropouts[c], f->dropouts[c] == 1 ? "" : "s",
+                 1e3 * f->dropout_s[c]);
     if (f->both_out)
-        warn(r, "%zu drop-outs of both beams at once bridged by straight lines",
-             f->both_out);
+        warn(r, "%zu drop-out%s of both beams at once bridged by straight lines",
+             f->both_out, f->both_out == 1 ? "" : "s");
     if (f->hum_hz > 0)
         warn(r, "mains hum at %.2f Hz removed (%.3g and %.3g mm/s)", f->hum_hz,
              1e3 * f->hum_amp_mps[0], 1e3 * f->hum_amp_mps[1]);

@@ -2,8 +2,9 @@
 # tests/cli/plurals_test.sh - counts and their nouns agree (issue 45):
 # import's summary ("imported 1 run", "0 runs ... (1 stored already,
 # skipped)"), a CSV's gap of one row ("1 row missing") and the report's
-# line ("1 run, ...").  Before issue 45: "imported 1 runs", "1 rows
-# missing", "1 runs".
+# line ("1 run, ...") and process's warning of one drop-out on a beam
+# ("1 drop-out (0.9 ms in all)").  Before issue 45: "imported 1 runs", "1
+# rows missing", "1 runs", "1 drop-outs".
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
 dir=$(mktemp -d)
@@ -28,4 +29,9 @@ grep -q "gap.csv:1000: 1 row missing at " "$dir/err" || fail "the gap: $(cat "$d
 
 $bin report --experiment fig6 --out "$dir/rep" --db "$db" >"$dir/out" 2>/dev/null
 grep -q "^$dir/rep/index.html: 1 run, 0 validated, " "$dir/out" || fail "report: $(cat "$dir/out")"
+# process: the fixtures hold beams with a single drop-out
+$bin import --manifest fixtures/runs/manifest.csv --db "$db" >/dev/null 2>&1
+$bin process --all --db "$db" >/dev/null 2>"$dir/err" || true
+grep -q "beam [12]: 1 drop-out (0\.9 ms in all) bridged" "$dir/err" || fail "process: one drop-out: $(grep drop-out "$dir/err" | head -3)"
+grep -q " 1 drop-outs" "$dir/err" && fail "process: $(grep ' 1 drop-outs' "$dir/err" | head -1)"
 echo "plurals_test: ok"

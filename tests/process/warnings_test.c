@@ -45,14 +45,14 @@ static void restated_warnings_are_left_out(void **state)
         /* fig8-steel-22 */
         {"both beams lost the prism at 8.246 s: the window ends there\n"
          "beam 1: 2 drop-outs (1.8 ms in all) bridged from the other beam\n"
-         "beam 2: 1 drop-outs (0.9 ms in all) bridged from the other beam\n"
+         "beam 2: 1 drop-out (0.9 ms in all) bridged from the other beam\n"
          "mains hum at 50.00 Hz removed (0.0249 and 0.0248 mm/s)\n",
          "hum freq_hz=50.000 drift_hz=-0.001 drift_se_hz=0.0014 amp1_mps=2.49e-05 amp2_mps=2.48e-05\n"
          "dropouts channel=1 count=2 total_s=0.0018\n"
          "dropouts channel=2 count=1 total_s=0.0009\n"
          "tail_cut at_s=8.2462\n"},
         /* foreign2-beamloss-n30: the 3.100 / 3.0998 s */
-        {"beam 1: 1 drop-outs (2.1 ms in all) bridged from the other beam\n"
+        {"beam 1: 1 drop-out (2.1 ms in all) bridged from the other beam\n"
          "beam 2: 3 drop-outs (6.7 ms in all) bridged from the other beam\n"
          "beam 1 lost the prism from 3.100 s to 3.300 s: omega from beam 2 alone there\n",
          "beam_lost channel=1 from_s=3.0998 to_s=3.3002\n"
