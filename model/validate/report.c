@@ -445,7 +445,7 @@ static pl_status fig_run_ratio(const fig_ctx *c, const run_data *r, int *count, 
     /* PL_PLOT_BARS wants the lows, then the highs */
     memmove(bars + m, hi, m * sizeof *hi);
     double lx[2] = {lo_x, hi_x}, ly[LAWS][2];
-    pl_plot_series ser[4] = {{x, y, m, "impacts (bars: 1 s.e.)", 0, PL_PLOT_POINTS},
+    pl_plot_series ser[4] = {{x, y, m, "impacts (bars: 1 sd)", 0, PL_PLOT_POINTS},
                              {x, bars, m, NULL, 0, PL_PLOT_BARS}};
     size_t k = 2;
     static const char *const names[LAWS] = {"line-impact law", "plastic law"};
@@ -929,7 +929,7 @@ static void html_results(FILE *f, const run_set *s)
           "(bold: the law the run's verdict names)</th>"
           "<th>max rel. err. line, recorded</th><th>max rel. err. line, fitted</th><th>max rel. err. plastic, fitted</th>"
           "<th>RMS line / plastic</th><th>L_p end meas. / line</th><th>omega last s meas. / line (rad/s)</th>"
-          "<th>omega+/omega- meas. &plusmn; s.e. / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
+          "<th>omega+/omega- meas. <th>omega+/omega- meas. &plusmn; s.e. / line / plastic</th>plusmn; 1 sd of the mean / line / plastic</th><th>impacts meas. / line</th><th>pure rotation (2.2)</th>"
           "<th>paper's max rel. err.</th></tr>\n", PL_FIT_BLOCKS, PL_FIT_BLOCKS - 1,
             pl_fit_interval_factor());
     for (size_t i = 0; i < s->n; i++)
@@ -1040,7 +1040,7 @@ static void html_run_ratios(FILE *f, const run_set *s, const char *dir)
         if (step > 1)
             fprintf(f, "; every %zu-th drawn", step);
         fputs(") against omega- just before it; each bar &plusmn;1 standard error of that impact's ratio "
-              "(bars: 1 s.e., from its tops' fits scaled to the run's noise); the line-impact law's ratio "
+              "(bars: 1 sd, from its tops' fits scaled to the run's noise); the line-impact law's ratio "
               "(dashed, ", f);
         num(f, "%.5f", r->law_ratio[0]);
         fputs(") and the plastic law's (dotted, ", f);
@@ -1048,7 +1048,7 @@ static void html_run_ratios(FILE *f, const run_set *s, const char *dir)
         fputs(") across.  Measured mean ", f);
         num(f, "%.5f", r->proc.ratio_mean);
         if (isfinite(r->proc.ratio_mean_se))
-            fprintf(f, " &plusmn; %.1e (1 s.e. of the mean)", r->proc.ratio_mean_se);
+            fprintf(f, " &plusmn; %.1e (1 sd of the mean)", r->proc.ratio_mean_se);
         fprintf(f, ".  (<a href=\"ratio_run%lld.pdf\">PDF</a>, <a href=\"ratio_run%lld.png\">PNG</a>)"
                    "</figcaption></figure>\n", r->info.id, r->info.id);
     }

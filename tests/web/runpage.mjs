@@ -82,7 +82,7 @@ async function ratioPlot() {
     if (!got.note.includes(`${label} ${ratio.toFixed(5)} (${style})`))
       fail(`the note does not give the ${label}'s ${ratio.toFixed(5)}`);
   }
-  if (!got.legend.some(k => /bars: 1 s\.e\./.test(k.label) && k.shown) || !/bars: \u00b11 s\.e\./.test(got.note))
+  if (!got.legend.some(k => /bars: 1 sd/.test(k.label) && k.shown) || !/bars: \u00b11 sd/.test(got.note))
     fail('the ratio plot does not say what its bars are');
   if (!(got.top < got.vpTop)) fail('the ratio plot is below the time plots');
   await run.close();

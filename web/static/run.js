@@ -379,7 +379,7 @@
     showAnswer();
   }
 
-  // each impact's ratio's standard error as a bar (bars: 1 s.e.), inside
+  // each impact's ratio's standard error as a bar (bars: 1 sd), inside
   // the plot's frame; returns how many were drawn
   function drawBars(u, x, y, se) {
     const ctx = u.ctx, bb = u.bbox;
@@ -426,7 +426,7 @@
                   ['plastic law', d.plastic, '#2ca02c', [2, 4], 'dotted']].filter(l => l[1] !== null);
     const dot = { show: true, size: 5, width: 1, stroke: '#1f77b4', fill: '#1f77b4' };
     const series = [{ label: '\u03c9- (rad/s)' },
-                    { label: 'impacts (bars: 1 s.e.)', stroke: '#1f77b4', width: 0, paths: () => null, points: dot }];
+                    { label: 'impacts (bars: 1 sd)', stroke: '#1f77b4', width: 0, paths: () => null, points: dot }];
     const data = [x, y];
     for (const [label, r, colour, dash] of laws) {
       series.push({ label, stroke: colour, width: 1.5, dash, points: { show: false } });
@@ -447,10 +447,10 @@
     }, data, el);
     const f = v => v === null ? 'none' : v.toFixed(5);
     note.textContent = `Each point one impact (${x.length} of ${d.total}): \u03c9+/\u03c9- against \u03c9- ` +
-      `just before it; bars: \u00b11 s.e. of that impact's ratio (from its tops' fits scaled to the ` +
+      `just before it; bars: \u00b11 sd of that impact's ratio (from its tops' fits scaled to the ` +
       `run's noise).  Lines: what each law predicts for this prism, line-impact law ${f(d.line)} ` +
       `(dashed), plastic law ${f(d.plastic)} (dotted).  Measured mean ${f(d.mean)}` +
-      (d.mean_se === null ? '' : ` \u00b1 ${d.mean_se.toPrecision(2)} (1 s.e. of the mean)`) + '.';
+      (d.mean_se === null ? '' : ` \u00b1 ${d.mean_se.toPrecision(2)} (1 sd of the mean)`) + '.';
   }
 
   // the validation's section (verdict, each law's lambda0, the report),

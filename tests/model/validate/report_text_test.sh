@@ -181,7 +181,7 @@ for run in rows:
                    if html.unescape(re.sub('<[^>]+>', '', text)).startswith('impacts (bars'))
     points = sum(1 for x in dots if x < legend_x - 60)
     print(f'report_text_test: ratio_run{run}.svg: {points} points of {n} impacts with a ratio')
-    if points != n or 'bars: 1 s.e.' not in cap:
+    if points != n or 'bars: 1 sd' not in cap:
         problems.append(f'run {run}: {points} points drawn of {n} impacts with a ratio, caption {cap}')
 
 for p in problems:
