@@ -147,8 +147,17 @@ static int beams_key(ctx *c, const char *key, const char *val)
         return 1;
     }
     if (!strcmp(key, "ldv_scale_mps_per_v")) {
-        if (!number(c, sec, key, val, 1e-9, 1e3, &v)) return 0;
-        b->ldv_scale_mps_per_v[0] = b->ldv_scale_mps_per_v[1] = v;
+        /* one value for both beams, or beam 1's and beam 2's: two
+         * vibrometers need not share a scale */
+        pl_err e = {0};
+        double keep[2] = {b->ldv_scale_mps_per_v[0], b->ldv_scale_mps_per_v[1]};
+        if (pl_source_parse_ldv_scale(val, b, &e) != PL_OK) {
+            snprintf(c->msg, sizeof c->msg, "[beams] ldv_scale_mps_per_v: %.300s", e.msg);
+            return 0;
+        }
+        for (int i = 0; i < 2; i++)
+            if (isnan(b->ldv_scale_mps_per_v[i]))
+                b->ldv_scale_mps_per_v[i] = keep[i];
         return 1;
     }
     if (!strcmp(key, "decoder_delay_s")) {

@@ -2,7 +2,8 @@
  *
  *   [daq]    source = comedi | sim; device, subdevice, channels = 0,1,
  *            range, aref = ground|common|diff|other, rate_hz, buffer_bytes
- *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v,
+ *   [beams]  h1_m, h2_m, sign1, sign2, ldv_scale_mps_per_v (V, or V1,V2:
+ *            beam 1's and beam 2's vibrometer),
  *            decoder_delay_s (S, or S1,S2: the LDV decoders' delays at DC,
  *            stored with each run's channels; absent: not known)
  *   [store]  db, sync = normal|full, commit_interval_s

@@ -193,6 +193,29 @@ static void test_after_run(void **state)
     assert_int_equal(tu_write_file(f->ini, "[pipeline]\nafter_run = none\n"), 0);
     assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
     assert_int_equal(rc.after_run, 0);
+    /* the fit: validate's default unless named */
+    assert_string_equal(rc.fit, "");
+    assert_int_equal(tu_write_file(f->ini, "[pipeline]\nfit = lambda0,t0\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_string_equal(rc.fit, "lambda0,t0");
+}
+
+/* Two vibrometers: [beams] ldv_scale_mps_per_v = beam 1's, beam 2's;
+ * one value is both beams'. */
+static void test_two_scales(void **state)
+{
+    fixture *f = *state;
+    pl_rigconf rc;
+    pl_err err = {0};
+    pl_rigconf_init(&rc);
+    assert_int_equal(tu_write_file(f->ini, "[beams]\nldv_scale_mps_per_v = 0.025, 0.05\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    tu_assert_close(rc.beams.ldv_scale_mps_per_v[0], 0.025, 0);
+    tu_assert_close(rc.beams.ldv_scale_mps_per_v[1], 0.05, 0);
+    assert_int_equal(tu_write_file(f->ini, "[beams]\nldv_scale_mps_per_v = 0.1\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    tu_assert_close(rc.beams.ldv_scale_mps_per_v[0], 0.1, 0);
+    tu_assert_close(rc.beams.ldv_scale_mps_per_v[1], 0.1, 0);
 }
 
 /* A file sets only what it names: the rest keeps what was there. */
@@ -260,7 +283,10 @@ static void test_mistakes(void **state)
     expect_error(f, "[beams]\nsign2 = 0\n",
                  "2: [beams] sign2: expected +1 or -1, got '0'");
     expect_error(f, "[beams]\nldv_scale_mps_per_v = 0\n",
-                 "2: [beams] ldv_scale_mps_per_v: expected a number in [1e-09, 1000], got '0'");
+                 "2: [beams] ldv_scale_mps_per_v: '0': value 1 is 0 m/s/V, expected a "
+                 "scale in (0, 1000] m/s/V");
+    expect_error(f, "[pipeline]\nfit = lambda0, gamma\n",
+                 "2: [pipeline] fit: 'gamma' is not lambda0, t0 or beta");
     expect_error(f, "[beams]\nh1_m = 0.02\n\ndecoder_delay_s = 0\n",
                  "4: [beams] decoder_delay_s: '0': value 1 is 0 s, expected a "
                  "delay in (0, 0.1] s");
@@ -329,6 +355,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_decoder_delay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_after_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_scales, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_in_characters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
