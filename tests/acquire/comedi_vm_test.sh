@@ -134,7 +134,7 @@ echo "$pipe" | grep -q "daemon_rc=0 state=idle pipeline_last=$prun:process-faile
     fail "the pipeline on the card's run: $pipe"
 echo "$pipe" | grep -q "run $prun: pipeline: process failed (exit status 2): prismlab process: run $prun: " ||
     fail "the pipeline's failure does not give process's cause: $pipe"
-grep -q 'VM-RESULT pipelinelambda0 no \[run\] lambda0_deg: lambda0 and t0 fitted' "$log.txt" ||
+grep -q 'VM-RESULT pipelinelambda0 no \[run\] lambda0_deg: lambda0,t0,beta fitted' "$log.txt" ||
     fail "the daemon did not say how lambda0 is taken: $(grep 'VM-RESULT pipelinelambda0' "$log.txt")"
 
 # 4. The database, back on the host.
