@@ -205,15 +205,20 @@ static double line_corr(const slot *v, size_t n, size_t i, int M, double delta)
  * prediction variance) times h(M/2) - h(M), the two hat values'
  * difference (the narrower window lies inside the wider one).  The
  * bend's variance is (the difference's mean square - that white part) /
- * c^2, from the run's own slots.  On the foreign runs, against the bend
+ * c^2, from the run's own slots.  The white part's variance takes the
+ * slots' errors as independent, which a line of 3 slots cannot afford:
+ * neighbouring tops' errors correlate (-0.26 two apart on the foreign
+ * 1/f run), and there it read 0.35 mrad of bend for the truth's 0.16;
+ * so a line of half-width 2 or less states none (its own scatter, from
+ * 5 slots, holds what it misses).  On the foreign runs, against the bend
  * their truth shows for the tops' lines: 0.14 mrad for 0.15 (1/f noise,
- * one beam dead), 0.26 for 0.23 (hum and 1/f noise), 0.050 for 0.052 (a
+ * one beam dead), 0.26 for 0.23 (hum and 1/f noise), 0.053 for 0.052 (a
  * drift); the lines' variances had left it out. */
 static double lattice_bend(const slot *v, size_t n, int M, double delta, const psum *ps,
                            psum *ps2, double *r, double *h)
 {
     int ms = M / 2;
-    if (ms < 1)
+    if (ms < 2)
         return 0;
     phase_sums(v, n, ms, delta, ps2);
     size_t c = 0;

@@ -8,8 +8,8 @@
 # DC, the manifests' decoder_delay_s), processed, and every exported
 # impact matched to the truth within 2 ms; z = (t_s - true) / t_sd_s must
 # have a robust spread (1.4826 x its median absolute deviation) within
-# 1/1.5 .. 1.5 and a median within +-1.5.  Before the lattice's bend went
-# into t_sd_s (docs/process.md section 4, step 7) the spreads were 2.20,
+# 1/1.5 .. 1.5 and a median within +-1.5.  Without the lattice's bend
+# in t_sd_s (docs/process.md section 4, step 7) the spreads are 2.20,
 # 2.15, 2.17 and 1.81.
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
