@@ -58,19 +58,20 @@ static int walk_buffers(walk *wk, double **powsum)
 
 /* After the walk, the slots v[0..m-1] settled (lattice_settle.h), the
  * slot past the last added when it shows (sl has room for it), and the
- * angles smoothed along the lattice into ths, vars; returns the new
- * count. */
+ * angles smoothed along the lattice into ths, vars, the lattice's bend
+ * that the smoothing does not follow into *bend (pl_lat_smooth_phase());
+ * returns the new count. */
 static size_t settle_slots(walk *wk, slots *sl, size_t m, const pl_lattice_config *cfg,
-                           double *ths, double *vars, pl_lattice_stats *st)
+                           double *ths, double *vars, double *bend, pl_lattice_stats *st)
 {
     pl_lat_settle(wk, sl->v, m);
     m = pl_lat_extend_end(wk, sl, m);
     st->gap_s = (double)wk->G / wk->rate;
     st->ring_hz = wk->ring.w * wk->rate / (2 * M_PI);
     st->ring_decay_s = wk->ring.tau / wk->rate;
-    pl_lat_smooth_phase(sl->v, m, cfg->smooth_slots, wk->delta, ths, vars);
+    pl_lat_smooth_phase(sl->v, m, cfg->smooth_slots, wk->delta, ths, vars, bend);
     if (wk->ring.w > 0 && pl_lat_snap_cycles(wk, sl->v, m, ths))
-        pl_lat_smooth_phase(sl->v, m, cfg->smooth_slots, wk->delta, ths, vars);
+        pl_lat_smooth_phase(sl->v, m, cfg->smooth_slots, wk->delta, ths, vars, bend);
     return m;
 }
 
@@ -83,7 +84,7 @@ static size_t settle_slots(walk *wk, slots *sl, size_t m, const pl_lattice_confi
  * second pass brought a chain with 1/f noise from 0.212 to 0.193 ms
  * of median time error; a third changed no figure. */
 static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double *ths,
-                          double *vars, tops *tp, pl_lattice_stats *st)
+                          double *vars, double bend, tops *tp, pl_lattice_stats *st)
 {
     enum { TOP_PASSES = 2 };
     st->beta_data_rad = st->beta_data_se_rad = st->energy_ratio = st->beta_used_rad = NAN;
@@ -107,7 +108,7 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
             memcpy(vars, vars0, m * sizeof *vars);
             pl_lat_tops_free(tp);
         }
-        st->top_shift_s = pl_lat_top_shift(wk, v, m, ths, vars, beta, tp, st) / wk->rate;
+        st->top_shift_s = pl_lat_top_shift(wk, v, m, ths, vars, bend, beta, tp, st) / wk->rate;
     }
     free(ths0);
     free(vars0);
@@ -176,9 +177,10 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
         free(powsum);
         return pl_err_set(err, PL_ENOMEM, "impact search: out of memory");
     }
-    m = settle_slots(&wk, &sl, m, cfg, ths, vars, st);
+    double bend = 0;
+    m = settle_slots(&wk, &sl, m, cfg, ths, vars, &bend, st);
     tops tp;
-    place_by_tops(&wk, sl.v, m, cfg->beta_rad, ths, vars, &tp, st);
+    place_by_tops(&wk, sl.v, m, cfg->beta_rad, ths, vars, bend, &tp, st);
     *n_out = pl_lat_collect(&wk, sl.v, m, ths, vars, &seed, &tp, imp, st);
     pl_lat_tops_free(&tp);
     if ((cfg->to_contact || !isnan(cfg->decoder_delay_s)) &&

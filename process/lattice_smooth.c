@@ -188,19 +188,80 @@ static double line_corr(const slot *v, size_t n, size_t i, int M, double delta)
     return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
 }
 
+/* The bend of the lattice that a line of half-width M does not follow
+ * (rad^2, a variance common to every smoothed angle), ps holding the
+ * sums of half-width M; r, h and ps2 scratch of n.  The slots sample
+ * theta less k delta, and theta is the integral of omega with its noise:
+ * the noise's slow part (1/f noise, a floor or hum left in, a drift)
+ * bends theta between the slots, and a line through them misses the bend
+ * at its centre by the local curvature times the window's mean squared
+ * offset, M (M + 1) / 3 slots^2.  The slots' scatter about their lines
+ * is what the lines' variances come from, and it does not hold that miss
+ * as the line's own error: the miss is alike for neighbouring lines.
+ * The line of half-width M / 2 misses the same bend by M/2 (M/2 + 1) / 3,
+ * so the two lines differ by the share c = 1 - the ratio of the two of
+ * the wider one's miss, plus their white errors, whose variance is the
+ * narrower line's scatter s2 (from its left-out slots, less their own
+ * prediction variance) times h(M/2) - h(M), the two hat values'
+ * difference (the narrower window lies inside the wider one).  The
+ * bend's variance is (the difference's mean square - that white part) /
+ * c^2, from the run's own slots.  The white part's variance takes the
+ * slots' errors as independent, which a line of 3 slots cannot afford:
+ * neighbouring tops' errors correlate (-0.26 two apart on the foreign
+ * 1/f run), and there it read 0.35 mrad of bend for the truth's 0.16;
+ * so a line of half-width 2 or less states none (its own scatter, from
+ * 5 slots, holds what it misses).  On the foreign runs, against the bend
+ * their truth shows for the tops' lines: 0.14 mrad for 0.15 (1/f noise,
+ * one beam dead), 0.26 for 0.23 (hum and 1/f noise), 0.053 for 0.052 (a
+ * drift); the lines' variances had left it out. */
+static double lattice_bend(const slot *v, size_t n, int M, double delta, const psum *ps,
+                           psum *ps2, double *r, double *h)
+{
+    int ms = M / 2;
+    if (ms < 2)
+        return 0;
+    phase_sums(v, n, ms, delta, ps2);
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        double phi, var, own;
+        if (v[i].measured && phase_fit(ps2, v, i, delta, 1, &phi, &var, &own) == 0) {
+            r[c] = v[i].theta - (double)v[i].k * delta - phi;
+            h[c++] = var / fmax(own, 1e-300);
+        }
+    }
+    if (c < 8)
+        return 0;
+    double sd = pl_robust_sd(r, c), s2 = sd * sd / (1 + pl_median(h, c));
+    c = 0;
+    for (size_t i = 0; i < n; i++) {
+        double pw, vw, ow, pn, vn, on;
+        if (v[i].measured && phase_fit(ps, v, i, delta, 0, &pw, &vw, &ow) == 0 &&
+            phase_fit(ps2, v, i, delta, 0, &pn, &vn, &on) == 0) {
+            r[c] = (pw - pn) * (pw - pn);
+            h[c++] = vn / fmax(on, 1e-300) - vw / fmax(ow, 1e-300);
+        }
+    }
+    if (c < 8)
+        return 0;
+    double cw = M * (M + 1) / 3.0, cn = ms * (ms + 1) / 3.0, share = 1 - cn / cw;
+    double excess = pl_median(r, c) / 0.455 - s2 * pl_median(h, c);
+    return excess > 0 ? excess / (share * share) : 0;
+}
+
 /* Smooths every slot's angle through its neighbours' and drops the
  * measurements that disagree with theirs by more than 5 robust standard
  * deviations of all the slots' disagreements (a step located on a spike,
  * a ringing's onset a period off), three times over: the slots' own error
  * estimates leave out what the model misses, so the scatter is measured. */
 void pl_lat_smooth_phase(slot *v, size_t n, int M, double delta,
-                         double *theta_s, double *var_s)
+                         double *theta_s, double *var_s, double *bend_var)
 {
-    pl_lat_smooth_phase_corr(v, n, M, delta, theta_s, var_s, NULL);
+    pl_lat_smooth_phase_corr(v, n, M, delta, theta_s, var_s, NULL, bend_var);
 }
 
 void pl_lat_smooth_phase_corr(slot *v, size_t n, int M, double delta,
-                              double *theta_s, double *var_s, double *rho_next)
+                              double *theta_s, double *var_s, double *rho_next,
+                              double *bend_var)
 {
     double *r = malloc((n ? n : 1) * sizeof *r), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     double *rb = malloc((n ? n : 1) * sizeof *rb);
@@ -247,11 +308,16 @@ void pl_lat_smooth_phase_corr(slot *v, size_t n, int M, double delta,
         if (!dropped)
             break;
     }
+    if (ps)
+        phase_sums(v, n, M, delta, ps);
+    if (bend_var) {
+        psum *ps2 = malloc((n ? n : 1) * sizeof *ps2);
+        *bend_var = ps && ps2 && r && tmp ? lattice_bend(v, n, M, delta, ps, ps2, r, tmp) : 0;
+        free(ps2);
+    }
     free(r);
     free(tmp);
     free(rb);
-    if (ps)
-        phase_sums(v, n, M, delta, ps);
     for (size_t i = 0; i < n; i++) {
         double phi, var, own;
         if (rho_next)

@@ -15,15 +15,19 @@
  * slots that disagree by over 5 robust standard deviations dropped
  * (v[i].measured 0, dropped 1): the slots' own variances leave out what
  * the model misses, so the scatter is measured.  delta: the lattice's
- * spacing.  The tops (lattice_tops.c) use it on their own lattice. */
+ * spacing.  The tops (lattice_tops.c) use it on their own lattice.
+ * *bend_var (NULL: not wanted) the variance of the lattice's bend that
+ * the line does not follow, common to every var_s[i] and not in it:
+ * the slots' own scatter does not show it. */
 void pl_lat_smooth_phase(slot *v, size_t n, int M, double delta,
-                         double *theta_s, double *var_s);
+                         double *theta_s, double *var_s, double *bend_var);
 
 /* The same, and into rho_next[i] (i < n; NULL: not wanted) the
  * correlation of slot i's smoothed angle with slot i + 1's: their lines
  * share most of their slots (0 where either is not a line's). */
 void pl_lat_smooth_phase_corr(slot *v, size_t n, int M, double delta,
-                              double *theta_s, double *var_s, double *rho_next);
+                              double *theta_s, double *var_s, double *rho_next,
+                              double *bend_var);
 
 /* Moves each measured ringing onset by whole periods of wk->ring to the
  * one nearest its smoothed angle ths[i]: the phase fixes an onset only

@@ -362,12 +362,15 @@ static void tops_range(walk *wk, size_t a, size_t b, void *p)
  * noise) the tops' leave-one-out scatter was 1.4e-3 rad with one
  * neighbour each side and 1.3e-3 with two, which is 1.2e-3 of noise in
  * every top and no bend: three times what their fits' residuals said.
- * Into st and sv (NAN and INFINITY where no top); the tops unsmoothed,
- * their variances times inflate, when memory runs out. */
+ * Into st and sv (NAN and INFINITY where no top), the bend of the tops'
+ * lattice that their lines do not follow into *bend (0 when not known);
+ * the tops unsmoothed, their variances times inflate, when memory runs
+ * out. */
 static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
-                        double inflate, double *st, double *sv, double *rho)
+                        double inflate, double *st, double *sv, double *rho, double *bend)
 {
     slot *tv = malloc((m ? m : 1) * sizeof *tv);
+    *bend = 0;
     for (size_t i = 0; i < m; i++) {
         double vt = inflate * tp->top_var[i];
         int ok = !isnan(tp->top[i]) && vt > 0 && isfinite(vt);
@@ -384,7 +387,7 @@ static void smooth_tops(const walk *wk, const slot *v, size_t m, const tops *tp,
     }
     if (!tv)
         return;
-    pl_lat_smooth_phase_corr(tv, m, TOPS_SMOOTH, wk->delta, st, sv, rho);
+    pl_lat_smooth_phase_corr(tv, m, TOPS_SMOOTH, wk->delta, st, sv, rho, bend);
     for (size_t i = 0; i < m; i++)
         if (isnan(tp->top[i])) {
             st[i] = NAN;   /* no arc there: no top to stand for the impacts beside it */
@@ -648,43 +651,43 @@ static void tops_angles(const walk *wk, size_t m, const tops *tp, double scale, 
     }
 }
 
-/* The lattice's angles (ths, vars) and the tops' (tt, vt) joined by
- * their variances, r2 the scratch.  The two angles' variances each come
- * from a scatter that misses
- * what neighbours share: 1/f noise slow enough to tilt several
- * phases' arcs alike moves their smoothed tops together, where it
- * leaves the steps (a few milliseconds wide) alone.  Their
- * disagreement measures it, so the combined variance is scaled by
- * it (the Birge ratio: the median of d^2 over the summed variances,
- * against 0.455 for a consistent pair).  On corpus chains with
- * 1/f noise the stated time errors were 1.2-4.4 times too small
- * without it and are 1.2-3.0 with it: the slowest noise moves both
- * angles alike, which no disagreement shows (docs/process.md,
- * step 7). */
+/* The lattice's angles (ths, vars) and the tops' (tt, vt, cv) joined by
+ * their variances.  bend_l and bend_t: the variances of theta's bend
+ * that the lattice's line and the tops' lines do not follow
+ * (pl_lat_smooth_phase()).  Both lines miss the same bend of the same
+ * theta, so their misses add as one (fully correlated): the joined
+ * angle misses the bend by the weighted mean of the two misses.  The
+ * bends, like the covariance of the two smoothed tops (cv,
+ * tops_angles()), enter the variance only, not the weights: weighted by
+ * them, the lattice's line took over wherever the tops' bend stood out,
+ * and placed the instants worse (the foreign 1/f run's error 40 -> 45
+ * us; faulted corpus seed 741's median instant 0.190 -> 0.201 ms, past
+ * its limit).
+ * The two angles' disagreement does not scale the result (a Birge
+ * ratio): the slow error that neighbouring tops share is the bend,
+ * measured for each line, and the disagreement cannot tell whose error
+ * it is (on the foreign clipped run the lattice line's steps lag by a
+ * drifting amount, and their disagreement took the honest tops'
+ * variance up 2.8 times). */
 static void join_angles(size_t m, const double *tt, const double *vt, const double *cv,
-                        double *ths, double *vars, double *r2)
+                        double bend_l, double bend_t, double *ths, double *vars)
 {
-    size_t nb = 0;
-    for (size_t i = 0; i < m; i++)
-        if (isfinite(tt[i]) && vars[i] > 0 && isfinite(vars[i])) {
-            double d = tt[i] - ths[i];
-            r2[nb++] = d * d / (vt[i] + (cv ? cv[i] : 0) + vars[i]);
-        }
-    double birge = excess_scatter(r2, nb);
+    double bl = sqrt(bend_l), bt = sqrt(bend_t);
     for (size_t i = 0; i < m; i++) {
-        if (isnan(tt[i]))
-            continue;
         double c = cv ? cv[i] : 0;
+        if (isnan(tt[i])) {
+            vars[i] += bend_l;
+            continue;
+        }
         if (!(vars[i] > 0) || !isfinite(vars[i])) {
             ths[i] = tt[i];
-            vars[i] = vt[i] + c;
+            vars[i] = vt[i] + c + bend_t;
             continue;
         }
-        /* the weights from vt alone (tops_angles()); the variance the
-         * weighted mean's, with the tops' covariance */
         double w1 = 1 / vars[i], w2 = 1 / vt[i], w = w1 + w2;
+        double b = (w1 * bl + w2 * bt) / w;
         ths[i] = (w1 * ths[i] + w2 * tt[i]) / w;
-        vars[i] = birge * (w1 + w2 * w2 * (vt[i] + c)) / (w * w);
+        vars[i] = (w1 * w1 * vars[i] + w2 * w2 * (vt[i] + c)) / (w * w) + b * b;
     }
 }
 
@@ -692,28 +695,39 @@ static void join_angles(size_t m, const double *tt, const double *vt, const doub
  * their variances.  The lattice's line rests on the slots' steps, which
  * at the start of a run (slow, small steps in the noise) are few and
  * extrapolated from one side: there it was 0.006 rad off (2.6 ms) where
- * the tops, each from a whole contact phase, were within 0.002.  lag is
- * m doubles of scratch. */
-static void join_tops(const walk *wk, const slot *v, size_t m, const tops *tp, double scale,
-                      double beta, double *ths, double *vars, double *lag)
+ * the tops, each from a whole contact phase, were within 0.002.  bend:
+ * the lattice's line's (join_angles()).  lag is m doubles of scratch.
+ * Returns 0 when out of memory (nothing joined). */
+static int join_tops(const walk *wk, const slot *v, size_t m, const tops *tp, double scale,
+                     double beta, double *ths, double *vars, double bend, double *lag)
 {
     size_t sz = (m ? m : 1) * sizeof(double);
     double inflate = tops_inflate(m, tp, scale, beta, ths, vars, lag);
     /* the tops smoothed along their lattice (smooth_tops()), in lag[]
      * and a second array */
     double *sv = malloc(sz), *s_top = lag, *tt = malloc(sz), *vt = malloc(sz);
-    double *rho = malloc(sz), *cv = malloc(sz);
+    double *rho = malloc(sz), *cv = malloc(sz), bend_t = 0;
     if (sv && tt && vt)
-        smooth_tops(wk, v, m, tp, inflate, s_top, sv, rho);
+        smooth_tops(wk, v, m, tp, inflate, s_top, sv, rho, &bend_t);
     if (tt && vt) {
         tops_angles(wk, m, tp, scale, beta, inflate, s_top, sv, rho, tt, vt, cv);
-        join_angles(m, tt, vt, cv, ths, vars, lag);   /* s_top[] is done with */
+        join_angles(m, tt, vt, cv, bend, bend_t, ths, vars);
     }
     free(tt);
     free(vt);
     free(sv);
     free(rho);
     free(cv);
+    return tt && vt;
+}
+
+/* The lattice's bend (pl_lat_smooth_phase()) into every smoothed angle's
+ * variance vars[0..m-1] where no tops join them (join_angles() does it
+ * where they do). */
+static void add_bend(double *vars, size_t m, double bend)
+{
+    for (size_t i = 0; i < m; i++)
+        vars[i] += bend;
 }
 
 /* Where the impacts lie by the contact phase's geometry, and the one
@@ -732,14 +746,16 @@ static void join_tops(const walk *wk, const slot *v, size_t m, const tops *tp, d
  * smoothed angle (ths) by omega times it.  Returns the shift in samples
  * (0 when fewer than 8 slots have tops both sides). */
 double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
-                        double beta, tops *tp, pl_lattice_stats *st)
+                        double bend, double beta, tops *tp, pl_lattice_stats *st)
 {
     size_t sz = (m ? m : 1) * sizeof(double);
     double *lag = malloc(sz), shift = 0, scale, K;
+    int joined = 0;
     if (tops_alloc(tp, m) != 0 || !lag) {
         free(lag);
         pl_lat_tops_free(tp);
         *tp = (tops){.A = NAN, .B = NAN};
+        add_bend(vars, m, bend);
         return 0;
     }
     tops_fit(wk, v, m, tp, &scale, &K);
@@ -752,9 +768,11 @@ double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
         if (n >= 8) {
             shift = pl_median(lag, n);
             shift_angles(wk, v, m, shift, ths);
-            join_tops(wk, v, m, tp, scale, beta, ths, vars, lag);
+            joined = join_tops(wk, v, m, tp, scale, beta, ths, vars, bend, lag);
         }
     }
+    if (!joined)
+        add_bend(vars, m, bend);
     free(lag);
     return shift;
 }

@@ -69,8 +69,11 @@ void pl_lat_tops_free(tops *t);
  * angle ths by the one lag that puts the impacts where the tops do, then
  * joins each impact's own tops' angle to ths and vars.  The instants so
  * far lag the impacts by what no model of the transition knows; the tops
- * do not.  Returns the shift in samples (0 when not applied). */
+ * do not.  bend: the variance of the lattice's bend that ths's line does
+ * not follow (pl_lat_smooth_phase()); it goes into every vars[i], joined
+ * as one with the tops' own.  Returns the shift in samples (0 when not
+ * applied). */
 double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
-                        double beta, tops *tp, pl_lattice_stats *st);
+                        double bend, double beta, tops *tp, pl_lattice_stats *st);
 
 #endif
