@@ -37,7 +37,7 @@ $bin run show 2 --json --db "$db" | grep -q '"same_samples_as": 1' ||
 
 # the report: named, and pooled once
 $bin process 1 2 --db "$db" >/dev/null 2>&1
-$bin validate 1 2 --fit lambda0,t0,beta --db "$db" >/dev/null 2>&1
+$bin validate 1 2 --db "$db" >/dev/null 2>&1
 $bin report --experiment fig6 --out "$dir/rep" --db "$db" >/dev/null
 grep -q '<ul id="same-samples"><li>run 2 holds the same samples as run 1 ' "$dir/rep/index.html" ||
     fail "the report does not name run 2"
@@ -48,6 +48,7 @@ echo "$row" | grep -q '<td>5</td></tr>$' || fail "the experiment's verdict pools
 cp "$db" "$dir/old.db"
 sqlite3 "$dir/old.db" "DROP INDEX run_samples_sha256; ALTER TABLE run DROP COLUMN samples_sha256;
     ALTER TABLE run DROP COLUMN started_from; ALTER TABLE run DROP COLUMN imported_utc;
+    DROP TABLE run_work;
     PRAGMA user_version = 10;"
 $bin run show 2 --db "$dir/old.db" >"$dir/old2"
 grep -q '^same_samples:   run 2 holds the same samples as run 1 ' "$dir/old2" ||
