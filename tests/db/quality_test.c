@@ -24,35 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char *dir, *db;
-    pl_store *store;
-    long long run;
-} fixture;
-
-/* A store with one stored run (two channels, no samples needed here). */
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    pl_err err = {0};
-    f->dir = tu_tmpdir("quality");
-    f->db = tu_path(f->dir, "t.db");
-    if (tu_store_with_run(f->db, &f->store, &f->run, &err) != PL_OK)
-        fail_msg("store with a run: %s", err.msg);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    pl_store_close(f->store);
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->db);
-    free(f);
-    return 0;
-}
+typedef tu_run_fixture fixture;
 
 static long long scalar(pl_store *s, const char *sql)
 {
@@ -617,13 +589,13 @@ int main(void)
         cmocka_unit_test(format_round_trips),
         cmocka_unit_test(words_for_a_person),
         cmocka_unit_test(each_line_in_order_malformed_ones_included),
-        cmocka_unit_test_setup_teardown(save_and_get_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(writer_in_steps, setup, teardown),
-        cmocka_unit_test_setup_teardown(refusal_replaces_the_older_derived_data, setup, teardown),
-        cmocka_unit_test_setup_teardown(correction_drops_the_record, setup, teardown),
-        cmocka_unit_test_setup_teardown(version_4_database_upgrades, setup, teardown),
-        cmocka_unit_test_setup_teardown(suspect_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(version_8_database_keeps_its_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(save_and_get_round_trip, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(writer_in_steps, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(refusal_replaces_the_older_derived_data, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(correction_drops_the_record, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(version_4_database_upgrades, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(suspect_round_trip, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(version_8_database_keeps_its_records, tu_run_fixture_setup, tu_run_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

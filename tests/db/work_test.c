@@ -21,34 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct {
-    char *dir, *db;
-    pl_store *store;
-    long long run;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    pl_err err = {0};
-    f->dir = tu_tmpdir("work");
-    f->db = tu_path(f->dir, "t.db");
-    if (tu_store_with_run(f->db, &f->store, &f->run, &err) != PL_OK)
-        fail_msg("store with a run: %s", err.msg);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    pl_store_close(f->store);
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->db);
-    free(f);
-    return 0;
-}
+typedef tu_run_fixture fixture;
 
 static void exec_sql(pl_store *s, const char *sql)
 {
@@ -134,8 +107,8 @@ static void fit_lists_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(mark_reads_back_and_clears, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_mark_of_an_ended_process_is_stale, setup, teardown),
+        cmocka_unit_test_setup_teardown(mark_reads_back_and_clears, tu_run_fixture_setup, tu_run_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_mark_of_an_ended_process_is_stale, tu_run_fixture_setup, tu_run_fixture_teardown),
         cmocka_unit_test(fit_lists_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,12 +148,21 @@ pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err 
     return st;
 }
 
-pl_status tu_store_with_run(const char *db, pl_store **store, long long *run_id, pl_err *err)
+int tu_run_fixture_setup(void **state)
 {
+    tu_run_fixture *f = calloc(1, sizeof *f);
     pl_run_info info;
     pl_channel ch[2];
-    if (pl_store_open(store, db, PL_STORE_CREATE, err) != PL_OK)
-        return err->code;
+    pl_err err = {0};
+    if (!f)
+        return -1;
+    f->dir = tu_tmpdir("store");
+    f->db = tu_path(f->dir, "t.db");
+    *state = f;
+    if (pl_store_open(&f->store, f->db, PL_STORE_CREATE, &err) != PL_OK) {
+        fprintf(stderr, "tu_run_fixture_setup: %s\n", err.msg);
+        return -1;
+    }
     pl_run_info_init(&info);
     info.state = PL_RUN_IMPORTED;   /* `run set` refuses a run still recording */
     info.sample_rate_hz = 10000;
@@ -167,11 +176,23 @@ pl_status tu_store_with_run(const char *db, pl_store **store, long long *run_id,
         ch[c].cal_order = 1;
         ch[c].cal_coef[1] = 1;
     }
-    if (pl_run_create(*store, &info, ch, err) != PL_OK) {
-        pl_store_close(*store);
-        *store = NULL;
-        return err->code;
+    if (pl_run_create(f->store, &info, ch, &err) != PL_OK) {
+        fprintf(stderr, "tu_run_fixture_setup: %s\n", err.msg);
+        return -1;
     }
-    *run_id = info.id;
-    return PL_OK;
+    f->run = info.id;
+    return 0;
+}
+
+int tu_run_fixture_teardown(void **state)
+{
+    tu_run_fixture *f = *state;
+    if (!f)
+        return 0;
+    pl_store_close(f->store);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
 }

@@ -59,13 +59,20 @@ int tu_init_db(const char *db);
 
 pl_status tu_fixture_db(const char *db, const char *manifest, int *runs, pl_err *err);
 
-/* A store created at db holding one imported run (10 kHz, two channels
- * with identity calibration, beams at 19.9 and 11.6 mm, no samples): the
- * start of the store tests that need a run to hang records on.  The run's
- * id into *run_id; the open store into *store (the caller closes it). */
+/* The store tests' fixture: a temporary folder, a store in it holding
+ * one imported run (10 kHz, two channels with identity calibration, beams
+ * at 19.9 and 11.6 mm, no samples) to hang records on, and the run's id.
+ * tu_run_fixture_setup() and _teardown() are cmocka's setup and teardown
+ * (the state is a tu_run_fixture *); setup returns -1 when the store
+ * cannot be made, saying why. */
 struct pl_store;
-pl_status tu_store_with_run(const char *db, struct pl_store **store, long long *run_id,
-                            pl_err *err);
+typedef struct {
+    char *dir, *db;
+    struct pl_store *store;
+    long long run;
+} tu_run_fixture;
+int tu_run_fixture_setup(void **state);
+int tu_run_fixture_teardown(void **state);
 
 /* Path of the prismlab binary under test ($PRISMLAB_BIN or bin/prismlab). */
 const char *tu_prismlab_path(void);
