@@ -161,6 +161,10 @@ enum { FIT_MAX_ITER = 60, FIT_PATIENCE = 20, FIT_STALL_ITER = 5 };
 
 /* Iterations of a systematic term's refit (sys_refit()), at most. */
 enum { SYS_REFIT_ITER = 25 };
+
+/* A fitted beta whose tanh coordinate is past this is held at an end of
+ * its 3 sd range: its uncertainty is no longer the fit's own. */
+static const double BETA_HELD = 0.999;
 static const double FIT_STALL_REL = 1e-3;
 
 static double beta_of(const fit_ctx *c, double u)
@@ -508,12 +512,14 @@ double pl_fit_total_factor(double stat, double sys)
 }
 
 /* Moves c's model by systematic term `term`'s stated sd (sys_refit()
- * moves it back from *keep); 1 when the term does not apply (beta fitted:
- * its uncertainty is the fit's own).  g: the motion is driven by gravity
- * alone and impacts are ratios of speeds, so a gravity g' runs the same
- * motion on a clock sqrt(g'/g) faster; beta: the ramp's stated sd; step:
- * the RK4 step halved, the model's own resolution. */
-static int sys_move(fit_ctx *c, int term, pl_model_params *keep)
+ * moves it back from *keep and beta0); 1 when the term does not apply
+ * (beta fitted inside its range, xb's coordinate not saturated: its
+ * uncertainty is the fit's own; held at an end of the range, the range
+ * itself moves).  g: the motion is driven by gravity alone and impacts
+ * are ratios of speeds, so a gravity g' runs the same motion on a clock
+ * sqrt(g'/g) faster; beta: the ramp's stated sd; step: the RK4 step
+ * halved, the model's own resolution. */
+static int sys_move(fit_ctx *c, int term, const gsl_vector *xb, pl_model_params *keep)
 {
     double g_sd = c->spec->g_sd > 0 ? c->spec->g_sd : PL_SYS_G_SD;
     *keep = c->p;
@@ -522,8 +528,13 @@ static int sys_move(fit_ctx *c, int term, pl_model_params *keep)
         c->tscale = sqrt(1 + g_sd / G_MODEL);
         return 0;
     case PL_SYS_BETA:
-        if (c->spec->beta)
-            return 1;
+        if (c->spec->beta) {
+            double u = tanh(gsl_vector_get(xb, (size_t)(c->spec->lambda0 + c->spec->t0)));
+            if (fabs(u) < BETA_HELD)
+                return 1;
+            c->beta0 += c->spec->beta_sd;
+            return 0;
+        }
         c->p.beta += c->spec->beta_sd;
         return 0;
     default:
@@ -640,7 +651,8 @@ static int sys_refit(fit_ctx *c, int term, gsl_multifit_nlinear_workspace *ws,
                      const gsl_vector *xb, double *dx)
 {
     pl_model_params keep;
-    int rc = sys_move(c, term, &keep);
+    double beta0 = c->beta0;
+    int rc = sys_move(c, term, xb, &keep);
     if (rc == 0) {
         /* from the solution a refit converges in 10-20 iterations; the
          * count starts past FIT_PATIENCE, so that a law that cannot match
@@ -654,6 +666,7 @@ static int sys_refit(fit_ctx *c, int term, gsl_multifit_nlinear_workspace *ws,
             dx[j] = gsl_vector_get(xn, j) - gsl_vector_get(xb, j);
     }
     c->p = keep;
+    c->beta0 = beta0;
     c->tscale = 1;
     return rc;
 }

@@ -249,6 +249,18 @@ static void test_systematic_terms(void **state)
     tu_assert_close(r.sys.lambda0[PL_SYS_BETA] / refit, 1.0, 0.02);
     assert_true(r2.sys.lambda0[PL_SYS_BETA] > 1.2 * r.sys.lambda0[PL_SYS_BETA]);
 
+    /* beta fitted but held at an end of its range (the catalogue's 0.002
+     * deg off, its stated sd 0.0002: 3 sd is 0.0006): the range's end
+     * is an input like a held beta, and its term is no longer 0 */
+    pl_fit_spec pinned = {.lambda0 = 1, .t0 = 1, .beta = 1, .beta_sd = 0.0002 * DEG};
+    pl_model_params off = start;
+    off.beta += 0.002 * DEG;
+    assert_int_equal(pl_match_run(&off, RELEASE_S, &d, &pinned, &r3, &err), PL_OK);
+    print_message("beta held 3 sd (0.0006 deg) from the catalogue's: beta %.5f deg, lambda0's beta term %.5f deg\n",
+                  r3.params.beta / DEG, r3.sys.lambda0[PL_SYS_BETA] / DEG);
+    assert_true(fabs(r3.params.beta - off.beta + 3 * pinned.beta_sd) < 1e-3 * pinned.beta_sd);
+    assert_true(r3.sys.lambda0[PL_SYS_BETA] > 0.01 * DEG);
+
     /* the total and its factor */
     tu_assert_close(pl_fit_total_sd(3, 4), 5, 1e-12);
     tu_assert_close(pl_fit_total_sd(3, NAN), 3, 0);
