@@ -775,7 +775,7 @@ static enum MHD_Result page_run(pl_web *w, struct MHD_Connection *c, long long i
     if (processed)
         pl_buf_printf(&b, "<tr><th>processed</th><td>release %.4f s, end %.4f s, %lld impacts, "
                           "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "
-                          "%.4f &plusmn; %.4f (1 sd of one impact's ratio; the mean's %.2g)</td></tr>",
+                          "%.5f &plusmn; %.2g (1 sd of one impact's ratio; the mean's %.2g)</td></tr>",
                       p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd,
                       p.ratio_mean_se);
     if (processed && p.n_impacts > 0)
