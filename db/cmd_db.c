@@ -956,7 +956,7 @@ static void print_answer(pl_store *store, const pl_run_info *r, int json)
     pl_work w;
     pl_err e = {0};
     if (pl_work_get(store, r->id, &w, &e) == PL_OK && w.step == PL_WORK_VALIDATING)
-        pl_work_describe(store, r->id, busy, sizeof busy);
+        pl_work_words(&w, busy, sizeof busy);
     else
         busy[0] = '\0';
     if (json) {

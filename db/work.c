@@ -90,6 +90,13 @@ pl_status pl_work_get(pl_store *store, long long run_id, pl_work *w, pl_err *err
     return PL_OK;
 }
 
+void pl_work_words(const pl_work *w, char *buf, size_t n)
+{
+    snprintf(buf, n, "being %s now (process %lld on %s, since %s)",
+             w->step == PL_WORK_VALIDATING ? "validated" : "processed", w->pid, w->host,
+             w->started_utc);
+}
+
 int pl_work_describe(pl_store *store, long long run_id, char *buf, size_t n)
 {
     pl_work w;
@@ -97,8 +104,6 @@ int pl_work_describe(pl_store *store, long long run_id, char *buf, size_t n)
     buf[0] = '\0';
     if (pl_work_get(store, run_id, &w, &err) != PL_OK)
         return 0;
-    snprintf(buf, n, "being %s now (process %lld on %s, since %s)",
-             w.step == PL_WORK_VALIDATING ? "validated" : "processed", w.pid, w.host,
-             w.started_utc);
+    pl_work_words(&w, buf, n);
     return 1;
 }

@@ -35,6 +35,10 @@ pl_status pl_work_end(pl_store *store, long long run_id, pl_err *err);
  * its process is gone (a mark from another host is taken as live). */
 pl_status pl_work_get(pl_store *store, long long run_id, pl_work *w, pl_err *err);
 
+/* A mark in words into buf (n bytes): "being validated now (process 4711
+ * on lab-pc, since 2026-11-29T10:31:02Z)". */
+void pl_work_words(const pl_work *w, char *buf, size_t n);
+
 /* When run_id is under way, its words into buf (n bytes): "being
  * validated now (process 4711 on lab-pc, since 2026-11-29T10:31:02Z)"; returns 1 then, 0 (buf "") when not or when the store cannot
  * tell (a store from before schema 12). */
