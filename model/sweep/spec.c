@@ -1,13 +1,10 @@
-/* model/sweep/spec.c - the sweep file, its points, one point's run.  See
+/* model/sweep/spec.c - the sweep file and its points: parsing, each point's
+ * arguments, one point's run through its model (spec_models.c).  See
  * spec.h and docs/sweep.md. */
-#include "model/sweep/spec.h"
+#include "model/sweep/spec_private.h"
 
 #include "core/cli.h"
 #include "core/numtext.h"
-#include "model/prism/options.h"
-#include "model/prism/prism.h"
-#include "model/seeds/dimer.h"
-#include "model/seeds/slide.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,55 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define MAX_FIXED 48
-#define MAX_AXES 12
-#define MAX_PERTURB 8
-#define MAX_SERIES 8
-#define NAME_LEN 32
-#define VALUE_LEN 64        /* a number or a word */
-#define TEXT_LEN 4096       /* a value: a compound one holds up to 64 tuples */
-#define MAX_COMP 4          /* fields of a compound value (M,X,Y) */
-#define MAX_ITEMS 64        /* tuples of a repeated option (--particle) */
-#define MAX_AXIS_VALUES 1000000
-#define SWEEP_NAME_CAP 64   /* as the store's names (db/store.h PL_NAME_MAX + 1) */
-
-/* A parameter's name as the file gives it: an option of the command
- * (v0, particle, hack), or a component of a compound one (v0.vx,
- * particle.2.x).  The components are the option's value names in its
- * --help ("VX,VY", "M,X,Y"), in lower case. */
-typedef struct {
-    char base[NAME_LEN];    /* the option */
-    int kind;               /* its pl_opt_kind */
-    int ncomp;              /* compound: its fields; 0: a simple value */
-    int repeated;           /* given once per tuple (--particle) */
-    int comp;               /* the component named, -1: the whole value */
-    int item;               /* repeated: the tuple named, from 1; 0: none */
-    char comps[MAX_COMP][NAME_LEN];
-    char argh[NAME_LEN];    /* the value's name in the --help: "M,X,Y" */
-} pname;
-
-typedef struct {
-    char name[NAME_LEN];
-    char *value;            /* owned; a compound value canonical: "a,b/c,d" */
-    pname pn;
-    int line;
-} kv;
-
-/* Texts one after another. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    size_t *off;
-    size_t n, ncap;
-} strlist;
-
-typedef struct {
-    char name[NAME_LEN];
-    pname pn;
-    int line;               /* of its section's first key */
-    strlist vals;
-} axis;
 
 static int sl_push(strlist *l, const char *t)
 {
@@ -104,188 +52,7 @@ static void sl_free(strlist *l)
     memset(l, 0, sizeof *l);
 }
 
-/* --- growing text for the JSON objects ---------------------------------- */
-
-typedef struct {
-    char **buf;
-    size_t *cap, len;
-    int oom;
-} jbuf;
-
-static void jb_add(jbuf *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jb_add(jbuf *j, const char *fmt, ...)
-{
-    if (j->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = *j->cap - j->len;
-        int n = vsnprintf(*j->buf ? *j->buf + j->len : NULL, *j->buf ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            j->oom = 1;
-            return;
-        }
-        if (*j->buf && (size_t)n < room) {
-            j->len += (size_t)n;
-            return;
-        }
-        size_t want = (*j->cap ? *j->cap * 2 : 256) + (size_t)n + 1;
-        char *nb = realloc(*j->buf, want);
-        if (!nb) {
-            j->oom = 1;
-            return;
-        }
-        *j->buf = nb;
-        *j->cap = want;
-    }
-}
-
-static void jb_start(jbuf *j, char **buf, size_t *cap)
-{
-    j->buf = buf;
-    j->cap = cap;
-    j->len = 0;
-    j->oom = 0;
-    jb_add(j, "{");
-}
-
-static void jb_key(jbuf *j, const char *key)
-{
-    jb_add(j, "%s\"%s\":", j->len > 1 ? "," : "", key);
-}
-
-/* Shortest text that reads back as the same double (core/numtext.h);
- * null for NaN and infinities (JSON has neither). */
-static void fmt_double(char out[32], double v)
-{
-    if (!isfinite(v))
-        snprintf(out, 32, "null");
-    else
-        pl_num_text(out, 32, v);
-}
-
-static void jb_num(jbuf *j, const char *key, double v)
-{
-    char t[32];
-    fmt_double(t, v);
-    jb_key(j, key);
-    jb_add(j, "%s", t);
-}
-
-static void jb_int(jbuf *j, const char *key, long long v)
-{
-    jb_key(j, key);
-    jb_add(j, "%lld", v);
-}
-
-static void jb_quoted(jbuf *j, const char *s)
-{
-    jb_add(j, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            jb_add(j, "\\%c", c);
-        else if (c < 0x20)
-            jb_add(j, "\\u%04x", c);
-        else
-            jb_add(j, "%c", c);
-    }
-    jb_add(j, "\"");
-}
-
-static void jb_str(jbuf *j, const char *key, const char *s)
-{
-    jb_key(j, key);
-    jb_quoted(j, s);
-}
-
-/* A value as given: a JSON number when it reads whole as one. */
-static void jb_value(jbuf *j, const char *key, const char *text)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end != text && !*end && !errno && isfinite(v))
-        jb_num(j, key, v);
-    else
-        jb_str(j, key, text);
-}
-
-
-/* An array's element: a number when the text reads whole as one. */
-static void jb_elem(jbuf *j, int first, const char *text)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!first)
-        jb_add(j, ",");
-    if (end != text && !*end && !errno && isfinite(v)) {
-        char t[32];
-        fmt_double(t, v);
-        jb_add(j, "%s", t);
-    } else {
-        jb_quoted(j, text);
-    }
-}
-
-/* --- the models ---------------------------------------------------------- */
-
-typedef struct model model;
-typedef void (*run_fn)(const pl_sweep_spec *s, int argc, char **argv,
-                       pl_sweep_out *out, jbuf *res, pl_err *err);
-
-struct model {
-    const char *name;
-    const char *columns;                  /* the result's names */
-    const char *series;                   /* the series it can store */
-    /* the command's option row of that name (its kind and value names) */
-    int (*option)(const char *name, pl_opt *row);
-    const char *repeated;                 /* options given once per tuple */
-    /* the option parse and the checks every point shares (not the ranges
-     * of one point's numbers, which the run reports as its result) */
-    pl_status (*check)(int argc, char **argv, pl_err *err);
-    run_fn run;
-};
-
-struct pl_sweep_spec {
-    char *text;
-    char path[256];
-    char name[SWEEP_NAME_CAP];
-    const model *m;
-    kv fixed[MAX_FIXED];
-    size_t nfixed;
-    axis axes[MAX_AXES];
-    size_t naxes;
-    long repeats;                         /* 0: no [repeat] */
-    unsigned long seed;
-    kv perturb[MAX_PERTURB];              /* name, width as text */
-    double perturb_w[MAX_PERTURB];
-    size_t nperturb;
-    int series[MAX_SERIES];               /* indices into the model's series */
-    size_t nseries;
-    double series_rate;
-    long long npoints;
-    char sha256[65];
-    char axes_csv[1024], series_csv[256];
-    /* parse state: the section, the line being read (the reader counts) */
-    enum { SEC_NONE, SEC_SWEEP, SEC_FIXED, SEC_AXIS, SEC_REPEAT, SEC_CATALOGUE } sec;
-    const char *next;
-    int line, long_line;
-    char raw[256];
-    char msg[256];
-    char series_text[256];
-    int series_line;
-    /* the catalogue: the names in [fixed], the numbers they gave */
-    char prism[VALUE_LEN], ramp[VALUE_LEN];
-    kv cat[MAX_FIXED];
-    size_t ncat;
-    int cat_section;
-};
-
-static int find_name(const char *list, const char *name)
+int pl_sweep_find_name(const char *list, const char *name)
 {
     size_t n = strlen(name);
     int i = 0;
@@ -300,373 +67,6 @@ static int find_name(const char *list, const char *name)
     }
     return -1;
 }
-
-/* Copies the row of the option called name out of a table. */
-static int opt_find(const pl_opt *o, const char *name, pl_opt *row)
-{
-    for (; o->kind != PL_OPTK_END; o++)
-        if (o->name && !strcmp(o->name, name)) {
-            *row = *o;
-            return 1;
-        }
-    return 0;
-}
-
-static void set_error(pl_sweep_out *out, jbuf *res, const char *msg)
-{
-    out->ok = 0;
-    jb_start(res, &out->result, &out->result_cap);
-    jb_str(res, "error", msg);
-}
-
-/* The series of a model that samples n instants at equal steps of its
- * duration: n = duration x series-rate + 1, rounded.  0 when none is
- * asked; (size_t)-1, with the point's error set, when they would not fit. */
-static size_t series_samples(const pl_sweep_spec *s, double duration,
-                             pl_sweep_out *out, jbuf *res)
-{
-    if (!s->nseries)
-        return 0;
-    double n = floor(duration * s->series_rate + 0.5) + 1;
-    if (!(n <= 1e6)) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "series: %.6g samples a series (duration x series-rate) "
-                 "exceed 1e6", n);
-        set_error(out, res, msg);
-        return (size_t)-1;
-    }
-    return (size_t)n;
-}
-
-/* Room for total doubles of series in out; 0 (the point's error set) when
- * there is none. */
-static int series_room(pl_sweep_out *out, jbuf *res, size_t total)
-{
-    if (total > out->series_cap) {
-        double *nb = realloc(out->series, total * sizeof *nb);
-        if (!nb) {
-            set_error(out, res, "out of memory for the series");
-            return 0;
-        }
-        out->series = nb;
-        out->series_cap = total;
-    }
-    out->series_n = total;
-    return 1;
-}
-
-/* Series i of the file, of n samples of size `size` bytes from base,
- * field off[k] for the model's series k, into out (room made). */
-static void series_fill(const pl_sweep_spec *s, pl_sweep_out *out, const void *base,
-                        size_t size, size_t n, const size_t *off)
-{
-    for (size_t i = 0; i < s->nseries; i++)
-        for (size_t k = 0; k < n; k++) {
-            double v;
-            memcpy(&v, (const char *)base + k * size + off[s->series[i]], sizeof v);
-            out->series[i * n + k] = v;
-        }
-}
-
-/* simulate ------------------------------------------------------------------ */
-
-static const char sim_series[] = "t,omega,theta,Lp,x,vp1,vp2";
-
-static int sim_option(const char *name, pl_opt *row)
-{
-    pl_simulate_options so;
-    pl_simulate_options_init(&so);
-    pl_opt opts[] = {PL_OPT_SIMULATE(&so), PL_OPT_END()};
-    if (opt_find(opts, name, row))
-        return 1;
-    if (strcmp(name, "beta-frac") && strcmp(name, "lambda0-frac"))
-        return 0;
-    *row = (pl_opt){.kind = PL_OPTK_DOUBLE, .name = name, .argh = "F"};
-    return 1;
-}
-/* The run of the endless-ramp verdict from the run's own last impacts
- * (docs/sweep.md, the phase map): the settled pre-impact speed from
- * omega-_{k+1}^2 = r^2 omega-_k^2 + Delta, and whether its post-impact
- * energy clears the next top. */
-static void sim_settle(const pl_model_params *p, double r,
-                       const pl_model_result *res, double *omega_last,
-                       double *omega_settle, int *rolls)
-{
-    size_t k = res->n_impacts < res->cap_impacts ? res->n_impacts : res->cap_impacts;
-    *omega_last = k ? res->impacts[k - 1].omega_minus : NAN;
-    *omega_settle = NAN;
-    *rolls = -1;
-    if (res->end == PL_END_STOPPED) {
-        *rolls = 0;
-        return;
-    }
-    if (res->end == PL_END_SLIP || res->end == PL_END_DETACHED || k < 2 || !(r < 1))
-        return;
-    double w1 = res->impacts[k - 2].omega_minus, w2 = res->impacts[k - 1].omega_minus;
-    double delta = w2 * w2 - r * r * w1 * w1;
-    if (!(delta > 0))
-        return;
-    *omega_settle = sqrt(delta / (1 - r * r));
-    double alpha = M_PI / p->N, wp = r * *omega_settle;
-    double e_after = pl_contact_energy(p->N, p->a0, p->mass, p->beta, -alpha, wp);
-    double e_top = pl_contact_energy(p->N, p->a0, p->mass, p->beta, -p->beta, 0);
-    *rolls = e_after > e_top;
-}
-
-static pl_status sim_check(int argc, char **argv, pl_err *err)
-{
-    pl_simulate_options so;
-    pl_simulate_options_init(&so);
-    pl_opt opts[] = {PL_OPT_SIMULATE(&so), PL_OPT_END()};
-    int nargs = 0, help = 0;
-    if (pl_opt_parse(opts, argc, argv, &nargs, &help, err) != PL_OK ||
-        pl_model_options_check(&so.mo, err) != PL_OK)
-        return err->code;
-    if (isnan(so.duration))
-        return pl_err_set(err, PL_EINVAL, "missing option --duration");
-    return PL_OK;
-}
-
-static void sim_run(const pl_sweep_spec *s, int argc, char **argv,
-                    pl_sweep_out *out, jbuf *res, pl_err *err)
-{
-    pl_simulate_options so;
-    pl_simulate_options_init(&so);
-    pl_opt opts[] = {PL_OPT_SIMULATE(&so), PL_OPT_END()};
-    int nargs = 0, help = 0;
-    pl_model_params p;
-    pl_model_params_default(&p);
-    if (pl_opt_parse(opts, argc, argv, &nargs, &help, err) != PL_OK ||
-        pl_simulate_options_params(&so, 0, &p, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        return;
-    }
-    p.ramp_length = isnan(so.mo.ramp_length) ? 0 : so.mo.ramp_length;
-    size_t ni = (size_t)(p.duration * 1000) + 16;   /* impacts are >= 1 ms apart */
-    size_t ns = s->nseries ? (size_t)floor(p.duration * p.rate + 1e-9) + 1 : 0;
-    pl_model_impact *im = malloc(ni * sizeof *im);
-    double *buf = ns ? malloc(ns * s->nseries * sizeof *buf) : NULL;
-    pl_model *m = NULL;
-    pl_model_result r = {0};
-    if (!im || (ns && !buf)) {
-        set_error(out, res, "out of memory");
-        goto done;
-    }
-    if (pl_model_create(&m, &p, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        goto done;
-    }
-    double **dst[] = {&r.t, &r.omega, &r.theta, &r.lp, &r.x, &r.vp1, &r.vp2};
-    for (size_t i = 0; i < s->nseries; i++)
-        *dst[s->series[i]] = buf + i * ns;
-    r.cap_samples = ns;
-    r.impacts = im;
-    r.cap_impacts = ni;
-    if (pl_model_run(m, &r, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        goto done;
-    }
-    double ratio = pl_model_impact_ratio(m), wl, ws;
-    int rolls;
-    sim_settle(&p, ratio, &r, &wl, &ws, &rolls);
-    jb_str(res, "law", p.law == PL_LAW_LINE ? "line" : "plastic");
-    jb_num(res, "ratio", ratio);
-    jb_num(res, "t_end", r.t_end);
-    jb_num(res, "x_end", r.x_end);
-    jb_num(res, "omega_end", r.omega_end);
-    jb_num(res, "Lp_end", r.lp_end);
-    jb_int(res, "impacts", (long long)r.n_impacts);
-    jb_str(res, "status", pl_model_end_name(r.end));
-    jb_num(res, "omega_last", wl);
-    jb_num(res, "omega_settle", ws);
-    jb_key(res, "rolls");
-    jb_add(res, rolls < 0 ? "null" : rolls ? "1" : "0");
-    /* series: every step-th sample at the file's series rate */
-    if (s->nseries) {
-        size_t step = (size_t)fmax(1, floor(p.rate / s->series_rate + 0.5));
-        size_t n = (r.n_samples + step - 1) / step, total = n * s->nseries;
-        if (total > out->series_cap) {
-            double *nb = realloc(out->series, total * sizeof *nb);
-            if (!nb) {
-                set_error(out, res, "out of memory for the series");
-                goto done;
-            }
-            out->series = nb;
-            out->series_cap = total;
-        }
-        for (size_t i = 0; i < s->nseries; i++)
-            for (size_t k = 0; k < n; k++)
-                out->series[i * n + k] = buf[i * ns + k * step];
-        out->series_n = total;
-    }
-done:
-    pl_model_destroy(m);
-    free(im);
-    free(buf);
-}
-
-
-/* dimer --------------------------------------------------------------------- */
-
-/* Its CSV's columns (prismlab dimer --csv) without the units. */
-static const char dimer_series[] = "t,x1,y1,x2,y2,yp,vx1,theta";
-static const size_t dimer_off[] = {
-    offsetof(pl_dimer_sample, t), offsetof(pl_dimer_sample, x1),
-    offsetof(pl_dimer_sample, y1), offsetof(pl_dimer_sample, x2),
-    offsetof(pl_dimer_sample, y2), offsetof(pl_dimer_sample, yp),
-    offsetof(pl_dimer_sample, vx1), offsetof(pl_dimer_sample, theta)};
-
-static int dimer_option(const char *name, pl_opt *row)
-{
-    pl_dimer_params p;
-    double th = 0;
-    pl_opt opts[] = {PL_OPT_DIMER_PARAMS(&p, &th), PL_OPT_END()};
-    return opt_find(opts, name, row);
-}
-
-static pl_status dimer_check(int argc, char **argv, pl_err *err)
-{
-    pl_dimer_params p;
-    pl_dimer_params_default(&p);
-    double th = 0;
-    pl_opt opts[] = {PL_OPT_DIMER_PARAMS(&p, &th), PL_OPT_END()};
-    int nargs = 0, help = 0;
-    return pl_opt_parse(opts, argc, argv, &nargs, &help, err);
-}
-
-static void dimer_run(const pl_sweep_spec *s, int argc, char **argv,
-                      pl_sweep_out *out, jbuf *res, pl_err *err)
-{
-    pl_dimer_params p;
-    pl_dimer_params_default(&p);
-    double th = p.theta0 * 180 / M_PI;
-    pl_opt opts[] = {PL_OPT_DIMER_PARAMS(&p, &th), PL_OPT_END()};
-    int nargs = 0, help = 0;
-    pl_dimer_result r;
-    if (pl_opt_parse(opts, argc, argv, &nargs, &help, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        return;
-    }
-    p.theta0 = th * M_PI / 180;
-    /* the samples are taken from the steps, not stepped to: the run with
-     * series is the run without (model/seeds/dimer.c) */
-    size_t n = series_samples(s, p.duration, out, res);
-    if (n == (size_t)-1)
-        return;
-    pl_dimer_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
-    if (n && !sm) {
-        set_error(out, res, "out of memory for the series");
-        return;
-    }
-    if (pl_dimer_run(&p, sm, n, &r, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        free(sm);
-        return;
-    }
-    if (n && series_room(out, res, n * s->nseries))
-        series_fill(s, out, sm, sizeof *sm, n, dimer_off);
-    free(sm);
-    if (!out->ok)
-        return;
-    jb_int(res, "impacts", (long long)r.impacts);
-    jb_int(res, "doubles", (long long)r.doubles);
-    jb_int(res, "sticks", (long long)r.stick_events);
-    jb_int(res, "hits1", (long long)r.hits[0]);
-    jb_int(res, "hits2", (long long)r.hits[1]);
-    jb_num(res, "hmax1_m", r.hmax[0]);
-    jb_num(res, "hmax2_m", r.hmax[1]);
-    jb_num(res, "energy", r.energy);
-    jb_num(res, "drift", r.drift);
-    jb_str(res, "mode", pl_dimer_mode_name(r.mode));
-    jb_num(res, "x1_end", r.x1_end);
-}
-
-/* roughplane ---------------------------------------------------------------- */
-
-/* Its CSV's columns (prismlab roughplane --csv) without the units. */
-static const char slide_series[] = "t,x,y,theta,vx,vy,omega";
-
-/* One sample: the instant and the state, as the series' order. */
-typedef struct {
-    double t;
-    pl_body_state st;
-} slide_sample;
-
-static const size_t slide_off[] = {
-    offsetof(slide_sample, t), offsetof(slide_sample, st.x),
-    offsetof(slide_sample, st.w), offsetof(slide_sample, st.theta),
-    offsetof(slide_sample, st.vx), offsetof(slide_sample, st.vw),
-    offsetof(slide_sample, st.omega)};
-
-static int slide_option(const char *name, pl_opt *row)
-{
-    pl_slide sl;
-    pl_slide_init(&sl);
-    pl_opt opts[] = {PL_OPT_ROUGHPLANE_PARAMS(&sl), PL_OPT_END()};
-    return opt_find(opts, name, row);
-}
-
-static pl_status slide_parse(pl_slide *sl, int argc, char **argv, pl_err *err)
-{
-    pl_slide_init(sl);
-    pl_opt opts[] = {PL_OPT_ROUGHPLANE_PARAMS(sl), PL_OPT_END()};
-    int nargs = 0, help = 0;
-    if (pl_opt_parse(opts, argc, argv, &nargs, &help, err) != PL_OK)
-        return err->code;
-    return pl_slide_check(sl, err);
-}
-
-static pl_status slide_check(int argc, char **argv, pl_err *err)
-{
-    pl_slide sl;
-    return slide_parse(&sl, argc, argv, err);
-}
-
-static void slide_run(const pl_sweep_spec *s, int argc, char **argv,
-                      pl_sweep_out *out, jbuf *res, pl_err *err)
-{
-    pl_slide sl;
-    if (slide_parse(&sl, argc, argv, err) != PL_OK) {
-        set_error(out, res, err->msg);
-        return;
-    }
-    size_t n = series_samples(s, sl.dur, out, res);
-    if (n == (size_t)-1)
-        return;
-    double *t = n ? malloc(n * sizeof *t) : NULL;
-    pl_body_state *path = n ? malloc(n * sizeof *path) : NULL;
-    slide_sample *sm = n ? malloc(n * sizeof *sm) : NULL;
-    pl_body_end e;
-    if (n && (!t || !path || !sm))
-        set_error(out, res, "out of memory for the series");
-    else if (pl_slide_run(&sl, n, t, path, &e, err) != PL_OK)
-        set_error(out, res, err->msg);
-    else if (n && series_room(out, res, n * s->nseries)) {
-        for (size_t k = 0; k < n; k++)
-            sm[k] = (slide_sample){t[k], path[k]};
-        series_fill(s, out, sm, sizeof *sm, n, slide_off);
-    }
-    free(t);
-    free(path);
-    free(sm);
-    if (!out->ok)
-        return;
-    /* the command's last line: t_stop=<s or inf> x y theta (inf: null) */
-    jb_num(res, "t_stop", e.t_stop);
-    jb_num(res, "x", e.end.x);
-    jb_num(res, "y", e.end.w);
-    jb_num(res, "theta", e.end.theta);
-}
-
-static const model models[] = {
-    {"simulate", "law,ratio,t_end,x_end,omega_end,Lp_end,impacts,status,"
-                 "omega_last,omega_settle,rolls", sim_series, sim_option, "",
-                 sim_check, sim_run},
-    {"dimer", "impacts,doubles,sticks,hits1,hits2,hmax1_m,hmax2_m,energy,drift,"
-              "mode,x1_end", dimer_series, dimer_option, "", dimer_check, dimer_run},
-    {"roughplane", "t_stop,x,y,theta", slide_series, slide_option, "particle",
-                   slide_check, slide_run},
-};
 
 /* --- parsing ------------------------------------------------------------ */
 
@@ -785,7 +185,7 @@ static int parse_range(pl_sweep_spec *s, axis *a, const char *key, const char *v
         else
             v = lg ? exp(log(from) + (log(to) - log(from)) * f) : from + (to - from) * f;
         char t[32];
-        fmt_double(t, v);
+        pl_jbuf_number_text(t, v);
         if (!sl_push(&a->vals, t))
             return fail(s, "out of memory");
     }
@@ -832,7 +232,7 @@ static int parse_name(pl_sweep_spec *s, const char *name, pname *pn)
             c[l < NAME_LEN - 1 ? l : NAME_LEN - 1] = 0;
             a += l + (a[l] == ',');
         }
-        pn->repeated = find_name(s->m->repeated, buf) >= 0;
+        pn->repeated = pl_sweep_find_name(s->m->repeated, buf) >= 0;
         snprintf(pn->argh, sizeof pn->argh, "%s", row.argh);
     }
     if (!dot)
@@ -970,9 +370,9 @@ static int sec_sweep(pl_sweep_spec *s, const char *name, const char *value)
             return fail(s, "name: 1 to %d characters, got '%s'", SWEEP_NAME_CAP - 1, value);
         memcpy(s->name, value, strlen(value) + 1);
     } else if (!strcmp(name, "model")) {
-        for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-            if (!strcmp(models[i].name, value))
-                s->m = &models[i];
+        for (size_t i = 0; i < pl_sweep_n_models; i++)
+            if (!strcmp(pl_sweep_models[i].name, value))
+                s->m = &pl_sweep_models[i];
         if (!s->m)
             return fail(s, "model: expected simulate, dimer or roughplane, got '%s'",
                         value);
@@ -1341,14 +741,14 @@ static void tuple_text(const tuples *t, int k, int ncomp, char *out, size_t cap)
 
 /* Puts a compound option into argv (once a tuple when repeated) and into
  * the params as an array (of arrays when repeated). */
-static int put_compound(point_args *pa, jbuf *pj, const pv *all, size_t n, const pname *pn)
+static int put_compound(point_args *pa, pl_jbuf *pj, const pv *all, size_t n, const pname *pn)
 {
     tuples t;
     compose(all, n, pn->base, pn, &t);
     char opt[NAME_LEN + 2], text[TEXT_LEN];
     snprintf(opt, sizeof opt, "--%s", pn->base);
-    jb_key(pj, pn->base);
-    jb_add(pj, "[");
+    pl_jbuf_key(pj, pn->base);
+    pl_jbuf_add(pj, "[");
     for (int k = 0; k < t.n; k++) {
         tuple_text(&t, k, pn->ncomp, text, sizeof text);
         if ((size_t)pa->argc + 3 > sizeof pa->argv / sizeof pa->argv[0] ||
@@ -1357,13 +757,13 @@ static int put_compound(point_args *pa, jbuf *pj, const pv *all, size_t n, const
             return 0;
         pa->argc += 2;
         if (pn->repeated)
-            jb_add(pj, "%s[", k ? "," : "");
+            pl_jbuf_add(pj, "%s[", k ? "," : "");
         for (int c = 0; c < pn->ncomp; c++)
-            jb_elem(pj, c == 0, t.f[k][c]);
+            pl_jbuf_elem(pj, c == 0, t.f[k][c]);
         if (pn->repeated)
-            jb_add(pj, "]");
+            pl_jbuf_add(pj, "]");
     }
-    jb_add(pj, "]");
+    pl_jbuf_add(pj, "]");
     return 1;
 }
 
@@ -1434,7 +834,7 @@ static pl_status perturb_values(const pl_sweep_spec *s, unsigned long seed, pv *
             st = pl_err_set(err, PL_EINVAL, "%s: perturb '%s': '%s' is no number",
                             s->path, all[j].name, all[j].value);
         else {
-            fmt_double(drawn[k], v + u * s->perturb_w[k]);
+            pl_jbuf_number_text(drawn[k], v + u * s->perturb_w[k]);
             all[j].value = drawn[k];
         }
     }
@@ -1463,12 +863,12 @@ static int frac_degrees(const pv *all, size_t n, const char *name, const char *v
             return -2;
         d = f * (180 / N + b);
     }
-    fmt_double(deg, d);
+    pl_jbuf_number_text(deg, d);
     return 0;
 }
 
 static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *pa,
-                             jbuf *pj, pl_err *err)
+                             pl_jbuf *pj, pl_err *err)
 {
     pv all[2 * MAX_FIXED + MAX_AXES];
     char drawn[MAX_PERTURB][32];
@@ -1492,12 +892,12 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
         snprintf(opt, sizeof opt, "--%s", pn->base);
         if (pn->ncomp) {
             if (pn->comp >= 0)
-                jb_value(pj, name, value);
+                pl_jbuf_value(pj, name, value);
             else if (!put_compound(pa, pj, all, n, pn))
                 goto full;
             continue;
         }
-        jb_value(pj, name, value);
+        pl_jbuf_value(pj, name, value);
         if (!strcmp(name, "prism") || !strcmp(name, "ramp"))
             continue;   /* recorded; the numbers they gave are the options */
         if (pn->kind == PL_OPTK_FLAG) {   /* yes: --hack; no: nothing */
@@ -1528,7 +928,7 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
             continue;
         if ((!strcmp(nm, "beta-deg") || !strcmp(nm, "lambda0-deg")) &&
             !find_value(all, n, nm))
-            jb_value(pj, nm, pa->argv[i + 1]);
+            pl_jbuf_value(pj, nm, pa->argv[i + 1]);
     }
     for (size_t i = 0; i < n; i++) {   /* options given by components only */
         const pname *pn = all[i].pn;
@@ -1543,10 +943,10 @@ static pl_status build_point(const pl_sweep_spec *s, long long idx, point_args *
     }
     pa->argv[pa->argc] = NULL;
     if (s->repeats) {
-        jb_int(pj, "repeat", rep);
-        jb_int(pj, "seed", (long long)seed);
+        pl_jbuf_int(pj, "repeat", rep);
+        pl_jbuf_int(pj, "seed", (long long)seed);
     }
-    jb_add(pj, "}");
+    pl_jbuf_add(pj, "}");
     return PL_OK;
 full:
     return pl_err_set(err, PL_EINVAL, "%s: point %lld: its parameters exceed %zu "
@@ -1564,21 +964,21 @@ pl_status pl_sweep_compute(const pl_sweep_spec *s, long long idx,
         return pl_err_set(err, PL_ESTATE, "sweep '%s': its prism and ramp have no "
                           "numbers yet (pl_sweep_text_resolve)", s->name);
     point_args pa;
-    jbuf pj, res;
-    jb_start(&pj, &out->params, &out->params_cap);
+    pl_jbuf pj, res;
+    pl_jbuf_start(&pj, &out->params, &out->params_cap);
     pl_status st = build_point(s, idx, &pa, &pj, err);
     if (st != PL_OK)
         return st;
     out->ok = 1;
     out->series_n = 0;
-    jb_start(&res, &out->result, &out->result_cap);
+    pl_jbuf_start(&res, &out->result, &out->result_cap);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pl_err perr = {0};
     s->m->run(s, pa.argc, pa.argv, out, &res, &perr);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->cost_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    jb_add(&res, "}");
+    pl_jbuf_add(&res, "}");
     if (pj.oom || res.oom)
         return pl_err_set(err, PL_ENOMEM, "out of memory for point %lld", idx);
     return PL_OK;
@@ -1645,7 +1045,7 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
     char *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         t = trim(t);
-        int k = find_name(s->m->series, t);
+        int k = pl_sweep_find_name(s->m->series, t);
         if (k < 0 || s->nseries == MAX_SERIES) {
             st = pl_err_set(err, PL_EINVAL, "%s:%d: series '%s': the %s model stores %s",
                             path, s->series_line, t, s->m->name, s->m->series);
@@ -1675,8 +1075,8 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
         point_args *pa = malloc(sizeof *pa);
         char *pbuf = NULL;
         size_t pcap = 0;
-        jbuf pj;
-        jb_start(&pj, &pbuf, &pcap);
+        pl_jbuf pj;
+        pl_jbuf_start(&pj, &pbuf, &pcap);
         st = pa ? build_point(s, 0, pa, &pj, err)
                 : pl_err_set(err, PL_ENOMEM, "out of memory for a sweep file");
         free(pbuf);
@@ -1728,4 +1128,4 @@ int pl_sweep_spec_unresolved(const pl_sweep_spec *s, const char **prism, const c
     return s->prism[0] && !s->cat_section;
 }
 
-void pl_sweep_number_text(char out[32], double v) { fmt_double(out, v); }
+void pl_sweep_number_text(char out[32], double v) { pl_jbuf_number_text(out, v); }
