@@ -103,6 +103,11 @@ pl_status pl_dimer_impact_solve(const double w[4][4], double u[4],
                                 double mu_s, double dist_exp,
                                 pl_dimer_impact *out, pl_err *err);
 
+/* 1 when the tips' tangential rows of the local matrix w are the same
+ * (the dimer lying flat, to 1e-6 relative): only the tangential
+ * impulses' sum moves the body, and Coulomb's law acts on the sums. */
+int pl_dimer_shared_rows(const double w[4][4]);
+
 /* The local matrix K M^-1 K^T of the dimer at tilt theta. */
 void pl_dimer_local_matrix(const pl_dimer_geometry *g, double theta,
                            double w[4][4]);
