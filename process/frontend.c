@@ -13,21 +13,9 @@
 
 #include "process/robust.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int pl_fe_normal_solve(double *A, double *y, size_t P, double *c)
-{
-    gsl_matrix_view Av = gsl_matrix_view_array(A, P, P);
-    gsl_vector_view yv = gsl_vector_view_array(y, P), cv = gsl_vector_view_array(c, P);
-    return gsl_linalg_cholesky_decomp1(&Av.matrix) == GSL_SUCCESS &&
-                   gsl_linalg_cholesky_solve(&Av.matrix, &yv.vector, &cv.vector) == GSL_SUCCESS
-               ? 0
-               : -1;
-}
 
 /* Which of the lead-in's L samples the offset and hum fits use: all but
  * those more than 8 robust standard deviations from the median, and two

@@ -3,7 +3,7 @@
 #ifndef PL_PROCESS_FRONTEND_COMMON_H
 #define PL_PROCESS_FRONTEND_COMMON_H
 
-#include "process/frontend.h"
+#include "process/frontend_report.h"
 #include "process/frontend_core.h"
 
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #define PL_PROCESS_FRONTEND_MEND_H
 
 #include "core/error.h"
-#include "process/frontend.h"
+#include "process/frontend_report.h"
 #include "process/frontend_core.h"
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #ifndef PL_PROCESS_FRONTEND_SAT_H
 #define PL_PROCESS_FRONTEND_SAT_H
 
-#include "process/frontend.h"
+#include "process/frontend_report.h"
 #include "process/frontend_core.h"
 
 #include <stddef.h>
