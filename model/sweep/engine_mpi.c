@@ -213,6 +213,126 @@ static pl_status rank_worker(const pl_sweep_spec *spec, pl_err *err)
     return st;
 }
 
+/* What rank 0 keeps to answer the ranks: each rank's wait, the message
+ * buffer, and two answers in flight per rank at most (a rank has two
+ * requests out), each its own buffer, sent without waiting for the rank. */
+typedef struct {
+    int size;
+    int active;                     /* ranks that have not said they are done */
+    double *idle;                   /* each rank's wait */
+    unsigned char *buf;
+    size_t bufcap;
+    long long (*out)[2][PL_SWEEP_MAX_CHUNK];
+    MPI_Request *oreq;
+} hub;
+
+static void hub_free(hub *h)
+{
+    free(h->out);
+    free(h->oreq);
+    free(h->idle);
+    free(h->buf);
+}
+
+/* -1 when out of memory (h then holds nothing). */
+static int hub_init(hub *h, int size)
+{
+    memset(h, 0, sizeof *h);
+    h->size = size;
+    h->active = size - 1;
+    h->idle = calloc((size_t)size, sizeof *h->idle);
+    h->out = malloc((size_t)size * sizeof *h->out);
+    h->oreq = malloc((size_t)size * 2 * sizeof *h->oreq);
+    if (!h->idle || !h->out || !h->oreq) {
+        hub_free(h);
+        return -1;
+    }
+    for (int i = 0; i < 2 * size; i++)
+        h->oreq[i] = MPI_REQUEST_NULL;
+    return 0;
+}
+
+/* Answers one rank's results, when one has sent some: takes them in,
+ * and hands the rank its next chunk when it wants one (answering first,
+ * then writing: the rank computes meanwhile).  Returns 1 when there was
+ * a message; *st takes the first failure. */
+static int hub_serve(hub *h, pl_sweep_shared *sh, pl_status *st, pl_err *err)
+{
+    int flag = 0;
+    MPI_Status ms;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &flag, &ms);
+    if (!flag)
+        return 0;
+    int len;
+    MPI_Get_count(&ms, MPI_BYTE, &len);
+    if ((size_t)len > h->bufcap) {
+        unsigned char *nb = realloc(h->buf, (size_t)len);
+        if (!nb) {
+            *st = pl_err_set(err, PL_ENOMEM, "out of memory for a message");
+            return -1;
+        }
+        h->buf = nb;
+        h->bufcap = (size_t)len;
+    }
+    MPI_Recv(h->buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    long long got, first = 0, k = 0;
+    uint32_t want, done;
+    pthread_mutex_lock(&sh->mu);
+    pl_status us = unpack_items(sh, h->buf, (size_t)len, &got, &h->idle[ms.MPI_SOURCE],
+                                &want, &done, err);
+    if (us != PL_OK)
+        sh->failed = 1;
+    if (us == PL_OK && want)
+        k = pl_sweep_take_chunk(sh, &first);
+    pthread_mutex_unlock(&sh->mu);
+    if (us != PL_OK || want) {
+        int r = ms.MPI_SOURCE, slot = 0, free0 = 0;
+        MPI_Test(&h->oreq[2 * r], &free0, MPI_STATUS_IGNORE);
+        if (!free0) {
+            slot = 1;
+            MPI_Wait(&h->oreq[2 * r + 1], MPI_STATUS_IGNORE);
+        }
+        for (long long i = 0; i < k; i++)
+            h->out[r][slot][i] = sh->todo[first + i];
+        MPI_Isend(h->out[r][slot], (int)k, MPI_LONG_LONG, r, TAG_CHUNK, MPI_COMM_WORLD,
+                  &h->oreq[2 * r + slot]);
+    }
+    if (us != PL_OK || done)
+        h->active--;
+    if (us != PL_OK && *st == PL_OK)
+        *st = us;
+    return 1;
+}
+
+/* Writes the results queued so far, every PL_SWEEP_BATCH_S or when last;
+ * after a failure they are dropped.  Returns 1 when there were some. */
+static int write_queued(pl_sweep_shared *sh, pl_sweep_writer *w, int last,
+                        pl_status *st, pl_err *err)
+{
+    if (!last && pl_sweep_now_s() < w->last_put + PL_SWEEP_BATCH_S)
+        return 0;
+    pthread_mutex_lock(&sh->mu);
+    pl_sweep_item *l = pl_sweep_take_queue(sh);
+    long long handed = sh->next;
+    pthread_mutex_unlock(&sh->mu);
+    if (!l)
+        return 0;
+    if (*st == PL_OK)
+        *st = pl_sweep_writer_put(w, l, handed, err);
+    else
+        for (pl_sweep_item *nx; l; l = nx) {
+            nx = l->next;
+            pl_sweep_item_free(l);
+        }
+    if (*st != PL_OK) {
+        pthread_mutex_lock(&sh->mu);
+        sh->failed = 1;
+        pthread_mutex_unlock(&sh->mu);
+    }
+    return 1;
+}
+
 /* Rank 0: one compute thread, and this thread answering the ranks and
  * writing. */
 static pl_status rank_zero(pl_sweep_shared *sh, pl_sweep_writer *w, int size, pl_err *err)
@@ -221,112 +341,24 @@ static pl_status rank_zero(pl_sweep_shared *sh, pl_sweep_writer *w, int size, pl
     pl_status st = pl_sweep_start_threads(sh, th, 1, err);
     if (st != PL_OK)
         return st;
-    int active = size - 1;          /* ranks that have not said they are done */
-    double *idle = calloc((size_t)size, sizeof *idle);   /* each rank's wait */
-    if (!idle) {
+    hub h;
+    if (hub_init(&h, size) != 0) {
         pthread_mutex_lock(&sh->mu);
         sh->failed = 1;
         pthread_mutex_unlock(&sh->mu);
         pthread_join(th[0], NULL);
         return pl_err_set(err, PL_ENOMEM, "out of memory");
     }
-    unsigned char *buf = NULL;
-    size_t bufcap = 0;
-    /* two answers in flight per rank at most (a rank has two requests
-     * out): each its own buffer, sent without waiting for the rank */
-    long long (*out)[2][PL_SWEEP_MAX_CHUNK] = malloc((size_t)size * sizeof *out);
-    MPI_Request *oreq = malloc((size_t)size * 2 * sizeof *oreq);
-    if (!out || !oreq) {
-        free(out);
-        free(oreq);
-        free(idle);
-        pthread_mutex_lock(&sh->mu);
-        sh->failed = 1;
-        pthread_mutex_unlock(&sh->mu);
-        pthread_join(th[0], NULL);
-        return pl_err_set(err, PL_ENOMEM, "out of memory");
-    }
-    for (int i = 0; i < 2 * size; i++)
-        oreq[i] = MPI_REQUEST_NULL;
     for (;;) {
         pthread_mutex_lock(&sh->mu);
         int running = sh->running, pending = sh->head != NULL;
         pthread_mutex_unlock(&sh->mu);
-        if (active == 0 && !running && !pending)
+        if (h.active == 0 && !running && !pending)
             break;
-        int busy = 0;
-        if (active > 0) {
-            int flag = 0;
-            MPI_Status ms;
-            MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &flag, &ms);
-            if (flag) {
-                int len;
-                MPI_Get_count(&ms, MPI_BYTE, &len);
-                if ((size_t)len > bufcap) {
-                    unsigned char *nb = realloc(buf, (size_t)len);
-                    if (!nb) {
-                        st = pl_err_set(err, PL_ENOMEM, "out of memory for a message");
-                        break;
-                    }
-                    buf = nb;
-                    bufcap = (size_t)len;
-                }
-                MPI_Recv(buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
-                long long got, first = 0, k = 0;
-                uint32_t want, done;
-                pthread_mutex_lock(&sh->mu);
-                pl_status us = unpack_items(sh, buf, (size_t)len, &got,
-                                            &idle[ms.MPI_SOURCE], &want, &done, err);
-                if (us != PL_OK)
-                    sh->failed = 1;
-                if (us == PL_OK && want)
-                    k = pl_sweep_take_chunk(sh, &first);
-                pthread_mutex_unlock(&sh->mu);
-                /* answer first, then write: the rank computes meanwhile */
-                if (us != PL_OK || want) {
-                    int r = ms.MPI_SOURCE, slot = 0, free0 = 0;
-                    MPI_Test(&oreq[2 * r], &free0, MPI_STATUS_IGNORE);
-                    if (!free0) {
-                        slot = 1;
-                        MPI_Wait(&oreq[2 * r + 1], MPI_STATUS_IGNORE);
-                    }
-                    for (long long i = 0; i < k; i++)
-                        out[r][slot][i] = sh->todo[first + i];
-                    MPI_Isend(out[r][slot], (int)k, MPI_LONG_LONG, r, TAG_CHUNK,
-                              MPI_COMM_WORLD, &oreq[2 * r + slot]);
-                }
-                if (us != PL_OK || done)
-                    active--;
-                if (us != PL_OK && st == PL_OK)
-                    st = us;
-                busy = 1;
-            }
-        }
-        pl_sweep_item *l = NULL;
-        long long handed = 0;
-        int last = active == 0 && !running;
-        if (last || pl_sweep_now_s() >= w->last_put + PL_SWEEP_BATCH_S) {
-            pthread_mutex_lock(&sh->mu);
-            l = pl_sweep_take_queue(sh);
-            handed = sh->next;
-            pthread_mutex_unlock(&sh->mu);
-        }
-        if (l) {
-            busy = 1;
-            if (st == PL_OK)
-                st = pl_sweep_writer_put(w, l, handed, err);
-            else
-                for (pl_sweep_item *nx; l; l = nx) {
-                    nx = l->next;
-                    pl_sweep_item_free(l);
-                }
-            if (st != PL_OK) {
-                pthread_mutex_lock(&sh->mu);
-                sh->failed = 1;
-                pthread_mutex_unlock(&sh->mu);
-            }
-        }
+        int busy = h.active > 0 ? hub_serve(&h, sh, &st, err) : 0;
+        if (busy < 0)
+            break;
+        busy |= write_queued(sh, w, h.active == 0 && !running, &st, err);
         if (!busy) {
             /* poll rather than block: a blocking receive spins a core */
             struct timespec ts = {0, 100000};
@@ -334,13 +366,10 @@ static pl_status rank_zero(pl_sweep_shared *sh, pl_sweep_writer *w, int size, pl
         }
     }
     pthread_join(th[0], NULL);
-    MPI_Waitall(2 * size, oreq, MPI_STATUSES_IGNORE);
-    free(out);
-    free(oreq);
+    MPI_Waitall(2 * size, h.oreq, MPI_STATUSES_IGNORE);
     for (int r = 1; r < size; r++)
-        sh->sched_s += idle[r];
-    free(idle);
-    free(buf);
+        sh->sched_s += h.idle[r];
+    hub_free(&h);
     if (st == PL_OK && sh->failed) {
         *err = sh->err;
         st = err->code ? err->code : PL_EIO;
