@@ -407,6 +407,103 @@ static void html(FILE *f, const char *name, const data *d, const table *t,
           "});\n</script>\n</body></html>\n", f);
 }
 
+/* The phase map needs the prism's sweep over N, beta-frac and
+ * lambda0-frac. */
+static pl_status check_sweep(const pl_sweep_info *info, const char *name, pl_err *err)
+{
+    if (strcmp(info->model, "simulate"))
+        return pl_err_set(err, PL_EINVAL, "sweep '%s' is of the %s model: the phase map "
+                          "draws the prism (simulate)", name, info->model);
+    const char *need[] = {"N", "beta-frac", "lambda0-frac"};
+    for (int i = 0; i < 3; i++) {
+        char a[1030];
+        snprintf(a, sizeof a, ",%s,", info->axes);
+        char k[40];
+        snprintf(k, sizeof k, ",%s,", need[i]);
+        if (!strstr(a, k))
+            return pl_err_set(err, PL_EINVAL, "sweep '%s' has axes %s: the phase map needs "
+                              "N, beta-frac and lambda0-frac", name, info->axes);
+    }
+    return PL_OK;
+}
+
+/* The table: per law and N the closed form's beta_c, the bracket the
+ * points put it in (sum counts the brackets and those that hold it), the
+ * points' outcomes, and omega_settle's worst departure from omega*. */
+static void tabulate(data *d, table *t, pl_sweep_report_summary *sum)
+{
+    for (int law = 0; law < 2; law++)
+        for (int ni = 0; ni < d->nN; ni++) {
+            int N = (int)d->N[ni];
+            double bc;
+            pl_err e = {0};
+            t->bc[law][ni] = pl_map_beta_c(N, ratio_of(d, law, N), &bc, &e) == PL_OK
+                             ? bc / (M_PI / N) : NAN;
+            t->lo[law][ni] = t->hi[law][ni] = NAN;
+            t->worst[law][ni] = -1;
+        }
+    for (long long k = 0; k < d->n; k++) {
+        const pt *q = &d->p[k];
+        t->cnt[q->law][q->ni][q->status == ST_STOPPED ? 0 : q->status == ST_ROLLING ? 1 : 2]++;
+        if (q->rolls == 1)
+            t->rolls[q->law][q->ni][q->bi] = 1;
+        if (q->status == ST_ROLLING && isfinite(q->omega_settle)) {
+            int N = (int)d->N[q->ni];
+            pl_map_form f;
+            pl_err e = {0};
+            double beta = d->bf[q->bi] * M_PI / N;
+            if (pl_map_form_of(N, d->a0, beta, ratio_of(d, q->law, N), &f, &e) == PL_OK) {
+                double rel = fabs(q->omega_settle / f.omega_star - 1);
+                if (rel > t->worst[q->law][q->ni])
+                    t->worst[q->law][q->ni] = rel;
+                if (rel > d->worst)
+                    d->worst = rel;
+            }
+        }
+    }
+    for (int law = 0; law < 2; law++)
+        for (int ni = 0; ni < d->nN; ni++) {
+            int first = -1;
+            for (int b = 0; b < d->nb && first < 0; b++)
+                if (t->rolls[law][ni][b])
+                    first = b;
+            if (first < 0)
+                continue;
+            t->hi[law][ni] = d->bf[first];
+            if (first > 0)
+                t->lo[law][ni] = d->bf[first - 1];
+            sum->beta_c_n++;
+            double bcf = t->bc[law][ni];
+            if (bcf < d->bf[first] && (first == 0 || bcf >= d->bf[first - 1]))
+                sum->beta_c_ok++;
+        }
+}
+
+/* The figures into dir, *figs counting them; then index.html. */
+static pl_status write_report(const data *d, const table *t, const char *dir,
+                              const char *name, const pl_sweep_info *info, int *figs,
+                              pl_err *err)
+{
+    pl_status st = pl_mkdirs(dir, err);
+    if (st == PL_OK)
+        st = fig_omega(d, dir, t, figs, err);
+    if (st == PL_OK)
+        st = fig_beta_c(d, dir, t, figs, err);
+    for (int law = 0; law < 2 && st == PL_OK; law++)
+        for (int ni = 0; ni < d->nN && st == PL_OK; ni++)
+            if (t->cnt[law][ni][0] + t->cnt[law][ni][1] + t->cnt[law][ni][2])
+                st = fig_map(d, dir, t, law, ni, figs, err);
+    if (st != PL_OK)
+        return st;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    pl_atomicfile *af;
+    if ((st = pl_atomicfile_open(&af, path, err)) != PL_OK)
+        return st;
+    html(pl_atomicfile_stream(af), name, d, t, info, *figs);
+    return pl_atomicfile_commit(af, err);
+}
+
 pl_status pl_sweep_report(pl_store *store, const char *name, const char *dir,
                           pl_sweep_report_summary *sum, pl_err *err)
 {
@@ -414,19 +511,8 @@ pl_status pl_sweep_report(pl_store *store, const char *name, const char *dir,
     pl_sweep_info info;
     if (pl_sweep_find(store, name, &info, err) != PL_OK)
         return err->code;
-    if (strcmp(info.model, "simulate"))
-        return pl_err_set(err, PL_EINVAL, "sweep '%s' is of the %s model: the phase map "
-                          "draws the prism (simulate)", name, info.model);
-    const char *need[] = {"N", "beta-frac", "lambda0-frac"};
-    for (int i = 0; i < 3; i++) {
-        char a[1030];
-        snprintf(a, sizeof a, ",%s,", info.axes);
-        char k[40];
-        snprintf(k, sizeof k, ",%s,", need[i]);
-        if (!strstr(a, k))
-            return pl_err_set(err, PL_EINVAL, "sweep '%s' has axes %s: the phase map needs "
-                              "N, beta-frac and lambda0-frac", name, info.axes);
-    }
+    if (check_sweep(&info, name, err) != PL_OK)
+        return err->code;
     data *d = calloc(1, sizeof *d);
     table *t = calloc(1, sizeof *t);
     if (!d || !t) {
@@ -446,83 +532,17 @@ pl_status pl_sweep_report(pl_store *store, const char *name, const char *dir,
         st = pl_err_set(err, PL_EINVAL, "sweep '%s' has no computed points", name);
     if (st == PL_OK && !isfinite(d->mu_s))
         st = pl_err_set(err, PL_EINVAL, "sweep '%s': no mu-s in its points", name);
-    if (st != PL_OK)
-        goto out;
-    sort_axis(d, d->N, d->nN, 0);
-    sort_axis(d, d->bf, d->nb, 1);
-    sort_axis(d, d->lf, d->nl, 2);
-    /* the table: closed form, brackets, counts, omega* */
-    for (int law = 0; law < 2; law++)
-        for (int ni = 0; ni < d->nN; ni++) {
-            int N = (int)d->N[ni];
-            double bc;
-            pl_err e = {0};
-            t->bc[law][ni] = pl_map_beta_c(N, ratio_of(d, law, N), &bc, &e) == PL_OK
-                             ? bc / (M_PI / N) : NAN;
-            t->lo[law][ni] = t->hi[law][ni] = NAN;
-            t->worst[law][ni] = -1;
-        }
-    {
-        for (long long k = 0; k < d->n; k++) {
-            const pt *q = &d->p[k];
-            t->cnt[q->law][q->ni][q->status == ST_STOPPED ? 0 : q->status == ST_ROLLING ? 1 : 2]++;
-            if (q->rolls == 1)
-                t->rolls[q->law][q->ni][q->bi] = 1;
-            if (q->status == ST_ROLLING && isfinite(q->omega_settle)) {
-                int N = (int)d->N[q->ni];
-                pl_map_form f;
-                pl_err e = {0};
-                double beta = d->bf[q->bi] * M_PI / N;
-                if (pl_map_form_of(N, d->a0, beta, ratio_of(d, q->law, N), &f, &e) == PL_OK) {
-                    double rel = fabs(q->omega_settle / f.omega_star - 1);
-                    if (rel > t->worst[q->law][q->ni])
-                        t->worst[q->law][q->ni] = rel;
-                    if (rel > d->worst)
-                        d->worst = rel;
-                }
-            }
-        }
-        for (int law = 0; law < 2; law++)
-            for (int ni = 0; ni < d->nN; ni++) {
-                int first = -1;
-                for (int b = 0; b < d->nb && first < 0; b++)
-                    if (t->rolls[law][ni][b])
-                        first = b;
-                if (first < 0)
-                    continue;
-                t->hi[law][ni] = d->bf[first];
-                if (first > 0)
-                    t->lo[law][ni] = d->bf[first - 1];
-                sum->beta_c_n++;
-                double bcf = t->bc[law][ni];
-                if (bcf < d->bf[first] && (first == 0 || bcf >= d->bf[first - 1]))
-                    sum->beta_c_ok++;
-            }
+    if (st == PL_OK) {
+        sort_axis(d, d->N, d->nN, 0);
+        sort_axis(d, d->bf, d->nb, 1);
+        sort_axis(d, d->lf, d->nl, 2);
+        tabulate(d, t, sum);
+        int figs = 0;
+        st = write_report(d, t, dir, name, &info, &figs, err);
+        sum->points = d->n;
+        sum->figures = figs;
+        sum->omega_worst_pct = 100 * d->worst;
     }
-    st = pl_mkdirs(dir, err);
-    if (st != PL_OK)
-        goto out;
-    int figs = 0;
-    st = fig_omega(d, dir, t, &figs, err);
-    if (st == PL_OK)
-        st = fig_beta_c(d, dir, t, &figs, err);
-    for (int law = 0; law < 2 && st == PL_OK; law++)
-        for (int ni = 0; ni < d->nN && st == PL_OK; ni++)
-            if (t->cnt[law][ni][0] + t->cnt[law][ni][1] + t->cnt[law][ni][2])
-                st = fig_map(d, dir, t, law, ni, &figs, err);
-    if (st != PL_OK)
-        goto out;
-    char path[1200];
-    snprintf(path, sizeof path, "%s/index.html", dir);
-    pl_atomicfile *af;
-    if ((st = pl_atomicfile_open(&af, path, err)) != PL_OK)
-        goto out;
-    html(pl_atomicfile_stream(af), name, d, t, &info, figs);
-    st = pl_atomicfile_commit(af, err);
-    sum->points = d->n;
-    sum->figures = figs;
-    sum->omega_worst_pct = 100 * d->worst;
-out:
     free(d->p);
     free(d);
     free(t);
