@@ -992,6 +992,92 @@ void pl_sweep_out_free(pl_sweep_out *out)
     memset(out, 0, sizeof *out);
 }
 
+/* The points the axes and [repeat] make, and the axes' names as CSV. */
+static pl_status count_points(pl_sweep_spec *s, const char *path, pl_err *err)
+{
+    s->npoints = s->repeats ? s->repeats : 1;
+    size_t len = 0;
+    s->axes_csv[0] = 0;
+    for (size_t i = 0; i < s->naxes; i++) {
+        if (!s->axes[i].vals.n)
+            return pl_err_set(err, PL_EINVAL, "%s: [axis %s] has no values", path,
+                              s->axes[i].name);
+        if ((double)s->npoints * (double)s->axes[i].vals.n > 1e9)
+            return pl_err_set(err, PL_EINVAL, "%s: more than 1e9 points", path);
+        s->npoints *= (long long)s->axes[i].vals.n;
+        len += (size_t)snprintf(s->axes_csv + len, sizeof s->axes_csv - len, "%s%s",
+                                i ? "," : "", s->axes[i].name);
+    }
+    if (s->repeats)
+        snprintf(s->axes_csv + len, sizeof s->axes_csv - len, "%srepeat", len ? "," : "");
+    if (s->nperturb && !s->repeats)
+        return pl_err_set(err, PL_EINVAL, "%s: [repeat] perturb needs count", path);
+    return PL_OK;
+}
+
+/* [sweep] series = ...: each one the model stores. */
+static pl_status parse_series(pl_sweep_spec *s, const char *path, pl_err *err)
+{
+    size_t len = 0;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", s->series_text);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        t = trim(t);
+        int k = pl_sweep_find_name(s->m->series, t);
+        if (k < 0 || s->nseries == MAX_SERIES)
+            return pl_err_set(err, PL_EINVAL, "%s:%d: series '%s': the %s model stores %s",
+                              path, s->series_line, t, s->m->name, s->m->series);
+        s->series[s->nseries++] = k;
+        len += (size_t)snprintf(s->series_csv + len, sizeof s->series_csv - len, "%s%s",
+                                len ? "," : "", t);
+    }
+    return PL_OK;
+}
+
+/* Point 0 through the command's own option table: a misspelt value is
+ * the file's error, not a thousand failed points. */
+static pl_status check_point_zero(const pl_sweep_spec *s, const char *path, pl_err *err)
+{
+    point_args *pa = malloc(sizeof *pa);
+    char *pbuf = NULL;
+    size_t pcap = 0;
+    pl_jbuf pj;
+    pl_jbuf_start(&pj, &pbuf, &pcap);
+    pl_status st = pa ? build_point(s, 0, pa, &pj, err)
+                      : pl_err_set(err, PL_ENOMEM, "out of memory for a sweep file");
+    free(pbuf);
+    if (st == PL_OK && s->m->check(pa->argc, pa->argv, err) != PL_OK)
+        st = pl_err_prefix(err, "%s: ", path);
+    free(pa);
+    return st;
+}
+
+/* Everything read from the file that must agree, in the order a person
+ * fixes them. */
+static pl_status check_spec(pl_sweep_spec *s, const char *text, const char *path,
+                            pl_err *err)
+{
+    if (!s->name[0] || !s->m)
+        return pl_err_set(err, PL_EINVAL, "%s: [sweep] needs name and model", path);
+    pl_status st = count_points(s, path, err);
+    if (st == PL_OK)
+        st = parse_series(s, path, err);
+    if (st != PL_OK)
+        return st;
+    sha256_hex(text, s->sha256);
+    if ((st = check_components(s, err)) != PL_OK)
+        return st;
+    if (!s->prism[0] != !s->ramp[0])
+        return pl_err_set(err, PL_EINVAL, "%s: --prism and --ramp go together", path);
+    if (s->cat_section && !s->prism[0])
+        return pl_err_set(err, PL_EINVAL, "%s: [catalogue] holds the numbers of the prism "
+                          "and ramp that [fixed] names; this file names none", path);
+    if (pl_sweep_spec_unresolved(s, NULL, NULL))
+        return PL_OK;   /* checked when its numbers are in */
+    return check_point_zero(s, path, err);
+}
+
 pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
                               const char *path, pl_err *err)
 {
@@ -1005,88 +1091,10 @@ pl_status pl_sweep_spec_parse(pl_sweep_spec **out, const char *text,
     s->series_rate = 100;
     s->next = s->text;
     int line = ini_parse_stream(read_line, s, handler, s);
-    pl_status st = PL_OK;
-    if (line != 0) {
-        st = pl_err_set(err, s->msg[0] ? PL_EINVAL : PL_EFORMAT, "%s:%d: %s", path, line,
-                        s->msg[0] ? s->msg : "not an INI line (key = value or [section])");
-        goto out;
-    }
-    if (!s->name[0] || !s->m) {
-        st = pl_err_set(err, PL_EINVAL, "%s: [sweep] needs name and model", path);
-        goto out;
-    }
-    s->npoints = s->repeats ? s->repeats : 1;
-    size_t len = 0;
-    s->axes_csv[0] = 0;
-    for (size_t i = 0; i < s->naxes; i++) {
-        if (!s->axes[i].vals.n) {
-            st = pl_err_set(err, PL_EINVAL, "%s: [axis %s] has no values", path,
-                            s->axes[i].name);
-            goto out;
-        }
-        if ((double)s->npoints * (double)s->axes[i].vals.n > 1e9) {
-            st = pl_err_set(err, PL_EINVAL, "%s: more than 1e9 points", path);
-            goto out;
-        }
-        s->npoints *= (long long)s->axes[i].vals.n;
-        len += (size_t)snprintf(s->axes_csv + len, sizeof s->axes_csv - len, "%s%s",
-                                i ? "," : "", s->axes[i].name);
-    }
-    if (s->repeats)
-        snprintf(s->axes_csv + len, sizeof s->axes_csv - len, "%srepeat", len ? "," : "");
-    if (s->nperturb && !s->repeats) {
-        st = pl_err_set(err, PL_EINVAL, "%s: [repeat] perturb needs count", path);
-        goto out;
-    }
-    /* series */
-    len = 0;
-    char copy[256];
-    snprintf(copy, sizeof copy, "%s", s->series_text);
-    char *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        t = trim(t);
-        int k = pl_sweep_find_name(s->m->series, t);
-        if (k < 0 || s->nseries == MAX_SERIES) {
-            st = pl_err_set(err, PL_EINVAL, "%s:%d: series '%s': the %s model stores %s",
-                            path, s->series_line, t, s->m->name, s->m->series);
-            goto out;
-        }
-        s->series[s->nseries++] = k;
-        len += (size_t)snprintf(s->series_csv + len, sizeof s->series_csv - len, "%s%s",
-                                len ? "," : "", t);
-    }
-    sha256_hex(text, s->sha256);
-    if ((st = check_components(s, err)) != PL_OK)
-        goto out;
-    if (!s->prism[0] != !s->ramp[0]) {
-        st = pl_err_set(err, PL_EINVAL, "%s: --prism and --ramp go together", path);
-        goto out;
-    }
-    if (s->cat_section && !s->prism[0]) {
-        st = pl_err_set(err, PL_EINVAL, "%s: [catalogue] holds the numbers of the prism "
-                        "and ramp that [fixed] names; this file names none", path);
-        goto out;
-    }
-    if (pl_sweep_spec_unresolved(s, NULL, NULL))
-        goto out;   /* checked when its numbers are in */
-    /* point 0 through the command's own option table: a misspelt value
-     * is the file's error, not a thousand failed points */
-    {
-        point_args *pa = malloc(sizeof *pa);
-        char *pbuf = NULL;
-        size_t pcap = 0;
-        pl_jbuf pj;
-        pl_jbuf_start(&pj, &pbuf, &pcap);
-        st = pa ? build_point(s, 0, pa, &pj, err)
-                : pl_err_set(err, PL_ENOMEM, "out of memory for a sweep file");
-        free(pbuf);
-        if (st == PL_OK && s->m->check(pa->argc, pa->argv, err) != PL_OK)
-            st = pl_err_prefix(err, "%s: ", path);
-        free(pa);
-        if (st != PL_OK)
-            goto out;
-    }
-out:
+    pl_status st = line != 0
+        ? pl_err_set(err, s->msg[0] ? PL_EINVAL : PL_EFORMAT, "%s:%d: %s", path, line,
+                     s->msg[0] ? s->msg : "not an INI line (key = value or [section])")
+        : check_spec(s, text, path, err);
     if (st != PL_OK) {
         pl_sweep_spec_destroy(s);
         return st;
