@@ -184,6 +184,46 @@ static int warning_item(void *ctx, const char *line, size_t len)
     return 0;
 }
 
+/* The run's heading and its table of facts: what it is, its frames, the
+ * decoders' delays, and what processing found (p when processed). */
+static void info_table(pl_buf *b, long long id, const pl_run_info *r,
+                       const pl_channel ch[2], int processed, const pl_processing *p)
+{
+    pl_buf_printf(b, "<h1>Run %lld%s</h1>\n<table class=\"info\">", id,
+                  r->synthetic ? " <small class=\"synthetic\">SYNTHETIC (rig simulator)</small>" : "");
+    const char *keys[] = {"state", "experiment", "prism", "ramp", "started (UTC)", "ended (UTC)",
+                          "source", "notes"};
+    const char *vals[] = {pl_run_state_name(r->state), r->experiment, r->prism, r->ramp,
+                          r->started_utc, r->ended_utc, r->source_detail, r->notes};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (!vals[i][0])
+            continue;
+        pl_buf_printf(b, "<tr><th>%s</th><td>", keys[i]);
+        pl_buf_html(b, vals[i]);
+        pl_buf_puts(b, "</td></tr>");
+    }
+    pl_buf_printf(b, "<tr><th>frames</th><td>%lld at %g Hz (%.3f s)</td></tr>", r->n_frames,
+                  r->sample_rate_hz, r->sample_rate_hz > 0 ? (double)r->n_frames / r->sample_rate_hz : 0.0);
+    /* the LDV decoders' delays the lab gave (issue 33): what puts the
+     * impacts at the contact rather than at the decoded steps' centres */
+    pl_buf_puts(b, "<tr><th>LDV decoder delay</th><td id=\"decoder-delay\">");
+    for (int i = 0; i < 2 && i < r->n_channels; i++)
+        if (ch[i].decoder_delay_s > 0)
+            pl_buf_printf(b, "%s%.4g &micro;s", i ? ", " : "", ch[i].decoder_delay_s * 1e6);
+        else
+            pl_buf_printf(b, "%snot known", i ? ", " : "");
+    pl_buf_puts(b, "</td></tr>");
+    if (processed)
+        pl_buf_printf(b, "<tr><th>processed</th><td>release %.4f s, end %.4f s, %lld impacts, "
+                          "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "
+                          "%.5f &plusmn; %.2g (1 sd of one impact's ratio; the mean's %.2g)</td></tr>",
+                      p->release_t_s, p->end_t_s, p->n_impacts, p->lp_end, p->ratio_mean, p->ratio_sd,
+                      p->ratio_mean_se);
+    if (processed && p->n_impacts > 0)
+        impact_t_row(b, p);
+    pl_buf_puts(b, "</table>\n");
+}
+
 enum MHD_Result pl_web_page_run(pl_web *w, struct MHD_Connection *c, long long id)
 {
     pl_run_info r;
@@ -203,39 +243,7 @@ enum MHD_Result pl_web_page_run(pl_web *w, struct MHD_Connection *c, long long i
     pl_buf b;
     pl_buf_init(&b);
     pl_web_page_head(&b, title, NULL);
-    pl_buf_printf(&b, "<h1>Run %lld%s</h1>\n<table class=\"info\">", id,
-                  r.synthetic ? " <small class=\"synthetic\">SYNTHETIC (rig simulator)</small>" : "");
-    const char *keys[] = {"state", "experiment", "prism", "ramp", "started (UTC)", "ended (UTC)",
-                          "source", "notes"};
-    const char *vals[] = {pl_run_state_name(r.state), r.experiment, r.prism, r.ramp,
-                          r.started_utc, r.ended_utc, r.source_detail, r.notes};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (!vals[i][0])
-            continue;
-        pl_buf_printf(&b, "<tr><th>%s</th><td>", keys[i]);
-        pl_buf_html(&b, vals[i]);
-        pl_buf_puts(&b, "</td></tr>");
-    }
-    pl_buf_printf(&b, "<tr><th>frames</th><td>%lld at %g Hz (%.3f s)</td></tr>", r.n_frames,
-                  r.sample_rate_hz, r.sample_rate_hz > 0 ? (double)r.n_frames / r.sample_rate_hz : 0.0);
-    /* the LDV decoders' delays the lab gave (issue 33): what puts the
-     * impacts at the contact rather than at the decoded steps' centres */
-    pl_buf_puts(&b, "<tr><th>LDV decoder delay</th><td id=\"decoder-delay\">");
-    for (int i = 0; i < 2 && i < r.n_channels; i++)
-        if (ch[i].decoder_delay_s > 0)
-            pl_buf_printf(&b, "%s%.4g &micro;s", i ? ", " : "", ch[i].decoder_delay_s * 1e6);
-        else
-            pl_buf_printf(&b, "%snot known", i ? ", " : "");
-    pl_buf_puts(&b, "</td></tr>");
-    if (processed)
-        pl_buf_printf(&b, "<tr><th>processed</th><td>release %.4f s, end %.4f s, %lld impacts, "
-                          "L<sub>p</sub> at the end %.3f, &omega;<sub>+</sub>/&omega;<sub>-</sub> "
-                          "%.5f &plusmn; %.2g (1 sd of one impact's ratio; the mean's %.2g)</td></tr>",
-                      p.release_t_s, p.end_t_s, p.n_impacts, p.lp_end, p.ratio_mean, p.ratio_sd,
-                      p.ratio_mean_se);
-    if (processed && p.n_impacts > 0)
-        impact_t_row(&b, &p);
-    pl_buf_puts(&b, "</table>\n");
+    info_table(&b, id, &r, ch, processed, &p);
     /* the validation's answer: run.js asks /api/run/ID/answer once the
      * plots are drawn (its simulations take a 10-minute run's page
      * ~0.25 s, which the first paint and the plots need not wait for) */

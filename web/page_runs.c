@@ -140,6 +140,74 @@ static void file_cell(pl_buf *b, const pl_run_info *r)
     pl_buf_puts(b, "</td>");
 }
 
+/* The experiment filter, showing the one in force (exp, or NULL for
+ * all); returns 1 when exp is in the catalogue. */
+static int filter_form(pl_buf *b, const char *exp, const exp_vec *exps)
+{
+    /* "all" only when there is none, a name not in the catalogue as
+     * itself (and said below) */
+    int known = 0;
+    for (size_t i = 0; exp && i < exps->n; i++)
+        known |= !strcmp(exp, exps->e[i].name);
+    pl_buf_printf(b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
+                     "<label>experiment <select name=\"experiment\">"
+                     "<option value=\"\"%s>all</option>", exp ? "" : " selected");
+    if (exp && !known) {
+        pl_buf_puts(b, "<option value=\"");
+        pl_buf_html(b, exp);
+        pl_buf_puts(b, "\" selected>");
+        pl_buf_html(b, exp);
+        pl_buf_puts(b, " (no such experiment)</option>");
+    }
+    for (size_t i = 0; i < exps->n; i++) {
+        pl_buf_puts(b, "<option value=\"");
+        pl_buf_html(b, exps->e[i].name);
+        pl_buf_puts(b, exp && !strcmp(exp, exps->e[i].name) ? "\" selected>" : "\">");
+        pl_buf_html(b, exps->e[i].name);
+        pl_buf_puts(b, "</option>");
+    }
+    pl_buf_puts(b, "</select></label> <button>show</button></form>\n");
+    return known;
+}
+
+/* One run's row of the runs table (w->lock held). */
+static void run_row(pl_web *w, pl_buf *b, const pl_run_info *r)
+{
+    pl_err err = {0};
+    pl_processing p;
+    int processed = pl_derived_get(w->store, r->id, &p, &err) == PL_OK;
+    pl_buf_printf(b, "<tr data-run=\"%lld\"><td><a href=\"/run/%lld\">%lld</a>%s</td>"
+                     "<td class=\"state-%s\">%s</td><td>",
+                  r->id, r->id, r->id, r->synthetic ? " <abbr title=\"made by the rig simulator\">sim</abbr>" : "",
+                  pl_run_state_name(r->state), pl_run_state_name(r->state));
+    if (r->experiment[0]) {
+        pl_buf_puts(b, "<a href=\"/experiment/");
+        pl_web_url_enc(b, r->experiment);
+        pl_buf_puts(b, "/\">");
+        pl_buf_html(b, r->experiment);
+        pl_buf_puts(b, "</a>");
+    }
+    pl_buf_puts(b, "</td>");
+    file_cell(b, r);
+    pl_buf_puts(b, "<td>");
+    pl_buf_html(b, r->prism);
+    pl_buf_puts(b, "</td><td>");
+    pl_buf_html(b, r->ramp);
+    pl_buf_puts(b, "</td><td>");
+    pl_buf_html(b, r->started_utc);
+    pl_buf_puts(b, "</td>");
+    pl_web_num_cell(b, "<td>%.3f</td>", r->sample_rate_hz > 0 ? (double)r->n_frames / r->sample_rate_hz : NAN);
+    if (processed) {
+        pl_buf_printf(b, "<td>%lld</td>", p.n_impacts);
+        pl_web_num_cell(b, "<td>%.3f</td>", p.lp_end);
+    } else {
+        pl_buf_puts(b, "<td class=\"na\" colspan=\"2\">not processed</td>");
+    }
+    quality_cell(w, b, r->id);
+    law_cell(w, b, r->id);
+    pl_buf_puts(b, "</tr>\n");
+}
+
 enum MHD_Result pl_web_page_runs(pl_web *w, struct MHD_Connection *c)
 {
     const char *exp = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "experiment");
@@ -164,70 +232,15 @@ enum MHD_Result pl_web_page_runs(pl_web *w, struct MHD_Connection *c)
         return pl_web_fail(c, pl_web_status_of(st), "%s", err.msg);
     }
     pl_web_page_head(&b, "runs", exp);
-    /* the select shows the filter in force: "all" only when there is none,
-     * a name not in the catalogue as itself (and said below) */
-    int known = 0;
-    for (size_t i = 0; exp && i < exps.n; i++)
-        known |= !strcmp(exp, exps.e[i].name);
-    pl_buf_printf(&b, "<h1>Runs</h1>\n<form method=\"get\" action=\"/\" id=\"filter\">"
-                      "<label>experiment <select name=\"experiment\">"
-                      "<option value=\"\"%s>all</option>", exp ? "" : " selected");
-    if (exp && !known) {
-        pl_buf_puts(&b, "<option value=\"");
-        pl_buf_html(&b, exp);
-        pl_buf_puts(&b, "\" selected>");
-        pl_buf_html(&b, exp);
-        pl_buf_puts(&b, " (no such experiment)</option>");
-    }
-    for (size_t i = 0; i < exps.n; i++) {
-        pl_buf_puts(&b, "<option value=\"");
-        pl_buf_html(&b, exps.e[i].name);
-        pl_buf_puts(&b, exp && !strcmp(exp, exps.e[i].name) ? "\" selected>" : "\">");
-        pl_buf_html(&b, exps.e[i].name);
-        pl_buf_puts(&b, "</option>");
-    }
-    pl_buf_puts(&b, "</select></label> <button>show</button></form>\n");
+    int known = filter_form(&b, exp, &exps);
     pl_buf_printf(&b, "<table id=\"runs\" data-count=\"%zu\">\n<thead><tr><th>run</th><th>state</th>"
                       "<th>experiment</th><th>file (imported) or how recorded</th><th>prism</th><th>ramp</th>"
                       "<th>started (UTC)</th>"
                       "<th>duration (s)</th><th>impacts</th><th>L<sub>p</sub> at the end</th>"
                       "<th>data quality</th><th>law the data support</th></tr></thead>\n"
                       "<tbody>\n", runs.n);
-    for (size_t i = 0; i < runs.n; i++) {
-        const pl_run_info *r = &runs.r[i];
-        pl_processing p;
-        int processed = pl_derived_get(w->store, r->id, &p, &err) == PL_OK;
-        pl_buf_printf(&b, "<tr data-run=\"%lld\"><td><a href=\"/run/%lld\">%lld</a>%s</td>"
-                          "<td class=\"state-%s\">%s</td><td>",
-                      r->id, r->id, r->id, r->synthetic ? " <abbr title=\"made by the rig simulator\">sim</abbr>" : "",
-                      pl_run_state_name(r->state), pl_run_state_name(r->state));
-        if (r->experiment[0]) {
-            pl_buf_puts(&b, "<a href=\"/experiment/");
-            pl_web_url_enc(&b, r->experiment);
-            pl_buf_puts(&b, "/\">");
-            pl_buf_html(&b, r->experiment);
-            pl_buf_puts(&b, "</a>");
-        }
-        pl_buf_puts(&b, "</td>");
-        file_cell(&b, r);
-        pl_buf_puts(&b, "<td>");
-        pl_buf_html(&b, r->prism);
-        pl_buf_puts(&b, "</td><td>");
-        pl_buf_html(&b, r->ramp);
-        pl_buf_puts(&b, "</td><td>");
-        pl_buf_html(&b, r->started_utc);
-        pl_buf_puts(&b, "</td>");
-        pl_web_num_cell(&b, "<td>%.3f</td>", r->sample_rate_hz > 0 ? (double)r->n_frames / r->sample_rate_hz : NAN);
-        if (processed) {
-            pl_buf_printf(&b, "<td>%lld</td>", p.n_impacts);
-            pl_web_num_cell(&b, "<td>%.3f</td>", p.lp_end);
-        } else {
-            pl_buf_puts(&b, "<td class=\"na\" colspan=\"2\">not processed</td>");
-        }
-        quality_cell(w, &b, r->id);
-        law_cell(w, &b, r->id);
-        pl_buf_puts(&b, "</tr>\n");
-    }
+    for (size_t i = 0; i < runs.n; i++)
+        run_row(w, &b, &runs.r[i]);
     pthread_mutex_unlock(&w->lock);
     pl_buf_puts(&b, "</tbody></table>\n");
     if (runs.n == 0 && exp) {
