@@ -21,7 +21,8 @@ static const pl_cli_command command = {
     "                       [--columns A,B] [--time-column NAME|none]\n"
     "                       [--time-unit s|ms|us] [--units volts|mV|mps]\n"
     "                       [--volts-per-unit V]\n"
-    "                       [--delimiter C] [--decimal C] [--force]\n"
+    "                       [--delimiter C] [--decimal C] [--split-releases]\n"
+    "                       [--force]\n"
     "                       [--sync normal|full] [--db FILE]\n"
     "       prismlab import --manifest FILE.csv [--force] [--sync normal|full]\n"
     "                       [--db FILE]\n",
@@ -41,11 +42,18 @@ static const pl_cli_command command = {
     "when the recording did (the file's metadata started_utc=, a WAV's BWF or\n"
     "INFO date, else its modification time less its length; run show says\n"
     "which); the import's time is kept as imported_utc.\n"
+    "--split-releases stores a recording that holds many releases (a logger\n"
+    "left running) as one run per release, each with up to 1 s of the still\n"
+    "lead-in before it and 0.5 s of the stillness after it, and where it lies\n"
+    "in the file (run show: cut from FILE at frame F); the runs are named\n"
+    "together on stderr (FILE: split into 20 runs: 3..22), and a file with no\n"
+    "release is refused (docs/acquire.md, \"One run per release\").\n"
     "A manifest passes over the files stored already\n"
     "(one line each on stderr), so one cut short is resumed by running it\n"
     "again; --force imports them all again.\n",
     .footer =
-    "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file)\n",
+    "Prints: run=<id> frames=<n> file=<path> (a manifest: one run=<id> line a file;\n"
+    "--split-releases: one line a run, with first_frame=<f>)\n",
     .max_args = PL_CLI_ANY_ARGS};
 
 static const pl_opt_choice formats[] = {{"wav", 0}, {"csv", 1}, {NULL, 0}};
@@ -141,6 +149,10 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
         PL_OPT_CALLBACK("channels", &o->wav, parse_channels, "I,J",
                         "WAV: the file channels that hold LDV 1, LDV 2 (from 0)"),
         PL_OPT_FLAG("force", &o->force, "import a file whose SHA-256 is already in the store"),
+        PL_OPT_FLAG("split-releases", &o->split_releases,
+                    "one run per release: a recording of many releases\n"
+                    "(a logger left running) cut at the stillness between\n"
+                    "them, each run with its lead-in"),
         PL_OPT_TEXT("columns", o->csv.columns, "A,B",
                     "CSV: the LDV columns, by header name or index from 0\n"
                     "(default: every column named <name>_V but trig*;\n"
@@ -209,6 +221,21 @@ static void notice(void *ctx, const char *text)
     fprintf(stderr, "prismlab import: %s\n", text);
 }
 
+/* A cut of --split-releases: its run= line, as a whole file's but with
+ * where it starts in the file. */
+static void each_cut(void *ctx, long long run_id, long long first_frame,
+                     long long frames, int stored)
+{
+    const char *path = ctx;
+    pl_cli_progress_clear();
+    if (stored)
+        fprintf(stderr, "prismlab import: %s from frame %lld is stored already as run "
+                "%lld: skipped (--force imports it again)\n", path, first_frame, run_id);
+    else
+        printf("run=%lld frames=%lld file=%s first_frame=%lld\n", run_id, frames, path,
+               first_frame);
+}
+
 /* One file, with progress. */
 static int import_file(import_args *a, const char *dbpath, const char *path)
 {
@@ -226,10 +253,13 @@ static int import_file(import_args *a, const char *dbpath, const char *path)
     o->progress = progress;
     o->progress_ctx = &pc;
     o->notice = notice;
+    o->each_run = each_cut;
+    o->each_run_ctx = (void *)path;
     long long id = 0, frames = 0;
     if (pl_import_file(dbpath, o, &id, &frames, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
-    printf("run=%lld frames=%lld file=%s\n", id, frames, o->path);
+    if (!o->split_releases)
+        printf("run=%lld frames=%lld file=%s\n", id, frames, o->path);
     return PL_EXIT_OK;
 }
 

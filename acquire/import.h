@@ -23,6 +23,7 @@ typedef struct {
     int synthetic;               /* 1 forces the mark; 0: the file's metadata */
     int sync_full;
     int force;                   /* import even when the file's SHA-256 is stored */
+    int split_releases;          /* one run per release (process/releases.h) */
     pl_source_config beams;      /* heights, signs, LDV scales; two channels */
     pl_wav_options wav;          /* a WAV's options (its path is path) */
     pl_csv_options csv;          /* a CSV's options (its path is path) */
@@ -33,13 +34,26 @@ typedef struct {
      * missing at 2.400 s ..."); NULL: said to no one. */
     void (*notice)(void *ctx, const char *text);
     void *notice_ctx;
+    /* With split_releases, after each cut: its run, the file's frame it
+     * starts at, its frames, and stored = 1 when an earlier import holds
+     * it (run_id is that run); NULL: said to no one. */
+    void (*each_run)(void *ctx, long long run_id, long long first_frame,
+                     long long frames, int stored);
+    void *each_run_ctx;
 } pl_import_options;
 
 /* Fills opt with defaults ("from the file" everywhere). */
 void pl_import_options_init(pl_import_options *opt);
 
 /* Imports one file into the database at db_path (created if missing);
- * *run_id receives the new run.  A rate below what an LDV run needs
+ * *run_id receives the new run.  With opt->split_releases the file
+ * becomes one run per release, each with its lead-in and tail and its
+ * place in the file (docs/acquire.md, "One run per release"): each cut is
+ * told to opt->each_run, the runs together to opt->notice ("FILE: split
+ * into 20 runs: 3..22"); *run_id receives the last, *frames their sum.  A
+ * file with no release is PL_EFORMAT naming it.  Each cut is its own
+ * transaction: cuts stored already (an import cut short) are passed over,
+ * and all of them stored is PL_EEXIST, unless opt->force.  A rate below what an LDV run needs
  * (1 kHz: docs/acquire.md, "The sample rate") is PL_EINVAL naming the
  * rate, where it came from and the likely mistake.  Frames a CSV's time
  * column skipped are stored as a gap (db/run.h) and named to

@@ -49,6 +49,25 @@ int pl_host_little_endian(void)
     return *(const unsigned char *)&one == 1;
 }
 
+double pl_sample_code(const unsigned char *p, pl_sample_format fmt, int swap)
+{
+    unsigned char b[8];
+    size_t size = pl_sample_format_size(fmt);
+
+    for (size_t i = 0; i < size; i++)
+        b[i] = swap ? p[size - 1 - i] : p[i];
+    switch (fmt) {
+    case PL_FMT_S16: { int16_t v; memcpy(&v, b, 2); return v; }
+    case PL_FMT_U16: { uint16_t v; memcpy(&v, b, 2); return v; }
+    case PL_FMT_S24_32:
+    case PL_FMT_S32: { int32_t v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_U32: { uint32_t v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_F32: { float v; memcpy(&v, b, 4); return v; }
+    case PL_FMT_F64: { double v; memcpy(&v, b, 8); return v; }
+    default: return NAN;
+    }
+}
+
 double pl_channel_volts(const pl_channel *ch, double code)
 {
     /* Horner in (code - origin), as comedi_to_physical() evaluates it. */

@@ -33,6 +33,10 @@ const char *pl_sample_format_name(pl_sample_format fmt);
 /* Parses a schema name; PL_EINVAL for an unknown one. */
 pl_status pl_sample_format_parse(const char *name, pl_sample_format *fmt);
 
+/* The code of one sample of fmt at p as a double, its bytes reversed
+ * when swap (stored in the other byte order than this machine's). */
+double pl_sample_code(const unsigned char *p, pl_sample_format fmt, int swap);
+
 /* True when this machine stores multi-byte numbers little-endian. */
 int pl_host_little_endian(void);
 

@@ -507,6 +507,12 @@ static void json_run(FILE *out, const pl_run_info *r)
     json_field_text(out, ", ", "source_kind", r->source_kind);
     json_field_text(out, ", ", "source_detail", r->source_detail);
     json_field_text(out, ", ", "source_sha256", r->source_sha256);
+    if (r->cut_first_frame >= 0) {
+        fprintf(out, ", \"cut_first_frame\": %lld, \"cut_at_s\": ", r->cut_first_frame);
+        pl_json_number(out, r->cut_first_frame / r->sample_rate_hz);
+    } else {
+        fputs(", \"cut_first_frame\": null, \"cut_at_s\": null", out);
+    }
     fprintf(out, ", \"synthetic\": %s, \"sample_rate_hz\": ",
             r->synthetic ? "true" : "false");
     pl_json_number(out, r->sample_rate_hz);
@@ -630,6 +636,9 @@ static void print_run(const pl_run_info *r, const pl_channel *ch)
     printf("source:         %s %s\n", r->source_kind, r->source_detail);
     if (r->source_sha256[0])
         printf("source_sha256:  %s\n", r->source_sha256);
+    if (r->cut_first_frame >= 0)   /* import --split-releases (schemas/013) */
+        printf("cut:            cut from %s at frame %lld (%.3f s)\n", r->source_detail,
+               r->cut_first_frame, r->cut_first_frame / r->sample_rate_hz);
     printf("sample_rate:    %g Hz\n", r->sample_rate_hz);
     printf("frames:         %lld (%.3f s)\n", r->n_frames,
            r->n_frames / r->sample_rate_hz);

@@ -36,6 +36,7 @@ void pl_run_info_init(pl_run_info *info)
     info->little_endian = pl_host_little_endian();
     info->state = PL_RUN_RECORDING;
     info->overrun_frame = -1;
+    info->cut_first_frame = -1;
     info->lambda0_rad = NAN;
     snprintf(info->source_kind, sizeof info->source_kind, "sim");
 }
@@ -280,7 +281,8 @@ pl_status pl_run_set_state(pl_store *store, long long run_id,
     " r.sample_format, r.byte_order, r.state, r.overrun_frame, "            \
     " r.source_kind, r.source_detail, r.source_sha256, r.synthetic, "       \
     " r.lambda0_rad, r.pretrigger_frames, r.n_frames, r.ended_utc, "        \
-    " r.notes, r.samples_sha256, r.started_from, r.imported_utc "           \
+    " r.notes, r.samples_sha256, r.started_from, r.imported_utc, "         \
+    " r.cut_first_frame "                                                   \
     "FROM run r LEFT JOIN prism p ON p.id = r.prism_id "                    \
     " LEFT JOIN ramp m ON m.id = r.ramp_id "                                \
     " LEFT JOIN experiment e ON e.id = r.experiment_id "
@@ -312,6 +314,8 @@ static void row_to_info(sqlite3_stmt *st, pl_run_info *info)
     pl_store_column_text(st, 20, info->samples_sha256, sizeof info->samples_sha256);
     pl_store_column_text(st, 21, info->started_from, sizeof info->started_from);
     pl_store_column_text(st, 22, info->imported_utc, sizeof info->imported_utc);
+    info->cut_first_frame = sqlite3_column_type(st, 23) == SQLITE_NULL
+                                ? -1 : sqlite3_column_int64(st, 23);
 }
 
 pl_status pl_run_get(pl_store *store, long long run_id, pl_run_info *info,
@@ -486,27 +490,6 @@ pl_status pl_run_read_raw(pl_store *store, long long run_id, long long first,
     return walk_chunks(store, run_id, &info, first, n, copy_piece, &c, err);
 }
 
-/* Decodes one stored sample to a double code, honouring the byte order. */
-static double decode_sample(const unsigned char *p, pl_sample_format fmt,
-                            int swap)
-{
-    unsigned char b[8];
-    size_t size = pl_sample_format_size(fmt);
-
-    for (size_t i = 0; i < size; i++)
-        b[i] = swap ? p[size - 1 - i] : p[i];
-    switch (fmt) {
-    case PL_FMT_S16: { int16_t v; memcpy(&v, b, 2); return v; }
-    case PL_FMT_U16: { uint16_t v; memcpy(&v, b, 2); return v; }
-    case PL_FMT_S24_32:
-    case PL_FMT_S32: { int32_t v; memcpy(&v, b, 4); return v; }
-    case PL_FMT_U32: { uint32_t v; memcpy(&v, b, 4); return v; }
-    case PL_FMT_F32: { float v; memcpy(&v, b, 4); return v; }
-    case PL_FMT_F64: { double v; memcpy(&v, b, 8); return v; }
-    default: return NAN;
-    }
-}
-
 /* Decoded volts go to out[k][frame * stride] for channel k: one array per
  * channel (stride 1) or one frame-interleaved array (stride = channels). */
 typedef struct {
@@ -538,7 +521,7 @@ static void decode_piece(void *ctx, size_t at, const unsigned char *data,
     }
     for (size_t i = 0; i < frames; i++)
         for (size_t k = 0; k < nc; k++) {
-            double v = pl_channel_volts(&c->ch[k], decode_sample(data + (i * nc + k) * ss,
+            double v = pl_channel_volts(&c->ch[k], pl_sample_code(data + (i * nc + k) * ss,
                                                                  c->info->format, c->swap));
             c->out[k][(at + i) * c->stride] = c->scale ? v * c->scale[k] : v;
         }
@@ -656,6 +639,37 @@ pl_status pl_run_find_by_sha256(pl_store *store, const char *sha256,
         return err->code;
     sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
     return step_int64(store, st, "looking up a run by SHA-256", 0, run_id, err);
+}
+
+pl_status pl_run_set_cut(pl_store *store, long long run_id, long long first_frame,
+                         pl_err *err)
+{
+    sqlite3_stmt *st;
+    if (pl_store_prepare(store, "UPDATE run SET cut_first_frame = ? WHERE id = ?",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_int64(st, 1, first_frame);
+    sqlite3_bind_int64(st, 2, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pl_store_fail(store, "storing where the run was cut", err);
+    return PL_OK;
+}
+
+pl_status pl_run_find_cut(pl_store *store, const char *sha256, long long first_frame,
+                          long long *run_id, pl_err *err)
+{
+    sqlite3_stmt *st;
+    /* as pl_run_find_by_sha256: only a whole import counts */
+    if (pl_store_prepare(store, "SELECT id FROM run WHERE source_sha256 = ?1 AND "
+                         "state = 'imported' AND (cut_first_frame = ?2 OR "
+                         "(?2 < 0 AND cut_first_frame IS NULL)) ORDER BY id LIMIT 1",
+                         &st, err) != PL_OK)
+        return err->code;
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, first_frame);
+    return step_int64(store, st, "looking up a cut run", 0, run_id, err);
 }
 
 pl_status pl_run_set_samples_sha256(pl_store *store, long long run_id,

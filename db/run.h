@@ -56,6 +56,10 @@ typedef struct {
      * run is stored "clock"). */
     char started_from[12];
     char imported_utc[32];       /* when an import stored it; "": not imported */
+    /* Where the run's frame 0 lies in the file it was cut from (`import
+     * --split-releases`: schemas/013); -1: the run is a whole recording.
+     * Read by pl_run_get; stored by pl_run_set_cut, never by create. */
+    long long cut_first_frame;
 } pl_run_info;
 
 /* Fills info with defaults: 2 channels, s16 host order, NaN angles. */
@@ -78,6 +82,18 @@ pl_status pl_run_append_chunk(pl_store *store, long long run_id,
 pl_status pl_run_set_state(pl_store *store, long long run_id,
                            pl_run_state state, long long overrun_frame,
                            pl_err *err);
+
+/* Marks the run as cut from its file (source_detail, source_sha256) at
+ * the file's frame first_frame (>= 0).  No transaction of its own: the
+ * import sets it inside the run's. */
+pl_status pl_run_set_cut(pl_store *store, long long run_id, long long first_frame,
+                         pl_err *err);
+
+/* The imported run holding the file with this SHA-256 from its frame
+ * first_frame on (a cut, schemas/013), or, with first_frame -1, the whole
+ * file, into *run_id; 0 when none. */
+pl_status pl_run_find_cut(pl_store *store, const char *sha256, long long first_frame,
+                          long long *run_id, pl_err *err);
 
 /* Stores the SHA-256 of the run's raw samples (hex; "" stores NULL: not
  * checked).  No transaction of its own: the writer sets it as the run

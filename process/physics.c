@@ -401,10 +401,22 @@ double pl_phys_moving_at_start(const double *v1, const double *v2, size_t q, dou
     return w0 > 0 ? w0 : 0.5 * (w1 + w2);
 }
 
+int pl_phys_rolling(double w1, double w2)
+{
+    return w1 > PL_PHYS_MOVING_OMEGA && w2 > PL_PHYS_MOVING_OMEGA &&
+           fabs(w1 - w2) <= 0.2 * fmax(w1, w2);
+}
+
+int pl_phys_still(double w1, double w2)
+{
+    return fabs(w1) < PL_PHYS_MOVING_OMEGA && fabs(w2) < PL_PHYS_MOVING_OMEGA;
+}
+
 double pl_phys_second_release(const double *v1, const double *v2, size_t from, size_t n,
                               double rate, double h1, double h2)
 {
-    size_t b = (size_t)ceil(0.02 * rate), need = (size_t)ceil(PL_PHYS_SECOND_S / 0.02);
+    size_t b = (size_t)ceil(PL_PHYS_BLOCK_S * rate);
+    size_t need = (size_t)ceil(PL_PHYS_SECOND_S / PL_PHYS_BLOCK_S);
     size_t run = 0, start = 0;
     for (size_t i = from; b > 0 && i + b <= n; i += b) {
         double s1 = 0, s2 = 0;
@@ -413,9 +425,7 @@ double pl_phys_second_release(const double *v1, const double *v2, size_t from, s
             s2 += v2[k];
         }
         double w1 = s1 / (double)b / h1, w2 = s2 / (double)b / h2;
-        int moving = w1 > PL_PHYS_MOVING_OMEGA && w2 > PL_PHYS_MOVING_OMEGA &&
-                     fabs(w1 - w2) <= 0.2 * fmax(w1, w2);
-        if (!moving) {
+        if (!pl_phys_rolling(w1, w2)) {
             run = 0;
             continue;
         }

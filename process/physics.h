@@ -137,4 +137,19 @@ double pl_phys_second_release(const double *v1, const double *v2, size_t from, s
 /* How long the prism must be seen rolling again (s). */
 #define PL_PHYS_SECOND_S 0.5
 
+/* The blocks the rolling test reads (s): short beside a slot of the
+ * paper's prisms at speed, long beside a speckle drop-out (0.3-3 ms). */
+#define PL_PHYS_BLOCK_S 0.02
+
+/* Whether one block, where the beams read the rotary speeds w1 = v1 / h1
+ * and w2 = v2 / h2 (the block's means, offsets removed, rad/s), shows the
+ * prism rolling: both above PL_PHYS_MOVING_OMEGA and within 20 % of each
+ * other.  pl_phys_second_release() and the release finder of a long
+ * recording (process/releases.h) read motion by this one test. */
+int pl_phys_rolling(double w1, double w2);
+
+/* Whether such a block shows the prism at rest: both beams' |w| below
+ * PL_PHYS_MOVING_OMEGA (a decoder's offset reads a few mm/s at most). */
+int pl_phys_still(double w1, double w2);
+
 #endif

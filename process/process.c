@@ -1011,7 +1011,7 @@ static void assess_quality(pl_process_result *r)
               (double)r->seen / r->rate_hz);
         warn(r, "the prism rolls again from %.3f s, after the motion measured here ended "
              "at %.3f s: a second release in one file; only the first is measured (import "
-             "the rest as a run of its own)", r->second_release_t,
+             "--split-releases stores each release as a run)", r->second_release_t,
              (double)r->seen / r->rate_hz);
         degraded = 1;
     }
