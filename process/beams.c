@@ -68,6 +68,82 @@ static void block_means(const double *v, double h, size_t nb, size_t B, size_t M
     }
 }
 
+/* The ratio v1/v2 into b from the blocks mb[0], mb[1] (nb of them, v/h;
+ * sd[] their lead-in spreads): where both beams move, below RATIO_TOP of
+ * their peaks where enough blocks are (a beam saturates at its fastest),
+ * the densest cluster's median.  t: nb doubles of scratch. */
+static void beams_ratio(double *const mb[2], size_t nb, const double h[2], const double sd[2],
+                        double *t, pl_beams_report *b)
+{
+    double top[2] = {0, 0};
+    for (int c = 0; c < 2; c++)
+        for (size_t k = 0; k < nb; k++)
+            top[c] = fmax(top[c], fabs(mb[c][k]));
+    size_t cnt = 0;
+    for (int pass = 0; pass < 2 && cnt < MIN_MOVING; pass++) {
+        double cap = pass ? INFINITY : RATIO_TOP;
+        cnt = 0;
+        for (size_t k = 0; k < nb; k++)
+            if (fabs(mb[0][k]) > MOVE_SIGMAS * sd[0] &&
+                fabs(mb[1][k]) > MOVE_SIGMAS * sd[1] && mb[0][k] != 0 && mb[1][k] != 0 &&
+                fabs(mb[0][k]) < cap * top[0] && fabs(mb[1][k]) < cap * top[1])
+                t[cnt++] = mb[0][k] * h[0] / (mb[1][k] * h[1]);
+    }
+    b->both = cnt;
+    if (cnt < MIN_MOVING)
+        return;
+    /* the densest cluster, not the median: a lost or clipped beam's
+     * blocks scatter the ratio (a median 0.73 of h1/h2 on a faulted
+     * corpus chain), while the blocks where both see the prism all lie
+     * at h1/h2 */
+    qsort(t, cnt, sizeof *t, cmp_double);
+    size_t best = 0, bi = 0;
+    for (size_t i = 0, j = 0; i < cnt; i++) {
+        if (j < i)
+            j = i;
+        while (j < cnt && t[j] <= t[i] + CLUSTER * fabs(t[i]))
+            j++;
+        if (j - i > best) {
+            best = j - i;
+            bi = i;
+        }
+    }
+    b->cluster = (double)best / (double)cnt;
+    b->ratio = pl_median(t + bi, best);   /* (pl_robust_sd() overwrites t) */
+    b->ratio_sd = pl_robust_sd(t, cnt);
+}
+
+/* Each beam as the mover in turn: in how many blocks it moves
+ * (moving[L]), in how many of those the other agrees (agree[L]), and
+ * the median ratio other/mover (med[L]); then each beam's own sense over
+ * the blocks where it moves (downhill is positive once its sign is
+ * right) into b.  t: nb doubles of scratch. */
+static void beams_vote(double *const mb[2], size_t nb, const double sd[2], double *t,
+                       size_t moving[2], size_t agree[2], double med[2], pl_beams_report *b)
+{
+    for (int L = 0; L < 2; L++) {
+        size_t cnt = 0;
+        agree[L] = 0;
+        med[L] = NAN;
+        for (size_t k = 0; k < nb; k++)
+            if (fabs(mb[L][k]) > MOVE_SIGMAS * sd[L] && mb[L][k] != 0) {
+                double r = mb[1 - L][k] / mb[L][k];
+                agree[L] += r > 1 / AGREE_FACTOR && r < AGREE_FACTOR;
+                t[cnt++] = r;
+            }
+        moving[L] = cnt;
+        if (cnt > 0)
+            med[L] = pl_median(t, cnt);
+    }
+    for (int c = 0; c < 2; c++) {
+        long vote = 0;
+        for (size_t k = 0; k < nb; k++)
+            if (fabs(mb[c][k]) > MOVE_SIGMAS * sd[c] && mb[c][k] != 0)
+                vote += mb[c][k] > 0 ? 1 : -1;
+        b->sense[c] = moving[c] >= MIN_MOVING ? (vote > 0) - (vote < 0) : 0;
+    }
+}
+
 int pl_beams_check(double *v[2], const double h[2], size_t n, double rate, size_t q,
                    pl_beams_report *b)
 {
@@ -93,31 +169,11 @@ int pl_beams_check(double *v[2], const double h[2], size_t n, double rate, size_
         if (!(sd[c] >= 0))
             sd[c] = 0;
     }
-    /* each beam as the mover in turn: the one that moved in more blocks
-     * is the live one, and the other is judged against it */
-    size_t moving[2] = {0, 0}, agree[2] = {0, 0};
-    double med[2] = {NAN, NAN};
-    for (int L = 0; L < 2; L++) {
-        size_t cnt = 0;
-        for (size_t k = 0; k < nb; k++)
-            if (fabs(mb[L][k]) > MOVE_SIGMAS * sd[L] && mb[L][k] != 0) {
-                double r = mb[1 - L][k] / mb[L][k];
-                agree[L] += r > 1 / AGREE_FACTOR && r < AGREE_FACTOR;
-                t[cnt++] = r;
-            }
-        moving[L] = cnt;
-        if (cnt > 0)
-            med[L] = pl_median(t, cnt);
-    }
-    /* each beam's own sense over the blocks where it moves: downhill is
-     * positive once its sign is right */
-    for (int c = 0; c < 2; c++) {
-        long vote = 0;
-        for (size_t k = 0; k < nb; k++)
-            if (fabs(mb[c][k]) > MOVE_SIGMAS * sd[c] && mb[c][k] != 0)
-                vote += mb[c][k] > 0 ? 1 : -1;
-        b->sense[c] = moving[c] >= MIN_MOVING ? (vote > 0) - (vote < 0) : 0;
-    }
+    /* the beam that moved in more blocks is the live one, and the other
+     * is judged against it */
+    size_t moving[2], agree[2];
+    double med[2];
+    beams_vote(mb, nb, sd, t, moving, agree, med, b);
     int L = moving[1] > moving[0] ? 1 : 0;
     b->moving = moving[L];
     b->agree = moving[L] ? (double)agree[L] / (double)moving[L] : 1;
@@ -128,44 +184,7 @@ int pl_beams_check(double *v[2], const double h[2], size_t n, double rate, size_
             v[d][i] = k * v[L][i];
         b->dead = d + 1;
     } else {
-        /* v1/v2 where both beams move, below RATIO_TOP of their peaks
-         * where enough blocks are: a beam saturates at its fastest */
-        double top[2] = {0, 0};
-        for (int c = 0; c < 2; c++)
-            for (size_t k = 0; k < nb; k++)
-                top[c] = fmax(top[c], fabs(mb[c][k]));
-        size_t cnt = 0;
-        for (int pass = 0; pass < 2 && cnt < MIN_MOVING; pass++) {
-            double cap = pass ? INFINITY : RATIO_TOP;
-            cnt = 0;
-            for (size_t k = 0; k < nb; k++)
-                if (fabs(mb[0][k]) > MOVE_SIGMAS * sd[0] &&
-                    fabs(mb[1][k]) > MOVE_SIGMAS * sd[1] && mb[0][k] != 0 && mb[1][k] != 0 &&
-                    fabs(mb[0][k]) < cap * top[0] && fabs(mb[1][k]) < cap * top[1])
-                    t[cnt++] = mb[0][k] * h[0] / (mb[1][k] * h[1]);
-        }
-        b->both = cnt;
-        if (cnt >= MIN_MOVING) {
-            /* the densest cluster, not the median: a lost or clipped
-             * beam's blocks scatter the ratio (a median 0.73 of h1/h2 on
-             * a faulted corpus chain), while the blocks where both see
-             * the prism all lie at h1/h2 */
-            qsort(t, cnt, sizeof *t, cmp_double);
-            size_t best = 0, bi = 0;
-            for (size_t i = 0, j = 0; i < cnt; i++) {
-                if (j < i)
-                    j = i;
-                while (j < cnt && t[j] <= t[i] + CLUSTER * fabs(t[i]))
-                    j++;
-                if (j - i > best) {
-                    best = j - i;
-                    bi = i;
-                }
-            }
-            b->cluster = (double)best / (double)cnt;
-            b->ratio = pl_median(t + bi, best);   /* (pl_robust_sd() overwrites t) */
-            b->ratio_sd = pl_robust_sd(t, cnt);
-        }
+        beams_ratio(mb, nb, h, sd, t, b);
     }
     free(m);
     return 0;
