@@ -166,9 +166,9 @@ static void late_write_now(daemon_t *d, late_write l)
     char what[64];
     mark_words(&l, what, sizeof what);
     if (d->n_late >= LATE_MAX) {
-        logf_(d, "run %lld: could not be %s%s: %s; too many writes wait already: "
-              "the next start does it", l.run, l.mark ? "marked " : "entered in the "
-              "daemon's book", l.mark ? what : "", err.msg);
+        logf_(d, "run %lld: could not be %s%s: %s; %d writes wait already, so not this one",
+              l.run, l.mark ? "marked " : "entered in the daemon's book",
+              l.mark ? what : "", err.msg, LATE_MAX);
         return;
     }
     d->late[d->n_late++] = l;
@@ -989,7 +989,7 @@ static pl_status mark_left_recording(daemon_t *d, pl_err *err)
  * works on is left to it. */
 static void take_up_unfinished(daemon_t *d)
 {
-    static pl_daemon_unfinished u[PL_DAEMON_RUN_LOOK_BACK];
+    pl_daemon_unfinished u[PL_DAEMON_RUN_LOOK_BACK];
     int validation = !d->pipe || (d->rc->after_run & PL_AFTER_VALIDATE);
     size_t n = 0;
     pl_err err = {0};
@@ -1131,8 +1131,11 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     d.late_tried = 0;
     late_retry(&d);
     for (int i = 0; i < d.n_late; i++)
-        logf_(&d, "run %lld: %s still not stored at the daemon's end: the next start "
-              "does it", d.late[i].run, d.late[i].mark ? "its state" : "its entry in the book");
+        logf_(&d, "run %lld: %s", d.late[i].run, d.late[i].mark
+              ? "its state still not stored at the daemon's end: the next start marks it "
+                "interrupted, its frames as stored"
+              : "still not entered in the daemon's book at its end: no later daemon takes "
+                "it up");
     pl_store_close(d.book);
     /* the lock before the socket: once the socket is gone (what `acquire
      * quit` waits for), a new daemon may take the database */

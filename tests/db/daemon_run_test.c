@@ -124,7 +124,7 @@ static void the_look_back_is_the_newest_runs(void **state)
         if (i == 20)
             first = id;
     }
-    static pl_daemon_unfinished u[PL_DAEMON_RUN_LOOK_BACK];
+    pl_daemon_unfinished u[PL_DAEMON_RUN_LOOK_BACK];
     size_t n = 0;
     assert_int_equal(pl_daemon_run_unfinished(f->store, 1, u, PL_DAEMON_RUN_LOOK_BACK, &n, &err),
                      PL_OK);
