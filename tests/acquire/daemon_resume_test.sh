@@ -28,26 +28,12 @@ rig_ini() {
     } >"$dir/rig.ini"
 }
 ctl() { $bin acquire "$1" --config "$dir/rig.ini"; }
-# wait_for PATTERN TENTHS: until the log holds PATTERN
-wait_for() {
-    i=0
-    until grep -q "$1" "$dir/log"; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt "$2" ] || fail "waited $(($2 / 10)) s for '$1'"
-    done
-}
 # start_daemon PROGRAM: a daemon on the rig, its log in $dir/log, once it
 # answers (a killed one leaves its socket behind)
 start_daemon() {
     "$1" acquire daemon --config "$dir/rig.ini" 2>"$dir/log" &
     pid=$!
-    i=0
-    until ctl status >/dev/null 2>&1; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt 100 ] || fail "the daemon did not answer"
-    done
+    daemon_answers "$dir/rig.ini"
 }
 quit_daemon() {
     ctl quit >/dev/null || fail "quit"
@@ -74,7 +60,7 @@ touch "$dir/go.process"
 rig_ini "process, validate"
 start_daemon "$dir/lx/prismlab-acquire"
 ctl arm | grep -q '^ok armed' || fail "arm"
-wait_for 'run 1: pipeline: validate started' 300
+daemon_wait 'run 1: pipeline: validate started' 300
 vpid=$(sed -n 's/.*run 1: pipeline: validate started (pid \([0-9]*\)).*/\1/p' "$dir/log")
 [ "$(count "processing WHERE run_id = 1")" = 1 ] || fail "run 1 is not processed"
 kill -KILL "$pid"
@@ -107,7 +93,7 @@ start_daemon "$bin"
 grep -q 'run 1: queued again: recorded but never validated (the daemon stopped before its pipeline finished)' \
     "$dir/log" || fail "run 1 not queued again"
 t0=$(date +%s)
-wait_for 'run 1: pipeline: done' 600
+daemon_wait 'run 1: pipeline: done' 600
 secs=$(($(date +%s) - t0))
 ! grep -q 'run 1: pipeline: process started' "$dir/log" || fail "run 1 was processed again"
 st=$(ctl status)
@@ -135,7 +121,7 @@ st=$(ctl status)
 echo "$st" | grep -q 'pipeline=process:2 queued=32 .* dropped=1 unfinished=35 ' ||
     fail "status with the queue full: $st"
 touch "$dir/go.process"
-wait_for 'run 34: pipeline: process failed' 600
+daemon_wait 'run 34: pipeline: process failed' 600
 quit_daemon
 refused=$(count "run_quality WHERE quality = 'refused' AND run_id BETWEEN 2 AND 34")
 failed=$(sqlite3 "$db" "SELECT count(*) FROM daemon_run WHERE pipeline = 'process-failed'")
@@ -145,7 +131,7 @@ start_daemon "$bin"
 n=$(grep -c 'queued again' "$dir/log" || true)
 [ "$n" = 1 ] || fail "$n runs queued again, expected run 35 alone: $(grep 'queued again' "$dir/log")"
 grep -q 'run 35: queued again: recorded but never processed' "$dir/log" || fail "run 35 not queued again"
-wait_for 'run 35: pipeline: process failed' 300
+daemon_wait 'run 35: pipeline: process failed' 300
 st=$(ctl status)
 echo "$st" | grep -q 'dropped=0 unfinished=none' || fail "status after run 35: $st"
 quit_daemon

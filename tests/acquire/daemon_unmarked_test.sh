@@ -37,39 +37,16 @@ start_daemon() {
     prlimit ${1:-"--fsize=unlimited:"} sh -c 'trap "" XFSZ; exec "$0" acquire daemon --config "$1"' \
         "$bin" "$dir/rig.ini" 2>"$dir/log" &
     pid=$!
-    i=0
-    until ctl status >/dev/null 2>&1; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt 100 ] || fail "the daemon did not answer"
-    done
-}
-# wait_for PATTERN TENTHS: until the log holds PATTERN
-wait_for() {
-    i=0
-    until grep -q "$1" "$dir/log"; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt "$2" ] || fail "waited $(($2 / 10)) s for '$1'"
-    done
+    daemon_answers "$dir/rig.ini"
 }
 # fill_disk RUN: once RUN has stored 1 s of frames, no file of the daemon's
 # may grow (new frames go at the WAL's end: no checkpoint runs at these
 # sizes); then until the run has stopped by itself
 fill_disk() {
-    i=0
-    until ctl status | grep -q "state=recording run=$1 frames=[1-9][0-9][0-9][0-9][0-9]"; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt 300 ] || fail "run $1 stored no 10000 frames: $(ctl status)"
-    done
+    daemon_until "$dir/rig.ini" "state=recording run=$1 frames=[1-9][0-9][0-9][0-9][0-9]" 300 \
+        "run $1 stored no 10000 frames"
     prlimit --pid "$pid" --fsize="$(stat -c %s "$db-wal"):"
-    i=0
-    until ctl status | grep -q 'state=idle'; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -lt 300 ] || fail "run $1 went on recording on a full disk: $(ctl status)"
-    done
+    daemon_until "$dir/rig.ini" 'state=idle' 300 "run $1 went on recording on a full disk"
 }
 row() { sqlite3 "$db" "SELECT state, coalesce(overrun_frame, 'NULL'), n_frames FROM run WHERE id = $1"; }
 
@@ -77,7 +54,7 @@ row() { sqlite3 "$db" "SELECT state, coalesce(overrun_frame, 'NULL'), n_frames F
 start_daemon
 ctl start | grep -q '^ok recording run=1' || fail "start"
 fill_disk 1
-wait_for 'run 1: ended (a commit failed)' 50
+daemon_wait 'run 1: ended (a commit failed)' 50
 grep -q 'run 1: could not be marked overrun at frame [0-9]*: .*; will retry' "$dir/log" ||
     fail "the log does not say that run 1 could not be marked"
 frame=$(sed -n 's/.*run 1: could not be marked overrun at frame \([0-9]*\):.*/\1/p' "$dir/log")
@@ -89,7 +66,7 @@ sleep 2.5
 [ "$(grep -c 'could not be marked' "$dir/log")" = 1 ] || fail "the failed mark logged more than once"
 [ "$(row 1)" = "recording|NULL|$frame" ] || fail "run 1 changed on a full disk: $(row 1)"
 prlimit --pid "$pid" --fsize=unlimited:
-wait_for "run 1: marked overrun at frame $frame, [0-9]* s after the first try" 100
+daemon_wait "run 1: marked overrun at frame $frame, [0-9]* s after the first try" 100
 ctl status | grep -q 'unmarked=none' || fail "status after the mark: $(ctl status)"
 chunks=$(sqlite3 "$db" 'SELECT sum(n_frames) FROM chunk WHERE run_id = 1')
 [ "$(row 1)" = "overrun|$chunks|$chunks" ] || fail "run 1 after the space: $(row 1), $chunks frames in chunks"
@@ -97,7 +74,7 @@ chunks=$(sqlite3 "$db" 'SELECT sum(n_frames) FROM chunk WHERE run_id = 1')
 # 2: run 2 fails the same way; the daemon is killed with its mark unstored
 ctl start | grep -q '^ok recording run=2' || fail "start 2"
 fill_disk 2
-wait_for 'run 2: could not be marked overrun' 50
+daemon_wait 'run 2: could not be marked overrun' 50
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
@@ -110,11 +87,11 @@ for f in "$db" "$db-wal"; do
     [ "$(stat -c %s "$f")" -gt 65536 ] || fail "$f is too small for this test: $(stat -c %s "$f") bytes"
 done
 start_daemon "--fsize=65536:"
-wait_for 'run 2: could not be marked interrupted: .*; will retry' 50
+daemon_wait 'run 2: could not be marked interrupted: .*; will retry' 50
 ctl status | grep -q 'unmarked=2' || fail "status of the daemon started on a full disk: $(ctl status)"
 [ "$(row 2 | cut -d'|' -f1)" = recording ] || fail "run 2 on the full disk: $(row 2)"
 prlimit --pid "$pid" --fsize=unlimited:
-wait_for 'run 2: marked interrupted, [0-9]* s after the first try' 100
+daemon_wait 'run 2: marked interrupted, [0-9]* s after the first try' 100
 chunks=$(sqlite3 "$db" 'SELECT sum(n_frames) FROM chunk WHERE run_id = 2')
 [ "$(row 2)" = "interrupted|NULL|$chunks" ] || fail "run 2 after the space: $(row 2), $chunks frames in chunks"
 ctl status | grep -q '^ok state=idle .*unmarked=none' || fail "status at the end: $(ctl status)"
