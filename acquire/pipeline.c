@@ -183,6 +183,8 @@ static pl_status spawn_step(pl_pipeline *p, int i, pl_err *err)
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
             _exit(127);
+        if (null > 2)
+            close(null);
         execve(p->prog[i], argv, environ);
         _exit(127);
     }
