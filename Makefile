@@ -28,13 +28,14 @@ CC      ?= cc
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 # Debian packages: build libraries, test tools, and what the tests boot or
-# drive (qemu and a kernel for the comedi VM test, chromium for the report).
+# drive (qemu and a kernel for the comedi VM test, chromium for the report,
+# util-linux's prlimit for the daemon's full-disk test).
 DEB_PACKAGES := build-essential pkg-config git libsqlite3-dev sqlite3 \
 	libsndfile1-dev libfftw3-dev libcomedi-dev libcsv-dev libcmocka-dev \
 	libgsl-dev zlib1g-dev nettle-dev libinih-dev libplplot-dev \
 	plplot-driver-cairo fonts-dejavu-core qemu-system-x86 busybox-static \
 	cpio chromium clang libmicrohttpd-dev \
-	libopenmpi-dev openmpi-bin slurm-wlm munge
+	libopenmpi-dev openmpi-bin slurm-wlm munge util-linux
 
 PKGS := sqlite3 sndfile fftw3 comedilib gsl zlib nettle inih plplot libmicrohttpd ompi-c
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -51,7 +51,10 @@ static const char synopsis[] =
     "stderr; SIGTERM/SIGINT close the run cleanly.  With [pipeline] after_run =\n" \
     "process, validate in rig.ini, each run is processed and validated as soon\n" \
     "as it stops (child processes; status says pipeline=, pipeline_last=,\n" \
-    "verdict_run=).  docs/acquire.md.\n"
+    "verdict_run=).  At start it takes up its runs that an earlier daemon\n" \
+    "left without processing or validation (killed, or its queue was full):\n" \
+    "queued again, or named in the log and status with the pipeline off.\n" \
+    "docs/acquire.md.\n"
 
 /* `prismlab acquire --help`: every action, their options under each one's
  * own --help. */
@@ -70,7 +73,14 @@ static const pl_cli_command client_command = {
              "reply printed (exit status 2 unless it begins with ok).  stop ends\n"
              "the run in progress and leaves the daemon serving; quit ends any run\n"
              "cleanly, then the daemon, and returns when it is gone (the database\n"
-             "is then free for another recorder).\n"};
+             "is then free for another recorder).\n"
+             "status's line: state=idle|armed|recording run= frames= ring=FILL/SIZE\n"
+             "overruns= last_run=, the pipeline's words (pipeline=, queued=,\n"
+             "pipeline_last=, pipeline_s=, verdict_run=), then dropped=N (runs the\n"
+             "pipeline's full queue turned away since start), unfinished=7,9 (the\n"
+             "daemon's runs without processing or verdict that it will not do now;\n"
+             "none), unmarked=1 (runs whose final state waits for disk space; none)\n"
+             "and error=CAUSE after a failed commit.\n"};
 
 static volatile sig_atomic_t stop_flag;
 

@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #include "acquire/daemon.h"
 #include "acquire/pipeline.h"
+#include "db/daemon_run.h"
 #include "db/validation.h"
+#include "db/work.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +61,20 @@ static double mono_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* What the daemon could not write when it wanted to (a full disk, a
+ * writer holding the lock), tried again once a second from its loop: a
+ * failed try is one statement that fails at once, never a wait. */
+enum { LATE_MAX = 16, UNFINISHED_MAX = 10 };
+#define LATE_RETRY_S 1.0
+
+typedef struct {
+    long long run;
+    int mark;                /* 1: the run's state; 0: its entry in the book */
+    pl_run_state state;      /* the mark: the state it should have ... */
+    long long frame;         /* ... and its overrun frame (-1: none) */
+    double since;            /* first tried (monotonic s) */
+} late_write;
+
 typedef enum { D_IDLE, D_ARMED, D_RECORDING } dstate;
 static const char *const state_name[] = {"idle", "armed", "recording"};
 
@@ -93,6 +109,17 @@ typedef struct {
     double last_status;          /* when the streams last got an S line */
     char last_error[320];        /* why the last run stopped, if it failed */
     pl_pipeline *pipe;           /* [pipeline] after_run; NULL: none */
+    /* the daemon's own connection: its book of runs (db/daemon_run.h)
+     * and the marks written late, apart from the writer's thread */
+    pl_store *book;
+    late_write late[LATE_MAX];
+    int n_late;
+    double late_tried;           /* when the late writes were last tried */
+    long long dropped;           /* runs the full queue turned away */
+    /* runs of the daemon left without processing or verdict that it will
+     * not do now (found at start, or turned away): the first few named */
+    long long unfinished[UNFINISHED_MAX];
+    size_t n_unfinished;
 } daemon_t;
 
 static void logf_(daemon_t *d, const char *fmt, ...)
@@ -101,6 +128,82 @@ static void logf_(daemon_t *d, const char *fmt, ...)
     va_start(ap, fmt);
     pl_vlogf(d->opt->log, d->opt->log_ctx, fmt, ap);
     va_end(ap);
+}
+
+/* A run left without processing or verdict that this daemon will not do:
+ * named in status (the first UNFINISHED_MAX), counted beyond. */
+static void note_unfinished(daemon_t *d, long long run)
+{
+    if (d->n_unfinished < UNFINISHED_MAX)
+        d->unfinished[d->n_unfinished] = run;
+    d->n_unfinished++;
+}
+
+/* "overrun at frame 41000", "complete", "interrupted". */
+static void mark_words(const late_write *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", pl_run_state_name(l->state));
+    if (l->frame >= 0)
+        snprintf(buf + strlen(buf), size - strlen(buf), " at frame %lld", l->frame);
+}
+
+/* One try at a late write; PL_OK when it is stored. */
+static pl_status late_try(daemon_t *d, const late_write *l, pl_err *err)
+{
+    if (l->mark)
+        return pl_run_set_state(d->book, l->run, l->state, l->frame, err);
+    return pl_daemon_run_add(d->book, l->run, err);
+}
+
+/* Tries a write now and, when it fails, keeps it for the loop's retry
+ * with one log line saying so (the retries are silent until one works). */
+static void late_write_now(daemon_t *d, late_write l)
+{
+    pl_err err = {0};
+    l.since = mono_s();
+    if (late_try(d, &l, &err) == PL_OK)
+        return;
+    char what[64];
+    mark_words(&l, what, sizeof what);
+    if (d->n_late >= LATE_MAX) {
+        logf_(d, "run %lld: could not be %s%s: %s; %d writes wait already, so not this one",
+              l.run, l.mark ? "marked " : "entered in the daemon's book",
+              l.mark ? what : "", err.msg, LATE_MAX);
+        return;
+    }
+    d->late[d->n_late++] = l;
+    if (l.mark)
+        logf_(d, "run %lld: could not be marked %s: %s; will retry", l.run, what, err.msg);
+    else
+        logf_(d, "run %lld: could not be entered in the daemon's book: %s; will retry",
+              l.run, err.msg);
+}
+
+/* The loop's retry: each waiting write tried once, at most once a
+ * second; one that works is logged and leaves the list. */
+static void late_retry(daemon_t *d)
+{
+    double now = mono_s();
+    if (d->n_late == 0 || now - d->late_tried < LATE_RETRY_S)
+        return;
+    d->late_tried = now;
+    for (int i = 0; i < d->n_late;) {
+        late_write *l = &d->late[i];
+        pl_err err = {0};
+        if (late_try(d, l, &err) != PL_OK) {
+            i++;
+            continue;
+        }
+        char what[64];
+        mark_words(l, what, sizeof what);
+        if (l->mark)
+            logf_(d, "run %lld: marked %s, %.0f s after the first try", l->run, what,
+                  now - l->since);
+        else
+            logf_(d, "run %lld: entered in the daemon's book, %.0f s after the first try",
+                  l->run, now - l->since);
+        memmove(l, l + 1, sizeof *l * (size_t)(--d->n_late - i));
+    }
 }
 
 /* One raw sample as a number, whatever the stored format. */
@@ -189,6 +292,39 @@ static void describe_pipeline(const daemon_t *d, char *buf, size_t size)
         pl_pipeline_describe(d->pipe, buf, size);
     else
         snprintf(buf, size, "pipeline=off");
+}
+
+/* A list of run ids for status: "7,9", "none", or the first ones and
+ * "+N" for the rest. */
+static void run_list(const long long *ids, size_t n, size_t shown, char *buf, size_t size)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    if (n == 0)
+        snprintf(buf, size, "none");
+    for (size_t i = 0; i < shown && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "", ids[i]);
+    if (n > shown && k < size)
+        snprintf(buf + k, size - k, ",+%zu", n - shown);
+}
+
+/* The status words of the daemon's own bookkeeping: runs the full queue
+ * turned away since start, runs left without processing or verdict that
+ * it will not do, runs whose final state waits for space. */
+static void describe_book(const daemon_t *d, char *buf, size_t size)
+{
+    char unfinished[96], unmarked[96];
+    long long ids[LATE_MAX];
+    size_t n = 0;
+    for (int i = 0; i < d->n_late; i++)
+        if (d->late[i].mark)
+            ids[n++] = d->late[i].run;
+    run_list(d->unfinished, d->n_unfinished,
+             d->n_unfinished < UNFINISHED_MAX ? d->n_unfinished : UNFINISHED_MAX,
+             unfinished, sizeof unfinished);
+    run_list(ids, n, n < 4 ? n : 4, unmarked, sizeof unmarked);
+    snprintf(buf, size, "dropped=%lld unfinished=%s unmarked=%s", d->dropped, unfinished,
+             unmarked);
 }
 
 static void stream_status(daemon_t *d)
@@ -324,6 +460,9 @@ static pl_status begin(daemon_t *d, pl_err *err)
     d->max_frames = d->rc->duration_s > 0
         ? (long long)llround(d->rc->duration_s * d->info.sample_rate_hz) : -1;
     logf_(d, "run %lld: recording (%lld pre-trigger frames)", d->run_id, pre);
+    /* in the book, so that a later daemon takes the run up when its
+     * pipeline is cut short */
+    late_write_now(d, (late_write){.run = d->run_id, .frame = -1});
     return PL_OK;
 }
 
@@ -335,6 +474,11 @@ static pl_status finish(daemon_t *d, const char *why, pl_err *err)
     pl_writer_get_stats(w, &ws);
     logf_(d, "run %lld: ended (%s): %lld frames%s", d->run_id, why,
           ws.frames_committed, ws.overruns ? ", OVERRUN" : "");
+    /* Its final state could not be stored (a disk still full): kept, and
+     * stored as soon as space allows, the run meanwhile 'recording'. */
+    late_write l = {.mark = 1};
+    if (pl_writer_unmarked(w, &l.run, &l.state, &l.frame))
+        late_write_now(d, l);
     char same[512];
     pl_recorder_same_samples(d->rec, d->run_id, same, sizeof same);
     if (same[0])
@@ -345,8 +489,11 @@ static pl_status finish(daemon_t *d, const char *why, pl_err *err)
     /* The run is stored whatever its pipeline does: a failure there is
      * logged and shown by status, never returned. */
     pl_err perr = {0};
-    if (d->pipe && pl_pipeline_add(d->pipe, d->last_run, &perr) != PL_OK)
+    if (d->pipe && pl_pipeline_add(d->pipe, d->last_run, &perr) != PL_OK) {
         logf_(d, "%s", perr.msg);
+        d->dropped++;
+        note_unfinished(d, d->last_run);   /* and the next start finds it */
+    }
     return st;
 }
 
@@ -485,10 +632,12 @@ static void command(daemon_t *d, client *c, const char *cmd)
          * the loop has stopped the run; the cause stays until the next. */
         const char *why = d->last_error[0] ? d->last_error
                           : ws.failed ? "a commit failed" : NULL;
+        char book[240];
+        describe_book(d, book, sizeof book);
         reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld "
-              "%s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
+              "%s %s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
-              ws.ring_capacity, ws.overruns, d->last_run, pipe, why ? " error=" : "",
+              ws.ring_capacity, ws.overruns, d->last_run, pipe, book, why ? " error=" : "",
               why ? why : "");
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {
@@ -796,6 +945,85 @@ static void log_to_daemon(void *ctx, const char *line)
     logf_(ctx, "%s", line);
 }
 
+/* The pipeline's outcome for a run, in the book: a run with an answer
+ * (done, or a step failed and the log said what to do) is never taken
+ * up again; one the daemon's end cut short ("stopped") is. */
+static void pipeline_ended(void *ctx, long long run, const char *how)
+{
+    daemon_t *d = ctx;
+    pl_err err = {0};
+    if (strcmp(how, "stopped") && pl_daemon_run_set_outcome(d->book, run, how, &err) != PL_OK)
+        logf_(d, "run %lld: its pipeline's outcome (%s) could not be stored: %s; the next "
+              "start takes the run up again", run, how, err.msg);
+}
+
+/* Runs a recorder left 'recording' (it died, or its daemon could not
+ * mark them on a full disk): this daemon holds the recorder lock, so
+ * none records any more; marked 'interrupted', their frames as stored.
+ * On a disk too full for that, the daemon starts all the same and marks
+ * them as soon as space allows. */
+static pl_status mark_left_recording(daemon_t *d, pl_err *err)
+{
+    long long n = 0, ids[LATE_MAX];
+    pl_err e = {0};
+    if (pl_run_mark_interrupted(d->book, &n, &e) == PL_OK) {
+        if (n)
+            logf_(d, "marked %lld unfinished run%s interrupted", n, n == 1 ? "" : "s");
+        return PL_OK;
+    }
+    size_t left = 0;
+    if (pl_daemon_run_left_recording(d->book, ids, LATE_MAX, &left, err) != PL_OK)
+        return err->code;
+    for (size_t i = 0; i < left && i < LATE_MAX; i++)
+        late_write_now(d, (late_write){.run = ids[i], .mark = 1,
+                                       .state = PL_RUN_INTERRUPTED, .frame = -1});
+    if (left > LATE_MAX)
+        logf_(d, "%zu more runs left recording wait for the next start", left - LATE_MAX);
+    return PL_OK;
+}
+
+/* The daemon's runs that an earlier daemon left without processing or
+ * verdict (killed while its pipeline worked, or its queue was full):
+ * queued again with [pipeline] on, oldest first, from the step they
+ * lack; named in the log and status with it off.  A run a live command
+ * works on is left to it. */
+static void take_up_unfinished(daemon_t *d)
+{
+    pl_daemon_unfinished u[PL_DAEMON_RUN_LOOK_BACK];
+    int validation = !d->pipe || (d->rc->after_run & PL_AFTER_VALIDATE);
+    size_t n = 0;
+    pl_err err = {0};
+    if (pl_daemon_run_unfinished(d->book, validation, u, PL_DAEMON_RUN_LOOK_BACK, &n,
+                                 &err) != PL_OK) {
+        logf_(d, "cannot tell which runs an earlier daemon left unfinished: %s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n && i < PL_DAEMON_RUN_LOOK_BACK; i++) {
+        long long run = u[i].run_id;
+        const char *lacks = u[i].processed ? "validated" : "processed";
+        pl_work w;
+        char words[200];
+        if (pl_work_get(d->book, run, &w, &err) == PL_OK) {
+            pl_work_words(&w, words, sizeof words);
+            logf_(d, "run %lld: never %s by the daemon, and %s: left to it", run, lacks, words);
+            continue;
+        }
+        if (!d->pipe) {
+            note_unfinished(d, run);
+            logf_(d, "run %lld: recorded but never %s, and [pipeline] is off: prismlab %s %lld",
+                  run, lacks, u[i].processed ? "validate" : "process", run);
+            continue;
+        }
+        if (pl_pipeline_add_from(d->pipe, run, u[i].processed, &err) != PL_OK) {
+            note_unfinished(d, run);
+            logf_(d, "%s", err.msg);
+            continue;
+        }
+        logf_(d, "run %lld: queued again: recorded but never %s (the daemon stopped before "
+              "its pipeline finished)", run, lacks);
+    }
+}
+
 /* [pipeline] after_run: the children that process and validate each run,
  * and one line saying what validation will take for the release angle. */
 static pl_status open_pipeline(daemon_t *d, pl_err *err)
@@ -806,6 +1034,7 @@ static pl_status open_pipeline(daemon_t *d, pl_err *err)
     if (pl_pipeline_create(&d->pipe, rc->db, rc->after_run, log_to_daemon, d, err) != PL_OK ||
         pl_pipeline_set_fit(d->pipe, rc->fit, err) != PL_OK)
         return err->code;
+    pl_pipeline_set_on_end(d->pipe, pipeline_ended, d);
     const char *fit = rc->fit[0] ? rc->fit : PL_FIT_DEFAULT;
     if (!(rc->after_run & PL_AFTER_VALIDATE))
         logf_(d, "pipeline: each run processed as soon as it stops");
@@ -833,21 +1062,23 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     d.ro.writer.sync_full = rc->sync_full;
     d.ro.writer.commit_interval_s = rc->commit_interval_s;
     d.ro.writer.block_when_full = 0;
-    long long interrupted = 0;
-    if (pl_recorder_open(&d.rec, rc->db, &d.ro.writer, &interrupted, err) != PL_OK)
+    if (pl_recorder_open_unmarked(&d.rec, rc->db, &d.ro.writer, err) != PL_OK)
         return err->code;
     pl_recorder_set_daemon(d.rec, opt->socket_path);
     if (opt->notice && opt->notice[0])
         logf_(&d, "%s", opt->notice);
-    if (interrupted)
-        logf_(&d, "marked %lld unfinished run%s interrupted", interrupted,
-              interrupted == 1 ? "" : "s");
-    int lfd = open_pipeline(&d, err) == PL_OK ? listen_on(opt->socket_path, err) : -1;
+    int lfd = -1;
+    if (pl_daemon_run_open(&d.book, rc->db, rc->sync_full ? PL_STORE_SYNC_FULL : 0,
+                           err) == PL_OK &&
+        mark_left_recording(&d, err) == PL_OK && open_pipeline(&d, err) == PL_OK)
+        lfd = listen_on(opt->socket_path, err);
     if (lfd < 0) {
         pl_pipeline_destroy(d.pipe);
+        pl_store_close(d.book);
         pl_recorder_close(d.rec);
         return err->code;
     }
+    take_up_unfinished(&d);
     struct stat mine = {0};
     lstat(opt->socket_path, &mine);
     logf_(&d, "listening on %s (source %s, database %s)", opt->socket_path,
@@ -876,6 +1107,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
         pl_pipeline_poll(d.pipe);
+        late_retry(&d);
         accept_clients(&d, lfd);
         if (d.n_streams > 0 && mono_s() - d.last_status >= 0.5)
             stream_status(&d);
@@ -894,6 +1126,17 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     close_source(&d);
     close(lfd);
     pl_pipeline_destroy(d.pipe);
+    /* one last try; what still fails is left to the next start (a run
+     * left 'recording' is marked then, as its stored frames say) */
+    d.late_tried = 0;
+    late_retry(&d);
+    for (int i = 0; i < d.n_late; i++)
+        logf_(&d, "run %lld: %s", d.late[i].run, d.late[i].mark
+              ? "its state still not stored at the daemon's end: the next start marks it "
+                "interrupted, its frames as stored"
+              : "still not entered in the daemon's book at its end: no later daemon takes "
+                "it up");
+    pl_store_close(d.book);
     /* the lock before the socket: once the socket is gone (what `acquire
      * quit` waits for), a new daemon may take the database */
     pl_recorder_close(d.rec);

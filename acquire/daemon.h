@@ -10,9 +10,14 @@
  *           frames as its first frames (run.pretrigger_frames);
  *   start   begin a run now (from armed: with the pre-trigger frames);
  *   stop    end the run (state complete) and close the source;
- *   status  one line: state, run, frames, ring fill, overruns, and
- *           "error=<cause>" after a commit failed (a full disk: the run
- *           is stopped at once, overrun where its stored frames end);
+ *   status  one line: state, run, frames, ring fill, overruns, the
+ *           pipeline's words, dropped= (runs its full queue turned away),
+ *           unfinished= (the daemon's runs without processing or verdict
+ *           that it will not do), unmarked= (runs whose final state waits
+ *           for disk space), and "error=<cause>" after a commit failed (a
+ *           full disk: the run is stopped at once, overrun where its
+ *           stored frames end; when even that mark cannot be stored, it is
+ *           retried once a second);
  *   stream  the connection becomes a live stream: per block read, the
  *           min/max of both velocities each millisecond ("D" lines), the
  *           state every 0.5 s ("S"), lines lost to a slow client ("G");
@@ -22,7 +27,11 @@
  * With [pipeline] after_run in the rig file, each run that stops is handed
  * to the after-run pipeline (acquire/pipeline.h): processed and validated
  * by child processes while the daemon serves on; status and the stream's
- * S line end with its words (pipeline=..., verdict_run=...).
+ * S line end with its words (pipeline=..., verdict_run=...).  The daemon
+ * enters each run it begins in its book (db/daemon_run.h) with how its
+ * pipeline ended; at start it takes up those an earlier daemon left
+ * without processing or validation: queued again, or named with the
+ * pipeline off.
  *
  * A run also ends after the configured duration, when the signal has been
  * still for still_s after motion (the prism left the beams), or when the

@@ -1,5 +1,5 @@
 /* acquire/pipeline.c - the daemon's after-run pipeline.  See pipeline.h. */
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE   /* pipe2; prctl's PR_SET_PDEATHSIG is Linux's */
 #include "acquire/pipeline.h"
 #include "acquire/rigconf.h"
 
@@ -8,11 +8,11 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +27,7 @@ enum { QUEUE = 32, OUT_LINE = 400 };
 typedef struct {
     long long run;
     double stopped;          /* monotonic s */
+    int from;                /* its first step: 0 process, 1 validate */
 } job;
 
 struct pl_pipeline {
@@ -51,6 +52,8 @@ struct pl_pipeline {
     char last_how[32];       /* "done", "process-failed", ... */
     double last_s;           /* the last run: stop to its last step's end */
     int stopping;            /* the daemon is ending: no new step starts */
+    void (*on_end)(void *ctx, long long run, const char *how);
+    void *on_end_ctx;
 };
 
 static const char *const step_name[2] = {"process", "validate"};
@@ -125,14 +128,30 @@ pl_status pl_pipeline_create(pl_pipeline **out, const char *db, unsigned steps,
     return PL_OK;
 }
 
-pl_status pl_pipeline_add(pl_pipeline *p, long long run, pl_err *err)
+void pl_pipeline_set_on_end(pl_pipeline *p,
+                            void (*fn)(void *ctx, long long run, const char *how),
+                            void *ctx)
+{
+    p->on_end = fn;
+    p->on_end_ctx = ctx;
+}
+
+pl_status pl_pipeline_add_from(pl_pipeline *p, long long run, int validate_only,
+                               pl_err *err)
 {
     if (p->q_len >= QUEUE)
         return pl_err_set(err, PL_ESTATE, "run %lld: the pipeline's queue holds %d runs "
-                          "already: process it by hand (prismlab process %lld)", run, QUEUE, run);
-    p->queue[p->q_len++] = (job){.run = run, .stopped = mono_s()};
+                          "already: %s it by hand (prismlab %s %lld)", run, QUEUE,
+                          validate_only ? "validate" : "process",
+                          validate_only ? "validate" : "process", run);
+    p->queue[p->q_len++] = (job){.run = run, .stopped = mono_s(), .from = validate_only != 0};
     pl_pipeline_poll(p);
     return PL_OK;
+}
+
+pl_status pl_pipeline_add(pl_pipeline *p, long long run, pl_err *err)
+{
+    return pl_pipeline_add_from(p, run, 0, err);
 }
 
 /* Starts step i of p->cur as a child whose output comes back on p->fd. */
@@ -149,16 +168,29 @@ static pl_status spawn_step(pl_pipeline *p, int i, pl_err *err)
         argv[5] = "--fit";
         argv[6] = p->fit;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    pid_t pid;
-    int e = posix_spawn(&pid, p->prog[i], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    /* fork rather than posix_spawn, for PR_SET_PDEATHSIG: a step dies
+     * with the daemon.  Left alive after a kill -9 it would finish a step
+     * whose outcome nobody stores and whose next step nobody starts; dead,
+     * it leaves the run as its last commit did (each command stores a
+     * run's results whole), and the next daemon takes the run up again
+     * (docs/acquire.md, "After a crash").  Between fork and exec only
+     * async-signal-safe calls: the daemon has other threads. */
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);   /* the daemon is gone already */
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
+            _exit(127);
+        if (null > 2)
+            close(null);
+        execve(p->prog[i], argv, environ);
+        _exit(127);
+    }
+    int e = errno;
     close(fds[1]);
-    if (e != 0) {
+    if (pid < 0) {
         close(fds[0]);
         return pl_err_set(err, PL_EIO, "%s: %s", p->prog[i], strerror(e));
     }
@@ -180,6 +212,8 @@ static void run_ended(pl_pipeline *p, const char *how)
     p->last_s = mono_s() - p->cur.stopped;
     snprintf(p->last_how, sizeof p->last_how, "%s", how);
     p->step = -1;
+    if (p->on_end)
+        p->on_end(p->on_end_ctx, p->cur.run, how);
 }
 
 /* Step i of the current run, or the next step it has, or none. */
@@ -272,6 +306,12 @@ static void step_ended(pl_pipeline *p, int ws)
         snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(ws));
     else
         snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(ws));
+    if (p->stopping && WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) {
+        /* the shutdown's own kill: no answer about the run, which the
+         * next daemon takes up again */
+        run_ended(p, "stopped");
+        return;
+    }
     const char *cause = p->cause[0] ? p->cause : p->last;
     /* validate stores each law's result as it goes: one law's fit failing
      * (the plastic law's on a long line-law run, say) leaves the other's
@@ -316,7 +356,7 @@ void pl_pipeline_poll(pl_pipeline *p)
     if (p->pid < 0 && p->step < 0 && p->q_len > 0 && !p->stopping) {
         p->cur = p->queue[0];
         memmove(p->queue, p->queue + 1, sizeof p->queue[0] * (size_t)--p->q_len);
-        start_from(p, 0);
+        start_from(p, p->cur.from);
     }
 }
 

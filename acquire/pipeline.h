@@ -7,7 +7,9 @@
  * starting from the run's recorded lambda0 when it has one; the recorded
  * lambda0 compared as well).  A child, not a thread: a crash, a leak or a
  * hang in processing stays out of the process that owns the rig and its
- * recording, and the steps are exactly the commands' code.  The programs
+ * recording, and the steps are exactly the commands' code.  A step dies
+ * with the daemon (PR_SET_PDEATHSIG): killed, the daemon leaves no child
+ * finishing work that nobody follows up.  The programs
  * are found beside the daemon's own (the folder of /proc/self/exe).
  *
  * Nothing here waits: the daemon calls pl_pipeline_poll() on every pass of
@@ -43,6 +45,19 @@ void pl_pipeline_destroy(pl_pipeline *p);
 /* Queues run for the pipeline (it stopped now).  PL_ESTATE when the queue
  * is full: the run is stored, only not processed; the caller logs it. */
 pl_status pl_pipeline_add(pl_pipeline *p, long long run, pl_err *err);
+
+/* Queues run as pl_pipeline_add does, from its validation when
+ * validate_only (a run processed already: the daemon takes up a run
+ * that an earlier daemon left unfinished). */
+pl_status pl_pipeline_add_from(pl_pipeline *p, long long run, int validate_only,
+                               pl_err *err);
+
+/* fn(ctx, run, how) is called as each run's pipeline ends, how as in
+ * pipeline_last below ("done", "process-failed", "validate-failed",
+ * "validate-partial", "stopped"), so that the caller can store it. */
+void pl_pipeline_set_on_end(pl_pipeline *p,
+                            void (*fn)(void *ctx, long long run, const char *how),
+                            void *ctx);
 
 /* Reaps a finished step, logs the child's output, starts the next step or
  * run; never blocks. */

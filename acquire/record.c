@@ -72,9 +72,8 @@ void pl_recorder_set_daemon(pl_recorder *r, const char *socket_path)
     write_holder(r->lock_fd, what);
 }
 
-pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
-                           const pl_writer_config *wc, long long *interrupted,
-                           pl_err *err)
+pl_status pl_recorder_open_unmarked(pl_recorder **out, const char *db_path,
+                                    const pl_writer_config *wc, pl_err *err)
 {
     *out = NULL;
     char lock[1100];
@@ -105,15 +104,28 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
         return pl_err_set(err, PL_ENOMEM, "recorder: out of memory");
     }
     r->lock_fd = fd;
-    long long n = 0;
-    if (pl_writer_create(&r->w, db_path, wc, err) != PL_OK ||
-        pl_run_mark_interrupted(pl_writer_store(r->w), &n, err) != PL_OK) {
+    if (pl_writer_create(&r->w, db_path, wc, err) != PL_OK) {
         pl_recorder_close(r);
+        return err->code;
+    }
+    *out = r;
+    return PL_OK;
+}
+
+pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
+                           const pl_writer_config *wc, long long *interrupted,
+                           pl_err *err)
+{
+    long long n = 0;
+    if (pl_recorder_open_unmarked(out, db_path, wc, err) != PL_OK)
+        return err->code;
+    if (pl_run_mark_interrupted(pl_writer_store((*out)->w), &n, err) != PL_OK) {
+        pl_recorder_close(*out);
+        *out = NULL;
         return err->code;
     }
     if (interrupted)
         *interrupted = n;
-    *out = r;
     return PL_OK;
 }
 

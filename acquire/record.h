@@ -36,6 +36,12 @@ pl_status pl_recorder_open(pl_recorder **out, const char *db_path,
                            const pl_writer_config *wc, long long *interrupted,
                            pl_err *err);
 
+/* As pl_recorder_open, but runs left 'recording' stay as they are: the
+ * daemon marks them itself, so that a disk too full for the mark does not
+ * keep it from starting (it retries; docs/acquire.md). */
+pl_status pl_recorder_open_unmarked(pl_recorder **out, const char *db_path,
+                                    const pl_writer_config *wc, pl_err *err);
+
 /* Records one run from an opened source: begins the run, starts the
  * source, pumps until the end, *opt->pump.stop or max_frames, stops the
  * source and ends the run 'complete' (or 'overrun' with the frame index,

@@ -40,6 +40,10 @@ struct pl_writer {
     long long overrun_frame;  /* -1: none */
     int failed;               /* the thread stopped on an error */
     pl_err thread_err;
+    /* the last run's final state, when storing it failed (pl_writer_unmarked) */
+    int unmarked;
+    pl_run_state unmarked_state;
+    long long unmarked_frame;
 
     long long pushed, committed, commits;
     size_t peak;
@@ -226,6 +230,7 @@ pl_status pl_writer_begin_run(pl_writer *w, pl_run_info *info,
     w->ending = 0;
     w->failed = 0;
     w->overrun_frame = -1;
+    w->unmarked = 0;
     pl_sha256_init(&w->samples);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
         if (w->cfg.atomic)
@@ -342,6 +347,24 @@ static pl_status store_samples_hash(pl_writer *w, pl_err *err)
     return PL_OK;
 }
 
+static void set_unmarked(pl_writer *w, pl_run_state state, long long frame)
+{
+    w->unmarked = 1;
+    w->unmarked_state = state;
+    w->unmarked_frame = frame;
+}
+
+int pl_writer_unmarked(const pl_writer *w, long long *run_id, pl_run_state *state,
+                       long long *overrun_frame)
+{
+    if (!w->unmarked)
+        return 0;
+    *run_id = w->run_id;
+    *state = w->unmarked_state;
+    *overrun_frame = w->unmarked_frame;
+    return 1;
+}
+
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                             pl_err *err)
 {
@@ -358,15 +381,18 @@ pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
         }
         /* What is committed stays, and the run says where its frames stop:
          * 'overrun' at the first frame that could not be stored (a full
-         * disk loses frames as surely as a slow one).  Marking it needs no
-         * new page; when even that fails, the run stays 'recording' and the
-         * next recorder marks it interrupted: the caller hears of both. */
+         * disk loses frames as surely as a slow one).  The mark is an
+         * UPDATE, which needs room in the WAL: on a disk still full it
+         * fails too, the run stays 'recording', and the caller hears of
+         * both and may store the mark later (pl_writer_unmarked). */
         pl_err e2 = {0};
         if (pl_run_set_state(w->store, w->run_id, PL_RUN_OVERRUN,
-                             w->overrun_frame, &e2) != PL_OK)
+                             w->overrun_frame, &e2) != PL_OK) {
+            set_unmarked(w, PL_RUN_OVERRUN, w->overrun_frame);
             pl_err_set(err, err->code, "%.300s; and marking run %lld "
                        "overrun failed too: %.300s", w->thread_err.msg,
                        w->run_id, e2.msg);
+        }
         return err->code;
     }
     if (w->overrun_frame >= 0)
@@ -380,6 +406,8 @@ pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                          err) != PL_OK) {
         if (w->cfg.atomic)
             pl_store_rollback(w->store);
+        else
+            set_unmarked(w, final_state, final_state == PL_RUN_OVERRUN ? w->overrun_frame : -1);
         return err->code;
     }
     if (w->cfg.atomic && pl_store_commit(w->store, err) != PL_OK) {

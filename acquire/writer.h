@@ -88,6 +88,13 @@ pl_status pl_writer_mark_overrun(pl_writer *w, long long frame_index,
 pl_status pl_writer_end_run(pl_writer *w, pl_run_state final_state,
                             pl_err *err);
 
+/* After pl_writer_end_run failed on a live run: 1 when the run's final
+ * state could not be stored (a disk still full), with the run, the state
+ * and the overrun frame (-1: none) it should have, for the caller to
+ * store when space allows (pl_run_set_state); 0 when it was stored. */
+int pl_writer_unmarked(const pl_writer *w, long long *run_id, pl_run_state *state,
+                       long long *overrun_frame);
+
 /* Abandons the run: with cfg.atomic nothing of it was ever committed and
  * nothing is (the transaction is rolled back); otherwise what is committed
  * stays and the run ends 'interrupted'. */

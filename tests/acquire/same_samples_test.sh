@@ -48,7 +48,7 @@ echo "$row" | grep -q '<td>5</td></tr>$' || fail "the experiment's verdict pools
 cp "$db" "$dir/old.db"
 sqlite3 "$dir/old.db" "DROP INDEX run_samples_sha256; ALTER TABLE run DROP COLUMN samples_sha256;
     ALTER TABLE run DROP COLUMN started_from; ALTER TABLE run DROP COLUMN imported_utc;
-    DROP TABLE run_work; ALTER TABLE run DROP COLUMN cut_first_frame;
+    DROP TABLE run_work; DROP TABLE daemon_run; ALTER TABLE run DROP COLUMN cut_first_frame;
     PRAGMA user_version = 10;"
 $bin run show 2 --db "$dir/old.db" >"$dir/old2"
 grep -q '^same_samples:   run 2 holds the same samples as run 1 ' "$dir/old2" ||

@@ -6,6 +6,13 @@
 #   daemon_start CONFIG [SOCKET]  the daemon in the background, its log in
 #                                 $dir/log, waiting for its socket
 #   daemon_wait TEXT [TENTHS]     until the log holds TEXT (default 10 s)
+#   daemon_answers CONFIG         until a daemon answers `status` on the
+#                                 rig's socket (a killed daemon leaves its
+#                                 socket file behind: its presence says
+#                                 nothing), at most 10 s
+#   daemon_until CONFIG TEXT TENTHS WHAT
+#                                 until `status` holds TEXT; past TENTHS,
+#                                 fail saying WHAT and the last status
 # Not a test itself: the Makefile takes only *_test.sh.
 set -eu
 bin=${PRISMLAB_BIN:-bin/prismlab}
@@ -37,5 +44,20 @@ daemon_wait() {
     i=0
     until grep -q "$1" "$dir/log"; do
         sleep 0.1; i=$((i + 1)); [ $i -lt "${2:-100}" ] || fail "no '$1' in the log"
+    done
+}
+
+daemon_answers() {
+    i=0
+    until $bin acquire status --config "$1" >/dev/null 2>&1; do
+        sleep 0.1; i=$((i + 1)); [ $i -lt 100 ] || fail "no daemon answers on $1's socket"
+    done
+}
+
+daemon_until() {
+    i=0
+    until $bin acquire status --config "$1" | grep -q "$2"; do
+        sleep 0.1; i=$((i + 1))
+        [ $i -lt "$3" ] || fail "$4: $($bin acquire status --config "$1")"
     done
 }
