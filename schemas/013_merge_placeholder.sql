@@ -1,4 +1,0 @@
--- 013: held for another part of issue 46, which was given this number
--- while the daemon's part (014) was written beside it.  Nothing here: at
--- the merge, this file gives way to that part's 013 (or, if it has none,
--- 014_daemon_run.sql becomes 013 and this file goes).
