@@ -79,7 +79,14 @@ PROGRAMS  := $(subst _,-,$(shell sed -n 's/^int pl_cmd_\([a-z0-9_]*\)(int argc, 
 
 # Two build variants share the rules below: B is the output folder.
 define variant
-$(1)/gen/schemas.c: $(SCHEMAS) schemas/embed.sh
+# The migrations' names, rewritten only when the set changes: a schema
+# file removed (a placeholder a merge dropped) rebuilds the embedded list,
+# which its timestamps alone would not.
+$(1)/gen/schemas.list: FORCE
+	@mkdir -p $$(@D)
+	@echo '$(SCHEMAS)' > $$@.tmp; if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv -f $$@.tmp $$@; fi
+
+$(1)/gen/schemas.c: $(SCHEMAS) schemas/embed.sh $(1)/gen/schemas.list
 	@mkdir -p $$(@D)
 	sh schemas/embed.sh $(SCHEMAS) > $$@.tmp && mv $$@.tmp $$@
 

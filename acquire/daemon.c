@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "acquire/daemon.h"
 #include "acquire/pipeline.h"
+#include "core/sample.h"
 #include "db/daemon_run.h"
 #include "db/validation.h"
 #include "db/work.h"
@@ -206,28 +207,13 @@ static void late_retry(daemon_t *d)
     }
 }
 
-/* One raw sample as a number, whatever the stored format. */
-static double raw_at(const unsigned char *p, pl_sample_format f)
-{
-    switch (f) {
-    case PL_FMT_S16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case PL_FMT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case PL_FMT_S24_32:
-    case PL_FMT_S32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case PL_FMT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case PL_FMT_F32: { float v; memcpy(&v, p, 4); return v; }
-    case PL_FMT_F64: { double v; memcpy(&v, p, 8); return v; }
-    default: return 0;
-    }
-}
-
 /* The downhill velocity channel c reads in frame p (m/s). */
 static double velocity(const daemon_t *d, const unsigned char *frame, int c)
 {
     const pl_channel *ch = &d->info.channel[c];
     size_t ss = pl_sample_format_size(d->info.format);
     return ch->beam_sign * ch->ldv_scale_mps_per_v *
-           pl_channel_volts(ch, raw_at(frame + (size_t)c * ss, d->info.format));
+           pl_channel_volts(ch, pl_sample_code(frame + (size_t)c * ss, d->info.format, 0));
 }
 
 /* Motion: either channel away from its resting level by more than the
