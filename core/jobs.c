@@ -243,12 +243,13 @@ static void grant(task *tasks, worker *ws, size_t k)
     write_all(ws[t->worker].fd, "G", 1);
 }
 
-static void emit_task(task *t, size_t k, pl_jobs_emit_fn emit, void *ctx)
+static int emit_task(task *t, size_t k, pl_jobs_emit_fn emit, void *ctx)
 {
-    emit(ctx, k, &t->r);
+    int stop = emit(ctx, k, &t->r);
     free(t->out);
     free(t->errout);
     t->out = t->errout = NULL;
+    return stop;
 }
 
 /* Waits for a word from the busy workers and takes it. */
@@ -294,7 +295,8 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
     pl_cli_meter meter;
     pl_cli_meter_start(&meter, label, "runs");
     pl_status st = PL_OK;
-    while (done < n && st == PL_OK) {
+    int stop = 0;
+    while (done < n && st == PL_OK && !stop) {
         for (size_t i = 0; i < n_workers && next < n && next - done < window; i++) {
             if (ws[i].pid == 0 && spawn(ws, n_workers, i, work, ctx, err) != PL_OK) {
                 st = err->code;
@@ -313,21 +315,21 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
         }
         if (done < next)
             grant(tasks, ws, done);
-        while (done < next && tasks[done].state == ENDED) {
+        while (!stop && done < next && tasks[done].state == ENDED) {
             if (meter.tty)
                 pl_cli_progress_clear();
-            emit_task(&tasks[done], done, emit, ctx);
+            stop = emit_task(&tasks[done], done, emit, ctx);
             done++;
             if (meter.tty)
                 pl_cli_meter_update(&meter, done, n);
-            if (done < next)
+            if (done < next && !stop)
                 grant(tasks, ws, done);
         }
-        if (done < n && st == PL_OK)
+        if (done < n && st == PL_OK && !stop)
             st = listen_all(ws, n_workers, tasks, n, err);
     }
-    /* closing a worker's socket ends it; one still busy (an error above)
-     * is told to stop */
+    /* closing a worker's socket ends it; one still busy (an error above,
+     * or a stop) is ended: it never had its turn */
     for (size_t i = 0; i < n_workers; i++)
         if (ws[i].pid > 0) {
             if (ws[i].task >= 0)

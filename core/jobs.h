@@ -49,8 +49,11 @@ typedef struct {
     size_t out_len, err_len;
 } pl_jobs_result;
 
-/* In the parent, once a task, in task order. */
-typedef void (*pl_jobs_emit_fn)(void *ctx, size_t k, const pl_jobs_result *r);
+/* In the parent, once a task, in task order.  Nonzero stops the work
+ * there, as a serial loop that stops at its first failure: the later
+ * tasks are not emitted, and their workers are ended before their turn,
+ * so they write nothing. */
+typedef int (*pl_jobs_emit_fn)(void *ctx, size_t k, const pl_jobs_result *r);
 
 /* Runs tasks 0 .. n-1 in at most jobs workers (see the file comment),
  * calling emit() for each in order; a terminal gets progress with an

@@ -238,7 +238,7 @@ static int process_job(void *arg, size_t k, pl_jobs_turn *turn)
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }
 
-static void process_emit(void *arg, size_t k, const pl_jobs_result *r)
+static int process_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     jobs_ctx *j = arg;
     pl_jobs_print(r, j->json, &j->printed);
@@ -246,6 +246,7 @@ static void process_emit(void *arg, size_t k, const pl_jobs_result *r)
         fprintf(stderr, "prismlab process: run %lld: the worker died (signal %d)\n",
                 j->sel->ids[k], r->signal);
     j->failed += r->code != PL_EXIT_OK;
+    return 0;
 }
 
 int pl_cmd_process(int argc, char **argv)

@@ -232,7 +232,7 @@ static int validate_job(void *arg, size_t k, pl_jobs_turn *turn)
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }
 
-static void validate_emit(void *arg, size_t k, const pl_jobs_result *r)
+static int validate_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     job *j = arg;
     pl_jobs_print(r, j->o->json, &j->o->n);
@@ -240,6 +240,7 @@ static void validate_emit(void *arg, size_t k, const pl_jobs_result *r)
         fprintf(stderr, "prismlab validate: run %lld: the worker died (signal %d)\n",
                 j->sel->ids[k], r->signal);
     j->failed += r->code != PL_EXIT_OK;
+    return 0;
 }
 
 int pl_cmd_validate(int argc, char **argv)
