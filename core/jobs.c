@@ -294,6 +294,7 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
     size_t window = 4 * n_workers, next = 0, done = 0;
     pl_cli_meter meter;
     pl_cli_meter_start(&meter, label, "runs");
+    meter.tty = meter.tty && label;
     pl_status st = PL_OK;
     int stop = 0;
     while (done < n && st == PL_OK && !stop) {
@@ -315,6 +316,7 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
         }
         if (done < next)
             grant(tasks, ws, done);
+        size_t was = done;
         while (!stop && done < next && tasks[done].state == ENDED) {
             if (meter.tty)
                 pl_cli_progress_clear();
@@ -325,7 +327,8 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
             if (done < next && !stop)
                 grant(tasks, ws, done);
         }
-        if (done < n && st == PL_OK && !stop)
+        /* tasks printed make room in the window: give them out first */
+        if (done < n && st == PL_OK && !stop && done == was)
             st = listen_all(ws, n_workers, tasks, n, err);
     }
     /* closing a worker's socket ends it; one still busy (an error above,

@@ -57,7 +57,7 @@ typedef int (*pl_jobs_emit_fn)(void *ctx, size_t k, const pl_jobs_result *r);
 
 /* Runs tasks 0 .. n-1 in at most jobs workers (see the file comment),
  * calling emit() for each in order; a terminal gets progress with an
- * ETA under label.  Errors are the pool's own (no worker could be
+ * ETA under label (NULL: none).  Errors are the pool's own (no worker could be
  * started): a task's failure is its exit status. */
 pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn work,
                       pl_jobs_emit_fn emit, void *ctx, pl_err *err);

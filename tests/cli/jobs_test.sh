@@ -105,6 +105,28 @@ run validate 3 "$db" validate --all
 [ "$(grep -c '^run=' "$dir/validate.1.out")" -eq 64 ] || fail "validate: $(cat "$dir/validate.1.out")"
 compare validate
 
+# report: the figures drawn by 3 workers are the files 1 draws (the
+# times they were written at aside: index.html's "Written", a PDF's
+# CreationDate)
+for j in 1 3; do
+    "$bin" report --experiment fig8 -o "$dir/report.$j" --jobs "$j" --db "$db" \
+        >"$dir/report.$j.out" 2>&1 || fail "report --jobs $j: $(cat "$dir/report.$j.out")"
+done
+sed "s|$dir/report.1|R|" "$dir/report.1.out" >"$dir/r1"
+sed "s|$dir/report.3|R|" "$dir/report.3.out" >"$dir/r3"
+cmp -s "$dir/r1" "$dir/r3" || fail "report's output: $(cat "$dir/r1" "$dir/r3")"
+[ "$(ls "$dir/report.1" | wc -l)" -ge 30 ] || fail "report: $(ls "$dir/report.1")"
+for f in "$dir"/report.1/*; do
+    g=$dir/report.3/${f##*/}
+    [ -f "$g" ] || fail "report --jobs 3 did not write ${f##*/}"
+    case $f in
+    *.pdf) grep -av CreationDate "$f" >"$dir/a"; grep -av CreationDate "$g" >"$dir/b" ;;
+    *.html) grep -v '^<p>Written ' "$f" >"$dir/a"; grep -v '^<p>Written ' "$g" >"$dir/b" ;;
+    *) cp "$f" "$dir/a"; cp "$g" "$dir/b" ;;
+    esac
+    cmp -s "$dir/a" "$dir/b" || fail "report: ${f##*/} differs between 1 and 3 jobs"
+done
+
 # a worker killed: its run lost, the rest stored and printed in order
 cp "$db" "$dir/kill.db"
 "$bin" validate --all --jobs 2 --db "$dir/kill.db" >"$dir/kill.out" 2>"$dir/kill.err" &
