@@ -322,8 +322,7 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
                 pl_cli_progress_clear();
             stop = emit_task(&tasks[done], done, emit, ctx);
             done++;
-            if (meter.tty)
-                pl_cli_meter_update(&meter, done, n);
+            pl_cli_progress_eta(&meter, done, n);
             if (done < next && !stop)
                 grant(tasks, ws, done);
         }

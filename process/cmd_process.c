@@ -307,12 +307,14 @@ int pl_cmd_process(int argc, char **argv)
         failed += j.failed;
         printed = j.printed;
     } else {
+        pl_cli_meter meter;
+        pl_cli_meter_start(&meter, "process", "runs");
         for (size_t k = 0; k < sel.n; k++) {
             if (sel.n > 1)
                 pl_cli_progress_clear();
             failed += process_one(sel.store, sel.ids[k], &cfg, json, &printed, NULL);
             if (sel.n > 1)
-                pl_cli_progress("process", k + 1, sel.n);
+                pl_cli_progress_eta(&meter, k + 1, sel.n);
         }
     }
     pl_run_selection_close(&sel);

@@ -142,8 +142,8 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
  * a mixture); a law or fit that fails is said and left out.  Returns how
  * many failed; *done counts them for the progress line. */
 static int validate_one(pl_store *store, long long id, int laws, int do_fit,
-                        const pl_fit_spec *spec, size_t *done, size_t total,
-                        out_ctx *o)
+                        const pl_fit_spec *spec, pl_cli_meter *meter, size_t *done,
+                        size_t total, out_ctx *o)
 {
     pl_err err = {0};
     pl_validation v[4];
@@ -165,7 +165,7 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
                                              law ? PL_LAW_PLASTIC : PL_LAW_LINE,
                                              fitted, spec, &v[n], &r[n], &err);
             ++*done;
-            pl_cli_progress("validate", *done, total);
+            pl_cli_progress_eta(meter, *done, total);
             if (st != PL_OK) {
                 if (strcmp(said, err.msg))
                     pl_cli_fail(command.name, &err);
@@ -204,9 +204,11 @@ static int validate_all(job *j)
 {
     int failed = 0;
     size_t total = j->sel->n * (j->laws == 3 ? 2 : 1) * (j->do_fit ? 2 : 1), done = 0;
+    pl_cli_meter meter;
+    pl_cli_meter_start(&meter, "validate", "fits");
     for (size_t k = 0; k < j->sel->n; k++)
         failed += validate_one(j->sel->store, j->sel->ids[k], j->laws, j->do_fit,
-                               j->spec, &done, total, j->o);
+                               j->spec, &meter, &done, total, j->o);
     return failed;
 }
 
@@ -220,6 +222,8 @@ static int validate_job(void *arg, size_t k, pl_jobs_turn *turn)
     pl_err err = {0};
     out_ctx o = {j->o->json, 0};
     size_t done = 0;
+    pl_cli_meter quiet;   /* total 0: the parent draws the progress */
+    pl_cli_meter_start(&quiet, "validate", "fits");
     if (pl_store_open(&store, pl_store_path(j->sel->store), 0, &err) != PL_OK) {
         pl_err_prefix(&err, "run %lld: ", j->sel->ids[k]);
         pl_cli_fail(command.name, &err);
@@ -227,7 +231,7 @@ static int validate_job(void *arg, size_t k, pl_jobs_turn *turn)
     }
     pl_store_set_gate(store, pl_jobs_gate, turn);
     int failed = validate_one(store, j->sel->ids[k], j->laws, j->do_fit, j->spec,
-                              &done, 0, &o);
+                              &quiet, &done, 0, &o);
     pl_store_close(store);
     return failed ? PL_EXIT_DATA : PL_EXIT_OK;
 }
