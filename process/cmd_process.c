@@ -214,6 +214,7 @@ static int process_one(pl_store *store, long long id, const pl_process_config *c
 /* --jobs: what the workers share (copied into each by the fork). */
 typedef struct {
     const pl_run_selection *sel;
+    const char *db;              /* the store's path */
     const pl_process_config *cfg;
     int json, failed;
     size_t printed;
@@ -227,7 +228,7 @@ static int process_job(void *arg, size_t k, pl_jobs_turn *turn)
     pl_store *store = NULL;
     pl_err err = {0};
     size_t printed = 0;
-    if (pl_store_open(&store, pl_store_path(j->sel->store), 0, &err) != PL_OK) {
+    if (pl_store_open(&store, j->db, 0, &err) != PL_OK) {
         name_run(j->sel->ids[k], &err);
         pl_cli_fail(command.name, &err);
         return PL_EXIT_DATA;
@@ -300,12 +301,22 @@ int pl_cmd_process(int argc, char **argv)
             int per = pl_jobs_cpus() / (int)jobs;
             cfg.threads = per > 1 ? per : 1;
         }
-        jobs_ctx j = {.sel = &sel, .cfg = &cfg, .json = json};
+        /* the workers open their own: none inherits SQLite's state of this
+         * connection through the fork */
+        char *db = strdup(pl_store_path(sel.store));
+        pl_store_close(sel.store);
+        sel.store = NULL;
+        if (!db) {
+            pl_run_selection_close(&sel);
+            return pl_cli_fail(command.name, &(pl_err){PL_ENOMEM, "out of memory"});
+        }
+        jobs_ctx j = {.sel = &sel, .db = db, .cfg = &cfg, .json = json};
         if (pl_jobs_run(sel.n, (int)jobs, "process", process_job, process_emit, &j,
                         &err) != PL_OK)
             failed += pl_cli_fail(command.name, &err) != 0;
         failed += j.failed;
         printed = j.printed;
+        free(db);
     } else {
         pl_cli_meter meter;
         pl_cli_meter_start(&meter, "process", "runs");

@@ -189,9 +189,11 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
     return failed;
 }
 
-/* What every run is validated with; sel->store is the serial path's. */
+/* What every run is validated with; sel->store is the serial path's,
+ * db the workers' (they open their own). */
 typedef struct {
     const pl_run_selection *sel;
+    const char *db;
     int laws, do_fit;
     const pl_fit_spec *spec;
     out_ctx *o;
@@ -224,7 +226,7 @@ static int validate_job(void *arg, size_t k, pl_jobs_turn *turn)
     size_t done = 0;
     pl_cli_meter quiet;   /* total 0: the parent draws the progress */
     pl_cli_meter_start(&quiet, "validate", "fits");
-    if (pl_store_open(&store, pl_store_path(j->sel->store), 0, &err) != PL_OK) {
+    if (pl_store_open(&store, j->db, 0, &err) != PL_OK) {
         pl_err_prefix(&err, "run %lld: ", j->sel->ids[k]);
         pl_cli_fail(command.name, &err);
         return PL_EXIT_DATA;
@@ -286,10 +288,21 @@ int pl_cmd_validate(int argc, char **argv)
         jobs = pl_jobs_cpus();
     int failed;
     if (jobs > 1 && sel.n > 1) {
+        /* the workers open their own: none inherits SQLite's state of this
+         * connection through the fork */
+        char *db = strdup(pl_store_path(sel.store));
+        pl_store_close(sel.store);
+        sel.store = NULL;
+        if (!db) {
+            pl_run_selection_close(&sel);
+            return pl_cli_fail(command.name, &(pl_err){PL_ENOMEM, "out of memory"});
+        }
+        j.db = db;
         if (pl_jobs_run(sel.n, (int)(jobs < (long)sel.n ? jobs : (long)sel.n), "validate",
                         validate_job, validate_emit, &j, &err) != PL_OK)
             j.failed += pl_cli_fail(command.name, &err) != 0;
         failed = j.failed;
+        free(db);
     } else {
         failed = validate_all(&j);
     }
