@@ -301,14 +301,10 @@ int pl_cmd_process(int argc, char **argv)
             int per = pl_jobs_cpus() / (int)jobs;
             cfg.threads = per > 1 ? per : 1;
         }
-        /* the workers open their own: none inherits SQLite's state of this
-         * connection through the fork */
-        char *db = strdup(pl_store_path(sel.store));
-        pl_store_close(sel.store);
-        sel.store = NULL;
-        if (!db) {
+        char *db = NULL;
+        if (pl_run_selection_detach(&sel, &db, &err) != PL_OK) {
             pl_run_selection_close(&sel);
-            return pl_cli_fail(command.name, &(pl_err){PL_ENOMEM, "out of memory"});
+            return pl_cli_fail(command.name, &err);
         }
         jobs_ctx j = {.sel = &sel, .db = db, .cfg = &cfg, .json = json};
         if (pl_jobs_run(sel.n, (int)jobs, "process", process_job, process_emit, &j,

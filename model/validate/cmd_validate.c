@@ -288,14 +288,10 @@ int pl_cmd_validate(int argc, char **argv)
         jobs = pl_jobs_cpus();
     int failed;
     if (jobs > 1 && sel.n > 1) {
-        /* the workers open their own: none inherits SQLite's state of this
-         * connection through the fork */
-        char *db = strdup(pl_store_path(sel.store));
-        pl_store_close(sel.store);
-        sel.store = NULL;
-        if (!db) {
+        char *db = NULL;
+        if (pl_run_selection_detach(&sel, &db, &err) != PL_OK) {
             pl_run_selection_close(&sel);
-            return pl_cli_fail(command.name, &(pl_err){PL_ENOMEM, "out of memory"});
+            return pl_cli_fail(command.name, &err);
         }
         j.db = db;
         if (pl_jobs_run(sel.n, (int)(jobs < (long)sel.n ? jobs : (long)sel.n), "validate",
