@@ -251,15 +251,16 @@ static int import_row_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     manifest_jobs *j = arg;
     pl_jobs_print(r, 0, NULL);
-    if (r->signal)
-        fprintf(stderr, "prismlab import: %s row %zu: the worker died (signal %d)\n",
-                pl_manifest_path(j->m), k + 1, r->signal);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab import: %s row %zu: %s\n", pl_manifest_path(j->m),
+                k + 1, why);
     if (r->code == ROW_STORED)
         j->skipped++;
     else if (r->code == PL_EXIT_OK)
         j->count++;
     else
-        j->code = r->code > 0 && r->code != ROW_STORED ? r->code : PL_EXIT_DATA;
+        j->code = r->code > 0 ? r->code : PL_EXIT_DATA;
     return j->code != PL_EXIT_OK;   /* a serial import stops there too */
 }
 

@@ -201,8 +201,8 @@ static void bury(worker *w, task *tasks)
         t->r = (pl_jobs_result){.code = -1, .out = "", .errout = ""};
         if (WIFSIGNALED(status))
             t->r.signal = WTERMSIG(status);
-        else if (WIFEXITED(status))   /* it broke the protocol: not its task's */
-            t->r.code = 125;
+        else if (WIFEXITED(status))
+            t->r.status = WEXITSTATUS(status);
     }
     *w = (worker){.pid = 0, .fd = -1, .task = -1};
 }
@@ -346,6 +346,18 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
     free(tasks);
     free(ws);
     return st;
+}
+
+const char *pl_jobs_death(const pl_jobs_result *r, char *buf, size_t size)
+{
+    if (r->code >= 0)
+        return NULL;
+    if (r->signal)
+        snprintf(buf, size, "the worker died (signal %d)", r->signal);
+    else
+        snprintf(buf, size, "the worker ended without a result (exit status %d)",
+                 r->status);
+    return buf;
 }
 
 void pl_jobs_print(const pl_jobs_result *r, int json, size_t *n_json)

@@ -43,11 +43,17 @@ typedef int (*pl_jobs_work_fn)(void *ctx, size_t k, pl_jobs_turn *turn);
 /* What one task left: its exit status, or the signal that killed it,
  * and what it printed (NUL-terminated). */
 typedef struct {
-    int code;            /* work's return; -1 when it did not return */
-    int signal;          /* the signal that ended the worker; 0: none */
+    int code;            /* work's return; -1 when the worker ended first */
+    int signal;          /* then the signal that ended it (0: none), */
+    int status;          /* or its exit status */
     const char *out, *errout;  /* its stdout and stderr */
     size_t out_len, err_len;
 } pl_jobs_result;
+
+/* What a command says of a task whose worker ended without its answer:
+ * "the worker died (signal 11)", "the worker ended without a result
+ * (exit status 1)" (an abort, a sanitizer); NULL when it answered. */
+const char *pl_jobs_death(const pl_jobs_result *r, char *buf, size_t size);
 
 /* In the parent, once a task, in task order.  Nonzero stops the work
  * there, as a serial loop that stops at its first failure: the later

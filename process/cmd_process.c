@@ -243,9 +243,9 @@ static int process_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     jobs_ctx *j = arg;
     pl_jobs_print(r, j->json, &j->printed);
-    if (r->signal)
-        fprintf(stderr, "prismlab process: run %lld: the worker died (signal %d)\n",
-                j->sel->ids[k], r->signal);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab process: run %lld: %s\n", j->sel->ids[k], why);
     j->failed += r->code != PL_EXIT_OK;
     return 0;
 }

@@ -242,9 +242,9 @@ static int validate_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     job *j = arg;
     pl_jobs_print(r, j->o->json, &j->o->n);
-    if (r->signal)
-        fprintf(stderr, "prismlab validate: run %lld: the worker died (signal %d)\n",
-                j->sel->ids[k], r->signal);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab validate: run %lld: %s\n", j->sel->ids[k], why);
     j->failed += r->code != PL_EXIT_OK;
     return 0;
 }

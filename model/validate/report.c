@@ -511,10 +511,10 @@ static int fig_job(void *arg, size_t k, pl_jobs_turn *turn)
 static int fig_emit(void *arg, size_t k, const pl_jobs_result *r)
 {
     fig_jobs *j = arg;
-    if (r->signal)
-        j->st = pl_err_set(j->err, PL_EIO, "report: the worker drawing figure %zu died "
-                           "(signal %d)", k + 1, r->signal);
-    else if (r->code == FIG_FAILED || r->code < 0)
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        j->st = pl_err_set(j->err, PL_EIO, "report: figure %zu: %s", k + 1, why);
+    else if (r->code == FIG_FAILED)
         j->st = pl_err_set(j->err, PL_EIO, "%s", r->out[0] ? r->out : "report: a "
                            "figure's worker failed");
     else
