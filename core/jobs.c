@@ -45,10 +45,19 @@ typedef struct {
 } task;
 
 typedef struct {
-    pid_t pid;      /* 0: none (not started, or ended) */
+    pid_t pid;      /* 0: none (not started, or ended); -1: could not start */
     int fd;         /* the parent's end of the socket pair */
     long task;      /* the task it works on; -1: none */
 } worker;
+
+/* Whether any worker is running. */
+static int alive(const worker *ws, size_t n_workers)
+{
+    for (size_t i = 0; i < n_workers; i++)
+        if (ws[i].pid > 0)
+            return 1;
+    return 0;
+}
 
 /* Reads exactly len bytes: 1, or 0 at the end of the stream or an error. */
 static int read_all(int fd, void *buf, size_t len)
@@ -299,9 +308,16 @@ pl_status pl_jobs_run(size_t n, int jobs, const char *label, pl_jobs_work_fn wor
     int stop = 0;
     while (done < n && st == PL_OK && !stop) {
         for (size_t i = 0; i < n_workers && next < n && next - done < window; i++) {
+            if (ws[i].pid < 0)
+                continue;
             if (ws[i].pid == 0 && spawn(ws, n_workers, i, work, ctx, err) != PL_OK) {
-                st = err->code;
-                break;
+                /* out of processes or files: the others carry on */
+                ws[i].pid = -1;
+                if (!alive(ws, n_workers)) {
+                    st = err->code;
+                    break;
+                }
+                continue;
             }
             if (ws[i].task >= 0)
                 continue;
