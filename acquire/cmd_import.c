@@ -3,6 +3,7 @@
 #include "acquire/import.h"
 #include "commands.h"
 #include "core/cli.h"
+#include "core/jobs.h"
 #include "core/numtext.h"
 
 #include <assert.h>
@@ -24,8 +25,8 @@ static const pl_cli_command command = {
     "                       [--delimiter C] [--decimal C] [--split-releases]\n"
     "                       [--force]\n"
     "                       [--sync normal|full] [--db FILE]\n"
-    "       prismlab import --manifest FILE.csv [--force] [--sync normal|full]\n"
-    "                       [--db FILE]\n",
+    "       prismlab import --manifest FILE.csv [--jobs N] [--force]\n"
+    "                       [--sync normal|full] [--db FILE]\n",
     .about =
     "Stores a recording made elsewhere (a WAV or CSV file) as a run, exactly as\n"
     "the file holds it, with its SHA-256.  Options override the file's prismlab\n"
@@ -110,6 +111,7 @@ static pl_status parse_units(const pl_opt *opt, const char *value, pl_err *err)
 typedef struct {
     pl_import_options o;
     const char *db, *manifest;
+    long jobs;                  /* --jobs; 0: one per CPU */
     int format;                 /* -1: from the file name */
     int time_unit;              /* -1: from the time column's name */
     double lambda0_deg;         /* NaN: the file's */
@@ -178,6 +180,11 @@ static void import_table(pl_opt *t, size_t cap, import_args *a)
                     "else the first mark a number shows)"),
         PL_OPT_STRING("manifest", &a->manifest, "FILE",
                       "import every row of a manifest (docs/acquire.md)"),
+        PL_OPT_INT("jobs", &a->jobs, 0, 4096, "N",
+                   "--manifest: files read at once, each in a process of\n"
+                   "its own (0, the default: one per CPU; 1: one after\n"
+                   "the other); run ids and the store are the same on any\n"
+                   "count; memory: N times one file's import"),
         PL_OPT_CHOICE("sync", &o->sync_full, syncs, "normal|full",
                       "full: survive a power cut (slower); default normal"),
         PL_OPT_DB(&a->db),
@@ -236,6 +243,106 @@ static void each_cut(void *ctx, long long run_id, long long first_frame,
                first_frame);
 }
 
+/* import --manifest --jobs: the manifest's rows in worker processes. */
+typedef struct {
+    const pl_manifest *m;
+    const char *db;
+    int count, skipped, code;
+} manifest_jobs;
+
+/* A worker's row of a split file: each cut told as a row of a whole file
+ * is (each()), from the path the row's import names. */
+typedef struct {
+    int row;
+    const char *path;
+} row_cut_ctx;
+
+static void row_cut(void *ctx, long long run_id, long long first_frame, long long frames,
+                    int stored)
+{
+    const row_cut_ctx *c = ctx;
+    int skipped = 0;
+    (void)first_frame;
+    (void)frames;
+    each(&skipped, c->row, 0, run_id, c->path, stored);
+}
+
+/* Row k in a worker; its exit status: 0, else the command's for its
+ * error.  What it stored and passed over it prints (each()). */
+static int import_row_job(void *arg, size_t k, pl_jobs_turn *turn)
+{
+    manifest_jobs *j = arg;
+    pl_import_options how;
+    pl_import_options_init(&how);
+    char path[1600] = "";
+    row_cut_ctx cut = {(int)k, path};
+    how.notice = notice;
+    how.gate = pl_jobs_gate;
+    how.gate_ctx = turn;
+    how.each_run = row_cut;
+    how.each_run_ctx = &cut;
+    long long id = 0;
+    int stored = 0, split = 0;
+    pl_err err = {0};
+    if (pl_manifest_import(j->m, (int)k, j->db, &how, &id, &stored, &split, path,
+                           sizeof path, &err) != PL_OK)
+        return pl_cli_fail(command.name, &err);
+    int skipped = 0;
+    if (!split)
+        each(&skipped, (int)k, 0, id, path, stored);
+    return PL_EXIT_OK;
+}
+
+/* Lines of text that begin with what (at_start) or hold it. */
+static int lines_with(const char *text, const char *what, int at_start)
+{
+    int count = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *end = strchr(l, '\n'), *hit = strstr(l, what);
+        count += hit && (!end || hit < end) && (!at_start || hit == l);
+    }
+    return count;
+}
+
+static int import_row_emit(void *arg, size_t k, const pl_jobs_result *r)
+{
+    manifest_jobs *j = arg;
+    pl_jobs_print(r, 0, NULL);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab import: %s row %zu: %s\n", pl_manifest_path(j->m),
+                k + 1, why);
+    /* the runs a row stored are its run= lines, those passed over its
+     * "stored already" lines (each()): a row of a split file has many,
+     * which an exit status cannot carry */
+    j->count += lines_with(r->out, "run=", 1);
+    j->skipped += lines_with(r->errout, " is stored already as run ", 0);
+    if (r->code != PL_EXIT_OK)
+        j->code = r->code > 0 ? r->code : PL_EXIT_DATA;
+    return j->code != PL_EXIT_OK;   /* a serial import stops there too */
+}
+
+/* import --manifest with --jobs N (N > 1). */
+static int import_manifest_jobs(import_args *a, const char *path, int jobs)
+{
+    pl_err err = {0};
+    pl_manifest *m = NULL;
+    if (pl_manifest_open(&m, a->manifest, a->o.sync_full, a->o.force, &err) != PL_OK)
+        return pl_cli_fail(command.name, &err);
+    manifest_jobs j = {.m = m, .db = path};
+    int rows = pl_manifest_rows(m);
+    if (pl_jobs_run((size_t)rows, jobs, "import", import_row_job, import_row_emit, &j,
+                    &err) != PL_OK && j.code == PL_EXIT_OK)
+        j.code = pl_cli_fail(command.name, &err);
+    pl_manifest_close(m);
+    printf("imported %d run%s from %s into %s", j.count, pl_plural_s(j.count),
+           a->manifest, path);
+    if (j.skipped)
+        printf(" (%d stored already, skipped)", j.skipped);
+    putchar('\n');
+    return j.code;
+}
+
 /* One file, with progress. */
 static int import_file(import_args *a, const char *dbpath, const char *path)
 {
@@ -277,6 +384,9 @@ int pl_cmd_import(int argc, char **argv)
     if (a.manifest) {
         if (nargs > 0)
             return pl_cli_usage_error(cmd, "give a FILE or --manifest, not both");
+        int jobs = a.jobs ? (int)a.jobs : pl_jobs_cpus();
+        if (jobs > 1)
+            return import_manifest_jobs(&a, path, jobs);
         pl_err err = {0};
         int count = 0, skipped = 0;
         pl_status st = pl_import_manifest(path, a.manifest, a.o.sync_full, a.o.force,

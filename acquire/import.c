@@ -294,8 +294,10 @@ static pl_status begin(pl_writer *w, const pl_import_options *opt, import_file *
     pl_run_info *run = &f->run;
     const pl_source_info *info = &f->info;
     *stored = 0;
-    pl_status st = PL_OK;
-    if (run->experiment[0])
+    /* --jobs's turn before the first write: the experiment's row
+     * (autocommit, past the store's gate) is one too */
+    pl_status st = opt->gate ? opt->gate(opt->gate_ctx, err) : PL_OK;
+    if (st == PL_OK && run->experiment[0])
         st = pl_experiment_ensure(store, run->experiment, err);
     if (st == PL_OK)
         st = pl_writer_begin_run(w, run, info->channel, err);
@@ -862,6 +864,97 @@ static void each_cut(void *ctx, long long run_id, long long first_frame,
         c->each(c->ctx, c->row, c->rows, run_id, c->path, stored);
 }
 
+struct pl_manifest {
+    pl_csvtable *t;
+    const char *path;
+    char dir[1024];      /* the manifest's folder, with its '/' */
+    int sync_full, force;
+};
+
+pl_status pl_manifest_open(pl_manifest **out, const char *manifest, int sync_full,
+                           int force, pl_err *err)
+{
+    pl_manifest *m = calloc(1, sizeof *m);
+    *out = NULL;
+    if (!m)
+        return pl_err_set(err, PL_ENOMEM, "manifest: out of memory");
+    if (pl_csvtable_read(&m->t, manifest, err) != PL_OK ||
+        pl_csvtable_check_columns(m->t, manifest_columns,
+                                  sizeof manifest_columns / sizeof manifest_columns[0],
+                                  err) != PL_OK ||
+        pl_csvtable_require(m->t, "file", err) != PL_OK) {
+        pl_manifest_close(m);
+        return err->code;
+    }
+    m->path = manifest;
+    m->sync_full = sync_full;
+    m->force = force;
+    snprintf(m->dir, sizeof m->dir, "%s", manifest);
+    char *slash = strrchr(m->dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        m->dir[0] = '\0';
+    *out = m;
+    return PL_OK;
+}
+
+void pl_manifest_close(pl_manifest *m)
+{
+    if (!m)
+        return;
+    pl_csvtable_free(m->t);
+    free(m);
+}
+
+const char *pl_manifest_path(const pl_manifest *m)
+{
+    return m->path;
+}
+
+int pl_manifest_rows(const pl_manifest *m)
+{
+    return pl_csvtable_rows(m->t);
+}
+
+pl_status pl_manifest_import(const pl_manifest *m, int r, const char *db_path,
+                             const pl_import_options *how, long long *run_id,
+                             int *stored, int *split, char *path, size_t path_size,
+                             pl_err *err)
+{
+    manifest_row *row = malloc(sizeof *row);
+    *run_id = 0;
+    *stored = 0;
+    *split = 0;
+    if (path_size)
+        path[0] = '\0';
+    if (!row)
+        return pl_err_set(err, PL_ENOMEM, "manifest: out of memory");
+    pl_status st = read_row(m->t, r, m->dir, m->sync_full, row, err);
+    if (st == PL_OK) {
+        snprintf(path, path_size, "%s", row->path);
+        row->o.force = m->force;
+        row->o.notice = how->notice;
+        row->o.notice_ctx = how->notice_ctx;
+        row->o.gate = how->gate;
+        row->o.gate_ctx = how->gate_ctx;
+        row->o.each_run = how->each_run;
+        row->o.each_run_ctx = how->each_run_ctx;
+        *split = row->o.split_releases;
+        st = pl_import_file(db_path, &row->o, run_id, NULL, err);
+        /* A manifest killed half-way is resumed by running it again: what
+         * it stored whole is passed over, not a reason to stop. */
+        if (st == PL_EEXIST && *run_id > 0) {
+            *stored = 1;
+            st = PL_OK;
+        }
+        if (st != PL_OK)   /* the row's own errors name its line already */
+            pl_err_prefix(err, "%s:%ld: ", m->path, pl_csvtable_line(m->t, r));
+    }
+    free(row);
+    return st;
+}
+
 pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              int sync_full, int force,
                              void (*each)(void *ctx, int row, int rows,
@@ -870,54 +963,36 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              void *ctx, void (*notice)(void *ctx, const char *text),
                              void *notice_ctx, int *count, pl_err *err)
 {
-    pl_csvtable *t = NULL;
+    pl_manifest *m = NULL;
     *count = 0;
-    if (pl_csvtable_read(&t, manifest, err) != PL_OK)
+    if (pl_manifest_open(&m, manifest, sync_full, force, err) != PL_OK)
         return err->code;
-    pl_status st = pl_csvtable_check_columns(
-        t, manifest_columns, sizeof manifest_columns / sizeof manifest_columns[0], err);
-    if (st == PL_OK)
-        st = pl_csvtable_require(t, "file", err);
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", manifest);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash[1] = '\0';
-    else
-        dir[0] = '\0';
-    int rows = pl_csvtable_rows(t);
-    manifest_row *m = malloc(sizeof *m);
-    if (!m && st == PL_OK)
-        st = pl_err_set(err, PL_ENOMEM, "manifest: out of memory");
+    pl_import_options how;
+    pl_import_options_init(&how);
+    how.notice = notice;
+    how.notice_ctx = notice_ctx;
+    int rows = pl_manifest_rows(m);
+    pl_status st = PL_OK;
     for (int r = 0; r < rows && st == PL_OK; r++) {
         long long id = 0;
-        if ((st = read_row(t, r, dir, sync_full, m, err)) != PL_OK)
+        int stored = 0, split = 0;
+        char path[1600];
+        /* a row's cuts (split_releases) go to each() one a run, as a row
+         * of a whole file gets one */
+        row_cuts cuts = {each, ctx, r, rows, 0, path};
+        how.each_run = each_cut;
+        how.each_run_ctx = &cuts;
+        if ((st = pl_manifest_import(m, r, db_path, &how, &id, &stored, &split, path,
+                                     sizeof path, err)) != PL_OK)
             break;
-        m->o.force = force;
-        m->o.notice = notice;
-        m->o.notice_ctx = notice_ctx;
-        row_cuts cuts = {each, ctx, r, rows, 0, m->path};
-        m->o.each_run = each_cut;
-        m->o.each_run_ctx = &cuts;
-        st = pl_import_file(db_path, &m->o, &id, NULL, err);
-        /* A manifest killed half-way is resumed by running it again: what
-         * it stored whole is passed over, not a reason to stop. */
-        int stored = st == PL_EEXIST && id > 0;
-        if (stored)
-            st = PL_OK;
-        if (st != PL_OK) {
-            pl_err_prefix(err, "%s:%ld: ", manifest, pl_csvtable_line(t, r));
-            break;
-        }
-        if (m->o.split_releases) {   /* each cut was told already */
+        if (split) {   /* each cut was told already */
             *count += cuts.made;
             continue;
         }
         *count += !stored;
         if (each)
-            each(ctx, r, rows, id, m->path, stored);
+            each(ctx, r, rows, id, path, stored);
     }
-    free(m);
-    pl_csvtable_free(t);
+    pl_manifest_close(m);
     return st;
 }

@@ -14,6 +14,7 @@
 #include "acquire/source.h"
 #include "acquire/wav_source.h"
 #include "core/error.h"
+#include "db/store.h"
 
 typedef struct {
     const char *path;
@@ -40,6 +41,11 @@ typedef struct {
     void (*each_run)(void *ctx, long long run_id, long long first_frame,
                      long long frames, int stored);
     void *each_run_ctx;
+    /* Waited for before the first write (the shape of db/store.h's gate):
+     * --jobs's turn to write (core/jobs.h), so that run ids come in the
+     * manifest's order; NULL: none. */
+    pl_store_gate_fn gate;
+    void *gate_ctx;
 } pl_import_options;
 
 /* Fills opt with defaults ("from the file" everywhere). */
@@ -80,4 +86,33 @@ pl_status pl_import_manifest(const char *db_path, const char *manifest,
                              void *ctx, void (*notice)(void *ctx, const char *text),
                              void *notice_ctx, int *count, pl_err *err);
 
+/* A manifest read, for its rows one at a time (import --manifest
+ * --jobs: one worker a row).  pl_import_manifest() is these in a loop. */
+typedef struct pl_manifest pl_manifest;
+
+/* Reads and checks the manifest (its columns, the file column); the
+ * handle keeps manifest, which must outlive it. */
+pl_status pl_manifest_open(pl_manifest **out, const char *manifest, int sync_full,
+                           int force, pl_err *err);
+
+/* Frees the handle; NULL is a no-op. */
+void pl_manifest_close(pl_manifest *m);
+
+/* The manifest's file name, as given to pl_manifest_open(). */
+const char *pl_manifest_path(const pl_manifest *m);
+
+/* The manifest's rows (files). */
+int pl_manifest_rows(const pl_manifest *m);
+
+/* Imports row r as pl_import_manifest() does, with how's notice, gate and
+ * each_run; *stored = 1 when the file was passed over as *run_id (stored
+ * already); *split = 1 when the row splits its file (split_releases):
+ * then each cut went to how->each_run, and *run_id and *stored say
+ * nothing.  path (path_size bytes) receives the file's path before the
+ * import begins (each_run may read it).  An error names the manifest's
+ * FILE:LINE. */
+pl_status pl_manifest_import(const pl_manifest *m, int r, const char *db_path,
+                             const pl_import_options *how, long long *run_id,
+                             int *stored, int *split, char *path, size_t path_size,
+                             pl_err *err);
 #endif

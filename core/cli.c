@@ -246,6 +246,13 @@ void pl_cli_meter_update(pl_cli_meter *m, unsigned long long done,
     m->drawn = 1;
 }
 
+void pl_cli_progress_eta(pl_cli_meter *m, unsigned long long done,
+                         unsigned long long total)
+{
+    if (m->tty && total > 0)
+        pl_cli_meter_update(m, done, total);
+}
+
 pl_status pl_parse_sign(const char *name, const char *text, int *sign,
                         pl_err *err)
 {

@@ -253,6 +253,12 @@ void pl_cli_meter_start(pl_cli_meter *m, const char *label, const char *unit);
 void pl_cli_meter_update(pl_cli_meter *m, unsigned long long done,
                          unsigned long long total);
 
+/* pl_cli_progress() with the meter's rate and ETA: on a terminal what
+ * pl_cli_meter_update() draws, nothing otherwise (a log or a pipe gets
+ * no lines, as from pl_cli_progress()). */
+void pl_cli_progress_eta(pl_cli_meter *m, unsigned long long done,
+                         unsigned long long total);
+
 /* The meter's words after elapsed seconds: "1234/3232 starts  21.3
  * starts/s  ETA 1m35s"; "0/3232 starts  ETA ?" until a second has passed
  * and something is done; "3232/3232 starts  21.4 starts/s  in 2m31s" at

@@ -4,6 +4,7 @@
 #include "db/run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 pl_status pl_run_selection_open(pl_run_selection *sel, char *const *args,
                                 int nargs, pl_err *err)
@@ -21,6 +22,14 @@ pl_status pl_run_selection_open(pl_run_selection *sel, char *const *args,
         return err->code;
     }
     return PL_OK;
+}
+
+pl_status pl_run_selection_detach(pl_run_selection *sel, char **path, pl_err *err)
+{
+    *path = strdup(pl_store_path(sel->store));
+    pl_store_close(sel->store);
+    sel->store = NULL;
+    return *path ? PL_OK : pl_err_set(err, PL_ENOMEM, "out of memory");
 }
 
 void pl_run_selection_close(pl_run_selection *sel)

@@ -40,6 +40,12 @@ typedef struct {
 pl_status pl_run_selection_open(pl_run_selection *sel, char *const *args,
                                 int nargs, pl_err *err);
 
+/* Closes the store and leaves its path in *path (the caller frees it):
+ * before the fork of --jobs's workers (core/jobs.h), which open their
+ * own, so that none inherits SQLite's state of this connection.  The ids
+ * stay.  PL_ENOMEM (the store closed all the same). */
+pl_status pl_run_selection_detach(pl_run_selection *sel, char **path, pl_err *err);
+
 /* Closes the store and frees the ids; safe after a failed open. */
 void pl_run_selection_close(pl_run_selection *sel);
 

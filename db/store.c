@@ -32,6 +32,8 @@ struct pl_store {
     char *path;
     int immutable;   /* opened as an immutable snapshot (see connect()) */
     int readonly;    /* PL_STORE_READONLY: no statement may write */
+    pl_store_gate_fn gate;   /* asked before each transaction (NULL: none) */
+    void *gate_ctx;
 };
 
 /* Long enough to ride out the acquisition writer's commits (a few ms
@@ -83,7 +85,15 @@ pl_status pl_store_prepare(pl_store *store, const char *sql,
 
 pl_status pl_store_begin(pl_store *store, pl_err *err)
 {
+    if (store->gate && store->gate(store->gate_ctx, err) != PL_OK)
+        return err->code;
     return pl_store_exec(store, "BEGIN IMMEDIATE", err);
+}
+
+void pl_store_set_gate(pl_store *store, pl_store_gate_fn fn, void *ctx)
+{
+    store->gate = fn;
+    store->gate_ctx = ctx;
 }
 
 pl_status pl_store_commit(pl_store *store, pl_err *err)

@@ -98,6 +98,14 @@ pl_status pl_store_begin(pl_store *store, pl_err *err);
 pl_status pl_store_commit(pl_store *store, pl_err *err);
 void pl_store_rollback(pl_store *store);
 
+/* A gate pl_store_begin() passes before each transaction: fn(ctx, err)
+ * may wait, and its error is begin's.  A parallel command's worker
+ * (core/jobs.h) waits there for its turn to write, so that runs commit,
+ * and take their row ids, in the serial order.  Statements outside
+ * pl_store_begin() (autocommit) do not pass it.  NULL: no gate. */
+typedef pl_status (*pl_store_gate_fn)(void *ctx, pl_err *err);
+void pl_store_set_gate(pl_store *store, pl_store_gate_fn fn, void *ctx);
+
 /* Counts the rows of one of the schema's tables (a name of letters and
  * underscores: PL_EINVAL otherwise; PL_EDB when there is no such table). */
 pl_status pl_store_count_rows(pl_store *store, const char *table,

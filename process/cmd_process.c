@@ -2,6 +2,7 @@
  * L_p, impacts and spectra (process/process.h).  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/jobs.h"
 #include "core/json.h"
 #include "db/derived.h"
 #include "db/run.h"
@@ -17,7 +18,8 @@ static const pl_cli_command command = {
     .name = "process",
     .usage =
     "usage: prismlab process (RUN... | --experiment E | --all) [--cutoff HZ]\n"
-    "                        [--no-filter] [--threads N] [--json] [--db FILE]\n",
+    "                        [--no-filter] [--threads N] [--jobs N] [--json]\n"
+    "                        [--db FILE]\n",
     .about =
     "Derives from each run's two LDV channels the rotary speed by (4.1), theta\n"
     "and L_p = N theta / 2 pi by (4.2), the line impacts (time, omega-, omega+,\n"
@@ -179,13 +181,82 @@ static void record_refusal(pl_store *store, long long id, const pl_err *failure)
         pl_cli_fail(command.name, &err);
 }
 
+/* One run: processed, printed, refused or diagnosed.  turn (a worker of
+ * --jobs) is waited for once the run is computed: what follows writes
+ * (the refusal, the mark's end) in the serial order.  Returns 1 when the
+ * run failed. */
+static int process_one(pl_store *store, long long id, const pl_process_config *cfg,
+                       int json, size_t *printed, pl_jobs_turn *turn)
+{
+    pl_process_result r;
+    pl_err err = {0};
+    /* the mark is advice for readers (run show, the run page): a
+     * store that cannot take it still gets the results */
+    pl_err ignore = {0};
+    pl_work_begin(store, id, PL_WORK_PROCESSING, &ignore);
+    pl_status st = pl_process_run_summary(store, id, cfg, &r, &err);
+    if (turn)
+        pl_jobs_gate(turn, &ignore);
+    pl_work_end(store, id, &ignore);
+    if (st != PL_OK) {
+        name_run(id, &err);
+        pl_cli_fail(command.name, &err);
+        record_refusal(store, id, &err);
+        diagnose(store, id, NULL, &err);
+        return 1;
+    }
+    print_result(id, &r, json, printed);
+    diagnose(store, id, &r, &err);
+    pl_process_result_free(&r);
+    return 0;
+}
+
+/* --jobs: what the workers share (copied into each by the fork). */
+typedef struct {
+    const pl_run_selection *sel;
+    const char *db;              /* the store's path */
+    const pl_process_config *cfg;
+    int json, failed;
+    size_t printed;
+} jobs_ctx;
+
+/* Run k in a worker, on a store of its own whose transactions wait for
+ * the turn (core/jobs.h). */
+static int process_job(void *arg, size_t k, pl_jobs_turn *turn)
+{
+    jobs_ctx *j = arg;
+    pl_store *store = NULL;
+    pl_err err = {0};
+    size_t printed = 0;
+    if (pl_store_open(&store, j->db, 0, &err) != PL_OK) {
+        name_run(j->sel->ids[k], &err);
+        pl_cli_fail(command.name, &err);
+        return PL_EXIT_DATA;
+    }
+    pl_store_set_gate(store, pl_jobs_gate, turn);
+    int failed = process_one(store, j->sel->ids[k], j->cfg, j->json, &printed, turn);
+    pl_store_close(store);
+    return failed ? PL_EXIT_DATA : PL_EXIT_OK;
+}
+
+static int process_emit(void *arg, size_t k, const pl_jobs_result *r)
+{
+    jobs_ctx *j = arg;
+    pl_jobs_print(r, j->json, &j->printed);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab process: run %lld: %s\n", j->sel->ids[k], why);
+    j->failed += r->code != PL_EXIT_OK;
+    return 0;
+}
+
 int pl_cmd_process(int argc, char **argv)
 {
     pl_process_config cfg;
     pl_process_config_default(&cfg);
     pl_run_selection sel = {0};
     int json = 0;
-    long threads = 0;
+    long threads = 0, jobs = 0;
     size_t printed = 0;
     pl_opt opts[] = {
         PL_OPT_DOUBLE("cutoff", &cfg.cutoff_hz, 1e-3, 1e9, "HZ",
@@ -201,8 +272,14 @@ int pl_cmd_process(int argc, char **argv)
                       "have one, else none); 0: none, t_s is the centre of the\n"
                       "decoded step, later than the contact by that delay"),
         PL_OPT_INT("threads", &threads, 0, 256, "N",
-                   "threads for a run (0, the default: one per CPU); the\n"
-                   "result is the same to the bit on any count"),
+                   "threads for a run (0, the default: one per CPU, shared\n"
+                   "out among the --jobs); the result is the same to the\n"
+                   "bit on any count"),
+        PL_OPT_INT("jobs", &jobs, 0, 4096, "N",
+                   "runs processed at once, each in a process of its own\n"
+                   "(0, the default: one per CPU; 1: one after the\n"
+                   "other); the store and the output are the same on any\n"
+                   "count; memory: N times one run's"),
         PL_OPT_FLAG("json", &json, "print a JSON array, an object a run processed"),
         PL_OPT_RUN_SELECTION(&sel),
         PL_OPT_END()};
@@ -214,31 +291,38 @@ int pl_cmd_process(int argc, char **argv)
     if (pl_run_selection_open(&sel, argv + 1, nargs, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
     int failed = 0;
-    for (size_t k = 0; k < sel.n; k++) {
-        pl_process_result r;
-        if (sel.n > 1)
-            pl_cli_progress_clear();
-        /* the mark is advice for readers (run show, the run page): a
-         * store that cannot take it still gets the results */
-        pl_err ignore = {0};
-        pl_work_begin(sel.store, sel.ids[k], PL_WORK_PROCESSING, &ignore);
-        pl_status st = pl_process_run_summary(sel.store, sel.ids[k], &cfg, &r, &err);
-        pl_work_end(sel.store, sel.ids[k], &ignore);
-        if (st != PL_OK) {
-            name_run(sel.ids[k], &err);
-            pl_cli_fail(command.name, &err);
-            record_refusal(sel.store, sel.ids[k], &err);
-            diagnose(sel.store, sel.ids[k], NULL, &err);
-            failed++;
-            if (sel.n > 1)
-                pl_cli_progress("process", k + 1, sel.n);
-            continue;
+    if (jobs == 0)
+        jobs = pl_jobs_cpus();
+    if ((size_t)jobs > sel.n)
+        jobs = (long)sel.n;
+    if (jobs > 1) {
+        /* the CPUs shared out: N runs of cpus/N threads each */
+        if (threads == 0) {
+            int per = pl_jobs_cpus() / (int)jobs;
+            cfg.threads = per > 1 ? per : 1;
         }
-        print_result(sel.ids[k], &r, json, &printed);
-        diagnose(sel.store, sel.ids[k], &r, &err);
-        pl_process_result_free(&r);
-        if (sel.n > 1)
-            pl_cli_progress("process", k + 1, sel.n);
+        char *db = NULL;
+        if (pl_run_selection_detach(&sel, &db, &err) != PL_OK) {
+            pl_run_selection_close(&sel);
+            return pl_cli_fail(command.name, &err);
+        }
+        jobs_ctx j = {.sel = &sel, .db = db, .cfg = &cfg, .json = json};
+        if (pl_jobs_run(sel.n, (int)jobs, "process", process_job, process_emit, &j,
+                        &err) != PL_OK)
+            failed += pl_cli_fail(command.name, &err) != 0;
+        failed += j.failed;
+        printed = j.printed;
+        free(db);
+    } else {
+        pl_cli_meter meter;
+        pl_cli_meter_start(&meter, "process", "runs");
+        for (size_t k = 0; k < sel.n; k++) {
+            if (sel.n > 1)
+                pl_cli_progress_clear();
+            failed += process_one(sel.store, sel.ids[k], &cfg, json, &printed, NULL);
+            if (sel.n > 1)
+                pl_cli_progress_eta(&meter, k + 1, sel.n);
+        }
     }
     pl_run_selection_close(&sel);
     if (json)

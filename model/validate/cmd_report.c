@@ -3,6 +3,7 @@
  * prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/jobs.h"
 #include "core/numtext.h"
 #include "model/validate/report.h"
 
@@ -10,7 +11,7 @@
 
 static const pl_cli_command command = {
     .name = "report",
-    .usage = "usage: prismlab report --experiment E -o DIR [--db FILE]\n",
+    .usage = "usage: prismlab report --experiment E -o DIR [--jobs N] [--db FILE]\n",
     .about =
     "Writes the validation report of experiment E into DIR: index.html (open\n"
     "it in a browser; it needs no network), summary.md, metrics.csv and the\n"
@@ -23,10 +24,15 @@ static const pl_cli_command command = {
 int pl_cmd_report(int argc, char **argv)
 {
     const char *exp = NULL, *out = NULL, *db = NULL;
+    long jobs = 0;
     pl_opt opts[] = {
         PL_OPT_REQUIRED_STRING("experiment", &exp, "E", "the experiment"),
         PL_OPT_STRING_F("output", 'o', &out, PL_OPT_REQUIRED, "DIR",
                         "the folder the report goes to"),
+        PL_OPT_INT("jobs", &jobs, 0, 4096, "N",
+                   "figures drawn at once, each in a process of its own\n"
+                   "(0, the default: one per CPU; 1: one after the\n"
+                   "other); the files are the same on any count"),
         PL_OPT_DB(&db),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
@@ -38,7 +44,8 @@ int pl_cmd_report(int argc, char **argv)
     if (pl_store_open(&store, pl_cli_db_path(db), PL_STORE_READONLY, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
     pl_report_stats st;
-    pl_status s = pl_report_write(store, exp, out, &st, &err);
+    pl_status s = pl_report_write_jobs(store, exp, out, jobs ? (int)jobs : pl_jobs_cpus(),
+                                       &st, &err);
     pl_store_close(store);
     if (s != PL_OK)
         return pl_cli_fail(command.name, &err);

@@ -3,6 +3,7 @@
  * file prints. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/jobs.h"
 #include "core/json.h"
 #include "db/select.h"
 #include "db/work.h"
@@ -20,7 +21,7 @@ static const pl_cli_command command = {
     "usage: prismlab validate (RUN... | --experiment E | --all)\n"
     "                         [--fit lambda0,t0[,beta] | --no-fit]\n"
     "                         [--law line|plastic|both] [--g-sd M_S2]\n"
-    "                         [--json] [--db FILE]\n",
+    "                         [--jobs N] [--json] [--db FILE]\n",
     .about =
     "For each processed run, simulates the same prism on the same ramp from\n"
     "the detected release (seed 000 sections 2-4) and compares L_p(t) (4.2):\n"
@@ -141,8 +142,8 @@ static void print_match(out_ctx *o, long long id, int law, int fitted,
  * a mixture); a law or fit that fails is said and left out.  Returns how
  * many failed; *done counts them for the progress line. */
 static int validate_one(pl_store *store, long long id, int laws, int do_fit,
-                        const pl_fit_spec *spec, size_t *done, size_t total,
-                        out_ctx *o)
+                        const pl_fit_spec *spec, pl_cli_meter *meter, size_t *done,
+                        size_t total, out_ctx *o)
 {
     pl_err err = {0};
     pl_validation v[4];
@@ -164,7 +165,7 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
                                              law ? PL_LAW_PLASTIC : PL_LAW_LINE,
                                              fitted, spec, &v[n], &r[n], &err);
             ++*done;
-            pl_cli_progress("validate", *done, total);
+            pl_cli_progress_eta(meter, *done, total);
             if (st != PL_OK) {
                 if (strcmp(said, err.msg))
                     pl_cli_fail(command.name, &err);
@@ -188,16 +189,64 @@ static int validate_one(pl_store *store, long long id, int laws, int do_fit,
     return failed;
 }
 
-/* Every run, law and fit asked for; returns how many failed. */
-static int validate_all(const pl_run_selection *sel, int laws, int do_fit,
-                        const pl_fit_spec *spec, out_ctx *o)
+/* What every run is validated with; sel->store is the serial path's,
+ * db the workers' (they open their own). */
+typedef struct {
+    const pl_run_selection *sel;
+    const char *db;
+    int laws, do_fit;
+    const pl_fit_spec *spec;
+    out_ctx *o;
+    int failed;
+} job;
+
+/* Every run, law and fit asked for, one after the other; returns how
+ * many failed. */
+static int validate_all(job *j)
 {
     int failed = 0;
-    size_t total = sel->n * (laws == 3 ? 2 : 1) * (do_fit ? 2 : 1), done = 0;
-    for (size_t k = 0; k < sel->n; k++)
-        failed += validate_one(sel->store, sel->ids[k], laws, do_fit, spec,
-                               &done, total, o);
+    size_t total = j->sel->n * (j->laws == 3 ? 2 : 1) * (j->do_fit ? 2 : 1), done = 0;
+    pl_cli_meter meter;
+    pl_cli_meter_start(&meter, "validate", "fits");
+    for (size_t k = 0; k < j->sel->n; k++)
+        failed += validate_one(j->sel->store, j->sel->ids[k], j->laws, j->do_fit,
+                               j->spec, &meter, &done, total, j->o);
     return failed;
+}
+
+/* --jobs: run k in a worker, on a store of its own whose transactions
+ * wait for the turn (core/jobs.h); its JSON objects are a part of the
+ * array (pl_jobs_print()). */
+static int validate_job(void *arg, size_t k, pl_jobs_turn *turn)
+{
+    job *j = arg;
+    pl_store *store = NULL;
+    pl_err err = {0};
+    out_ctx o = {j->o->json, 0};
+    size_t done = 0;
+    pl_cli_meter quiet;   /* total 0: the parent draws the progress */
+    pl_cli_meter_start(&quiet, "validate", "fits");
+    if (pl_store_open(&store, j->db, 0, &err) != PL_OK) {
+        pl_err_prefix(&err, "run %lld: ", j->sel->ids[k]);
+        pl_cli_fail(command.name, &err);
+        return PL_EXIT_DATA;
+    }
+    pl_store_set_gate(store, pl_jobs_gate, turn);
+    int failed = validate_one(store, j->sel->ids[k], j->laws, j->do_fit, j->spec,
+                              &quiet, &done, 0, &o);
+    pl_store_close(store);
+    return failed ? PL_EXIT_DATA : PL_EXIT_OK;
+}
+
+static int validate_emit(void *arg, size_t k, const pl_jobs_result *r)
+{
+    job *j = arg;
+    pl_jobs_print(r, j->o->json, &j->o->n);
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        fprintf(stderr, "prismlab validate: run %lld: %s\n", j->sel->ids[k], why);
+    j->failed += r->code != PL_EXIT_OK;
+    return 0;
 }
 
 int pl_cmd_validate(int argc, char **argv)
@@ -208,6 +257,7 @@ int pl_cmd_validate(int argc, char **argv)
     int do_fit = 1, laws = 3;
     pl_run_selection sel = {0};
     out_ctx out = {0, 0};
+    long jobs = 0;
     pl_opt opts[] = {
         PL_OPT_CALLBACK("fit", &spec, parse_fit, "lambda0,t0[,beta]",
                         "the parameters fitted (default " PL_FIT_DEFAULT ")"),
@@ -221,6 +271,11 @@ int pl_cmd_validate(int argc, char **argv)
                       "spread from equator to pole; a systematic term)"),
         PL_OPT_FLAG("json", &out.json, "print a JSON array, an object a run,\n"
                     "law and fit (errors still on stderr)"),
+        PL_OPT_INT("jobs", &jobs, 0, 4096, "N",
+                   "runs validated at once, each in a process of its own\n"
+                   "(0, the default: one per CPU; 1: one after the\n"
+                   "other); the store and the output are the same on any\n"
+                   "count; memory: N times one run's"),
         PL_OPT_RUN_SELECTION(&sel),
         PL_OPT_END()};
     int nargs, rc = pl_cli_parse(&command, opts, argc, argv, &nargs);
@@ -228,7 +283,25 @@ int pl_cmd_validate(int argc, char **argv)
         return rc;
     if (pl_run_selection_open(&sel, argv + 1, nargs, &err) != PL_OK)
         return pl_cli_fail(command.name, &err);
-    int failed = validate_all(&sel, laws, do_fit, &spec, &out);
+    job j = {.sel = &sel, .laws = laws, .do_fit = do_fit, .spec = &spec, .o = &out};
+    if (jobs == 0)
+        jobs = pl_jobs_cpus();
+    int failed;
+    if (jobs > 1 && sel.n > 1) {
+        char *db = NULL;
+        if (pl_run_selection_detach(&sel, &db, &err) != PL_OK) {
+            pl_run_selection_close(&sel);
+            return pl_cli_fail(command.name, &err);
+        }
+        j.db = db;
+        if (pl_jobs_run(sel.n, (int)(jobs < (long)sel.n ? jobs : (long)sel.n), "validate",
+                        validate_job, validate_emit, &j, &err) != PL_OK)
+            j.failed += pl_cli_fail(command.name, &err) != 0;
+        failed = j.failed;
+        free(db);
+    } else {
+        failed = validate_all(&j);
+    }
     pl_run_selection_close(&sel);
     if (out.json)
         puts(out.n ? "]" : "[]");

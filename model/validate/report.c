@@ -3,6 +3,7 @@
 #include "model/validate/report.h"
 
 #include "core/atomicfile.h"
+#include "core/jobs.h"
 #include "core/plot.h"
 #include "core/version.h"
 #include "db/catalog.h"
@@ -466,19 +467,79 @@ static pl_status fig_run_ratio(const fig_ctx *c, const run_data *r, int *count, 
     return st;
 }
 
-static pl_status figures(const run_set *s, const char *dir, int *count,
+/* The figures one after the other: the experiment's three (fig_lp_omega
+ * draws three files), then a run's each. */
+enum { SHARED_FIGURES = 3 };
+
+/* Figure task k of figures(): the shared ones first, then run k - 3's. */
+static pl_status figure(fig_ctx *c, size_t k, int *count, pl_err *err)
+{
+    switch (k) {
+    case 0: return fig_lp_omega(c, count, err);
+    case 1: return fig_vp(c, count, err);
+    case 2: return fig_ratio(c, count, err);
+    default: return fig_run_ratio(c, &c->s->r[k - SHARED_FIGURES], count, err);
+    }
+}
+
+/* --jobs: the figures drawn in worker processes (core/jobs.h), which
+ * have the runs' data from the fork; PLplot's state is then each
+ * process's own.  A worker's exit status is the files it drew, or
+ * FIG_FAILED with the error on its stdout. */
+enum { FIG_FAILED = 125 };
+
+typedef struct {
+    fig_ctx *c;
+    int count;
+    pl_err *err;
+    pl_status st;
+} fig_jobs;
+
+static int fig_job(void *arg, size_t k, pl_jobs_turn *turn)
+{
+    fig_jobs *j = arg;
+    pl_err err = {0};
+    int count = 0;
+    (void)turn;   /* the figures are files of their own: no turn */
+    if (figure(j->c, k, &count, &err) != PL_OK) {
+        fputs(err.msg, stdout);
+        return FIG_FAILED;
+    }
+    return count;
+}
+
+static int fig_emit(void *arg, size_t k, const pl_jobs_result *r)
+{
+    fig_jobs *j = arg;
+    char why[96];
+    if (pl_jobs_death(r, why, sizeof why))
+        j->st = pl_err_set(j->err, PL_EIO, "report: figure %zu: %s", k + 1, why);
+    else if (r->code == FIG_FAILED)
+        j->st = pl_err_set(j->err, PL_EIO, "%s", r->out[0] ? r->out : "report: a "
+                           "figure's worker failed");
+    else
+        j->count += r->code;
+    return j->st != PL_OK;
+}
+
+static pl_status figures(const run_set *s, const char *dir, int jobs, int *count,
                          pl_err *err)
 {
     fig_ctx c;
     if (fig_init(&c, s, dir, err) != PL_OK)
         return err->code;
-    pl_status st = fig_lp_omega(&c, count, err);
-    if (st == PL_OK)
-        st = fig_vp(&c, count, err);
-    if (st == PL_OK)
-        st = fig_ratio(&c, count, err);
-    for (size_t i = 0; i < s->n && st == PL_OK; i++)
-        st = fig_run_ratio(&c, &s->r[i], count, err);
+    size_t n = SHARED_FIGURES + s->n;
+    pl_status st = PL_OK;
+    if (jobs > 1) {
+        fig_jobs j = {.c = &c, .err = err};
+        st = pl_jobs_run(n, jobs, NULL, fig_job, fig_emit, &j, err);
+        if (st == PL_OK)
+            st = j.st;
+        *count += j.count;
+    } else {
+        for (size_t k = 0; k < n && st == PL_OK; k++)
+            st = figure(&c, k, count, err);
+    }
     fig_free(&c);
     return st;
 }
@@ -1234,6 +1295,13 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
                           const char *dir, pl_report_stats *stats,
                           pl_err *err)
 {
+    return pl_report_write_jobs(store, experiment, dir, 1, stats, err);
+}
+
+pl_status pl_report_write_jobs(pl_store *store, const char *experiment,
+                               const char *dir, int jobs, pl_report_stats *stats,
+                               pl_err *err)
+{
     pl_experiment e;
     if (pl_experiment_get(store, experiment, &e, err) != PL_OK)
         return err->code;
@@ -1288,7 +1356,7 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
     }
     rs.runs = (int)s.n;
     if (st == PL_OK)
-        st = figures(&s, dir, &rs.figures, err);
+        st = figures(&s, dir, jobs, &rs.figures, err);
     if (st == PL_OK)
         st = write_tables(&s, experiment, dir, err);
     if (st == PL_OK)

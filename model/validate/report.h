@@ -28,4 +28,11 @@ pl_status pl_report_write(pl_store *store, const char *experiment,
                           const char *dir, pl_report_stats *stats,
                           pl_err *err);
 
+/* pl_report_write() with the figures drawn by jobs worker processes
+ * (core/jobs.h; 1: in this one, as pl_report_write()).  It forks: not
+ * from a process with threads of its own (the web server draws with 1). */
+pl_status pl_report_write_jobs(pl_store *store, const char *experiment,
+                               const char *dir, int jobs, pl_report_stats *stats,
+                               pl_err *err);
+
 #endif
