@@ -96,7 +96,29 @@ typedef struct {
     size_t n_common;
     double common_hz[PL_FRONTEND_MAX_LINES], common_amp_mps[PL_FRONTEND_MAX_LINES];
     double common_rms_mps;
+    double mains_hz;           /* the mains frequency the hum was fitted at,
+                                  removed or not (0: lead-in too short):
+                                  what a later segment of a long run fits
+                                  its hum at (pl_frontend_splice) */
+    size_t count_from, count_to; /* the events above (drop-outs, clipped and
+                                  lost stretches) are those that start in
+                                  [count_from, count_to): [0, n), or a long
+                                  run's segment's core (pl_frontend_splice) */
 } pl_frontend_report;
+
+/* A long run's segment (process/process.h, segment_frames): events are
+ * counted in its core [core_from, core_to) alone, each seam's margins
+ * being another segment's core.  A later segment (at > 0) is the run's
+ * lead-in [0, at) with the run's samples from frame origin on after it:
+ * its hum is fitted at mains_hz (the first segment's, which measured it
+ * over the run's first seconds; 0: found by the lead-in alone) and
+ * removed in the run's own phase on each side of the splice; its drift
+ * is not measured (NaN). */
+typedef struct {
+    size_t at, origin;
+    double mains_hz;
+    size_t core_from, core_to;
+} pl_frontend_splice;
 
 /* Cleans v[0], v[1] (m/s, n samples at rate Hz) in place as above, the
  * lead-in being samples [0, lead) and the motion [from, n).  omega_c
@@ -107,5 +129,11 @@ typedef struct {
 pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2],
                           size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err);
+
+/* The same on a spliced segment (splice NULL: pl_frontend_run()). */
+pl_status pl_frontend_run_spliced(double *v[2], size_t n, double rate, const double h[2],
+                                  size_t lead, size_t from, const pl_frontend_splice *splice,
+                                  double *omega_c, int threads, pl_frontend_report *rep,
+                                  pl_err *err);
 
 #endif

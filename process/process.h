@@ -40,7 +40,18 @@ typedef struct {
     double ramp_length_m;    /* ramp's length, for the speed check
                                 (process/physics.h); NaN: unknown (a0: no
                                 check; length: the longest lab ramp) */
+    size_t segment_frames;   /* a stored run of up to this many frames is
+                                processed whole; a longer one in segments
+                                of a quarter of it, each with its own
+                                arrays, so that the peak memory does not
+                                grow with the run (docs/process.md, "Long
+                                runs"); 0: always whole.  Default
+                                PL_PROCESS_SEGMENT_FRAMES */
 } pl_process_config;
+
+/* 10 minutes at 10 kHz: the whole path's peak for such a run is about
+ * 230 MB, a segment's (2.5 minutes and its margins) about as much. */
+#define PL_PROCESS_SEGMENT_FRAMES 6000000
 
 /* The defaults above. */
 void pl_process_config_default(pl_process_config *cfg);
