@@ -2096,11 +2096,18 @@ static pl_status long_segment(pl_store *store, long long run_id, const pl_run_in
 }
 
 /* The margins a segment is cut with, in turn while its impact search
- * goes its own way (seg_suspect()); past the last the run goes the
- * whole path.  On the 80-minute bench run, 4 of 32 segments needed a
- * second cut at 2 s and none a third. */
-static const double seg_margins_s[] = {SEG_MARGIN_S, 20, 60};
-#define SEG_CUTS (sizeof seg_margins_s / sizeof seg_margins_s[0])
+ * goes its own way (seg_suspect()): SEG_MARGIN_S, then an eighth and a
+ * half of the core (19 s and 75 s of the default's 150 s); past the
+ * last the run goes the whole path.  On the 80-minute bench run 4 of 32
+ * segments needed a second cut and 1 a third (at 20 s and 60 s); the
+ * last cut's segment, twice the core, sets the bound on the memory. */
+enum { SEG_CUTS = 3 };
+
+static size_t seg_margin(size_t cut, size_t S, size_t m0)
+{
+    size_t m = cut == 0 ? m0 : cut == 1 ? S / 8 : S / 2;
+    return m > m0 ? m : m0;
+}
 
 /* Where a later segment's samples start for core_a with margin frames
  * (never nearer the release than the first margin: the segment is
@@ -2141,7 +2148,7 @@ static pl_status process_long(pl_store *store, long long run_id, const pl_run_in
     for (size_t k = 0; k < K && st == PL_OK && !*whole; k++) {
         size_t core_a = k * S, core_b = k + 1 == K ? n : (k + 1) * S;
         for (size_t cut = 0; st == PL_OK && !*whole; cut++) {
-            size_t margin = (size_t)(seg_margins_s[cut] * rate);
+            size_t margin = seg_margin(cut, S, M);
             size_t a = k ? seg_start(core_a, margin, L.r.release, M) : 0;
             size_t b = core_b + margin < n ? core_b + margin : n;
             int again = 0;

@@ -14,12 +14,8 @@
  * PRISMLAB_BIN names the binary (default bin/prismlab);
  * PRISMLAB_BENCH_KEEP=1 leaves the stores (run-10s.db, run-10min.db,
  * run-80min.db, each processed) for comparing by hand. */
-#include "acquire/sim/simrun.h"
-#include "db/catalog.h"
-#include "db/run.h"
-#include "db/store.h"
+#include "tests/util/longrun.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,69 +35,6 @@ static void die(const char *what)
 {
     fprintf(stderr, "process_memory_bench: %s\n", what);
     exit(1);
-}
-
-/* A store at path holding one run of duration_s of rolling (1 s of
- * lead-in, 0.5 s of tail), unprocessed; its id into *run_id. */
-static void make_store(const char *path, double duration_s, long long *run_id)
-{
-    pl_err err = {0};
-    pl_simrun_config c;
-    pl_simrun_config_default(&c);
-    c.model.N = 38;
-    c.model.lambda0 = 4.5 * M_PI / 180;
-    c.model.ramp_length = 0;     /* an endless ramp */
-    c.model.duration = duration_s;
-    c.lead_in_s = 1.0;
-    c.tail_s = 0.5;
-    pl_simrun *s = NULL;
-    if (pl_simrun_create(&s, &c, &err) != PL_OK)
-        die(err.msg);
-    pl_prism pr;
-    pl_prism_init(&pr);
-    snprintf(pr.name, sizeof pr.name, "bench-38");
-    pr.n_edges = 38;
-    pr.a0_m = 0.015;
-    pr.length_m = 0.05;
-    pr.mass_kg = 0.27;
-    snprintf(pr.material, sizeof pr.material, "steel");
-    pl_ramp ramp;
-    pl_ramp_init(&ramp);
-    snprintf(ramp.name, sizeof ramp.name, "bench-ramp");
-    snprintf(ramp.material, sizeof ramp.material, "glass");
-    ramp.beta_rad = c.model.beta;
-    ramp.mu_s = c.model.mu_s;
-    pl_run_info info;
-    pl_run_info_init(&info);
-    snprintf(info.prism, sizeof info.prism, "bench-38");
-    snprintf(info.ramp, sizeof info.ramp, "bench-ramp");
-    info.sample_rate_hz = c.rate_hz;
-    info.n_channels = 2;
-    info.format = PL_FMT_U16;
-    info.little_endian = pl_host_little_endian();
-    snprintf(info.source_kind, sizeof info.source_kind, "sim");
-    info.synthetic = 1;
-    pl_channel ch[2];
-    pl_simrun_channels(s, ch);
-    size_t n = pl_simrun_frames(s);
-    const uint16_t *codes = pl_simrun_codes(s);
-    pl_store *store = NULL;
-    unlink(path);
-    if (pl_store_open(&store, path, PL_STORE_CREATE, &err) != PL_OK ||
-        pl_prism_add(store, &pr, &err) != PL_OK || pl_ramp_add(store, &ramp, &err) != PL_OK ||
-        pl_store_begin(store, &err) != PL_OK || pl_run_create(store, &info, ch, &err) != PL_OK)
-        die(err.msg);
-    for (size_t at = 0; at < n; at += 65536) {
-        size_t m = n - at < 65536 ? n - at : 65536;
-        if (pl_run_append_chunk(store, info.id, (long long)at, (long long)m,
-                                codes + 2 * at, m * 4, &err) != PL_OK)
-            die(err.msg);
-    }
-    if (pl_store_commit(store, &err) != PL_OK)
-        die(err.msg);
-    pl_store_close(store);   /* its checkpoint: the command reads no WAL */
-    pl_simrun_destroy(s);
-    *run_id = info.id;
 }
 
 /* `bin process ID --db path` as a fresh process: its peak resident
@@ -178,7 +111,9 @@ int main(void)
         long long id;
         long rss_kb = 0;
         snprintf(db, sizeof db, "%s/run-%s.db", dir, runs[k].name);
-        make_store(db, runs[k].duration_s, &id);
+        pl_err err = {0};
+        if (tu_long_run_store(db, runs[k].duration_s, &id, &err) != PL_OK)
+            die(err.msg);
         double dt = run_process(bin, db, id, out, &rss_kb);
         printf("process_maxrss_%s: %.0f MB\n", runs[k].name, rss_kb / 1024.0);
         if (!strcmp(runs[k].name, "80min")) {
