@@ -1695,19 +1695,21 @@ static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
 /* A run longer than cfg->segment_frames is processed in segments whose
  * cores, SEG_ALIGN-aligned and a quarter of segment_frames long, tile
  * it; each segment carries SEG_MARGIN_S of the run either side of its
- * core (the filter's support and the impact search's arcs, which
- * reach a slot or two across a seam) and, after the first, the run's
- * lead-in before its samples.  So every segment goes through the
- * whole-run pipeline as a run of its own: the same offsets, hum and
- * noise from the same lead-in, a release found where the motion resumes,
- * and its impacts, theta and series taken from its core only.  theta is
- * carried across each seam from the segment before (anchored theta at
- * the seam's sample, both segments seeing the same impacts around it).
- * What the lead-in cannot carry (hum, whose phase the splice breaks;
- * motion common to both beams, fitted over the whole run; a late start;
- * gaps; the motion ending before the last segment) is left to the whole
- * path: docs/process.md, "Long runs". */
+ * core (the filter's support and the impact search's arcs, which reach a
+ * slot or two across a seam) and, after the first, the run's lead-in
+ * before its samples.  So every segment goes through the whole-run
+ * pipeline as a run of its own: the same offsets, hum and noise from the
+ * same lead-in (the hum in the run's phase: pl_frontend_splice), the
+ * first segment's release, cut-off and slope, and its impacts, theta and
+ * series taken from its core only.  theta is carried across each seam
+ * from the segment before (anchored theta at the seam's sample, both
+ * segments seeing the same impacts around it).  What the lead-in cannot
+ * carry (a late start, motion common to both beams, gaps, the motion
+ * ending before the last segment) is left to the whole path:
+ * docs/process.md, "Long runs". */
 #define SEG_MARGIN_S 2.0
+/* seg_suspect(), seg_agrees() */
+#define SEG_PHASE_SUSPECT 5.0
 /* a multiple of the 1 kHz series' decimation and of the raw extremes'
  * bucket, so that each core's share of both starts on a value of its own */
 #define SEG_ALIGN 1280
@@ -1726,6 +1728,12 @@ typedef struct {
     seg_io io;               /* the first segment's lead-in and release */
     double phase_ref;        /* the smallest phase_sd_rad of the segments kept */
     double unconfirmed_ref;  /* the first segment's core's unconfirmed part */
+    int probing;             /* the first segment's first cut: its core's
+                                impacts into probe, for the next to match */
+    pl_impact *probe;
+    size_t n_probe;
+    double probe_phase, probe_unconfirmed;   /* its phase_sd_rad, unconfirmed part */
+    size_t segments;         /* kept */
     pl_derived_part *part[PARTS];
 } long_run;
 
@@ -1846,6 +1854,7 @@ static pl_status seg_add(long_run *L, pl_process_result *rk, const double *omc, 
 {
     pl_process_result *R = &L->r;
     double rate = rk->rate_hz, w = (double)(cb - ca), shift_s = (double)shift / rate;
+    L->segments++;
     if (first) {
         pl_impact *imp = R->impacts;
         size_t n_imp = R->n_impacts;
@@ -1976,9 +1985,6 @@ static pl_status long_finish(long_run *L, int N, pl_err *err)
     return PL_OK;
 }
 
-/* One segment: the run's frames [a, b) after its first pre (the lead-in),
- * core [core_a, core_b); *whole set (with why) when it shows something
- * only the whole path measures. */
 /* The impacts of a segment's core [ca, cb) (cb 0: to the end) and how
  * many of them are unconfirmed, into n[0], n[1]. */
 static void core_counts(const pl_process_result *rk, size_t ca, size_t cb, size_t n[2])
@@ -1993,6 +1999,55 @@ static void core_counts(const pl_process_result *rk, size_t ca, size_t cb, size_
     }
 }
 
+/* The first segment has no neighbour kept before it to be judged by:
+ * it is cut twice (SEG_MARGIN_S and an eighth of its core), and kept
+ * when the two cuts' core impacts agree (at most one more or less, and
+ * SEG_AGREE of them within 0.1 ms), or when the second is plainly the
+ * better (SEG_PHASE_SUSPECT times less scatter about the lattice, no
+ * more unconfirmed); then the third cut the same way.  On the 80-minute
+ * bench run cut in cores of 165 s the first two cuts left a third of the
+ * first core's slots unconfirmed (scatter 0.04 rad) where the whole run
+ * confirms every one, and the third none (3.7e-5 rad). */
+#define SEG_AGREE 0.999
+
+static int seg_probe(long_run *L, const pl_process_result *rk, size_t cb, pl_err *err)
+{
+    size_t c[2];
+    core_counts(rk, 0, cb, c);
+    L->probe_phase = rk->phase_sd_rad;
+    L->probe_unconfirmed = c[0] ? (double)c[1] / (double)c[0] : 1;
+    free(L->probe);
+    L->n_probe = 0;
+    L->probe = malloc((c[0] ? c[0] : 1) * sizeof *L->probe);
+    if (!L->probe)
+        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts", c[0]);
+    for (size_t i = 0; i < rk->n_impacts; i++)
+        if ((rk->impacts[i].t_s - rk->decoder_shift_s) * rk->rate_hz < (double)cb)
+            L->probe[L->n_probe++] = rk->impacts[i];
+    return PL_OK;
+}
+
+static int seg_agrees(const long_run *L, const pl_process_result *rk, size_t cb)
+{
+    size_t near = 0, m = 0, j = 0, c[2];
+    core_counts(rk, 0, cb, c);
+    /* or plainly the better of the two: the probe went its own way */
+    if (rk->phase_sd_rad * SEG_PHASE_SUSPECT < L->probe_phase &&
+        (double)c[1] <= L->probe_unconfirmed * (double)c[0])
+        return 1;
+    const pl_impact *p = L->probe;
+    for (size_t i = 0; i < rk->n_impacts; i++) {
+        double t = rk->impacts[i].t_s;
+        if ((t - rk->decoder_shift_s) * rk->rate_hz >= (double)cb)
+            continue;
+        m++;
+        while (j + 1 < L->n_probe && fabs(p[j + 1].t_s - t) <= fabs(p[j].t_s - t))
+            j++;
+        near += L->n_probe && fabs(p[j].t_s - t) < 1e-4;
+    }
+    return m + 1 >= L->n_probe && L->n_probe + 1 >= m && (double)near >= SEG_AGREE * (double)m;
+}
+
 /* A segment's impact search went its own way (a stretch of its lattice
  * out of phase, or its instants a ring cycle off the whole run's: on the
  * 80-minute bench run, 4 segments of 32 cut with 2 s margins, each at
@@ -2001,7 +2056,6 @@ static void core_counts(const pl_process_result *rk, size_t ca, size_t cb, size_
  * kept so far, or SEG_UNCONFIRMED_SUSPECT more of its core's slots
  * unconfirmed than the first segment's.  It is cut again with wider
  * margins (SEG_MARGINS_S), more of the run around it. */
-#define SEG_PHASE_SUSPECT 5.0
 #define SEG_UNCONFIRMED_SUSPECT 0.002
 
 static int seg_suspect(const long_run *L, const pl_process_result *rk, size_t ca, size_t cb)
@@ -2073,6 +2127,10 @@ static pl_status long_segment(pl_store *store, long long run_id, const pl_run_in
                            "last segment", (double)((long long)rk.end + shift) / rate);
     else if (!first && seg_suspect(L, &rk, ca, last ? 0 : cb))
         *again = 1;
+    else if (first && L->probing)
+        *again = 1, st = seg_probe(L, &rk, cb, err);
+    else if (first && !seg_agrees(L, &rk, cb))
+        *again = 1;
     else
         done = 1;
     if (done && first) {
@@ -2097,7 +2155,7 @@ static pl_status long_segment(pl_store *store, long long run_id, const pl_run_in
 
 /* The margins a segment is cut with, in turn while its impact search
  * goes its own way (seg_suspect()): SEG_MARGIN_S, then an eighth and a
- * half of the core (19 s and 75 s of the default's 150 s); past the
+ * half of the core (21 s and 82 s of the default's 165 s); past the
  * last the run goes the whole path.  On the 80-minute bench run 4 of 32
  * segments needed a second cut and 1 a third (at 20 s and 60 s); the
  * last cut's segment, twice the core, sets the bound on the memory. */
@@ -2118,6 +2176,52 @@ static size_t seg_start(size_t core_a, size_t margin, size_t release, size_t m0)
     if (core_a > margin && core_a - margin >= floor_at)
         return core_a - margin;
     return core_a - m0 > floor_at ? floor_at : core_a - m0;
+}
+
+/* A core [core_a, core_b) of the run through its cuts (seg_margin()) until
+ * one holds; when none does, its halves in turn (SEG_SPLITS times at
+ * most: each half, another window on the run, its own cuts), and past
+ * that the run goes whole.  On the 80-minute bench run one core of 165 s
+ * held at none of its cuts and at its halves' first.  *cuts counts the
+ * segments processed again. */
+enum { SEG_SPLITS = 2 };
+
+static pl_status long_piece(pl_store *store, long long run_id, const pl_run_info *info,
+                            const pl_channel ch[2], int N, const pl_process_config *c,
+                            long_run *L, size_t S, size_t M, size_t core_a, size_t core_b,
+                            int depth, int *whole, size_t *cuts, char *why, size_t why_n,
+                            pl_err *err)
+{
+    size_t n = (size_t)info->n_frames;
+    int first = core_a == 0, last = core_b == n, again = 1;
+    pl_status st = PL_OK;
+    for (size_t cut = 0; cut < SEG_CUTS && again && st == PL_OK && !*whole; cut++) {
+        /* the first core: probed at its second cut, then kept at its
+         * first or third (seg_agrees()) */
+        L->probing = first && cut == 0;
+        size_t margin = seg_margin(!first ? cut : cut == 0 ? 1 : cut == 1 ? 0 : 2, S, M);
+        size_t a = first ? 0 : seg_start(core_a, margin, L->r.release, M);
+        size_t b = core_b + margin < n ? core_b + margin : n;
+        again = 0;
+        st = long_segment(store, run_id, info, ch, N, c, L, first ? 0 : L->r.release, a, b,
+                          core_a, core_b, first, last, whole, &again, why, why_n, err);
+        *cuts += again && !L->probing;
+    }
+    if (st != PL_OK || *whole || !again)
+        return st;
+    size_t half = (core_b - core_a) / 2 / SEG_ALIGN * SEG_ALIGN;
+    if (depth == SEG_SPLITS || half < 2 * M + SEG_ALIGN) {
+        *whole = seg_whole(why, why_n, "the impact search in the segment from %.3f s went "
+                           "its own way however it was cut",
+                           (double)core_a / info->sample_rate_hz);
+        return PL_OK;
+    }
+    st = long_piece(store, run_id, info, ch, N, c, L, S, M, core_a, core_a + half, depth + 1,
+                    whole, cuts, why, why_n, err);
+    if (st == PL_OK && !*whole)
+        st = long_piece(store, run_id, info, ch, N, c, L, S, M, core_a + half, core_b,
+                        depth + 1, whole, cuts, why, why_n, err);
+    return st;
 }
 
 /* A run longer than c->segment_frames, in segments (above), written as
@@ -2145,26 +2249,11 @@ static pl_status process_long(pl_store *store, long long run_id, const pl_run_in
     pl_status st = pl_derived_begin(store, run_id, &w, err);
     if (st == PL_OK)
         st = parts_open(w, n, rate, &L, err);
-    for (size_t k = 0; k < K && st == PL_OK && !*whole; k++) {
-        size_t core_a = k * S, core_b = k + 1 == K ? n : (k + 1) * S;
-        for (size_t cut = 0; st == PL_OK && !*whole; cut++) {
-            size_t margin = seg_margin(cut, S, M);
-            size_t a = k ? seg_start(core_a, margin, L.r.release, M) : 0;
-            size_t b = core_b + margin < n ? core_b + margin : n;
-            int again = 0;
-            st = long_segment(store, run_id, info, ch, N, c, &L, k ? L.r.release : 0, a, b,
-                              core_a, core_b, k == 0, k + 1 == K, whole, &again, why, why_n,
-                              err);
-            if (!again)
-                break;
-            if (cut + 1 == SEG_CUTS)
-                *whole = seg_whole(why, why_n, "the impact search in the segment from "
-                                   "%.3f s went its own way however it was cut",
-                                   (double)core_a / rate);
-            cuts++;
-        }
-    }
+    for (size_t k = 0; k < K && st == PL_OK && !*whole; k++)
+        st = long_piece(store, run_id, info, ch, N, c, &L, S, M, k * S,
+                        k + 1 == K ? n : (k + 1) * S, 0, whole, &cuts, why, why_n, err);
     L.r.n = n;
+    free(L.probe);
     if (st == PL_OK && !*whole)
         st = long_finish(&L, N, err);
     parts_close(&L);
@@ -2193,7 +2282,7 @@ static pl_status process_long(pl_store *store, long long run_id, const pl_run_in
     make_record(run_id, c, R, N, ch, &rec);
     size_t len = strlen(rec.params);
     snprintf(rec.params + len, sizeof rec.params - len,
-             "segments=%zu\nsegment_frames=%zu\nsegments_recut=%zu\n", K, S, cuts);
+             "segments=%zu\nsegment_frames=%zu\nsegments_recut=%zu\n", L.segments, S, cuts);
     st = pl_derived_finish(w, &rec, R->impacts, R->n_impacts, err);
     if (st == PL_OK && out)
         *out = *R;

@@ -67,15 +67,17 @@ static double run_process(const char *bin, const char *path, long long id, const
     return now_s() - t0;
 }
 
-/* The impacts the command's output names ("impacts: K ..."); -1 if none. */
+/* The impacts the command's output names ("... impacts=K ..."); -1 if none. */
 static long impacts_of(const char *out)
 {
     FILE *f = fopen(out, "r");
     char line[512];
     long k = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, " impacts: %ld", &k) == 1)
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, " impacts=");
+        if (at && sscanf(at, " impacts=%ld", &k) == 1)
             break;
+    }
     if (f)
         fclose(f);
     return k;

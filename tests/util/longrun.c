@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-pl_status tu_long_run_store(const char *path, double duration_s, long long *run_id, pl_err *err)
+pl_status tu_long_run_sim(double duration_s, pl_simrun **out, pl_err *err)
 {
     pl_simrun_config c;
     pl_simrun_config_default(&c);
@@ -20,9 +20,14 @@ pl_status tu_long_run_store(const char *path, double duration_s, long long *run_
     c.model.duration = duration_s;
     c.lead_in_s = 1.0;
     c.tail_s = 0.5;
-    pl_simrun *s = NULL;
-    if (pl_simrun_create(&s, &c, err) != PL_OK)
-        return err->code;
+    *out = NULL;
+    return pl_simrun_create(out, &c, err);
+}
+
+pl_status tu_long_run_put(const char *path, const pl_simrun *s, long long *run_id,
+                          pl_err *err)
+{
+    const pl_simrun_config *c = pl_simrun_get_config(s);
     pl_prism pr;
     pl_prism_init(&pr);
     snprintf(pr.name, sizeof pr.name, "bench-38");
@@ -35,13 +40,13 @@ pl_status tu_long_run_store(const char *path, double duration_s, long long *run_
     pl_ramp_init(&ramp);
     snprintf(ramp.name, sizeof ramp.name, "bench-ramp");
     snprintf(ramp.material, sizeof ramp.material, "glass");
-    ramp.beta_rad = c.model.beta;
-    ramp.mu_s = c.model.mu_s;
+    ramp.beta_rad = c->model.beta;
+    ramp.mu_s = c->model.mu_s;
     pl_run_info info;
     pl_run_info_init(&info);
     snprintf(info.prism, sizeof info.prism, "bench-38");
     snprintf(info.ramp, sizeof info.ramp, "bench-ramp");
-    info.sample_rate_hz = c.rate_hz;
+    info.sample_rate_hz = c->rate_hz;
     info.n_channels = 2;
     info.format = PL_FMT_U16;
     info.little_endian = pl_host_little_endian();
@@ -67,8 +72,18 @@ pl_status tu_long_run_store(const char *path, double duration_s, long long *run_
     if (st == PL_OK)
         st = pl_store_commit(store, err);
     pl_store_close(store);   /* its checkpoint: the command reads no WAL */
-    pl_simrun_destroy(s);
     *run_id = info.id;
+    return st;
+}
+
+pl_status tu_long_run_store(const char *path, double duration_s, long long *run_id,
+                            pl_err *err)
+{
+    pl_simrun *s = NULL;
+    pl_status st = tu_long_run_sim(duration_s, &s, err);
+    if (st == PL_OK)
+        st = tu_long_run_put(path, s, run_id, err);
+    pl_simrun_destroy(s);
     return st;
 }
 

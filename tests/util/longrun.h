@@ -3,6 +3,7 @@
 #ifndef PL_TU_LONGRUN_H
 #define PL_TU_LONGRUN_H
 
+#include "acquire/sim/simrun.h"
 #include "core/error.h"
 
 /* A fresh store at path (replaced) holding one run of duration_s of
@@ -13,5 +14,12 @@
  * and ramp "bench-ramp" in the catalogue.  Its id into *run_id. */
 pl_status tu_long_run_store(const char *path, double duration_s, long long *run_id,
                             pl_err *err);
+
+/* The same in two steps, for a caller that wants the recording too: the
+ * simulated run (*out; the caller destroys it), and the store at path
+ * (replaced) holding it. */
+pl_status tu_long_run_sim(double duration_s, pl_simrun **out, pl_err *err);
+pl_status tu_long_run_put(const char *path, const pl_simrun *s, long long *run_id,
+                          pl_err *err);
 
 #endif
