@@ -70,7 +70,7 @@ static long process_in_child(const char *db, long long id, size_t segment_frames
         }
         pl_process_result_free(&r);
         pl_store_close(store);
-        _exit(0);
+        exit(0);   /* (not _exit: LeakSanitizer looks at the child's heap) */
     }
     int status;
     struct rusage ru;
@@ -140,7 +140,14 @@ static double *read_series(const char *db, long long id, const char *name, int d
 static void memory_stays_below_the_whole(void **state)
 {
     fixture *f = *state;
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's quarantine holds freed segments' memory and its shadow
+     * doubles every page: the bound is the plain build's */
+    (void)f;
+    skip();
+#else
     assert_true(f->rss_seg_kb < f->rss_whole_kb / 2);
+#endif
 }
 
 /* The issue's figures: impacts within 0.01 %, 99.9 % of the instants
