@@ -27,6 +27,18 @@ static void to_le(double *v, size_t n)
     }
 }
 
+/* A series row's columns but its data (?8) into st. */
+static void bind_series(sqlite3_stmt *st, long long run, const pl_series *s)
+{
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, s->decimation);
+    sqlite3_bind_double(st, 5, s->t0_s);
+    sqlite3_bind_double(st, 6, s->rate_hz);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+}
+
 static pl_status save_series(pl_store *store, long long run, const pl_series *s,
                              pl_err *err)
 {
@@ -47,13 +59,7 @@ static pl_status save_series(pl_store *store, long long run, const pl_series *s,
         to_le(copy, s->n);
         blob = copy;
     }
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, s->decimation);
-    sqlite3_bind_double(st, 5, s->t0_s);
-    sqlite3_bind_double(st, 6, s->rate_hz);
-    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+    bind_series(st, run, s);
     sqlite3_bind_blob64(st, 8, s->n ? blob : "", s->n * sizeof(double),
                         SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -232,13 +238,7 @@ pl_status pl_derived_part_open(pl_derived_writer *w, const pl_series *s,
         free(p);
         return err->code;
     }
-    sqlite3_bind_int64(st, 1, w->run_id);
-    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, s->decimation);
-    sqlite3_bind_double(st, 5, s->t0_s);
-    sqlite3_bind_double(st, 6, s->rate_hz);
-    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+    bind_series(st, w->run_id, s);
     sqlite3_bind_int64(st, 8, (sqlite3_int64)(s->n * sizeof(double)));
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
