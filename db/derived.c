@@ -27,6 +27,18 @@ static void to_le(double *v, size_t n)
     }
 }
 
+/* A series row's columns but its data (?8) into st. */
+static void bind_series(sqlite3_stmt *st, long long run, const pl_series *s)
+{
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, s->decimation);
+    sqlite3_bind_double(st, 5, s->t0_s);
+    sqlite3_bind_double(st, 6, s->rate_hz);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+}
+
 static pl_status save_series(pl_store *store, long long run, const pl_series *s,
                              pl_err *err)
 {
@@ -47,13 +59,7 @@ static pl_status save_series(pl_store *store, long long run, const pl_series *s,
         to_le(copy, s->n);
         blob = copy;
     }
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, s->decimation);
-    sqlite3_bind_double(st, 5, s->t0_s);
-    sqlite3_bind_double(st, 6, s->rate_hz);
-    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->n);
+    bind_series(st, run, s);
     sqlite3_bind_blob64(st, 8, s->n ? blob : "", s->n * sizeof(double),
                         SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -209,6 +215,71 @@ pl_status pl_derived_begin(pl_store *store, long long run_id, pl_derived_writer 
 pl_status pl_derived_put(pl_derived_writer *w, const pl_series *s, pl_err *err)
 {
     return save_series(w->store, w->run_id, s, err);
+}
+
+struct pl_derived_part {
+    pl_derived_writer *w;
+    const char *name;
+    size_t n;
+    sqlite3_blob *blob;
+};
+
+pl_status pl_derived_part_open(pl_derived_writer *w, const pl_series *s,
+                               pl_derived_part **out, pl_err *err)
+{
+    *out = NULL;
+    pl_derived_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return pl_err_set(err, PL_ENOMEM, "series '%s': out of memory", s->name);
+    sqlite3_stmt *st = NULL;
+    if (pl_store_prepare(w->store, "INSERT INTO series (run_id, name, unit, decimation, "
+                         "t0_s, rate_hz, n, data) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                         "zeroblob(?))", &st, err) != PL_OK) {
+        free(p);
+        return err->code;
+    }
+    bind_series(st, w->run_id, s);
+    sqlite3_bind_int64(st, 8, (sqlite3_int64)(s->n * sizeof(double)));
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    sqlite3 *db = pl_store_db(w->store);
+    if (rc != SQLITE_DONE ||
+        sqlite3_blob_open(db, "main", "series", "data", sqlite3_last_insert_rowid(db), 1,
+                          &p->blob) != SQLITE_OK) {
+        free(p);
+        return pl_store_fail(w->store, "saving a series in parts", err);
+    }
+    p->w = w;
+    p->name = s->name;
+    p->n = s->n;
+    *out = p;
+    return PL_OK;
+}
+
+pl_status pl_derived_part_write(pl_derived_part *p, size_t at, const double *v, size_t m,
+                                pl_err *err)
+{
+    if (at > p->n || m > p->n - at)
+        return pl_err_set(err, PL_EINVAL, "series '%s': values %zu to %zu of %zu",
+                          p->name, at, at + m, p->n);
+    double le[512];
+    for (size_t k = 0; k < m; k += 512) {
+        size_t c = m - k < 512 ? m - k : 512;
+        memcpy(le, v + k, c * sizeof *le);
+        to_le(le, c);
+        if (sqlite3_blob_write(p->blob, le, (int)(c * sizeof *le),
+                               (int)((at + k) * sizeof *le)) != SQLITE_OK)
+            return pl_store_fail(p->w->store, "writing a series in parts", err);
+    }
+    return PL_OK;
+}
+
+void pl_derived_part_close(pl_derived_part *p)
+{
+    if (!p)
+        return;
+    sqlite3_blob_close(p->blob);
+    free(p);
 }
 
 pl_status pl_derived_sync(pl_derived_writer *w, pl_err *err)

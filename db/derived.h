@@ -134,6 +134,20 @@ pl_status pl_derived_finish(pl_derived_writer *w, const pl_processing *rec,
                             pl_err *err);
 void      pl_derived_abort(pl_derived_writer *w);   /* NULL: no-op */
 
+/* A series too long to hold whole (a long run's 1 kHz series, processed
+ * in segments: process/process.h): pl_derived_part_open() adds series s
+ * of s->n zero values (s->data is not read), pl_derived_part_write()
+ * writes values [at, at + m) of it from v, in any order, and
+ * pl_derived_part_close() ends the writing (before the writer's finish or
+ * abort; NULL: no-op).  The values stay the writer's transaction's. */
+typedef struct pl_derived_part pl_derived_part;
+
+pl_status pl_derived_part_open(pl_derived_writer *w, const pl_series *s,
+                               pl_derived_part **out, pl_err *err);
+pl_status pl_derived_part_write(pl_derived_part *p, size_t at, const double *v, size_t m,
+                                pl_err *err);
+void      pl_derived_part_close(pl_derived_part *p);
+
 /* Sends what the writer has put so far to the disk (fdatasync of the
  * write-ahead log) while the transaction stays open: the commit's own
  * sync then has only the rest to wait for.  Nothing becomes visible or

@@ -52,12 +52,26 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
                           size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err)
 {
+    return pl_frontend_run_spliced(v, n, rate, h, lead, from, NULL, omega_c, threads, rep,
+                                   err);
+}
+
+pl_status pl_frontend_run_spliced(double *v[2], size_t n, double rate, const double h[2],
+                                  size_t lead, size_t from, const pl_frontend_splice *splice,
+                                  double *omega_c, int threads, pl_frontend_report *rep,
+                                  pl_err *err)
+{
     memset(rep, 0, sizeof *rep);
     rep->lost_t_s = NAN;
     rep->hum_drift_hz = rep->hum_drift_se_hz = NAN;
     rep->clip_from_s[0] = rep->clip_from_s[1] = NAN;
     rep->clip_to_s[0] = rep->clip_to_s[1] = NAN;
     rep->sat_level_mps[0] = rep->sat_level_mps[1] = NAN;
+    rep->count_to = n;
+    if (splice) {
+        rep->count_from = splice->core_from;
+        rep->count_to = splice->core_to;
+    }
     if (lead > n)
         lead = n;
     unsigned char *use[2] = {NULL, NULL};
@@ -85,7 +99,8 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
     if (st != PL_OK) {
         free(use[0]);
         free(use[1]);
-    } else if (pl_fe_offsets_and_hum(v, h, n, rate, lead, use, level, threads, rep) != 0) {
+    } else if (pl_fe_offsets_and_hum(v, h, n, rate, lead, use, level, splice, threads,
+                                     rep) != 0) {
         st = pl_err_set(err, PL_ENOMEM, "hum fit: out of memory for %zu samples", lead);
     }
     for (int c = 0; st == PL_OK && c < 2; c++) {

@@ -63,4 +63,10 @@ pl_status pl_frontend_run(double *v[2], size_t n, double rate, const double h[2]
                           size_t lead, size_t from, double *omega_c, int threads,
                           pl_frontend_report *rep, pl_err *err);
 
+/* The same on a spliced segment (splice NULL: pl_frontend_run()). */
+pl_status pl_frontend_run_spliced(double *v[2], size_t n, double rate, const double h[2],
+                                  size_t lead, size_t from, const pl_frontend_splice *splice,
+                                  double *omega_c, int threads, pl_frontend_report *rep,
+                                  pl_err *err);
+
 #endif

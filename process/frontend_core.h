@@ -7,6 +7,8 @@
 #ifndef PL_PROCESS_FRONTEND_CORE_H
 #define PL_PROCESS_FRONTEND_CORE_H
 
+#include "process/frontend_report.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -64,6 +66,13 @@ static inline void clips_at(const spans clip[2], size_t i, size_t cur[2], int cs
 {
     cs[0] = clip[0].n ? clip_at(&clip[0], i, &cur[0]) : 0;
     cs[1] = clip[1].n ? clip_at(&clip[1], i, &cur[1]) : 0;
+}
+
+/* Whether an event starting at sample a is the report's to count
+ * (frontend_report.h: count_from, count_to). */
+static inline int pl_fe_counted(const pl_frontend_report *rep, size_t a)
+{
+    return a >= rep->count_from && a < rep->count_to;
 }
 
 /* The block fits (the hum's phase in frontend_hum.c, a floor's lines in

@@ -357,8 +357,9 @@ static int fit_hum(const double *v, const unsigned char *use, size_t L, double r
 }
 
 /* Removes the constant a[0] and the harmonics 1..K (a[2k-1] cos, a[2k]
- * sin) of f from v[0, n). */
-static void subtract_hum(double *v, size_t n, double rate, double f, int K, const double *a)
+ * sin) of f from v[0, n), v[0] being the recording's sample origin. */
+static void subtract_hum(double *v, size_t n, size_t origin, double rate, double f, int K,
+                         const double *a)
 {
     /* The fundamental by rotation, its harmonics from it by the angle-sum
      * rule (as in the fit), recomputed exactly every 1024 samples so that
@@ -379,8 +380,8 @@ static void subtract_hum(double *v, size_t n, double rate, double f, int K, cons
         size_t i1 = i0 + BLOCK < n ? i0 + BLOCK : n;
         double co[LANES], si[LANES];
         for (int l = 0; l < LANES; l++) {
-            co[l] = cos(w * (double)(i0 + (size_t)l));
-            si[l] = sin(w * (double)(i0 + (size_t)l));
+            co[l] = cos(w * (double)(origin + i0 + (size_t)l));
+            si[l] = sin(w * (double)(origin + i0 + (size_t)l));
         }
         for (size_t i = i0; i < i1; i += LANES)
             for (int l = 0; l < LANES && i + (size_t)l < i1; l++) {
@@ -403,7 +404,7 @@ static void subtract_hum(double *v, size_t n, double rate, double f, int K, cons
  * errors above zero from the whole channel.  *amp1 receives the
  * fundamental's amplitude when removed (else 0). */
 static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, double rate,
-                      double f, double *offset, double *amp1)
+                      double f, const pl_frontend_splice *sp, double *offset, double *amp1)
 {
     int K = HARMONICS;
     while (K > 0 && K * f >= 0.45 * rate)
@@ -413,7 +414,10 @@ static int remove_hum(double *v, const unsigned char *use, size_t n, size_t L, d
         return -1;
     *offset = a[0];
     *amp1 = hypot(a[1], a[2]);
-    subtract_hum(v, n, rate, f, K, a);
+    size_t at = sp && sp->at > 0 && sp->at < n ? sp->at : n;
+    subtract_hum(v, at, 0, rate, f, K, a);
+    if (at < n)   /* the run's samples after the lead-in, in their own phase */
+        subtract_hum(v + at, n - at, sp->origin, rate, f, K, a);
     return 0;
 }
 
@@ -422,14 +426,16 @@ typedef struct {
     double *v;
     const unsigned char *use;
     size_t n, L;
-    double rate, f, offset, amp1;
+    double rate, f;
+    const pl_frontend_splice *sp;
+    double offset, amp1;
     int rc;
 } hum_job;
 
 static void *hum_run(void *p)
 {
     hum_job *j = p;
-    j->rc = remove_hum(j->v, j->use, j->n, j->L, j->rate, j->f, &j->offset, &j->amp1);
+    j->rc = remove_hum(j->v, j->use, j->n, j->L, j->rate, j->f, j->sp, &j->offset, &j->amp1);
     return NULL;
 }
 
@@ -439,14 +445,19 @@ static void *hum_run(void *p)
  * offsets only (the medians).  -1 when out of memory. */
 int pl_fe_offsets_and_hum(double *v[2], const double h[2], size_t n, double rate,
                           size_t lead, unsigned char *use[2], const double level[2],
-                          int threads, pl_frontend_report *rep)
+                          const pl_frontend_splice *splice, int threads,
+                          pl_frontend_report *rep)
 {
     int rc = 0;
     if (lead >= (size_t)(0.1 * rate)) {
-        double f = mains_frequency(v, use, lead, rate);
+        int spliced = splice && splice->at > 0;
+        double f = spliced && splice->mains_hz > 0 ? splice->mains_hz
+                                                   : mains_frequency(v, use, lead, rate);
         hum_blocks hb;
         rep->hum_hz = f;
-        if (hum_phases(v, h, n, rate, f, &hb) == 0) {
+        /* across a splice the blocks' phases jump: the first segment's
+         * refined frequency stands */
+        if (!spliced && hum_phases(v, h, n, rate, f, &hb) == 0) {
             rep->hum_hz = mains_refine(&hb, f);
             hum_drift(&hb, (double)n / rate, &rep->hum_drift_hz, &rep->hum_drift_se_hz);
             free(hb.ph);
@@ -455,7 +466,8 @@ int pl_fe_offsets_and_hum(double *v[2], const double h[2], size_t n, double rate
          * (the whole run is swept once per harmonic) */
         hum_job job[2];
         for (int c = 0; c < 2; c++)
-            job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, 0, 0, 0};
+            job[c] = (hum_job){v[c], use[c], n, lead, rate, rep->hum_hz, splice, 0, 0, 0};
+        rep->mains_hz = rep->hum_hz;
         pl_run_pair(hum_run, &job[0], &job[1], threads);
         for (int c = 0; c < 2; c++) {
             rc |= job[c].rc;

@@ -230,13 +230,15 @@ static int bridge(double *v[2], const double h[2], size_t n, size_t a, size_t b,
         dev[c] /= (double)(b - a);
     if (dev[0] > 0.5 * thr && dev[1] > 0.5 * thr) {
         both_line(v, h, n, a, b, r);
-        rep->both_out++;
+        rep->both_out += pl_fe_counted(rep, a);
         return -1;
     }
     int bad = dev[0] > dev[1] ? 0 : 1;
     carry(v, h, n, a, b, r, agree, bad, clip);
-    rep->dropouts[bad]++;
-    rep->dropout_s[bad] += (double)(b - a) / rate;
+    if (pl_fe_counted(rep, a)) {
+        rep->dropouts[bad]++;
+        rep->dropout_s[bad] += (double)(b - a) / rate;
+    }
     return bad;
 }
 
@@ -308,6 +310,8 @@ static int lost_beam(double *v[2], const double h[2], size_t n, size_t a, size_t
 
 static void note_lost(pl_frontend_report *rep, int c, size_t a, size_t b, double rate)
 {
+    if (!pl_fe_counted(rep, a))
+        return;
     if (rep->n_lost < PL_FRONTEND_MAX_SPANS)
         rep->lost[rep->n_lost] = (pl_beam_span){c + 1, (double)a / rate, (double)b / rate};
     rep->n_lost++;
@@ -366,6 +370,8 @@ static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
         for (size_t k = 0; k < clip[c].n && clip[c].s[k].a < end; k++) {
             size_t a = clip[c].s[k].a, b = clip[c].s[k].b;
             carry(v, h, end < n ? end : n, a, b, r, agree, c, clip);
+            if (!pl_fe_counted(rep, a))
+                continue;
             rep->clipped[c] += clip[c].s[k].at;
             rep->clip_spans[c]++;
             if (rep->clip_spans[c] == 1)
@@ -376,7 +382,7 @@ static void carry_clips(double *v[2], const double h[2], size_t n, double rate,
     size_t i = 0, j = 0, a, b;
     while (both_clipped_next(clip, &i, &j, &a, &b)) {
         both_line(v, h, n, a, b, r);
-        rep->both_out++;
+        rep->both_out += pl_fe_counted(rep, a);
     }
 }
 
@@ -638,7 +644,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
         carry_at(v, h, n, a, b, r, lng ? d->lost_gap : 0, d->floor_e, 1 - c, d->clip);
         if (lng) {
             note_lost(d->rep, 1 - c, a, b, d->rate);
-        } else {
+        } else if (pl_fe_counted(d->rep, a)) {
             d->rep->dropouts[1 - c]++;
             d->rep->dropout_s[1 - c] += (double)(b - a) / d->rate;
         }
@@ -664,7 +670,7 @@ static int judge(dropctx *d, size_t a, size_t b, size_t k, int fell, const int c
             return motion_ends(d, k, fell);
         if (spans_add(d->unknown, a, b, 0) != 0)
             return -1;
-        d->rep->both_out++;
+        d->rep->both_out += pl_fe_counted(d->rep, a);
         *both = 1;
         return 0;
     }

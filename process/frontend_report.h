@@ -1,7 +1,9 @@
 /* process/frontend_report.h - what the front end found and undid in a
- * run's two channels (process/frontend.h says what each is).  Apart from
- * frontend.h so that the front end's rooms (frontend_*.c), which fill
- * it, look down to it rather than up to the front end that calls them. */
+ * run's two channels (process/frontend.h says what each is), and where a
+ * long run's segment is spliced to its lead-in.  Apart from frontend.h so
+ * that the front end's rooms (frontend_*.c), which fill the one and read
+ * the other, look down to them rather than up to the front end that
+ * calls them. */
 #ifndef PL_PROCESS_FRONTEND_REPORT_H
 #define PL_PROCESS_FRONTEND_REPORT_H
 
@@ -51,6 +53,28 @@ typedef struct {
     size_t n_common;
     double common_hz[PL_FRONTEND_MAX_LINES], common_amp_mps[PL_FRONTEND_MAX_LINES];
     double common_rms_mps;
+    double mains_hz;           /* the mains frequency the hum was fitted at,
+                                  removed or not (0: lead-in too short):
+                                  what a later segment of a long run fits
+                                  its hum at (pl_frontend_splice) */
+    size_t count_from, count_to; /* the events above (drop-outs, clipped and
+                                  lost stretches) are those that start in
+                                  [count_from, count_to): [0, n), or a long
+                                  run's segment's core (pl_frontend_splice) */
 } pl_frontend_report;
+
+/* A long run's segment (process/process.h, segment_frames): events are
+ * counted in its core [core_from, core_to) alone, each seam's margins
+ * being another segment's core.  A later segment (at > 0) is the run's
+ * lead-in [0, at) with the run's samples from frame origin on after it:
+ * its hum is fitted at mains_hz (the first segment's, which measured it
+ * over the run's first seconds; 0: found by the lead-in alone) and
+ * removed in the run's own phase on each side of the splice; its drift
+ * is not measured (NaN). */
+typedef struct {
+    size_t at, origin;
+    double mains_hz;
+    size_t core_from, core_to;
+} pl_frontend_splice;
 
 #endif

@@ -40,7 +40,19 @@ typedef struct {
     double ramp_length_m;    /* ramp's length, for the speed check
                                 (process/physics.h); NaN: unknown (a0: no
                                 check; length: the longest lab ramp) */
+    size_t segment_frames;   /* a stored run of up to this many frames is
+                                processed whole; a longer one in segments
+                                of a quarter of it, each with its own
+                                arrays, so that the peak memory does not
+                                grow with the run (docs/process.md, "Long
+                                runs"); 0: always whole.  Default
+                                PL_PROCESS_SEGMENT_FRAMES */
 } pl_process_config;
+
+/* 11 minutes at 10 kHz: the whole path keeps the benches' ten-minute runs
+ * (6,000,001 frames; 158 MB at its peak), and a segment, twice a core of
+ * 165 s at most, stays within 200 MB. */
+#define PL_PROCESS_SEGMENT_FRAMES 6600000
 
 /* The defaults above. */
 void pl_process_config_default(pl_process_config *cfg);
@@ -149,7 +161,10 @@ void pl_process_result_free(pl_process_result *res);
  * centres, the stored delays left aside), else (NaN) the mean of the
  * two channels' stored delays when both have one, else none.  out, when
  * not NULL, receives the full-rate result (free it with
- * pl_process_result_free).  On error nothing is written. */
+ * pl_process_result_free).  A run longer than cfg's segment_frames is
+ * processed in segments (docs/process.md, "Long runs") when out is NULL,
+ * whole otherwise (the full-rate series asked for).  On error nothing is
+ * written. */
 pl_status pl_process_run(pl_store *store, long long run_id,
                          const pl_process_config *cfg, pl_process_result *out,
                          pl_err *err);
@@ -159,7 +174,10 @@ pl_status pl_process_run(pl_store *store, long long run_id,
  * theta NULL, n still the run's frames).  Omega takes vp1's memory once
  * the velocities' spectra and 1 kHz series are taken, and theta omega's
  * once omega is filtered and written: 96 MB of a ten-minute run that the
- * kernel need not map.  What is stored is the same to the bit. */
+ * kernel need not map.  What is stored is the same to the bit.  A run
+ * longer than cfg's segment_frames is processed in segments, in memory
+ * that does not grow with it but for its impacts (docs/process.md, "Long
+ * runs"): its n is the run's frames, its spectra the segments' mean. */
 pl_status pl_process_run_summary(pl_store *store, long long run_id,
                                  const pl_process_config *cfg,
                                  pl_process_result *out, pl_err *err);

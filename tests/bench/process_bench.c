@@ -45,6 +45,7 @@
 #include "db/store.h"
 #include "process/beams.h"
 #include "process/process.h"
+#include "tests/util/longrun.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -108,64 +109,15 @@ static void remove_store(const char *db)
 static pl_simrun *make_run(const bench_paths *p, pl_store **store, long long *run_id,
                            pl_err *err)
 {
-    pl_simrun_config c;
-    pl_simrun_config_default(&c);
-    c.model.N = 38;
-    c.model.lambda0 = 4.5 * M_PI / 180;
-    c.model.ramp_length = 0;     /* an endless ramp: ten minutes of rolling */
-    c.model.duration = 598.5;
-    c.lead_in_s = 1.0;
-    c.tail_s = 0.5;
     pl_simrun *s = NULL;
-    if (pl_simrun_create(&s, &c, err) != PL_OK || pl_simrun_write_wav(s, p->wav, err) != PL_OK)
+    if (tu_long_run_sim(598.5, &s, err) != PL_OK || pl_simrun_write_wav(s, p->wav, err) != PL_OK)
         die(err->msg);
     remove_store(p->db);
-    pl_prism pr;
-    pl_prism_init(&pr);
-    snprintf(pr.name, sizeof pr.name, "bench-38");
-    pr.n_edges = 38;
-    pr.a0_m = 0.015;
-    pr.length_m = 0.05;
-    pr.mass_kg = 0.27;
-    snprintf(pr.material, sizeof pr.material, "steel");
-    pl_ramp ramp;
-    pl_ramp_init(&ramp);
-    snprintf(ramp.name, sizeof ramp.name, "bench-ramp");
-    snprintf(ramp.material, sizeof ramp.material, "glass");
-    ramp.beta_rad = c.model.beta;
-    ramp.mu_s = c.model.mu_s;
-    pl_run_info info;
-    pl_run_info_init(&info);
-    snprintf(info.prism, sizeof info.prism, "bench-38");
-    snprintf(info.ramp, sizeof info.ramp, "bench-ramp");
-    info.sample_rate_hz = c.rate_hz;
-    info.n_channels = 2;
-    info.format = PL_FMT_U16;
-    info.little_endian = pl_host_little_endian();
-    snprintf(info.source_kind, sizeof info.source_kind, "sim");
-    info.synthetic = 1;
-    pl_channel ch[2];
-    pl_simrun_channels(s, ch);
-    size_t n = pl_simrun_frames(s);
-    const uint16_t *codes = pl_simrun_codes(s);
-    if (pl_store_open(store, p->db, PL_STORE_CREATE, err) != PL_OK ||
-        pl_prism_add(*store, &pr, err) != PL_OK || pl_ramp_add(*store, &ramp, err) != PL_OK ||
-        pl_store_begin(*store, err) != PL_OK || pl_run_create(*store, &info, ch, err) != PL_OK)
-        die(err->msg);
-    for (size_t at = 0; at < n; at += 65536) {
-        size_t m = n - at < 65536 ? n - at : 65536;
-        if (pl_run_append_chunk(*store, info.id, (long long)at, (long long)m,
-                                codes + 2 * at, m * 4, err) != PL_OK)
-            die(err->msg);
-    }
-    if (pl_store_commit(*store, err) != PL_OK)
-        die(err->msg);
     /* the store whole in its file, as an import leaves it after its
      * checkpoint: the copies the command runs on need no WAL */
-    pl_store_close(*store);
-    if (pl_store_open(store, p->db, 0, err) != PL_OK)
+    if (tu_long_run_put(p->db, s, run_id, err) != PL_OK ||
+        pl_store_open(store, p->db, 0, err) != PL_OK)
         die(err->msg);
-    *run_id = info.id;
     return s;
 }
 
