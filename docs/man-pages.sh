@@ -74,7 +74,8 @@ render() { # HELP-FILE SECTION-MACRO [MAIN-HELP-FILE]
                 if (s == "") { kind = ""; continue }
                 if (s ~ /^  -/) { item(s, "opt"); kind = "opt"; continue }
                 if (s ~ /^   +[^ ]/ && kind != "") {
-                    out[kind] = out[kind] esc(trim(s)) "\n"; continue
+                    k = kind == "opt" ? "opt" : "desc"
+                    out[k] = out[k] esc(trim(s)) "\n"; continue
                 }
                 if (s ~ /^[^ ].*:$/ && L[i + 1] ~ /^  -/) {
                     out["opt"] = out["opt"] ".PP\n.I " esc(s) "\n"; kind = ""; continue
@@ -164,9 +165,10 @@ for cmd in $(commands); do
     page=$dir/prismlab-$cmd.1
     new=$page.tmp
     if [ -f "$page" ]; then
-        awk -v b="$begin" '$0 == b { exit } { print }' "$page" > "$new"
+        # the marks through the environment: awk -v would read their \"
+        MARK=$begin awk '$0 == ENVIRON["MARK"] { exit } { print }' "$page" > "$new"
         generated "$cmd" >> "$new"
-        awk -v e="$end" 'found { print } $0 == e { found = 1 }' "$page" >> "$new"
+        MARK=$end awk 'found { print } $0 == ENVIRON["MARK"] { found = 1 }' "$page" >> "$new"
     else
         # a new command: its hand-written part (EXAMPLES, SEE ALSO) is still
         # to write, and the test says so until it is
