@@ -296,6 +296,8 @@ layering:
 # the README's links work): --help and the man page point there.
 DOCS := $(wildcard docs/*.md) $(wildcard docs/*.service)
 DOC_FIGURES := $(wildcard docs/figures/*.png docs/figures/*.svg)
+# one page per command beside the overview (docs/man-pages.sh writes them)
+MAN_PAGES := $(wildcard docs/man/prismlab-*.1)
 install: bin/prismlab libexec/prismlab/prismlab-dimer-mpi
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/prismlab \
 		$(DESTDIR)$(PREFIX)/share/prismlab/schemas \
@@ -305,7 +307,7 @@ install: bin/prismlab libexec/prismlab/prismlab-dimer-mpi
 		libexec/prismlab/prismlab-dimer-mpi \
 		$(DESTDIR)$(PREFIX)/libexec/prismlab/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(PREFIX)/share/prismlab/schemas/
-	install -m 644 docs/prismlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/prismlab.1
+	install -m 644 docs/prismlab.1 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/prismlab/
 	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/
 	$(if $(DOC_FIGURES),install -m 644 $(DOC_FIGURES) $(DESTDIR)$(PREFIX)/share/doc/prismlab/docs/figures/)

@@ -7,6 +7,7 @@
 # command's options run
 #     sh docs/man-options.sh bin/prismlab docs/prismlab.1
 # which rewrites the section in place (between the BEGIN/END OPTIONS marks).
+# docs/man-pages.sh, which writes each command's own page, runs this too.
 set -eu
 bin=${1:-bin/prismlab}
 section() {
