@@ -137,6 +137,17 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
             snprintf(info->started_from, sizeof info->started_from, "metadata");
             continue;
         }
+        /* Unknown keys are kept for newer writers (and export's cal= and
+         * code_offset=, which describe the codes for other readers: the
+         * WAV's own format says how they decode): ignored, not an
+         * error, and not read as numbers. */
+        static const char *const numeric[] = {"rate_hz", "full_scale_v", "synthetic",
+            "lambda0_deg", "ldv_scale", "sign", "h", "decoder_delay_s"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof numeric / sizeof numeric[0]; k++)
+            known |= !strcmp(key, numeric[k]);
+        if (!known)
+            continue;
         n = parse_list(val, v, PL_SOURCE_MAX_CHANNELS);
         if (n < 1)
             return pl_err_set(err, PL_EFORMAT, "metadata: %s='%s': expected "
@@ -187,7 +198,6 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
                     info->channel[i].ldv_scale_mps_per_v = v[i];
             }
         }
-        /* Unknown keys are kept for newer writers: ignored, not an error. */
     }
     return PL_OK;
 }
