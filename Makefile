@@ -58,7 +58,7 @@ ALL_CFLAGS = $(CPP_FLAGS) -MMD -MP
 
 # A stage may have rooms (model/prism/, acquire/sim/): sources are found
 # at any depth below the stage folders, tests likewise below tests/.
-STAGES  := core db acquire process model web
+STAGES  := core db acquire process model web commands
 LIB_SRC := $(sort $(shell find $(STAGES) -name '*.c'))
 LIB_HDR := $(sort $(shell find $(STAGES) -name '*.h'))
 SCHEMAS := $(sort $(wildcard schemas/[0-9][0-9][0-9]_*.sql))

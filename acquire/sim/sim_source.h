@@ -29,7 +29,7 @@ pl_source_spec pl_sim_spec(const pl_sim_options *o, const pl_source_config *cfg)
  * of [daq].  *out is allocated; free it with pl_sim_options_free().
  * PL_EINVAL names config (the INI file, for the message) and what [sim]
  * lacks; PL_ENOTFOUND the prism or ramp not catalogued.  Implemented with
- * the sim command (acquire/sim/cmd_sim.c): the catalogue meets the model
+ * the sim command (commands/cmd_sim.c): the catalogue meets the model
  * only in the command layer. */
 pl_status pl_sim_rig_options(pl_sim_options **out, const pl_rigconf *rc,
                              const char *db_path, const char *config,

@@ -3,7 +3,7 @@
  * one machine), the other ranks compute.  See engine.h and docs/sweep.md.
  *
  * The only file that includes mpi.h.  Only the program
- * libexec/prismlab/prismlab-sweep-mpi (model/sweep/cmd_sweep_mpi.c) links
+ * libexec/prismlab/prismlab-sweep-mpi (commands/cmd_sweep_mpi.c) links
  * it, and bin/prismlab runs that program for `sweep` only when an MPI
  * launcher started it, so no other command loads Open MPI. */
 #include "model/sweep/engine_private.h"

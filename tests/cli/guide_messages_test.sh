@@ -46,7 +46,7 @@ for w in $(sed -n 's/.*case PL_VERDICT_[A-Z]*: return "\([^"]*\)";.*/\1/p; s/.*d
     grep -qF "$w" "$guide" || fail "validation's verdict '$w' is not in the guide"
 done
 for w in "at its bound" "undetermined" "not determined by this run" "does not fit" "neither law fits run"; do
-    grep -qF "$w" "$src"/db/cmd_db.c "$src"/model/validate/*.c ||
+    grep -qF "$w" "$src"/commands/cmd_db.c "$src"/model/validate/*.c ||
         fail "'$w' is no longer in the code: update the test and the guide"
     grep -qF "$w" "$guide" || fail "validation's '$w' is not in the guide"
 done
