@@ -1,9 +1,9 @@
 /* process/process.c - velocities to omega, theta, L_p, impacts, spectra:
  * the phases in order (channels, release, front end, omega and the end,
  * spectra and filter, impacts, theta and L_p, summary), each a function of
- * its own, and the stored run's read and write.  See process.h and
- * docs/process.md. */
-#include "process/process.h"
+ * its own; the stored run is read and written by process_store.c, a long
+ * one in segments by process_long.c.  See process.h and docs/process.md. */
+#include "process/process_private.h"
 
 #include "core/extremes.h"
 #include "core/pair.h"
@@ -53,10 +53,7 @@ void pl_process_result_free(pl_process_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static void warn(pl_process_result *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void warn(pl_process_result *r, const char *fmt, ...)
+void pl_proc_warn(pl_process_result *r, const char *fmt, ...)
 {
     size_t len = strlen(r->warnings);
     va_list ap;
@@ -113,21 +110,9 @@ static pl_status check_geometry(size_t n, double rate, double h1, double h2,
 
 /* --- phase 1: the channels ----------------------------------------------- */
 
-/* The whole-length arrays of one processing: the two velocities and the
- * three that processing writes (omega by (4.1), theta, the front end's
- * combined omega), n doubles each. */
-typedef struct {
-    double *v[2], *omega, *theta, *omc;
-    size_t n;
-    int touched;   /* omega, theta and omc are faulted in already */
-    int summary;   /* no omega or theta of its own (the caller keeps no
-                      full-rate series): omega takes vp1's memory once the
-                      velocities' spectra and 1 kHz series are taken
-                      (velocities_out()), theta omega's once omega is
-                      filtered and written */
-} run_arrays;
 
-static void arrays_free(run_arrays *a)
+
+void pl_proc_arrays_free(run_arrays *a)
 {
     free(a->v[0]);
     free(a->v[1]);
@@ -138,7 +123,7 @@ static void arrays_free(run_arrays *a)
 }
 
 /* -1 when out of memory (a then holds nothing). */
-static int arrays_alloc(run_arrays *a, size_t n, int summary)
+int pl_proc_arrays_alloc(run_arrays *a, size_t n, int summary)
 {
     memset(a, 0, sizeof *a);
     a->n = n;
@@ -150,7 +135,7 @@ static int arrays_alloc(run_arrays *a, size_t n, int summary)
     a->omc = malloc(sizeof(double) * n);
     if (a->v[0] && a->v[1] && (a->omega || summary) && (a->theta || summary) && a->omc)
         return 0;
-    arrays_free(a);
+    pl_proc_arrays_free(a);
     return -1;
 }
 
@@ -204,15 +189,7 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
  * reach, well inside the segment's margin (SEG_MARGIN_S). */
 #define SEG_SETTLE_S 0.25
 
-/* A long run's segment (process_long()): its splice (frontend.h), and
- * the first segment's lead-in and release, which a later one keeps (its
- * own would be found where the spliced motion jumps in), or (the first)
- * receives, with the length of its window's warnings. */
-typedef struct {
-    pl_frontend_splice fs;
-    size_t lead, quiet, release;
-    size_t window_warned;
-} seg_io;
+
 
 /* The release from the lead-in's offsets, then the front end over the
  * lead-in that the release leaves (less 20 ms of margin), omega (4.1)
@@ -291,11 +268,11 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         lead = w.release > margin ? w.release - margin : 0;
     }
     if (r->late_omega > 0)
-        warn(r, "the recording starts after the release: the prism turns at %.3g rad/s "
+        pl_proc_warn(r, "the recording starts after the release: the prism turns at %.3g rad/s "
              "at the first sample; L_p counts from there, and the decoders' offsets "
              "are taken as 0", r->late_omega);
     else if (lead < q)
-        warn(r, "lead-in before the release is only %.3f s: offsets and hum from "
+        pl_proc_warn(r, "lead-in before the release is only %.3f s: offsets and hum from "
              "too little quiet signal", (double)lead / rate);
     if (spliced)
         lead = io->lead;
@@ -339,7 +316,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         size_t lost = (size_t)(r->front.lost_t_s * rate);
         size_t guard = r->front.lost_at_drop ? (size_t)ceil(0.002 * rate) : 0;
         if (lost + (size_t)(0.005 * rate) < w.end && lost > w.release + guard) {
-            warn(r, "both beams lost the prism at %.3f s: the window ends there",
+            pl_proc_warn(r, "both beams lost the prism at %.3f s: the window ends there",
                  r->front.lost_t_s);
             w.end = lost - guard;
             w.seen = lost;
@@ -506,7 +483,7 @@ static pl_status spectra_and_filter(pl_process_result *r, const pl_process_confi
 }
 
 /* Every 10th sample of full times k into out[0..nd). */
-static void decimate(const double *full, size_t nd, double k, double *out)
+void pl_proc_decimate(const double *full, size_t nd, double k, double *out)
 {
     for (size_t i = 0; i < nd; i++)
         out[i] = full[10 * i] * k;
@@ -527,9 +504,9 @@ static pl_status velocities_out(pl_process_result *r, const pl_process_config *c
     if (st != PL_OK)
         return st;
     velocity_spectra(r, cfg, s, 1);
-    decimate(r->vp2, nd, 1.0, dec + nd);
+    pl_proc_decimate(r->vp2, nd, 1.0, dec + nd);
     spectra_join(s);
-    decimate(r->vp1, nd, 1.0, dec);
+    pl_proc_decimate(r->vp1, nd, 1.0, dec);
     s->velocities_done = 1;
     double inv_dh = 1.0 / (h1 - h2);   /* as find_window() */
     double *om = r->vp1;
@@ -812,7 +789,7 @@ static pl_status check_lattice(pl_process_result *r, int N, size_t stride, pl_er
  * ends' honest errors from their arcs (1.5e-3 became 73). */
 #define RATIO_SE_ROUNDING 1e-7
 
-static int scale_ratio_errors(pl_process_result *r)
+int pl_proc_scale_ratio_errors(pl_process_result *r)
 {
     size_t n = r->n_impacts, m = 0;
     r->ratio_se_scale = 1;
@@ -849,7 +826,7 @@ static int scale_ratio_errors(pl_process_result *r)
     return 0;
 }
 
-static void summarise(pl_process_result *r)
+void pl_proc_summarise(pl_process_result *r)
 {
     double sw = 0, swr = 0, sum = 0, sum2 = 0;
     size_t m = 0;
@@ -887,7 +864,7 @@ static void summarise(pl_process_result *r)
 /* The count check: the lattice expects one impact per unit of L_p; when
  * many of its slots show no step above the noise, the likely cause is
  * named. */
-static void check_count(pl_process_result *r, int N)
+void pl_proc_check_count(pl_process_result *r, int N)
 {
     double delta = 2 * M_PI / N;
     const pl_frontend_report *f = &r->front;
@@ -899,36 +876,32 @@ static void check_count(pl_process_result *r, int N)
                 ? "the beams' drop-outs cover much of the run"
                 : "the steps are near the noise (lower the LDV's velocity range or "
                   "its noise: see docs/process.md)";
-        warn(r, "%zu of the %zu impacts the lattice of L_p expects show no step above "
+        pl_proc_warn(r, "%zu of the %zu impacts the lattice of L_p expects show no step above "
              "%.3g rad/s (the noise of the step statistic): %s; they are placed by the "
              "lattice", unconf, r->n_expected, r->noise_d, cause);
     }
     if (r->drift_rad > 0.25 * delta)
-        warn(r, "the integral of omega drifted %.2f of a slot (%.3f rad) from the "
+        pl_proc_warn(r, "the integral of omega drifted %.2f of a slot (%.3f rad) from the "
              "lattice over the run: offsets, 1/f noise or a calibration off (L_p is "
              "anchored to the lattice and does not drift)", r->drift_rad / delta,
              r->drift_rad);
     for (int c = 0; c < 2; c++)
         if (f->dropouts[c])
-            warn(r, "beam %d: %zu drop-out%s (%.1f ms in all) bridged from the other "
+            pl_proc_warn(r, "beam %d: %zu drop-out%s (%.1f ms in all) bridged from the other "
                  "beam", c + 1, f->dropouts[c], f->dropouts[c] == 1 ? "" : "s",
                  1e3 * f->dropout_s[c]);
     if (f->both_out)
-        warn(r, "%zu drop-out%s of both beams at once bridged by straight lines",
+        pl_proc_warn(r, "%zu drop-out%s of both beams at once bridged by straight lines",
              f->both_out, f->both_out == 1 ? "" : "s");
     if (f->hum_hz > 0)
-        warn(r, "mains hum at %.2f Hz removed (%.3g and %.3g mm/s)", f->hum_hz,
+        pl_proc_warn(r, "mains hum at %.2f Hz removed (%.3g and %.3g mm/s)", f->hum_hz,
              1e3 * f->hum_amp_mps[0], 1e3 * f->hum_amp_mps[1]);
 }
 
 /* --- the whole ------------------------------------------------------------ */
 
-/* The processing proper.  It takes the velocity arrays vp1, vp2 over as
- * r->vp1, r->vp2 and works on them in place: a long run is copied at most
- * once, from src1, src2 when they are not NULL.  On failure r holds
- * nothing and the arrays are freed. */
 /* Appends one fault line to r->faults (db/derived.h's format). */
-static void fault(pl_process_result *r, const char *fmt, ...)
+void pl_proc_fault(pl_process_result *r, const char *fmt, ...)
 {
     size_t len = strlen(r->faults);
     if (len + 2 >= sizeof r->faults)
@@ -956,7 +929,7 @@ static void fault(pl_process_result *r, const char *fmt, ...)
  * clipped samples, motion common to both beams removed, drop-outs over
  * DROPOUT_DEGRADED of the motion); hum, routine drop-outs and a tail
  * past the motion are reported but leave it good. */
-static void assess_quality(pl_process_result *r)
+void pl_proc_assess_quality(pl_process_result *r)
 {
     const pl_frontend_report *f = &r->front;
     double motion_s = (double)(r->seen - r->release) / r->rate_hz;
@@ -964,36 +937,36 @@ static void assess_quality(pl_process_result *r)
     r->faults[0] = '\0';
     if (r->beams.dead) {
         int d = r->beams.dead;
-        fault(r, "beam_dead channel=%d agree=%.3f blocks=%zu", d, r->beams.agree,
+        pl_proc_fault(r, "beam_dead channel=%d agree=%.3f blocks=%zu", d, r->beams.agree,
               r->beams.moving);
-        warn(r, "beam %d never saw the prism (it follows beam %d in %.1f %% of %zu blocks "
+        pl_proc_warn(r, "beam %d never saw the prism (it follows beam %d in %.1f %% of %zu blocks "
              "of the motion): omega from beam %d alone over the whole run; check its "
              "alignment and decoder", d, 3 - d, 100 * r->beams.agree, r->beams.moving, 3 - d);
         degraded = 1;
     }
     for (size_t k = 0; k < f->n_lost && k < PL_FRONTEND_MAX_SPANS; k++) {
         const pl_beam_span *b = &f->lost[k];
-        fault(r, "beam_lost channel=%d from_s=%.4f to_s=%.4f", b->channel, b->from_s, b->to_s);
-        warn(r, "beam %d lost the prism from %.3f s to %.3f s: omega from beam %d alone "
+        pl_proc_fault(r, "beam_lost channel=%d from_s=%.4f to_s=%.4f", b->channel, b->from_s, b->to_s);
+        pl_proc_warn(r, "beam %d lost the prism from %.3f s to %.3f s: omega from beam %d alone "
              "there", b->channel, b->from_s, b->to_s, 3 - b->channel);
         degraded = 1;
     }
     if (f->n_lost > PL_FRONTEND_MAX_SPANS)
-        warn(r, "%zu more stretches with one beam lost (%.3f s in all)",
+        pl_proc_warn(r, "%zu more stretches with one beam lost (%.3f s in all)",
              f->n_lost - PL_FRONTEND_MAX_SPANS, f->lost_total_s);
     for (int c = 0; c < 2; c++)
         if (f->clipped[c] > 0 && isfinite(f->sat_level_mps[c])) {
-            fault(r, "saturated channel=%d level_mps=%.4g samples=%zu spans=%zu from_s=%.4f "
+            pl_proc_fault(r, "saturated channel=%d level_mps=%.4g samples=%zu spans=%zu from_s=%.4f "
                   "to_s=%.4f", c + 1, f->sat_level_mps[c], f->clipped[c], f->clip_spans[c],
                   f->clip_from_s[c], f->clip_to_s[c]);
-            warn(r, "beam %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
+            pl_proc_warn(r, "beam %d flat at %.4g m/s from %.3f s to %.3f s while beam %d turned "
                  "on (its decoder's velocity limit?), carried by beam %d", c + 1,
                  f->sat_level_mps[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c, 2 - c);
             degraded = 1;
         } else if (f->clipped[c] > 0) {
-            fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
+            pl_proc_fault(r, "clipped channel=%d samples=%zu spans=%zu from_s=%.4f to_s=%.4f", c + 1,
                   f->clipped[c], f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c]);
-            warn(r, "beam %d clipped: %zu samples at its rails in %zu stretches from "
+            pl_proc_warn(r, "beam %d clipped: %zu samples at its rails in %zu stretches from "
                  "%.3f s to %.3f s, carried by beam %d", c + 1, f->clipped[c],
                  f->clip_spans[c], f->clip_from_s[c], f->clip_to_s[c], 2 - c);
             degraded = 1;
@@ -1005,9 +978,9 @@ static void assess_quality(pl_process_result *r)
             snprintf(freqs + lf, sizeof freqs - lf, "%s%.2f", k ? "," : "", f->common_hz[k]);
             snprintf(amps + la, sizeof amps - la, "%s%.3g", k ? "," : "", f->common_amp_mps[k]);
         }
-        fault(r, "common_motion level_mps=%.3g freqs_hz=%s amps_mps=%s", f->common_rms_mps,
+        pl_proc_fault(r, "common_motion level_mps=%.3g freqs_hz=%s amps_mps=%s", f->common_rms_mps,
               freqs, amps);
-        warn(r, "motion common to both beams removed (a shaking floor?): %s Hz, %.3g mm/s RMS",
+        pl_proc_warn(r, "motion common to both beams removed (a shaking floor?): %s Hz, %.3g mm/s RMS",
              freqs, 1e3 * f->common_rms_mps);
         degraded = 1;
     }
@@ -1017,19 +990,19 @@ static void assess_quality(pl_process_result *r)
         if (isfinite(f->hum_drift_hz))   /* (+ 0.0: -0.0004 is written 0.000, not -0.000) */
             snprintf(drift, sizeof drift, " drift_hz=%.3f drift_se_hz=%.2g",
                      round(1e3 * f->hum_drift_hz) / 1e3 + 0.0, f->hum_drift_se_hz);
-        fault(r, "hum freq_hz=%.3f%s amp1_mps=%.3g amp2_mps=%.3g", f->hum_hz, drift,
+        pl_proc_fault(r, "hum freq_hz=%.3f%s amp1_mps=%.3g amp2_mps=%.3g", f->hum_hz, drift,
               f->hum_amp_mps[0], f->hum_amp_mps[1]);
     }
     for (int c = 0; c < 2; c++)
         if (f->dropouts[c] > 0) {
-            fault(r, "dropouts channel=%d count=%zu total_s=%.4f", c + 1, f->dropouts[c],
+            pl_proc_fault(r, "dropouts channel=%d count=%zu total_s=%.4f", c + 1, f->dropouts[c],
                   f->dropout_s[c]);
             degraded |= motion_s > 0 && f->dropout_s[c] > DROPOUT_DEGRADED * motion_s;
         }
     if ((double)(r->n - r->seen) / r->rate_hz > TAIL_REPORT_S)
-        fault(r, "tail_cut at_s=%.4f", (double)r->seen / r->rate_hz);
+        pl_proc_fault(r, "tail_cut at_s=%.4f", (double)r->seen / r->rate_hz);
     if (r->late_omega > 0) {
-        fault(r, "late_start omega_rad_s=%.4g", r->late_omega);
+        pl_proc_fault(r, "late_start omega_rad_s=%.4g", r->late_omega);
         degraded = 1;
     }
     if (r->omega_from_lattice) {
@@ -1038,19 +1011,19 @@ static void assess_quality(pl_process_result *r)
          * (on the drift run the one is 0.1-0.3 % off the impacts, the
          * other 1.4 %) */
         double part = r->omega_last_41 / r->omega_last_lattice - 1;
-        fault(r, "omega_drift omega41_rad_s=%.5g lattice_rad_s=%.5g part=%.4f q_first=%.5f "
+        pl_proc_fault(r, "omega_drift omega41_rad_s=%.5g lattice_rad_s=%.5g part=%.4f q_first=%.5f "
               "q_last=%.5f", r->omega_last_41, r->omega_last_lattice, part, r->clock.q_first,
               r->clock.q_last);
-        warn(r, "omega (4.1) over the last second, %.4g rad/s, is %+.2f %% off the impacts' "
+        pl_proc_warn(r, "omega (4.1) over the last second, %.4g rad/s, is %+.2f %% off the impacts' "
              "own clock (%.4g rad/s): the decoders' offsets drifted, or the LDV scale or the "
              "heights' difference is off by that much; omega_last is the lattice's",
              r->omega_last_41, 100 * part, r->omega_last_lattice);
         degraded = 1;
     }
     if (isfinite(r->second_release_t)) {
-        fault(r, "second_release at_s=%.4f first_end_s=%.4f", r->second_release_t,
+        pl_proc_fault(r, "second_release at_s=%.4f first_end_s=%.4f", r->second_release_t,
               (double)r->seen / r->rate_hz);
-        warn(r, "the prism rolls again from %.3f s, after the motion measured here ended "
+        pl_proc_warn(r, "the prism rolls again from %.3f s, after the motion measured here ended "
              "at %.3f s: a second release in one file; only the first is measured (import "
              "--split-releases stores each release as a run)", r->second_release_t,
              (double)r->seen / r->rate_hz);
@@ -1059,10 +1032,10 @@ static void assess_quality(pl_process_result *r)
     if (r->steps.jumps > 0) {
         /* the impacts after it are off by the time missing: measured
          * through only as far as L_p goes (whole slots across it) */
-        fault(r, "time_jump at_s=%.4f slot_part=%.3f missing_s=%.3g count=%zu",
+        pl_proc_fault(r, "time_jump at_s=%.4f slot_part=%.3f missing_s=%.3g count=%zu",
               r->steps.jump_at_s, r->steps.jump_part, r->steps.jump_missing_s,
               r->steps.jumps);
-        warn(r, "the lattice's phase jumps by %+.2f of a slot before %.3f s: about %.3g ms "
+        pl_proc_warn(r, "the lattice's phase jumps by %+.2f of a slot before %.3f s: about %.3g ms "
              "missing from the file there (a dropped buffer?); the impacts after it are "
              "early by that much, L_p counts whole slots across it", r->steps.jump_part,
              r->steps.jump_at_s, 1e3 * r->steps.jump_missing_s);
@@ -1070,11 +1043,11 @@ static void assess_quality(pl_process_result *r)
     }
     int suspect = 0;
     if (r->lattice_suspect) {
-        fault(r, "lattice_mismatch q_first=%.4f q_last=%.4f t_first_s=%.3f t_last_s=%.3f "
+        pl_proc_fault(r, "lattice_mismatch q_first=%.4f q_last=%.4f t_first_s=%.3f t_last_s=%.3f "
               "q_se=%.2g omega41_rad_s=%.5g lattice_rad_s=%.5g", r->clock.q_first,
               r->clock.q_last, r->clock.t_first_s, r->clock.t_last_s, r->clock.q_sd,
               r->omega_last_41, r->omega_last_lattice);
-        warn(r, "the integral of omega turns %.3f and %.3f slots per impact over the first "
+        pl_proc_warn(r, "the integral of omega turns %.3f and %.3f slots per impact over the first "
              "and last second of impacts, not 1: omega or the impacts are wrong there",
              r->clock.q_first, r->clock.q_last);
         suspect = 1;
@@ -1083,23 +1056,17 @@ static void assess_quality(pl_process_result *r)
              suspect ? "suspect" : degraded ? "degraded" : "good");
 }
 
-/* Writing the result while the impacts are searched: see "writing the
- * result" below. */
-typedef struct writer writer;
-static void writer_start(writer *wr, const pl_process_result *r, int threads);
-static void writer_abort(writer *wr);
-static double *writer_velocities(writer *wr, size_t n);
 
 /* The processing proper on the run's arrays: r takes over a->v[0], a->v[1]
  * (as vp1, vp2: worked on in place; copied in from src1, src2 when they
  * are not NULL), a->omega and a->theta (for a summary, omega is vp1's
  * memory once the velocities are out, theta omega's once omega is
  * filtered, and r->vp1, r->vp2, r->omega NULL; a summary needs wr);
- * a->omc, the combined omega, stays the caller's (write_rest() puts
+ * a->omc, the combined omega, stays the caller's (pl_proc_write_rest() puts
  * theta and L_p at 1 kHz into it).  wr, when not NULL, starts writing
  * once omega is filtered.  On failure r holds nothing, those arrays are
  * freed and wr rolled back. */
-static pl_status process_owned(run_arrays *a, const double *src1, const double *src2,
+pl_status pl_proc_process_owned(run_arrays *a, const double *src1, const double *src2,
                                double rate, double h1, double h2, int N,
                                const pl_process_config *cfg,
                                pl_process_result *r, writer *wr,
@@ -1123,7 +1090,7 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
     if (io)   /* what its window said (a long run's first segment's stand) */
         io->window_warned = strlen(r->warnings);
     if (st == PL_OK && !r->omega) {
-        double *dec = writer_velocities(wr, r->n);
+        double *dec = pl_proc_writer_velocities(wr, r->n);
         st = dec ? velocities_out(r, cfg, h1, h2, &sp, dec, (r->n + 9) / 10, err)
                  : pl_err_set(err, PL_ENOMEM, "processing: out of memory");
     }
@@ -1136,7 +1103,7 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
                                                                  : r->release;
         r->omega_last_mean = mean_of(r->omega, last_s, r->end);
         if (wr)
-            writer_start(wr, r, cfg->threads);
+            pl_proc_writer_start(wr, r, cfg->threads);
         if (a->summary) {
             /* omega's 1 kHz series is out (writer_start): theta takes its
              * memory (vp1's: velocities_out()), 48 MB of a ten-minute run
@@ -1146,23 +1113,23 @@ static pl_status process_owned(run_arrays *a, const double *src1, const double *
         }
     }
     if (st == PL_OK)
-        st = find_impacts(r, N, cfg, a->omc, a->summary ? 10 : 1, io, err);   /* decimate() */
+        st = find_impacts(r, N, cfg, a->omc, a->summary ? 10 : 1, io, err);   /* pl_proc_decimate() */
     if (st == PL_OK)
         st = check_lattice(r, N, a->summary ? 10 : 1, err);
     pl_status st2 = spectra_finish(&sp, err);
     if (st == PL_OK)
         st = st2;
-    if (st == PL_OK && scale_ratio_errors(r) != 0)
+    if (st == PL_OK && pl_proc_scale_ratio_errors(r) != 0)
         st = pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors",
                         r->n_impacts);
     if (st != PL_OK) {
-        writer_abort(wr);   /* it reads r's arrays: done with them first */
+        pl_proc_writer_abort(wr);   /* it reads r's arrays: done with them first */
         pl_process_result_free(r);
         return st;
     }
-    summarise(r);
-    check_count(r, N);
-    assess_quality(r);
+    pl_proc_summarise(r);
+    pl_proc_check_count(r, N);
+    pl_proc_assess_quality(r);
     return PL_OK;
 }
 
@@ -1175,1121 +1142,13 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
     if (check_geometry(n, rate, h1, h2, N, err) != PL_OK)
         return err->code;
     run_arrays a;
-    if (arrays_alloc(&a, n, 0) != 0)
+    if (pl_proc_arrays_alloc(&a, n, 0) != 0)
         return pl_err_set(err, PL_ENOMEM, "processing: out of memory for %zu samples", n);
-    pl_status st = process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, NULL, NULL, err);
-    arrays_free(&a);
+    pl_status st = pl_proc_process_owned(&a, v1, v2, rate, h1, h2, N, cfg, r, NULL, NULL, err);
+    pl_proc_arrays_free(&a);
     return st;
 }
 
-/* --- the stored run ----------------------------------------------------- */
-
-static pl_series series(const char *name, const char *unit, int dec,
-                        double t0, double rate, size_t n, const double *v)
-{
-    pl_series s = {name, unit, dec, t0, rate, n, v};
-    return s;
-}
-
-/* Faulting in the arrays while the chunks are read.  A fresh page costs
- * the kernel about as much to map as the decoding costs to fill (a
- * ten-minute run's five arrays are 240 MB, 59,000 pages: 0.05 to 0.1 s
- * on the 2-core machine); the read is SQLite's and one thread's, so the
- * other cores map the work arrays meanwhile and then, or with four or
- * more to spare at once, the velocities ahead of the decoding too (a
- * summary has one work array, the combined omega: a single helper that
- * had only it to map sat idle for most of the read).  MADV_POPULATE_WRITE
- * (Linux 5.14) maps pages without writing to them, so it may run on the
- * arrays being decoded into; where the kernel lacks it the work arrays
- * are touched by writing zeros (nobody reads them yet) and the
- * velocities are left to the decoding. */
-enum { FAULT_MAX = 5, FAULT_BLOCK = 4 << 20 };
-
-typedef struct {
-    double *p[FAULT_MAX];
-    int may_write[FAULT_MAX];
-    size_t count, n;
-} fault_job;
-
-/* Maps the pages of p[0..n) back to front in FAULT_BLOCK pieces (the
- * decoding goes front to back); 0 when the kernel did. */
-static int populate(double *p, size_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-    uintptr_t hi = (uintptr_t)(p + n) & ~(page - 1);
-    while (hi > lo) {
-        uintptr_t from = hi - lo > FAULT_BLOCK ? hi - FAULT_BLOCK : lo;
-        if (madvise((void *)from, hi - from, MADV_POPULATE_WRITE) != 0)
-            return -1;
-        hi = from;
-    }
-    return 0;
-#else
-    (void)p;
-    (void)n;
-    return -1;
-#endif
-}
-
-static void *fault_worker(void *arg)
-{
-    fault_job *j = arg;
-    for (size_t k = 0; k < j->count; k++)
-        if (populate(j->p[k], j->n) != 0 && j->may_write[k])
-            for (size_t i = 0; i < j->n; i += 512)
-                j->p[k][i] = 0;
-    return NULL;
-}
-
-typedef struct {
-    fault_job job[FAULT_MAX];
-    pthread_t tid[FAULT_MAX];
-    int started[FAULT_MAX];
-    size_t helpers;
-} faulting;
-
-/* Starts up to threads - 1 helpers (threads 0: one a CPU) on a's arrays
- * and marks the work arrays touched; none for threads 1, when
- * prepare_channels() touches them as before. */
-static void fault_in_start(faulting *f, run_arrays *a, int threads)
-{
-    long cpus = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
-    memset(f, 0, sizeof *f);
-    f->helpers = cpus > 1 ? (size_t)(cpus - 1 < FAULT_MAX ? cpus - 1 : FAULT_MAX) : 0;
-    if (f->helpers == 0)
-        return;
-    double *arr[FAULT_MAX] = {a->omega, a->omc, a->theta, a->v[1], a->v[0]};
-    for (size_t k = 0, used = 0; k < FAULT_MAX; k++) {
-        if (!arr[k])
-            continue;   /* a summary's omega and theta are in vp1's memory */
-        fault_job *j = &f->job[used++ % f->helpers];
-        j->n = a->n;
-        j->may_write[j->count] = k < 3;
-        j->p[j->count++] = arr[k];
-    }
-    for (size_t h = 0; h < f->helpers; h++)
-        f->started[h] = pthread_create(&f->tid[h], NULL, fault_worker, &f->job[h]) == 0;
-    for (size_t h = 0; h < f->helpers; h++)
-        if (!f->started[h])
-            fault_worker(&f->job[h]);
-    a->touched = 1;
-}
-
-static void fault_in_finish(faulting *f)
-{
-    for (size_t h = 0; h < f->helpers; h++)
-        if (f->started[h])
-            pthread_join(f->tid[h], NULL);
-    f->helpers = 0;
-}
-
-/* The run's description: its record, two channels, prism and the gaps
- * its recording skipped (*gaps malloc'd, the caller frees it). */
-static pl_status read_meta(pl_store *store, long long run_id, pl_run_info *info,
-                           pl_channel ch[2], pl_prism *prism, pl_run_gap **gaps,
-                           size_t *n_gaps, pl_err *err)
-{
-    *gaps = NULL;
-    *n_gaps = 0;
-    if (pl_run_get(store, run_id, info, err) != PL_OK)
-        return err->code;
-    if (info->n_channels != 2)
-        return pl_err_set(err, PL_EINVAL, "run %lld has %d channels: "
-                          "processing needs the two LDVs", run_id, info->n_channels);
-    if (!info->prism[0])
-        return pl_err_set(err, PL_EINVAL, "run %lld names no prism: its edge "
-                          "count N is needed for L_p (4.2)", run_id);
-    if (info->n_frames < 1)
-        return pl_err_set(err, PL_ENUMERIC, "run %lld holds no frames", run_id);
-    if (pl_prism_get(store, info->prism, prism, err) != PL_OK ||
-        pl_run_channels(store, run_id, ch, 2, err) != PL_OK ||
-        pl_run_gaps(store, run_id, gaps, n_gaps, err) != PL_OK)
-        return err->code;
-    return PL_OK;
-}
-
-/* The most slots of the lattice the prism may turn through in a gap of
- * the recording.  The import drew the gap as a straight line of omega
- * between its edges; the truth there is arcs and drops, which the line
- * misses by at most the drop of one impact (1 - omega+/omega-) times the
- * gap, so its integral is off by at most (1 - ratio) of a slot for each
- * slot the gap holds.  With at most one slot in it that is below half a
- * slot for any ratio above 0.5 (the paper's run from 0.6 to 0.99), so
- * anchor_theta() rounds the turn between the impacts either side to the
- * right whole number of slots and L_p after the gap is whole-slot right;
- * and at most one impact is unseen, whose time no arc or step of its own
- * places.  Past one slot a second impact would be unseen and the rounding
- * no longer sure: the run is refused. */
-#define GAP_MAX_SLOTS 1.0
-
-/* The recording's gaps (the import stored each as a line: db/run.h)
- * bridged by the impact lattice.  Nothing in a gap was measured, so no
- * impact is reported there: a slot the lattice placed inside one is
- * dropped (its time would be the lattice's guess, not a measurement) and
- * the summary taken again; L_p runs on through the gap, anchored to the
- * impacts either side.  Each gap is a fault line; one inside the motion
- * leaves the run degraded.  omc: the combined omega, whose integral is
- * theta's.  PL_ENUMERIC for a gap that spans more than GAP_MAX_SLOTS. */
-static pl_status bridge_gaps(pl_process_result *r, const pl_run_gap *gaps, size_t n_gaps,
-                             const double *omc, int N, pl_err *err)
-{
-    double rate = r->rate_hz;
-    int in_motion = 0;
-    size_t dropped_all = 0;
-    for (size_t g = 0; g < n_gaps; g++) {
-        size_t a = (size_t)gaps[g].first_frame, b = a + (size_t)gaps[g].n_frames;
-        if (a >= r->n)
-            continue;
-        if (b > r->n)
-            b = r->n;
-        double turn = 0;
-        for (size_t i = a > r->release ? a : r->release; i < b && i < r->end; i++)
-            turn += omc[i];
-        double slots = N * turn / rate / (2 * M_PI), at_s = (double)a / rate;
-        double missing_s = (double)(b - a) / rate;
-        int moving = b > r->release && a < r->seen;
-        if (moving && fabs(slots) > GAP_MAX_SLOTS)
-            return pl_err_set(err, PL_ENUMERIC, "the recording has a gap at %.3f s "
-                              "(%zu frames, %.1f ms missing) in which the prism turned "
-                              "through %.2f slots of the lattice: more than %g would "
-                              "leave an impact unseen beside the one the lattice "
-                              "carries and L_p after it not sure to the slot: the run "
-                              "cannot be measured through it (record it again, or cut "
-                              "the file at the gap and import the parts)", at_s, b - a,
-                              1e3 * missing_s, slots, GAP_MAX_SLOTS);
-        size_t kept = 0, dropped = 0;
-        for (size_t k = 0; k < r->n_impacts; k++) {
-            double t = (r->impacts[k].t_s - r->decoder_shift_s) * rate;
-            if (t >= (double)a && t < (double)b) {
-                dropped++;
-                r->n_confirmed -= r->impacts[k].confirmed && r->n_confirmed > 0;
-            } else {
-                r->impacts[kept++] = r->impacts[k];
-            }
-        }
-        r->n_impacts = kept;
-        r->n_expected = r->n_expected > dropped ? r->n_expected - dropped : 0;
-        dropped_all += dropped;
-        in_motion |= moving;
-        fault(r, "gap at_s=%.4f frames=%zu missing_s=%.4g in_motion=%d slots=%.3f "
-              "impacts_dropped=%zu", at_s, b - a, missing_s, moving, moving ? slots : 0.0,
-              dropped);
-        if (moving)
-            warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
-                 "bridged by the impact lattice (%.2f of a slot; %s)", at_s, b - a,
-                 1e3 * missing_s, slots,
-                 dropped == 0 ? "no impact fell in it"
-                 : dropped == 1 ? "the impact the lattice placed in it not reported"
-                                : "the impacts the lattice placed in it not reported");
-        else
-            warn(r, "the recording has a gap at %.3f s: %zu frames (%.1f ms) missing, "
-                 "outside the motion", at_s, b - a, 1e3 * missing_s);
-    }
-    if (dropped_all)
-        summarise(r);
-    if (in_motion && !strcmp(r->quality, "good"))
-        snprintf(r->quality, sizeof r->quality, "degraded");
-    return PL_OK;
-}
-
-/* The decoder's delay processing uses, into c->lattice.decoder_delay_s
- * (NaN: none, t_s the transitions' centres), and where it came from.
- * Given (> 0) it wins; 0 asks for the centres.  Not given, the run's
- * channels' stored delays: both beams' L_p steps make every impact (the
- * combined omega, eq. 4.1), so one beam's delay alone is not the
- * impacts', and two decoders that differ delay them by about their mean. */
-static const char *decoder_delay(pl_process_config *c, const pl_channel ch[2])
-{
-    double *d = &c->lattice.decoder_delay_s;
-    if (*d > 0)
-        return "option";
-    if (*d == 0) {
-        *d = NAN;
-        return "option_centre";
-    }
-    int known = (ch[0].decoder_delay_s > 0) + (ch[1].decoder_delay_s > 0);
-    if (known == 2)
-        *d = 0.5 * (ch[0].decoder_delay_s + ch[1].decoder_delay_s);
-    return known == 2 ? "channels" : known == 1 ? "none_one_channel" : "none";
-}
-
-/* The run's arrays with its two channels as downhill velocities (m/s)
- * in a->v[0], a->v[1], its other arrays faulted in meanwhile. */
-static pl_status read_velocities(pl_store *store, long long run_id, const pl_run_info *info,
-                                 const pl_channel ch[2], int threads, int summary,
-                                 run_arrays *a, pl_err *err)
-{
-    size_t n = (size_t)info->n_frames;
-    double k[2] = {ch[0].beam_sign * ch[0].ldv_scale_mps_per_v,
-                   ch[1].beam_sign * ch[1].ldv_scale_mps_per_v};
-    if (arrays_alloc(a, n, summary) != 0)
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory for %zu frames",
-                          run_id, n);
-    faulting f;
-    fault_in_start(&f, a, threads);
-    pl_status st = pl_run_read_scaled(store, run_id, 0, (long long)n, a->v, k, 2, err);
-    fault_in_finish(&f);
-    if (st != PL_OK) {
-        arrays_free(a);
-        return pl_err_prefix(err, "run %lld: ", run_id);
-    }
-    return PL_OK;
-}
-
-/* The raw velocities' extremes over every PL_DERIVED_RAW_BUCKET frames
- * (db/derived.h), stored for viewers; taken before processing touches
- * the samples (despiking and bridging work in place). */
-typedef struct {
-    size_t n;             /* buckets */
-    double *v;            /* 4 n: vp1 min, vp1 max, vp2 min, vp2 max */
-} raw_extremes;
-
-static pl_status raw_extremes_of(double *const v[2], size_t n, raw_extremes *rx,
-                                 pl_err *err)
-{
-    rx->n = (n + PL_DERIVED_RAW_BUCKET - 1) / PL_DERIVED_RAW_BUCKET;
-    rx->v = malloc(4 * (rx->n ? rx->n : 1) * sizeof *rx->v);
-    if (!rx->v)
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu buckets", rx->n);
-    for (int c = 0; c < 2; c++)
-        pl_bucket_extremes(v[c], n, PL_DERIVED_RAW_BUCKET, rx->v + 2 * c * rx->n,
-                           rx->v + (2 * c + 1) * rx->n);
-    return PL_OK;
-}
-
-/* The processing record of r: parameters, window, counts, warnings. */
-static void make_record(long long run_id, const pl_process_config *cfg,
-                        const pl_process_result *r, int N, const pl_channel ch[2],
-                        pl_processing *rec)
-{
-    memset(rec, 0, sizeof *rec);
-    rec->run_id = run_id;
-    pl_store_utc_now(rec->processed_utc);
-    snprintf(rec->version, sizeof rec->version, "%s", pl_version());
-    const pl_frontend_report *f = &r->front;
-    snprintf(rec->params, sizeof rec->params,
-             "cutoff_hz=%.6g\ncutoff_from=%s\nrelease_sigmas=%g\nquiet_s=%g\n"
-             "detector=lattice\ngap_s=%g\nfit_s=%g\nconfirm_sigmas=%g\nsmooth_slots=%d\n"
-             "psd_segment=%zu\npsd_max_segments=%zu\nring_freq_hz=%.6g\n"
-             "noise_omega_rad_s=%.6g\nnoise_step_rad_s=%.6g\nphase_sd_rad=%.6g\n"
-             "drift_rad=%.6g\nlp_end_integral=%.9g\n"
-             "ring_model_hz=%.6g\nring_decay_s=%.6g\ntop_shift_s=%.6g\nbeta_rad=%.6g\n"
-             "beta_data_rad=%.6g\nbeta_data_se_rad=%.3g\nbeta_used_rad=%.6g\n"
-             "beta_from=%s\nenergy_ratio=%.8g\nenergy_ratio_se=%.3g\nratio_se_scale=%.3g\n"
-             "impact_t=%s\ndecoder_delay_from=%s\ndecoder_shift_s=%.6g\n"
-             "decoder_shift_sd_s=%.3g\n"
-             "offset1_mps=%.6g\noffset2_mps=%.6g\nhum_hz=%.6g\nhum1_mps=%.6g\nhum2_mps=%.6g\n"
-             "dropouts1=%zu\ndropouts2=%zu\ndropouts_both=%zu\n"
-             "N=%d\nh1_m=%.9g\nh2_m=%.9g\n"
-             "lattice_spacing_slots=%.6g\nlattice_q_first=%.6g\nlattice_q_last=%.6g\n"
-             "lattice_q_se=%.3g\nomega_last_41=%.6g\nomega_last_lattice=%.6g\n"
-             "late_start_omega=%.6g\nstep_spacing_slots=%.6g\n"
-             "step_drops=%zu\nphase_jumps=%zu\n",
-             r->cutoff_hz, isnan(cfg->cutoff_hz) ? "data" : "option",
-             cfg->release_sigmas, cfg->quiet_s, cfg->lattice.gap_s, cfg->lattice.fit_s,
-             cfg->lattice.confirm_sigmas, cfg->lattice.smooth_slots, cfg->psd_segment,
-             cfg->psd_max_segments, r->ring_freq_hz, r->noise_omega, r->noise_d,
-             r->phase_sd_rad, r->drift_rad, r->lp_end_raw, r->ring_model_hz, r->ring_decay_s,
-             r->top_shift_s, cfg->lattice.beta_rad, r->beta_data_rad, r->beta_data_se_rad,
-             r->beta_used_rad, r->beta_from_data ? "data" : isfinite(r->beta_used_rad) ? "ramp" : "-",
-             r->energy_ratio, r->energy_ratio_se, r->ratio_se_scale,
-             !isnan(cfg->lattice.decoder_delay_s) ? "contact_given_delay"
-             : cfg->lattice.to_contact ? "contact_measured_delay" : "centre",
-             r->decoder_delay_from, r->decoder_shift_s, r->decoder_shift_sd_s, f->offset_mps[0],
-             f->offset_mps[1],
-             f->hum_hz, f->hum_amp_mps[0], f->hum_amp_mps[1], f->dropouts[0],
-             f->dropouts[1], f->both_out, N, ch[0].beam_height_m, ch[1].beam_height_m,
-             r->clock.spacing_slots, r->clock.q_first, r->clock.q_last, r->clock.q_sd,
-             r->omega_last_41, r->omega_last_lattice, r->late_omega,
-             r->steps.spacing, r->steps.drops, r->steps.jumps);
-    rec->release_frame = (long long)r->release;
-    rec->end_frame = (long long)r->end;
-    rec->release_t_s = r->release_t;
-    rec->end_t_s = r->end_t;
-    rec->n_impacts = (long long)r->n_impacts;
-    rec->lp_end = r->lp_end;
-    rec->omega_last_mean = r->omega_last_mean;
-    rec->ratio_mean = r->ratio_mean;
-    rec->ratio_sd = r->ratio_sd;
-    rec->ratio_mean_se = r->ratio_mean_se;
-    rec->n_expected = (long long)r->n_expected;
-    rec->n_confirmed = (long long)r->n_confirmed;
-    snprintf(rec->warnings, sizeof rec->warnings, "%s", r->warnings);
-    snprintf(rec->quality, sizeof rec->quality, "%s", r->quality[0] ? r->quality : "good");
-    snprintf(rec->faults, sizeof rec->faults, "%s", r->faults);
-}
-
-/* --- writing the result ---------------------------------------------------- */
-
-/* The run's derived data goes into the store in two parts of one
- * transaction (db/derived.h's writer): first omega and the velocities,
- * final once omega is filtered (the impact search reads the combined
- * omega and writes theta only); then theta, L_p, the spectra, the record
- * and the impacts.  With a thread to spare the first part is written on
- * one of its own while this one searches for the impacts (a ten-minute
- * run's 14 MB of its 28), at the price of the store's write lock held
- * through the search (0.25 s more on that run; other writers wait for
- * it, up to the busy timeout).
- * The series are at 1 kHz: every 10th sample of the filtered series,
- * enough for every plot and for matching, a tenth of the bytes (the
- * full-rate series are recomputed exactly from the raw chunks and the
- * stored parameters, since processing is deterministic). */
-struct writer {
-    pl_store *store;
-    long long run_id;
-    const pl_process_result *r;
-    size_t nd;                 /* samples of a series at 1 kHz */
-    double *dec;               /* 3 * nd: omega, vp1, vp2 */
-    int velocities_in;         /* vp1 and vp2 are in dec already */
-    pl_derived_writer *w;
-    int first_done;            /* the first part is in the transaction */
-    pl_status st;
-    pl_err err;
-    pthread_t tid;
-    int running;
-};
-
-/* omega's series is in wr->dec already (writer_start()), the
- * velocities' too where velocities_out() took them. */
-static pl_status write_first(writer *wr, int on_thread, pl_err *err)
-{
-    const pl_process_result *r = wr->r;
-    double rate = r->rate_hz;
-    size_t nd = wr->nd;
-    if (!wr->dec)
-        return pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
-    if (!wr->velocities_in) {
-        decimate(r->vp1, nd, 1.0, wr->dec + nd);
-        decimate(r->vp2, nd, 1.0, wr->dec + 2 * nd);
-    }
-    pl_series sv[3] = {
-        series("omega", "rad/s", 10, 0, rate / 10, nd, wr->dec),
-        series("vp1", "m/s", 10, 0, rate / 10, nd, wr->dec + nd),
-        series("vp2", "m/s", 10, 0, rate / 10, nd, wr->dec + 2 * nd),
-    };
-    if (pl_derived_begin(wr->store, wr->run_id, &wr->w, err) != PL_OK)
-        return err->code;
-    for (int k = 0; k < 3; k++)
-        if (pl_derived_put(wr->w, &sv[k], err) != PL_OK)
-            return err->code;
-    /* on a thread of its own, the search still going: the commit's sync
-     * then waits for the rest only */
-    if (on_thread && pl_derived_sync(wr->w, err) != PL_OK)
-        return err->code;
-    wr->first_done = 1;
-    return PL_OK;
-}
-
-static void *write_first_thread(void *arg)
-{
-    writer *wr = arg;
-    wr->st = write_first(wr, 1, &wr->err);
-    return NULL;
-}
-
-/* Once omega is filtered (process_owned()): omega's series taken here
- * (theta may take omega's memory next), the rest of the first part on a
- * thread of its own unless threads is 1 (it then waits for
- * write_rest()). */
-static void writer_start(writer *wr, const pl_process_result *r, int threads)
-{
-    wr->r = r;
-    wr->nd = (r->n + 9) / 10;
-    wr->st = PL_OK;
-    if (!wr->dec)
-        wr->dec = malloc(3 * wr->nd * sizeof *wr->dec);
-    if (!wr->dec)
-        return;   /* write_first() says so */
-    decimate(r->omega, wr->nd, 1.0, wr->dec);
-    if (threads != 1 && pthread_create(&wr->tid, NULL, write_first_thread, wr) == 0)
-        wr->running = 1;
-}
-
-/* Where a summary's vp1 and vp2 go at 1 kHz (velocities_out()), taken
- * before omega is formed: wr->dec's second and third thirds, made here;
- * NULL when out of memory. */
-static double *writer_velocities(writer *wr, size_t n)
-{
-    size_t nd = (n + 9) / 10;
-    if (!wr->dec && !(wr->dec = malloc(3 * nd * sizeof *wr->dec)))
-        return NULL;
-    wr->velocities_in = 1;
-    return wr->dec + nd;
-}
-
-static void writer_join(writer *wr)
-{
-    if (wr->running)
-        pthread_join(wr->tid, NULL);
-    wr->running = 0;
-}
-
-/* Rolls back whatever was written (NULL: nothing to do). */
-static void writer_abort(writer *wr)
-{
-    if (!wr)
-        return;
-    writer_join(wr);
-    pl_derived_abort(wr->w);
-    free(wr->dec);
-    wr->w = NULL;
-    wr->dec = NULL;
-}
-
-/* The second part and the commit; on failure nothing is written.
- * scratch (the combined omega's array, done with) holds theta and L_p at
- * 1 kHz: a fresh array would be 10 MB more to fault in. */
-static pl_status write_rest(writer *wr, const pl_process_config *cfg, int N,
-                            const pl_channel ch[2], const raw_extremes *rx, double *scratch,
-                            pl_err *err)
-{
-    const pl_process_result *r = wr->r;
-    size_t nd = wr->nd;
-    double rate = r->rate_hz, *own = NULL;
-    writer_join(wr);
-    pl_status st = wr->st;
-    if (st != PL_OK)
-        *err = wr->err;
-    else if (!wr->first_done)
-        st = write_first(wr, 0, err);
-    if (st == PL_OK && 2 * nd > r->n && !(scratch = own = malloc(2 * nd * sizeof *own)))
-        st = pl_err_set(err, PL_ENOMEM, "run %lld: out of memory", wr->run_id);
-    if (st != PL_OK) {
-        writer_abort(wr);
-        return st;
-    }
-    decimate(r->theta, nd, 1.0, scratch);
-    decimate(r->theta, nd, N / (2 * M_PI), scratch + nd);
-    double brate = rate / PL_DERIVED_RAW_BUCKET;
-    pl_series sv[9] = {
-        series("theta", "rad", 10, 0, rate / 10, nd, scratch),
-        series("Lp", "1", 10, 0, rate / 10, nd, scratch + nd),
-        series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp1),
-        series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_vp2),
-        series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / r->psd_df, r->psd_len, r->psd_residual),
-        series("vp1_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v),
-        series("vp1_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + rx->n),
-        series("vp2_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 2 * rx->n),
-        series("vp2_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, rx->n, rx->v + 3 * rx->n),
-    };
-    for (int k = 0; k < 9 && st == PL_OK; k++)
-        st = pl_derived_put(wr->w, &sv[k], err);
-    free(own);
-    if (st != PL_OK) {
-        writer_abort(wr);
-        return st;
-    }
-    pl_processing rec;
-    make_record(wr->run_id, cfg, r, N, ch, &rec);
-    st = pl_derived_finish(wr->w, &rec, r->impacts, r->n_impacts, err);
-    wr->w = NULL;   /* finish frees it, whatever the outcome */
-    free(wr->dec);
-    wr->dec = NULL;
-    return st;
-}
-
-/* --- long runs, in segments ------------------------------------------------ */
-
-/* A run longer than cfg->segment_frames is processed in segments whose
- * cores, SEG_ALIGN-aligned and a quarter of segment_frames long, tile
- * it; each segment carries SEG_MARGIN_S of the run either side of its
- * core (the filter's support and the impact search's arcs, which reach a
- * slot or two across a seam) and, after the first, the run's lead-in
- * before its samples.  So every segment goes through the whole-run
- * pipeline as a run of its own: the same offsets, hum and noise from the
- * same lead-in (the hum in the run's phase: pl_frontend_splice), the
- * first segment's release, cut-off and slope, and its impacts, theta and
- * series taken from its core only.  theta is carried across each seam
- * from the segment before (anchored theta at the seam's sample, both
- * segments seeing the same impacts around it).  What the lead-in cannot
- * carry (a late start, motion common to both beams, gaps, the motion
- * ending before the last segment) is left to the whole path:
- * docs/process.md, "Long runs". */
-#define SEG_MARGIN_S 2.0
-/* seg_suspect(), seg_agrees() */
-#define SEG_PHASE_SUSPECT 5.0
-/* a multiple of the 1 kHz series' decimation and of the raw extremes'
- * bucket, so that each core's share of both starts on a value of its own */
-#define SEG_ALIGN 1280
-
-enum { PART_OMEGA, PART_VP1, PART_VP2, PART_THETA, PART_LP, PART_RAW, PARTS = PART_RAW + 4 };
-
-/* What a long run's segments add up to. */
-typedef struct {
-    pl_process_result r;     /* the run's: scalars, impacts, spectra */
-    size_t cap;              /* impacts' room */
-    double seam_theta;       /* anchored theta at the next core's first sample */
-    double raw_theta;        /* the plain integral up to the core done */
-    double w_psd;            /* the spectra's weight so far (frames) */
-    double beta_w, beta_wx, energy_w, energy_wx, phase_ss;
-    size_t phase_n;
-    seg_io io;               /* the first segment's lead-in and release */
-    double phase_ref;        /* the smallest phase_sd_rad of the segments kept */
-    double unconfirmed_ref;  /* the first segment's core's unconfirmed part */
-    int probing;             /* the first segment's first cut: its core's
-                                impacts into probe, for the next to match */
-    pl_impact *probe;
-    size_t n_probe;
-    double probe_phase, probe_unconfirmed;   /* its phase_sd_rad, unconfirmed part */
-    size_t segments;         /* kept */
-    pl_derived_part *part[PARTS];
-} long_run;
-
-/* Why a long run goes the whole path instead: PL_OK with why set. */
-static int seg_whole(char *why, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int seg_whole(char *why, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-    return 1;
-}
-
-static pl_status parts_open(pl_derived_writer *w, size_t n, double rate, long_run *L,
-                            pl_err *err)
-{
-    size_t nd = (n + 9) / 10, nb = (n + PL_DERIVED_RAW_BUCKET - 1) / PL_DERIVED_RAW_BUCKET;
-    double brate = rate / PL_DERIVED_RAW_BUCKET;
-    pl_series s[PARTS] = {
-        series("omega", "rad/s", 10, 0, rate / 10, nd, NULL),
-        series("vp1", "m/s", 10, 0, rate / 10, nd, NULL),
-        series("vp2", "m/s", 10, 0, rate / 10, nd, NULL),
-        series("theta", "rad", 10, 0, rate / 10, nd, NULL),
-        series("Lp", "1", 10, 0, rate / 10, nd, NULL),
-        series("vp1_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, nb, NULL),
-        series("vp1_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, nb, NULL),
-        series("vp2_raw_min", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, nb, NULL),
-        series("vp2_raw_max", "m/s", PL_DERIVED_RAW_BUCKET, 0, brate, nb, NULL),
-    };
-    for (int k = 0; k < PARTS; k++)
-        if (pl_derived_part_open(w, &s[k], &L->part[k], err) != PL_OK)
-            return err->code;
-    return PL_OK;
-}
-
-static void parts_close(long_run *L)
-{
-    for (int k = 0; k < PARTS; k++)
-        pl_derived_part_close(L->part[k]);
-    memset(L->part, 0, sizeof L->part);
-}
-
-/* The raw extremes of the core [ca, cb) of a segment's velocities v
- * (before processing touches them), run frame core_a on. */
-static pl_status seg_extremes(long_run *L, double *const v[2], size_t ca, size_t cb,
-                              size_t core_a, pl_err *err)
-{
-    size_t nb = (cb - ca + PL_DERIVED_RAW_BUCKET - 1) / PL_DERIVED_RAW_BUCKET;
-    double *x = malloc(2 * (nb ? nb : 1) * sizeof *x);
-    pl_status st = x ? PL_OK : pl_err_set(err, PL_ENOMEM, "out of memory for %zu buckets", nb);
-    for (int c = 0; c < 2 && st == PL_OK; c++) {
-        pl_bucket_extremes(v[c] + ca, cb - ca, PL_DERIVED_RAW_BUCKET, x, x + nb);
-        for (int e = 0; e < 2 && st == PL_OK; e++)
-            st = pl_derived_part_write(L->part[PART_RAW + 2 * c + e],
-                                       core_a / PL_DERIVED_RAW_BUCKET, x + e * nb, nb, err);
-    }
-    free(x);
-    return st;
-}
-
-/* The core's 1 kHz series: every 10th sample from ca (run frame core_a,
- * a multiple of 10) below cb; theta moved by off. */
-static pl_status seg_series(long_run *L, const pl_process_result *rk, size_t ca, size_t cb,
-                            size_t core_a, double off, int N, pl_err *err)
-{
-    size_t m = (cb - ca + 9) / 10;
-    double *x = malloc((m ? m : 1) * sizeof *x);
-    if (!x)
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu values", m);
-    const double *src[5] = {rk->omega, rk->vp1, rk->vp2, rk->theta, rk->theta};
-    pl_status st = PL_OK;
-    for (int k = 0; k < 5 && st == PL_OK; k++) {
-        double add = k >= PART_THETA ? off : 0, mul = k == PART_LP ? N / (2 * M_PI) : 1;
-        for (size_t j = 0; j < m; j++)
-            x[j] = (src[k][ca + 10 * j] + add) * mul;
-        st = pl_derived_part_write(L->part[k], core_a / 10, x, m, err);
-    }
-    free(x);
-    return st;
-}
-
-/* The impacts of the core [ca, cb) (cb 0: to the end), run frame shift
- * on, into L: each with its segment's ratio error scale undone (the run's
- * is taken over all of them: scale_ratio_errors()). */
-static pl_status seg_impacts(long_run *L, const pl_process_result *rk, size_t ca, size_t cb,
-                             double shift_s, pl_err *err)
-{
-    pl_process_result *R = &L->r;
-    for (size_t i = 0; i < rk->n_impacts; i++) {
-        pl_impact p = rk->impacts[i];
-        double at = (p.t_s - rk->decoder_shift_s) * rk->rate_hz;
-        if (at < (double)ca || (cb && at >= (double)cb))
-            continue;
-        if (R->n_impacts == L->cap) {
-            size_t cap = L->cap ? 2 * L->cap : 4096;
-            pl_impact *q = realloc(R->impacts, cap * sizeof *q);
-            if (!q)
-                return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts", cap);
-            R->impacts = q;
-            L->cap = cap;
-        }
-        p.t_s += shift_s;
-        p.ratio_se /= rk->ratio_se_scale;
-        R->impacts[R->n_impacts++] = p;
-        R->n_confirmed += p.confirmed == 1;
-    }
-    return PL_OK;
-}
-
-/* Adds segment rk's figures (core [ca, cb), run frame shift on, theta
- * moved by off) to L; first and last say which segment it is. */
-static pl_status seg_add(long_run *L, pl_process_result *rk, const double *omc, size_t ca,
-                         size_t cb, long long shift, double off, int first, int last,
-                         int N, pl_err *err)
-{
-    pl_process_result *R = &L->r;
-    double rate = rk->rate_hz, w = (double)(cb - ca), shift_s = (double)shift / rate;
-    L->segments++;
-    if (first) {
-        pl_impact *imp = R->impacts;
-        size_t n_imp = R->n_impacts;
-        *R = *rk;
-        /* the arrays stay the segment's; the run's spectra are made below */
-        R->vp1 = R->vp2 = R->omega = R->theta = NULL;
-        R->psd_vp1 = calloc(rk->psd_len, sizeof(double));
-        R->psd_vp2 = calloc(rk->psd_len, sizeof(double));
-        R->psd_residual = calloc(rk->psd_len, sizeof(double));
-        R->impacts = imp;
-        R->n_impacts = n_imp;
-        R->n_confirmed = 0;
-        R->drift_rad = 0;
-        R->warnings[L->io.window_warned] = '\0';   /* check_count() and the rest: below */
-        if (!R->psd_vp1 || !R->psd_vp2 || !R->psd_residual)
-            return pl_err_set(err, PL_ENOMEM, "processing: out of memory");
-    } else {
-        if (rk->psd_len != R->psd_len)
-            return pl_err_set(err, PL_ENUMERIC, "a segment's spectra have %zu bins, the "
-                              "first's %zu", rk->psd_len, R->psd_len);
-        /* the front end's events, which the first segment's report lacks */
-        pl_frontend_report *f = &R->front;
-        const pl_frontend_report *g = &rk->front;
-        for (int c = 0; c < 2; c++) {
-            f->dropouts[c] += g->dropouts[c];
-            f->dropout_s[c] += g->dropout_s[c];
-            if (g->clipped[c]) {
-                if (!f->clipped[c])
-                    f->clip_from_s[c] = g->clip_from_s[c] + shift_s;
-                f->clip_to_s[c] = g->clip_to_s[c] + shift_s;
-                f->clipped[c] += g->clipped[c];
-                f->clip_spans[c] += g->clip_spans[c];
-                if (isnan(f->sat_level_mps[c]))
-                    f->sat_level_mps[c] = g->sat_level_mps[c];
-            }
-        }
-        f->both_out += g->both_out;
-        for (size_t k = 0; k < g->n_lost && k < PL_FRONTEND_MAX_SPANS; k++)
-            if (f->n_lost + k < PL_FRONTEND_MAX_SPANS) {
-                pl_beam_span sp = g->lost[k];
-                sp.from_s += shift_s;
-                sp.to_s += shift_s;
-                f->lost[f->n_lost + k] = sp;
-            }
-        f->n_lost += g->n_lost;
-        f->lost_total_s += g->lost_total_s;
-        R->steps.drops += rk->steps.drops;
-        if (rk->steps.jumps && !(fabs(R->steps.jump_part) >= fabs(rk->steps.jump_part))) {
-            R->steps.jump_at_s = rk->steps.jump_at_s + shift_s;
-            R->steps.jump_part = rk->steps.jump_part;
-            R->steps.jump_missing_s = rk->steps.jump_missing_s;
-        }
-        R->steps.jumps += rk->steps.jumps;
-        R->lattice_suspect |= rk->lattice_suspect;
-    }
-    for (size_t k = 0; k < R->psd_len; k++) {
-        R->psd_vp1[k] += w * rk->psd_vp1[k];
-        R->psd_vp2[k] += w * rk->psd_vp2[k];
-        R->psd_residual[k] += w * rk->psd_residual[k];
-    }
-    L->w_psd += w;
-    R->drift_rad = fmax(R->drift_rad, rk->drift_rad);
-    if (isfinite(rk->phase_sd_rad)) {
-        L->phase_ss += w * rk->phase_sd_rad * rk->phase_sd_rad;
-        L->phase_n += cb - ca;
-    }
-    if (rk->beta_data_se_rad > 0) {
-        double bw = 1 / (rk->beta_data_se_rad * rk->beta_data_se_rad);
-        L->beta_w += bw;
-        L->beta_wx += bw * rk->beta_data_rad;
-    }
-    if (rk->energy_ratio_se > 0) {
-        double ew = 1 / (rk->energy_ratio_se * rk->energy_ratio_se);
-        L->energy_w += ew;
-        L->energy_wx += ew * rk->energy_ratio;
-    }
-    /* the plain integral over the core, as integrate() takes it */
-    double half_dt = 0.5 / rate;
-    for (size_t i = ca > 0 ? ca : 1; i < cb; i++)
-        if (i > rk->release && i < rk->end)
-            L->raw_theta += half_dt * (omc[i - 1] + omc[i]);
-    if (!last) {
-        L->seam_theta = rk->theta[cb] + off;
-        return seg_impacts(L, rk, first ? 0 : ca, cb, shift_s, err);
-    }
-    R->end = (size_t)((long long)rk->end + shift);
-    R->seen = (size_t)((long long)rk->seen + shift);
-    R->end_t = (double)R->end / rate;
-    R->second_release_t = rk->second_release_t + shift_s;
-    R->lp_end = N * (rk->theta[rk->end - 1] + off) / (2 * M_PI);
-    R->lp_end_raw = N * L->raw_theta / (2 * M_PI);
-    R->omega_last_mean = rk->omega_last_mean;
-    R->omega_last_41 = rk->omega_last_41;
-    R->omega_last_lattice = rk->omega_last_lattice;
-    R->omega_from_lattice = rk->omega_from_lattice;
-    R->clock.q_last = rk->clock.q_last;
-    R->clock.t_last_s = rk->clock.t_last_s + shift_s;
-    R->clock.q_sd = fmax(R->clock.q_sd, rk->clock.q_sd);
-    return seg_impacts(L, rk, ca, 0, shift_s, err);
-}
-
-/* The run's figures once every segment is in. */
-static pl_status long_finish(long_run *L, int N, pl_err *err)
-{
-    pl_process_result *R = &L->r;
-    for (size_t k = 0; k < R->psd_len; k++) {
-        R->psd_vp1[k] /= L->w_psd;
-        R->psd_vp2[k] /= L->w_psd;
-        R->psd_residual[k] /= L->w_psd;
-    }
-    R->ring_freq_hz = pl_ring_peak(R->psd_residual, R->psd_len, R->psd_df);
-    R->n_expected = R->n_impacts;
-    R->phase_sd_rad = L->phase_n ? sqrt(L->phase_ss / (double)L->phase_n) : NAN;
-    if (L->beta_w > 0) {
-        R->beta_data_rad = L->beta_wx / L->beta_w;
-        R->beta_data_se_rad = 1 / sqrt(L->beta_w);
-    }
-    if (L->energy_w > 0) {
-        R->energy_ratio = L->energy_wx / L->energy_w;
-        R->energy_ratio_se = 1 / sqrt(L->energy_w);
-    }
-    if (scale_ratio_errors(R) != 0)
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts' ratio errors",
-                          R->n_impacts);
-    summarise(R);
-    check_count(R, N);
-    assess_quality(R);
-    return PL_OK;
-}
-
-/* The impacts of a segment's core [ca, cb) (cb 0: to the end) and how
- * many of them are unconfirmed, into n[0], n[1]. */
-static void core_counts(const pl_process_result *rk, size_t ca, size_t cb, size_t n[2])
-{
-    n[0] = n[1] = 0;
-    for (size_t i = 0; i < rk->n_impacts; i++) {
-        double at = (rk->impacts[i].t_s - rk->decoder_shift_s) * rk->rate_hz;
-        if (at >= (double)ca && (!cb || at < (double)cb)) {
-            n[0]++;
-            n[1] += rk->impacts[i].confirmed != 1;
-        }
-    }
-}
-
-/* The first segment has no neighbour kept before it to be judged by:
- * it is cut twice (SEG_MARGIN_S and an eighth of its core), and kept
- * when the two cuts' core impacts agree (at most one more or less, and
- * SEG_AGREE of them within 0.1 ms), or when the second is plainly the
- * better (SEG_PHASE_SUSPECT times less scatter about the lattice, no
- * more unconfirmed); then the third cut the same way.  On the 80-minute
- * bench run cut in cores of 165 s the first two cuts left a third of the
- * first core's slots unconfirmed (scatter 0.04 rad) where the whole run
- * confirms every one, and the third none (3.7e-5 rad). */
-#define SEG_AGREE 0.999
-
-static int seg_probe(long_run *L, const pl_process_result *rk, size_t cb, pl_err *err)
-{
-    size_t c[2];
-    core_counts(rk, 0, cb, c);
-    L->probe_phase = rk->phase_sd_rad;
-    L->probe_unconfirmed = c[0] ? (double)c[1] / (double)c[0] : 1;
-    free(L->probe);
-    L->n_probe = 0;
-    L->probe = malloc((c[0] ? c[0] : 1) * sizeof *L->probe);
-    if (!L->probe)
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu impacts", c[0]);
-    for (size_t i = 0; i < rk->n_impacts; i++)
-        if ((rk->impacts[i].t_s - rk->decoder_shift_s) * rk->rate_hz < (double)cb)
-            L->probe[L->n_probe++] = rk->impacts[i];
-    return PL_OK;
-}
-
-static int seg_agrees(const long_run *L, const pl_process_result *rk, size_t cb)
-{
-    size_t near = 0, m = 0, j = 0, c[2];
-    core_counts(rk, 0, cb, c);
-    /* or plainly the better of the two: the probe went its own way */
-    if (rk->phase_sd_rad * SEG_PHASE_SUSPECT < L->probe_phase &&
-        (double)c[1] <= L->probe_unconfirmed * (double)c[0])
-        return 1;
-    const pl_impact *p = L->probe;
-    for (size_t i = 0; i < rk->n_impacts; i++) {
-        double t = rk->impacts[i].t_s;
-        if ((t - rk->decoder_shift_s) * rk->rate_hz >= (double)cb)
-            continue;
-        m++;
-        while (j + 1 < L->n_probe && fabs(p[j + 1].t_s - t) <= fabs(p[j].t_s - t))
-            j++;
-        near += L->n_probe && fabs(p[j].t_s - t) < 1e-4;
-    }
-    return m + 1 >= L->n_probe && L->n_probe + 1 >= m && (double)near >= SEG_AGREE * (double)m;
-}
-
-/* A segment's impact search went its own way (a stretch of its lattice
- * out of phase, or its instants a ring cycle off the whole run's: on the
- * 80-minute bench run, 4 segments of 32 cut with 2 s margins, each at
- * 10-100 times the others' scatter of the impacts about the lattice):
- * beyond SEG_PHASE_SUSPECT times the smallest scatter of the segments
- * kept so far, or SEG_UNCONFIRMED_SUSPECT more of its core's slots
- * unconfirmed than the first segment's.  It is cut again with wider
- * margins (SEG_MARGINS_S), more of the run around it. */
-#define SEG_UNCONFIRMED_SUSPECT 0.002
-
-static int seg_suspect(const long_run *L, const pl_process_result *rk, size_t ca, size_t cb)
-{
-    size_t c[2];
-    core_counts(rk, ca, cb, c);
-    double part = c[0] ? (double)c[1] / (double)c[0] : 1;
-    return part > L->unconfirmed_ref + SEG_UNCONFIRMED_SUSPECT ||
-           rk->phase_sd_rad > SEG_PHASE_SUSPECT * L->phase_ref;
-}
-
-/* One segment: the run's frames [a, b) after its first pre (the lead-in),
- * core [core_a, core_b); *whole set (with why) when it shows something
- * only the whole path measures, *again when its impact search went its
- * own way (seg_suspect(): nothing but the raw extremes written). */
-static pl_status long_segment(pl_store *store, long long run_id, const pl_run_info *info,
-                              const pl_channel ch[2], int N, const pl_process_config *c,
-                              long_run *L, size_t pre, size_t a, size_t b, size_t core_a,
-                              size_t core_b, int first, int last, int *whole, int *again,
-                              char *why, size_t why_n, pl_err *err)
-{
-    double rate = info->sample_rate_hz;
-    double k[2] = {ch[0].beam_sign * ch[0].ldv_scale_mps_per_v,
-                   ch[1].beam_sign * ch[1].ldv_scale_mps_per_v};
-    size_t len = pre + (b - a), ca = core_a - a + pre, cb = core_b - a + pre;
-    size_t half = (size_t)(0.5 * SEG_MARGIN_S * rate);
-    long long shift = (long long)a - (long long)pre;
-    run_arrays arr;
-    if (arrays_alloc(&arr, len, 0) != 0)
-        return pl_err_set(err, PL_ENOMEM, "out of memory for %zu frames", len);
-    double *tail[2] = {arr.v[0] + pre, arr.v[1] + pre};
-    pl_status st = PL_OK;
-    if (pre)
-        st = pl_run_read_scaled(store, run_id, 0, (long long)pre, arr.v, k, 2, err);
-    if (st == PL_OK)
-        st = pl_run_read_scaled(store, run_id, (long long)a, (long long)(b - a), tail, k, 2, err);
-    if (st == PL_OK)
-        st = seg_extremes(L, arr.v, ca, cb, core_a, err);
-    pl_process_config cs = *c;
-    if (!first)   /* the first segment's cut-off: one filter over the run */
-        cs.cutoff_hz = L->r.cutoff_hz;
-    L->io.fs = (pl_frontend_splice){pre, a, L->r.front.mains_hz, first ? 0 : ca,
-                                    last ? len : cb};
-    if (!first && isfinite(L->r.beta_used_rad))   /* the slope of the whole speed range */
-        cs.lattice.beta_rad = L->r.beta_used_rad;
-    pl_process_result rk;
-    int done = 0;
-    if (st == PL_OK)
-        st = process_owned(&arr, NULL, NULL, rate, ch[0].beam_height_m, ch[1].beam_height_m,
-                           N, &cs, &rk, NULL, &L->io, err);
-    if (st != PL_OK) {
-        arrays_free(&arr);
-        return pl_err_prefix(err, "the segment from %.3f s: ", (double)core_a / rate);
-    }
-    /* what the lead-in cannot carry to the next segments */
-    if (first && rk.late_omega > 0)
-        *whole = seg_whole(why, why_n, "the recording starts after the release");
-    else if (rk.front.n_common > 0)
-        *whole = seg_whole(why, why_n, "motion common to both beams, fitted over the "
-                           "whole run");
-    else if (first && rk.release + 2 * half > core_b)
-        *whole = seg_whole(why, why_n, "the release at %.3f s is too late in the first "
-                           "segment", rk.release_t);
-    else if (!first && (rk.release + half < pre || rk.release > pre + half))
-        *whole = seg_whole(why, why_n, "the segment from %.3f s does not start in the "
-                           "motion", (double)core_a / rate);
-    else if ((!last && rk.end < cb) || (last && rk.end <= ca))
-        *whole = seg_whole(why, why_n, "the motion ends at %.3f s, before the run's "
-                           "last segment", (double)((long long)rk.end + shift) / rate);
-    else if (!first && seg_suspect(L, &rk, ca, last ? 0 : cb))
-        *again = 1;
-    else if (first && L->probing)
-        *again = 1, st = seg_probe(L, &rk, cb, err);
-    else if (first && !seg_agrees(L, &rk, cb))
-        *again = 1;
-    else
-        done = 1;
-    if (done && first) {
-        size_t cc[2];
-        core_counts(&rk, 0, cb, cc);
-        L->io.release = rk.release;
-        L->io.quiet = rk.quiet;
-        L->unconfirmed_ref = cc[0] ? (double)cc[1] / (double)cc[0] : 0;
-    }
-    if (done && (first || !(rk.phase_sd_rad >= L->phase_ref)))
-        L->phase_ref = rk.phase_sd_rad;
-    if (done) {
-        double off = first ? 0 : L->seam_theta - rk.theta[ca];
-        st = seg_series(L, &rk, ca, cb, core_a, off, N, err);
-        if (st == PL_OK)
-            st = seg_add(L, &rk, arr.omc, ca, cb, shift, off, first, last, N, err);
-    }
-    pl_process_result_free(&rk);
-    arrays_free(&arr);
-    return st;
-}
-
-/* The margins a segment is cut with, in turn while its impact search
- * goes its own way (seg_suspect()): SEG_MARGIN_S, then an eighth and a
- * half of the core (21 s and 82 s of the default's 165 s); past the
- * last the run goes the whole path.  On the 80-minute bench run 4 of 32
- * segments needed a second cut and 1 a third (at 20 s and 60 s); the
- * last cut's segment, twice the core, sets the bound on the memory. */
-enum { SEG_CUTS = 3 };
-
-static size_t seg_margin(size_t cut, size_t S, size_t m0)
-{
-    size_t m = cut == 0 ? m0 : cut == 1 ? S / 8 : S / 2;
-    return m > m0 ? m : m0;
-}
-
-/* Where a later segment's samples start for core_a with margin frames
- * (never nearer the release than the first margin: the segment is
- * spliced into the motion). */
-static size_t seg_start(size_t core_a, size_t margin, size_t release, size_t m0)
-{
-    size_t floor_at = release + m0;
-    if (core_a > margin && core_a - margin >= floor_at)
-        return core_a - margin;
-    return core_a - m0 > floor_at ? floor_at : core_a - m0;
-}
-
-/* A core [core_a, core_b) of the run through its cuts (seg_margin()) until
- * one holds; when none does, its halves in turn (SEG_SPLITS times at
- * most: each half, another window on the run, its own cuts), and past
- * that the run goes whole.  On the 80-minute bench run one core of 165 s
- * held at none of its cuts and at its halves' first.  *cuts counts the
- * segments processed again. */
-enum { SEG_SPLITS = 2 };
-
-static pl_status long_piece(pl_store *store, long long run_id, const pl_run_info *info,
-                            const pl_channel ch[2], int N, const pl_process_config *c,
-                            long_run *L, size_t S, size_t M, size_t core_a, size_t core_b,
-                            int depth, int *whole, size_t *cuts, char *why, size_t why_n,
-                            pl_err *err)
-{
-    size_t n = (size_t)info->n_frames;
-    int first = core_a == 0, last = core_b == n, again = 1;
-    pl_status st = PL_OK;
-    for (size_t cut = 0; cut < SEG_CUTS && again && st == PL_OK && !*whole; cut++) {
-        /* the first core: probed at its second cut, then kept at its
-         * first or third (seg_agrees()) */
-        L->probing = first && cut == 0;
-        size_t margin = seg_margin(!first ? cut : cut == 0 ? 1 : cut == 1 ? 0 : 2, S, M);
-        size_t a = first ? 0 : seg_start(core_a, margin, L->r.release, M);
-        size_t b = core_b + margin < n ? core_b + margin : n;
-        again = 0;
-        st = long_segment(store, run_id, info, ch, N, c, L, first ? 0 : L->r.release, a, b,
-                          core_a, core_b, first, last, whole, &again, why, why_n, err);
-        *cuts += again && !L->probing;
-    }
-    if (st != PL_OK || *whole || !again)
-        return st;
-    size_t half = (core_b - core_a) / 2 / SEG_ALIGN * SEG_ALIGN;
-    if (depth == SEG_SPLITS || half < 2 * M + SEG_ALIGN) {
-        *whole = seg_whole(why, why_n, "the impact search in the segment from %.3f s went "
-                           "its own way however it was cut",
-                           (double)core_a / info->sample_rate_hz);
-        return PL_OK;
-    }
-    st = long_piece(store, run_id, info, ch, N, c, L, S, M, core_a, core_a + half, depth + 1,
-                    whole, cuts, why, why_n, err);
-    if (st == PL_OK && !*whole)
-        st = long_piece(store, run_id, info, ch, N, c, L, S, M, core_a + half, core_b,
-                        depth + 1, whole, cuts, why, why_n, err);
-    return st;
-}
-
-/* A run longer than c->segment_frames, in segments (above), written as
- * it goes in the writer's transaction; *whole set (with why, nothing
- * written) when the whole path must measure it instead. */
-static pl_status process_long(pl_store *store, long long run_id, const pl_run_info *info,
-                              const pl_channel ch[2], int N, const pl_process_config *c,
-                              const char *delay_from, pl_process_result *out, int *whole,
-                              char *why, size_t why_n, pl_err *err)
-{
-    size_t n = (size_t)info->n_frames, S = c->segment_frames / 4 / SEG_ALIGN * SEG_ALIGN;
-    double rate = info->sample_rate_hz;
-    size_t M = (size_t)(SEG_MARGIN_S * rate);
-    if (S < 2 * M + SEG_ALIGN)
-        S = (2 * M + SEG_ALIGN) / SEG_ALIGN * SEG_ALIGN + SEG_ALIGN;
-    size_t K = n / S, cuts = 0;
-    *whole = 0;
-    if (K < 2) {
-        *whole = seg_whole(why, why_n, "segments of %zu frames would not split it", S);
-        return PL_OK;
-    }
-    long_run L;
-    memset(&L, 0, sizeof L);
-    pl_derived_writer *w = NULL;
-    pl_status st = pl_derived_begin(store, run_id, &w, err);
-    if (st == PL_OK)
-        st = parts_open(w, n, rate, &L, err);
-    for (size_t k = 0; k < K && st == PL_OK && !*whole; k++)
-        st = long_piece(store, run_id, info, ch, N, c, &L, S, M, k * S,
-                        k + 1 == K ? n : (k + 1) * S, 0, whole, &cuts, why, why_n, err);
-    L.r.n = n;
-    free(L.probe);
-    if (st == PL_OK && !*whole)
-        st = long_finish(&L, N, err);
-    parts_close(&L);
-    if (st != PL_OK || *whole) {
-        pl_derived_abort(w);
-        pl_process_result_free(&L.r);
-        return st;
-    }
-    pl_process_result *R = &L.r;
-    snprintf(R->decoder_delay_from, sizeof R->decoder_delay_from, "%s", delay_from);
-    double df = R->psd_df;
-    pl_series sv[3] = {
-        series("psd_vp1", "m^2/s^2/Hz", 1, 0, 1 / df, R->psd_len, R->psd_vp1),
-        series("psd_vp2", "m^2/s^2/Hz", 1, 0, 1 / df, R->psd_len, R->psd_vp2),
-        series("psd_residual", "rad^2/s^2/Hz", 1, 0, 1 / df, R->psd_len, R->psd_residual),
-    };
-    for (int k = 0; k < 3 && st == PL_OK; k++)
-        st = pl_derived_put(w, &sv[k], err);
-    if (st != PL_OK) {
-        pl_derived_abort(w);
-        pl_process_result_free(R);
-        return st;
-    }
-    /* the record says how it was cut: the rest of it is the whole path's */
-    pl_processing rec;
-    make_record(run_id, c, R, N, ch, &rec);
-    size_t len = strlen(rec.params);
-    snprintf(rec.params + len, sizeof rec.params - len,
-             "segments=%zu\nsegment_frames=%zu\nsegments_recut=%zu\n", L.segments, S, cuts);
-    st = pl_derived_finish(w, &rec, R->impacts, R->n_impacts, err);
-    if (st == PL_OK && out)
-        *out = *R;
-    else
-        pl_process_result_free(R);
-    return st;
-}
 
 /* pl_process_run() and pl_process_run_summary(). */
 static pl_status process_run(pl_store *store, long long run_id, const pl_process_config *cfg,
@@ -2301,7 +1160,7 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     run_arrays a;
     pl_run_gap *gaps = NULL;
     size_t n_gaps = 0;
-    pl_status st = read_meta(store, run_id, &info, ch, &prism, &gaps, &n_gaps, err);
+    pl_status st = pl_proc_read_meta(store, run_id, &info, ch, &prism, &gaps, &n_gaps, err);
     if (st != PL_OK) {
         free(gaps);
         return st;
@@ -2320,9 +1179,9 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
     }
     if (isnan(c.a0_m))
         c.a0_m = prism.a0_m;
-    const char *delay_from = decoder_delay(&c, ch);
+    const char *delay_from = pl_proc_decoder_delay(&c, ch);
     /* a long run in segments, unless its caller wants the full-rate
-     * series or the recording has gaps (bridge_gaps() is the whole's) */
+     * series or the recording has gaps (pl_proc_bridge_gaps() is the whole's) */
     char why[256] = "";
     if (c.segment_frames > 0 && (size_t)info.n_frames > c.segment_frames &&
         (summary || !out)) {
@@ -2330,49 +1189,49 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
         if (n_gaps)
             snprintf(why, sizeof why, "the recording has gaps");
         else
-            st = process_long(store, run_id, &info, ch, prism.n_edges, &c, delay_from, out,
+            st = pl_proc_long(store, run_id, &info, ch, prism.n_edges, &c, delay_from, out,
                               &whole, why, sizeof why, err);
         if (st != PL_OK || !whole) {
             free(gaps);
             return st == PL_OK ? st : pl_err_prefix(err, "run %lld: ", run_id);
         }
     }
-    if ((st = read_velocities(store, run_id, &info, ch, cfg->threads, summary, &a, err)) !=
+    if ((st = pl_proc_read_velocities(store, run_id, &info, ch, cfg->threads, summary, &a, err)) !=
         PL_OK) {
         free(gaps);
         return st;
     }
     /* the raw velocities' extremes, before processing cleans them in place */
     raw_extremes rx;
-    if (raw_extremes_of(a.v, (size_t)info.n_frames, &rx, err) != PL_OK) {
-        arrays_free(&a);
+    if (pl_proc_raw_extremes_of(a.v, (size_t)info.n_frames, &rx, err) != PL_OK) {
+        pl_proc_arrays_free(&a);
         free(gaps);
         return pl_err_prefix(err, "run %lld: ", run_id);
     }
     pl_process_result r;
     writer wr = {.store = store, .run_id = run_id};
-    st = process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
+    st = pl_proc_process_owned(&a, NULL, NULL, info.sample_rate_hz, ch[0].beam_height_m,
                        ch[1].beam_height_m, prism.n_edges, &c, &r, &wr, NULL, err);
     if (st == PL_OK && n_gaps &&
-        (st = bridge_gaps(&r, gaps, n_gaps, a.omc, prism.n_edges, err)) != PL_OK) {
-        writer_abort(&wr);
+        (st = pl_proc_bridge_gaps(&r, gaps, n_gaps, a.omc, prism.n_edges, err)) != PL_OK) {
+        pl_proc_writer_abort(&wr);
         pl_process_result_free(&r);
     }
     free(gaps);
     if (st != PL_OK) {
-        arrays_free(&a);
+        pl_proc_arrays_free(&a);
         free(rx.v);
         pl_err_prefix(err, "run %lld: ", run_id);
         return st;
     }
     if (why[0])
-        warn(&r, "%zu frames processed whole, not in segments of %zu: %s; the memory "
+        pl_proc_warn(&r, "%zu frames processed whole, not in segments of %zu: %s; the memory "
              "this takes grows with the run (docs/process.md, \"Long runs\")",
              (size_t)info.n_frames, c.segment_frames / 4, why);
     snprintf(r.decoder_delay_from, sizeof r.decoder_delay_from, "%s", delay_from);
-    st = write_rest(&wr, &c, prism.n_edges, ch, &rx, a.omc, err);
+    st = pl_proc_write_rest(&wr, &c, prism.n_edges, ch, &rx, a.omc, err);
     free(rx.v);
-    arrays_free(&a);
+    pl_proc_arrays_free(&a);
     if (summary) {
         free(r.vp1);
         free(r.vp2);
