@@ -189,7 +189,76 @@ static pl_status prepare_channels(const double *src1, const double *src2, double
  * reach, well inside the segment's margin (SEG_MARGIN_S). */
 #define SEG_SETTLE_S 0.25
 
+/* The decoders' offsets, the lead-in's levels of the q samples before
+ * anything moves, taken off both beams (into *o1, *o2).  A recording
+ * that starts after the release has no lead-in at rest: its first
+ * samples are the motion, not the decoders' offsets, and taking them as
+ * offsets took 30 % off omega (foreign-runs-3's late start).  The
+ * offsets are then left at 0 (the lattice's check of omega measures
+ * what they leave, check_lattice()) and L_p counts from the first
+ * sample. */
+static pl_status take_offsets(pl_process_result *r, double h1, double h2, size_t q,
+                              double *o1, double *o2, pl_err *err)
+{
+    size_t n = r->n;
+    r->late_omega = pl_phys_moving_at_start(r->vp1, r->vp2, q, h1, h2);
+    *o1 = *o2 = 0;
+    if (r->late_omega == 0) {
+        *o1 = lead_level(r->vp1, q);
+        *o2 = lead_level(r->vp2, q);
+    }
+    if (isnan(*o1) || isnan(*o2))
+        return pl_err_set(err, PL_ENOMEM, "processing: out of memory for the lead-in");
+    for (size_t i = 0; i < n; i++) {
+        r->vp1[i] -= *o1;
+        r->vp2[i] -= *o2;
+    }
+    return PL_OK;
+}
 
+/* The motion's end (omega's drop, or where both beams lost the prism
+ * first), a second release past it, and the window into r. */
+static void take_end(pl_process_result *r, pl_window *w, double h1, double h2,
+                     double rate)
+{
+    size_t n = r->n;
+    double inv_dh = 1.0 / (h1 - h2);   /* a multiply a sample, not a divide */
+    if (r->omega) {
+        for (size_t i = 0; i < n; i++)
+            r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
+        pl_window_end(r->omega, n, rate, w);
+    } else {
+        pl_window_end_beams(r->vp1, r->vp2, inv_dh, n, rate, w);
+    }
+    if (!isnan(r->front.lost_t_s)) {
+        /* Where both beams lost the prism before omega's own drop says
+         * so (garbage after the prism left, which the drop's search reads
+         * as motion), the window ends there; where they fell to 0 V at
+         * once, with the same guard as at a drop of omega (the low-pass's
+         * support).  Within 5 ms of the drop it is the same event, which
+         * the drop places to the sample.  (A guard at the garbage's first
+         * stretch too cut into the last impact's arc: faulted corpus seed
+         * 4 lost its impact 7.6 ms before the prism left.) */
+        size_t lost = (size_t)(r->front.lost_t_s * rate);
+        size_t guard = r->front.lost_at_drop ? (size_t)ceil(0.002 * rate) : 0;
+        if (lost + (size_t)(0.005 * rate) < w->end && lost > w->release + guard) {
+            pl_proc_warn(r, "both beams lost the prism at %.3f s: the window ends there",
+                 r->front.lost_t_s);
+            w->end = lost - guard;
+            w->seen = lost;
+        }
+    }
+    /* past the first motion, a second one (the logger ran on through
+     * another release): named, not measured */
+    r->second_release_t = pl_phys_second_release(r->vp1, r->vp2, w->seen, n, rate, h1, h2);
+    r->release = w->release;
+    r->quiet = w->quiet;
+    r->end = w->end;
+    r->seen = w->seen > w->end ? w->seen : w->end;
+    r->release_t = (double)w->release / rate;
+    r->end_t = (double)w->end / rate;
+    r->noise_omega = w->noise_omega;
+}
 
 /* The release from the lead-in's offsets, then the front end over the
  * lead-in that the release leaves (less 20 ms of margin), omega (4.1)
@@ -207,24 +276,10 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         q = 16;
     if (q > n)
         q = n;
-    /* A recording that starts after the release has no lead-in at rest:
-     * its first samples are the motion, not the decoders' offsets, and
-     * taking them as offsets took 30 % off omega (foreign-runs-3's late
-     * start).  The offsets are then left at 0 (the lattice's check of
-     * omega measures what they leave, check_lattice()) and L_p counts
-     * from the first sample. */
-    r->late_omega = pl_phys_moving_at_start(r->vp1, r->vp2, q, h1, h2);
-    double o1 = 0, o2 = 0;
-    if (r->late_omega == 0) {
-        o1 = lead_level(r->vp1, q);
-        o2 = lead_level(r->vp2, q);
-    }
-    if (isnan(o1) || isnan(o2))
-        return pl_err_set(err, PL_ENOMEM, "processing: out of memory for the lead-in");
-    for (size_t i = 0; i < n; i++) {
-        r->vp1[i] -= o1;
-        r->vp2[i] -= o2;
-    }
+    double o1, o2;
+    pl_status st = take_offsets(r, h1, h2, q, &o1, &o2, err);
+    if (st != PL_OK)
+        return st;
     double hb[2] = {h1, h2}, *vb[2] = {r->vp1, r->vp2};
     if (pl_beams_check(vb, hb, n, rate, q, &r->beams) != 0)
         return pl_err_set(err, PL_ENOMEM, "beam check: out of memory");
@@ -232,7 +287,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
     if (pl_beams_verdict(&r->beams, hb, why, sizeof why))
         return pl_err_set(err, PL_ENUMERIC, "%s", why);
     pl_window w;
-    pl_status st = pl_window_release(r->vp1, r->vp2, h1 - h2, n, rate, q,
+    st = pl_window_release(r->vp1, r->vp2, h1 - h2, n, rate, q,
                                      cfg->release_sigmas, &w, err);
     if (st == PL_ENUMERIC) {   /* what the beams themselves say of it */
         pl_beams_senses(&r->beams, why, sizeof why);
@@ -296,42 +351,7 @@ static pl_status find_window(pl_process_result *r, double h1, double h2, int N,
         w.release += (size_t)(SEG_SETTLE_S * rate);
     r->front.offset_mps[0] += o1;
     r->front.offset_mps[1] += o2;
-    double inv_dh = 1.0 / (h1 - h2);   /* a multiply a sample, not a divide */
-    if (r->omega) {
-        for (size_t i = 0; i < n; i++)
-            r->omega[i] = (r->vp1[i] - r->vp2[i]) * inv_dh;
-        pl_window_end(r->omega, n, rate, &w);
-    } else {
-        pl_window_end_beams(r->vp1, r->vp2, inv_dh, n, rate, &w);
-    }
-    if (!isnan(r->front.lost_t_s)) {
-        /* Where both beams lost the prism before omega's own drop says
-         * so (garbage after the prism left, which the drop's search reads
-         * as motion), the window ends there; where they fell to 0 V at
-         * once, with the same guard as at a drop of omega (the low-pass's
-         * support).  Within 5 ms of the drop it is the same event, which
-         * the drop places to the sample.  (A guard at the garbage's first
-         * stretch too cut into the last impact's arc: faulted corpus seed
-         * 4 lost its impact 7.6 ms before the prism left.) */
-        size_t lost = (size_t)(r->front.lost_t_s * rate);
-        size_t guard = r->front.lost_at_drop ? (size_t)ceil(0.002 * rate) : 0;
-        if (lost + (size_t)(0.005 * rate) < w.end && lost > w.release + guard) {
-            pl_proc_warn(r, "both beams lost the prism at %.3f s: the window ends there",
-                 r->front.lost_t_s);
-            w.end = lost - guard;
-            w.seen = lost;
-        }
-    }
-    /* past the first motion, a second one (the logger ran on through
-     * another release): named, not measured */
-    r->second_release_t = pl_phys_second_release(r->vp1, r->vp2, w.seen, n, rate, h1, h2);
-    r->release = w.release;
-    r->quiet = w.quiet;
-    r->end = w.end;
-    r->seen = w.seen > w.end ? w.seen : w.end;
-    r->release_t = (double)w.release / rate;
-    r->end_t = (double)w.end / rate;
-    r->noise_omega = w.noise_omega;
+    take_end(r, &w, h1, h2, rate);
     return PL_OK;
 }
 
@@ -923,18 +943,14 @@ void pl_proc_fault(pl_process_result *r, const char *fmt, ...)
  * call the run good. */
 #define DROPOUT_DEGRADED 0.01
 
-/* The data-quality record: what the front end met, in db/derived.h's
- * fault lines, and one word.  A run is degraded when it was measured
- * through a fault (a beam carried by the other for longer than a bridge,
- * clipped samples, motion common to both beams removed, drop-outs over
- * DROPOUT_DEGRADED of the motion); hum, routine drop-outs and a tail
- * past the motion are reported but leave it good. */
-void pl_proc_assess_quality(pl_process_result *r)
+/* The faults the front end and the beams found (a beam dead, lost,
+ * clipped or saturated; motion common to both; hum; drop-outs) into r;
+ * returns 1 when any degrades the run. */
+static int frontend_faults(pl_process_result *r)
 {
     const pl_frontend_report *f = &r->front;
     double motion_s = (double)(r->seen - r->release) / r->rate_hz;
     int degraded = 0;
-    r->faults[0] = '\0';
     if (r->beams.dead) {
         int d = r->beams.dead;
         pl_proc_fault(r, "beam_dead channel=%d agree=%.3f blocks=%zu", d, r->beams.agree,
@@ -999,6 +1015,15 @@ void pl_proc_assess_quality(pl_process_result *r)
                   f->dropout_s[c]);
             degraded |= motion_s > 0 && f->dropout_s[c] > DROPOUT_DEGRADED * motion_s;
         }
+    return degraded;
+}
+
+/* The faults of the motion measured (the recording cut short, a late
+ * start, omega drifting off the impacts' clock, a second release, a jump
+ * of the lattice's phase) into r; returns 1 when any degrades the run. */
+static int motion_faults(pl_process_result *r)
+{
+    int degraded = 0;
     if ((double)(r->n - r->seen) / r->rate_hz > TAIL_REPORT_S)
         pl_proc_fault(r, "tail_cut at_s=%.4f", (double)r->seen / r->rate_hz);
     if (r->late_omega > 0) {
@@ -1041,6 +1066,20 @@ void pl_proc_assess_quality(pl_process_result *r)
              r->steps.jump_at_s, 1e3 * r->steps.jump_missing_s);
         degraded = 1;
     }
+    return degraded;
+}
+
+/* The data-quality record: what the front end met, in db/derived.h's
+ * fault lines, and one word.  A run is degraded when it was measured
+ * through a fault (a beam carried by the other for longer than a bridge,
+ * clipped samples, motion common to both beams removed, drop-outs over
+ * DROPOUT_DEGRADED of the motion); hum, routine drop-outs and a tail
+ * past the motion are reported but leave it good. */
+void pl_proc_assess_quality(pl_process_result *r)
+{
+    r->faults[0] = '\0';
+    int degraded = frontend_faults(r);
+    degraded |= motion_faults(r);
     int suspect = 0;
     if (r->lattice_suspect) {
         pl_proc_fault(r, "lattice_mismatch q_first=%.4f q_last=%.4f t_first_s=%.3f t_last_s=%.3f "

@@ -181,6 +181,46 @@ static pl_status seg_impacts(long_run *L, const pl_process_result *rk, size_t ca
     return PL_OK;
 }
 
+/* A later segment's events into the run's R, its times moved by
+ * shift_s: the front end's (drop-outs, clipped and lost stretches, which
+ * the first segment's report lacks) and the lattice's steps. */
+static void seg_events(pl_process_result *R, const pl_process_result *rk, double shift_s)
+{
+    pl_frontend_report *f = &R->front;
+    const pl_frontend_report *g = &rk->front;
+    for (int c = 0; c < 2; c++) {
+        f->dropouts[c] += g->dropouts[c];
+        f->dropout_s[c] += g->dropout_s[c];
+        if (g->clipped[c]) {
+            if (!f->clipped[c])
+                f->clip_from_s[c] = g->clip_from_s[c] + shift_s;
+            f->clip_to_s[c] = g->clip_to_s[c] + shift_s;
+            f->clipped[c] += g->clipped[c];
+            f->clip_spans[c] += g->clip_spans[c];
+            if (isnan(f->sat_level_mps[c]))
+                f->sat_level_mps[c] = g->sat_level_mps[c];
+        }
+    }
+    f->both_out += g->both_out;
+    for (size_t k = 0; k < g->n_lost && k < PL_FRONTEND_MAX_SPANS; k++)
+        if (f->n_lost + k < PL_FRONTEND_MAX_SPANS) {
+            pl_beam_span sp = g->lost[k];
+            sp.from_s += shift_s;
+            sp.to_s += shift_s;
+            f->lost[f->n_lost + k] = sp;
+        }
+    f->n_lost += g->n_lost;
+    f->lost_total_s += g->lost_total_s;
+    R->steps.drops += rk->steps.drops;
+    if (rk->steps.jumps && !(fabs(R->steps.jump_part) >= fabs(rk->steps.jump_part))) {
+        R->steps.jump_at_s = rk->steps.jump_at_s + shift_s;
+        R->steps.jump_part = rk->steps.jump_part;
+        R->steps.jump_missing_s = rk->steps.jump_missing_s;
+    }
+    R->steps.jumps += rk->steps.jumps;
+    R->lattice_suspect |= rk->lattice_suspect;
+}
+
 /* Adds segment rk's figures (core [ca, cb), run frame shift on, theta
  * moved by off) to L; first and last say which segment it is. */
 static pl_status seg_add(long_run *L, pl_process_result *rk, const double *omc, size_t ca,
@@ -210,40 +250,7 @@ static pl_status seg_add(long_run *L, pl_process_result *rk, const double *omc, 
         if (rk->psd_len != R->psd_len)
             return pl_err_set(err, PL_ENUMERIC, "a segment's spectra have %zu bins, the "
                               "first's %zu", rk->psd_len, R->psd_len);
-        /* the front end's events, which the first segment's report lacks */
-        pl_frontend_report *f = &R->front;
-        const pl_frontend_report *g = &rk->front;
-        for (int c = 0; c < 2; c++) {
-            f->dropouts[c] += g->dropouts[c];
-            f->dropout_s[c] += g->dropout_s[c];
-            if (g->clipped[c]) {
-                if (!f->clipped[c])
-                    f->clip_from_s[c] = g->clip_from_s[c] + shift_s;
-                f->clip_to_s[c] = g->clip_to_s[c] + shift_s;
-                f->clipped[c] += g->clipped[c];
-                f->clip_spans[c] += g->clip_spans[c];
-                if (isnan(f->sat_level_mps[c]))
-                    f->sat_level_mps[c] = g->sat_level_mps[c];
-            }
-        }
-        f->both_out += g->both_out;
-        for (size_t k = 0; k < g->n_lost && k < PL_FRONTEND_MAX_SPANS; k++)
-            if (f->n_lost + k < PL_FRONTEND_MAX_SPANS) {
-                pl_beam_span sp = g->lost[k];
-                sp.from_s += shift_s;
-                sp.to_s += shift_s;
-                f->lost[f->n_lost + k] = sp;
-            }
-        f->n_lost += g->n_lost;
-        f->lost_total_s += g->lost_total_s;
-        R->steps.drops += rk->steps.drops;
-        if (rk->steps.jumps && !(fabs(R->steps.jump_part) >= fabs(rk->steps.jump_part))) {
-            R->steps.jump_at_s = rk->steps.jump_at_s + shift_s;
-            R->steps.jump_part = rk->steps.jump_part;
-            R->steps.jump_missing_s = rk->steps.jump_missing_s;
-        }
-        R->steps.jumps += rk->steps.jumps;
-        R->lattice_suspect |= rk->lattice_suspect;
+        seg_events(R, rk, shift_s);
     }
     for (size_t k = 0; k < R->psd_len; k++) {
         R->psd_vp1[k] += w * rk->psd_vp1[k];
