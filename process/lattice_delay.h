@@ -1,6 +1,6 @@
 /* process/lattice_delay.h - the decoder's delay, measured on the run's own
  * steps, and the impacts' instants moved back to the contact by it
- * (docs/process.md section 4.7).
+ * (docs/process.md section 4, "The contact instant").
  *
  * An LDV decoder is a causal low-pass (tracking) filter: its output starts
  * to move at the contact and its transition's centre, which the lattice

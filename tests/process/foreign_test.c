@@ -230,7 +230,8 @@ static int score_set(const char *set, const char *const stems[], int n_runs,
                                &zmed) >= 0);
         /* issue 33 item 2: the instants' z is measured and printed, not
          * yet asserted (t_s is the transition's centre, later than the
-         * contact by the decoder's delay: docs/process.md 4.7) */
+         * contact by the decoder's delay: docs/process.md section 4,
+         * "The contact instant") */
         double tsd, tmed;
         assert_true(tu_time_z(tr.t, tr.n, r.impacts, r.n_impacts, INFINITY, &tsd, &tmed) >= 0);
         print_message("%-30s impacts %3zu/%3zu recall %.4f precision %.4f dt_med %.3f ms "
