@@ -137,39 +137,36 @@ pl_status pl_source_apply_metadata(const char *line, pl_source_info *info,
             snprintf(info->started_from, sizeof info->started_from, "metadata");
             continue;
         }
-        /* Unknown keys are kept for newer writers (and export's cal= and
-         * code_offset=, which describe the codes for other readers: the
-         * WAV's own format says how they decode): ignored, not an
-         * error, and not read as numbers. */
-        static const char *const numeric[] = {"rate_hz", "full_scale_v", "synthetic",
-            "lambda0_deg", "ldv_scale", "sign", "h", "decoder_delay_s"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof numeric / sizeof numeric[0]; k++)
-            known |= !strcmp(key, numeric[k]);
-        if (!known)
+        /* The numeric keys, each value in its range before it is used (a
+         * sign of 1.6e32 must not reach an int); the delay's range, open
+         * at 0, is checked below.  Unknown keys are kept for newer
+         * writers (and export's cal= and code_offset=, which describe the
+         * codes for other readers: the WAV's own format says how they
+         * decode): ignored, not an error, and not read as numbers. */
+        static const struct { const char *key; double lo, hi; } numeric[] = {
+            {"rate_hz", 1e-3, 1e9}, {"full_scale_v", 1e-9, 1e6},
+            {"synthetic", 0, 1}, {"lambda0_deg", -180, 180},
+            {"ldv_scale", 1e-9, 1e3}, {"sign", -1, 1}, {"h", 0, 10},
+            {"decoder_delay_s", NAN, NAN}};
+        size_t r = 0;
+        while (r < sizeof numeric / sizeof numeric[0] && strcmp(key, numeric[r].key))
+            r++;
+        if (r == sizeof numeric / sizeof numeric[0])
             continue;
         n = parse_list(val, v, PL_SOURCE_MAX_CHANNELS);
         if (n < 1)
             return pl_err_set(err, PL_EFORMAT, "metadata: %s='%s': expected "
                               "a number or a comma-separated list", key, val);
-        /* Each value in its range before it is used (a sign of 1.6e32
-         * must not reach an int). */
-        static const struct { const char *key; double lo, hi; } range[] = {
-            {"rate_hz", 1e-3, 1e9}, {"full_scale_v", 1e-9, 1e6},
-            {"synthetic", 0, 1}, {"lambda0_deg", -180, 180},
-            {"ldv_scale", 1e-9, 1e3}, {"sign", -1, 1}, {"h", 0, 10}};
-        for (size_t r = 0; r < sizeof range / sizeof range[0]; r++)
-            for (int i = 0; i < n && !strcmp(key, range[r].key); i++)
-                if (!(v[i] >= range[r].lo && v[i] <= range[r].hi) ||
-                    (!strcmp(key, "sign") && v[i] != 1 && v[i] != -1))
-                    return !strcmp(key, "sign")
-                        ? pl_err_set(err, PL_EFORMAT, "metadata: sign='%.40s': "
-                                     "value %d is %g, expected +1 or -1", val,
-                                     i + 1, v[i])
-                        : pl_err_set(err, PL_EFORMAT, "metadata: %s='%.40s': "
-                                     "value %d is %g, expected a value in "
-                                     "[%g, %g]", key, val, i + 1, v[i],
-                                     range[r].lo, range[r].hi);
+        for (int i = 0; i < n && !isnan(numeric[r].lo); i++)
+            if (!(v[i] >= numeric[r].lo && v[i] <= numeric[r].hi) ||
+                (!strcmp(key, "sign") && v[i] != 1 && v[i] != -1))
+                return !strcmp(key, "sign")
+                    ? pl_err_set(err, PL_EFORMAT, "metadata: sign='%.40s': "
+                                 "value %d is %g, expected +1 or -1", val, i + 1, v[i])
+                    : pl_err_set(err, PL_EFORMAT, "metadata: %s='%.40s': "
+                                 "value %d is %g, expected a value in "
+                                 "[%g, %g]", key, val, i + 1, v[i],
+                                 numeric[r].lo, numeric[r].hi);
         if (!strcmp(key, "decoder_delay_s")) {
             int bad = bad_value(v, n, PL_SOURCE_MAX_DECODER_DELAY_S);
             if (bad)
