@@ -1,4 +1,4 @@
-/* acquire/cmd_acquire.c - `prismlab acquire`: one recording from the rig
+/* commands/cmd_acquire.c - `prismlab acquire`: one recording from the rig
  * (a DAQ card through comedi, or the rig simulator in real time) into the
  * store, in the foreground (record), or the recording daemon and the
  * commands it takes (daemon, arm, start, stop, status).  Only this file

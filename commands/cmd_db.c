@@ -1,4 +1,4 @@
-/* db/cmd_db.c - `prismlab db|prism|ramp|experiment|run`: the store's own
+/* commands/cmd_db.c - `prismlab db|prism|ramp|experiment|run`: the store's own
  * commands.  Each parses its options, opens the store and delegates to
  * db/store.c, db/catalog.c and db/run.c; only this file prints. */
 #include "commands.h"

@@ -1,4 +1,4 @@
-/* model/seeds/cmd_dimer.c - `prismlab dimer`: the bouncing dimer (seed 002).
+/* commands/cmd_dimer.c - `prismlab dimer`: the bouncing dimer (seed 002).
  * Only this file prints. */
 #include "commands.h"
 #include "core/atomicfile.h"

@@ -1,4 +1,4 @@
-/* model/seeds/cmd_dimer_report.c - `prismlab dimer-report`: seed 002's
+/* commands/cmd_dimer_report.c - `prismlab dimer-report`: seed 002's
  * figures 11-20 and the modes' basins, checked statement by statement.
  * Only this file prints. */
 #include "commands.h"

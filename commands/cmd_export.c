@@ -1,4 +1,4 @@
-/* acquire/cmd_export.c - `prismlab export`: a stored run back out, as
+/* commands/cmd_export.c - `prismlab export`: a stored run back out, as
  * volts in CSV or as its raw samples in WAV, or a derived series.  Only
  * this file prints. */
 #include "commands.h"

@@ -1,4 +1,4 @@
-/* acquire/cmd_import.c - `prismlab import`: stored recordings into the
+/* commands/cmd_import.c - `prismlab import`: stored recordings into the
  * store, one file or a manifest of many.  Only this file prints. */
 #include "acquire/import.h"
 #include "commands.h"

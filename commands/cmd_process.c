@@ -1,4 +1,4 @@
-/* process/cmd_process.c - `prismlab process`: stored runs to omega, theta,
+/* commands/cmd_process.c - `prismlab process`: stored runs to omega, theta,
  * L_p, impacts and spectra (process/process.h).  Only this file prints. */
 #include "commands.h"
 #include "core/cli.h"

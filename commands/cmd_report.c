@@ -1,4 +1,4 @@
-/* model/validate/cmd_report.c - `prismlab report`: the validation report of an
+/* commands/cmd_report.c - `prismlab report`: the validation report of an
  * experiment as files a person opens in a browser.  Only this file
  * prints. */
 #include "commands.h"

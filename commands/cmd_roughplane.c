@@ -1,4 +1,4 @@
-/* model/seeds/cmd_roughplane.c - `prismlab roughplane`: a particle or a rigid
+/* commands/cmd_roughplane.c - `prismlab roughplane`: a particle or a rigid
  * body sliding on a rough plane (seed 003).  Only this file prints. */
 #include "commands.h"
 #include "core/atomicfile.h"

@@ -1,4 +1,4 @@
-/* web/cmd_serve.c - `prismlab serve`: the web view of the database. */
+/* commands/cmd_serve.c - `prismlab serve`: the web view of the database. */
 #include "commands.h"
 #include "core/cli.h"
 #include "web/server.h"

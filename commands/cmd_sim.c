@@ -1,4 +1,4 @@
-/* acquire/sim/cmd_sim.c - `prismlab sim`: the rig simulator as a command.
+/* commands/cmd_sim.c - `prismlab sim`: the rig simulator as a command.
  *
  * Runs the prism model for a catalogued (or numerically given) prism and
  * ramp, passes the gauge velocities through the rig's signal chain and

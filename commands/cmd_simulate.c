@@ -1,4 +1,4 @@
-/* model/prism/cmd_simulate.c - `prismlab simulate`: one run of the prism model
+/* commands/cmd_simulate.c - `prismlab simulate`: one run of the prism model
  * (model/prism/prism.h), from numbers or from a catalogued prism and ramp.
  * Prints a one-line summary; --csv writes the sampled series, --impacts
  * the impact list.  Only this file prints. */

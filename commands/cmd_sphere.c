@@ -1,4 +1,4 @@
-/* model/seeds/cmd_sphere.c - `prismlab sphere`: rolling friction of a viscous
+/* commands/cmd_sphere.c - `prismlab sphere`: rolling friction of a viscous
  * sphere (seed 004).  Only this file prints. */
 #include "commands.h"
 #include "core/atomicfile.h"

@@ -1,4 +1,4 @@
-/* model/sweep/cmd_sweep.c - `prismlab sweep`: run a sweep file into the
+/* commands/cmd_sweep.c - `prismlab sweep`: run a sweep file into the
  * store (one machine or an MPI job), list, show and export stored sweeps,
  * draw the prism's phase map.  Only this file prints.  Two programs run
  * it: prismlab-sweep without MPI (pl_cmd_sweep) and prismlab-sweep-mpi

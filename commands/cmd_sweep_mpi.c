@@ -1,4 +1,4 @@
-/* model/sweep/cmd_sweep_mpi.c - `prismlab sweep` as the program
+/* commands/cmd_sweep_mpi.c - `prismlab sweep` as the program
  * prismlab-sweep-mpi: the same command as cmd_sweep.c, given the MPI run
  * of engine_mpi.c.  The only command that refers to MPI, so the only
  * program that loads Open MPI's libraries; bin/prismlab runs it for

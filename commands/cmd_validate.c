@@ -1,4 +1,4 @@
-/* model/validate/cmd_validate.c - `prismlab validate`: matching simulations for
+/* commands/cmd_validate.c - `prismlab validate`: matching simulations for
  * processed runs, both impact laws, as recorded and fitted.  Only this
  * file prints. */
 #include "commands.h"
