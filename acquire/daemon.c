@@ -3,6 +3,7 @@
  * comedi is Linux-only anyway. */
 #define _GNU_SOURCE
 #include "acquire/daemon.h"
+#include "acquire/live.h"
 #include "acquire/pipeline.h"
 #include "core/sample.h"
 #include "db/daemon_run.h"
@@ -121,6 +122,12 @@ typedef struct {
      * not do now (found at start, or turned away): the first few named */
     long long unfinished[UNFINISHED_MAX];
     size_t n_unfinished;
+    /* the impact search while recording ([live]; NULL: off): the
+     * velocities of the frames recorded since the last push */
+    pl_live *live;
+    double *lv[2];
+    size_t lv_n;
+    double lv_wall;              /* when their block was read (Unix s) */
 } daemon_t;
 
 static void logf_(daemon_t *d, const char *fmt, ...)
@@ -215,6 +222,29 @@ static double velocity(const daemon_t *d, const unsigned char *frame, int c)
     return ch->beam_sign * ch->ldv_scale_mps_per_v *
            pl_channel_volts(ch, pl_sample_code(frame + (size_t)c * ss, d->info.format, 0));
 }
+
+/* The velocities gathered for the live search, handed over. */
+static void live_flush(daemon_t *d)
+{
+    if (d->live && d->lv_n)
+        pl_live_push(d->live, d->lv[0], d->lv[1], d->lv_n, d->lv_wall);
+    d->lv_n = 0;
+}
+
+/* A recorded frame's velocities for the live search; handed over when
+ * the block is done (live_flush()). */
+static void live_take(daemon_t *d, const unsigned char *frame)
+{
+    if (!d->live || !d->lv[0] || d->info.n_channels < 2)
+        return;
+    if (d->lv_n == d->block)
+        live_flush(d);
+    d->lv[0][d->lv_n] = velocity(d, frame, 0);
+    d->lv[1][d->lv_n++] = velocity(d, frame, 1);
+}
+
+/* The live events for the stream clients. */
+static void stream_event(void *ctx, const char *line, size_t n);
 
 /* Motion: either channel away from its resting level by more than the
  * threshold.  The resting level follows the signal slowly (1 s time
@@ -313,6 +343,13 @@ static void describe_book(const daemon_t *d, char *buf, size_t size)
              unmarked);
 }
 
+static void stream_event(void *ctx, const char *line, size_t n)
+{
+    daemon_t *d = ctx;
+    if (d->n_streams > 0)
+        stream_line(d, line, n);
+}
+
 static void stream_status(daemon_t *d)
 {
     char line[400], pipe[200];
@@ -393,7 +430,11 @@ static void close_source(daemon_t *d)
     d->src = NULL;
     free(d->buf);
     free(d->pre);
+    free(d->lv[0]);
+    free(d->lv[1]);
     d->buf = d->pre = NULL;
+    d->lv[0] = d->lv[1] = NULL;
+    d->lv_n = 0;
     d->st = D_IDLE;
 }
 
@@ -408,13 +449,17 @@ static pl_status open_source(daemon_t *d, pl_err *err)
     d->pre_cap = (size_t)(d->opt->pretrigger_s * d->info.sample_rate_hz) + 1;
     d->buf = malloc(d->block * d->frame_bytes);
     d->pre = malloc(d->pre_cap * d->frame_bytes);
+    if (d->live) {
+        d->lv[0] = malloc(d->block * sizeof(double));
+        d->lv[1] = malloc(d->block * sizeof(double));
+    }
     d->pre_len = d->pre_head = 0;
     d->src_frames = 0;
     d->sg.n = 0;
     d->have_base = 0;
     d->above = d->still = 0;
     d->moved = 0;
-    if (!d->buf || !d->pre) {
+    if (!d->buf || !d->pre || (d->live && (!d->lv[0] || !d->lv[1]))) {
         close_source(d);
         return pl_err_set(err, PL_ENOMEM, "daemon: out of memory");
     }
@@ -425,19 +470,42 @@ static pl_status open_source(daemon_t *d, pl_err *err)
     return PL_OK;
 }
 
+/* The live search of the run begun: with the rig's prism, ramp and
+ * channels, or off saying why. */
+static void live_begin(daemon_t *d)
+{
+    if (!d->live)
+        return;
+    pl_online_config oc;
+    char off[256];
+    pl_err err = {0};
+    int on = pl_live_run_config(d->book, d->rc->prism, d->rc->ramp, &d->info, &oc, off,
+                                sizeof off);
+    if (pl_live_begin(d->live, d->run_id, on ? &oc : NULL, off, &err) != PL_OK)
+        logf_(d, "run %lld: no live search: %s", d->run_id, err.msg);
+    else if (!on)
+        logf_(d, "run %lld: no live search: %s", d->run_id, off);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    d->lv_wall = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
 static pl_status begin(daemon_t *d, pl_err *err)
 {
     long long pre = (long long)d->pre_len;
     if (pl_recorder_begin(d->rec, &d->info, &d->ro, pre, &d->run_id, err) != PL_OK)
         return err->code;
     pl_writer *w = pl_recorder_writer(d->rec);
+    live_begin(d);
     /* the pre-trigger frames, oldest first */
     size_t first = (d->pre_head + d->pre_cap - d->pre_len) % d->pre_cap;
     for (size_t i = 0; i < d->pre_len; i++) {
         size_t k = (first + i) % d->pre_cap;
         if (pl_writer_push(w, d->pre + k * d->frame_bytes, 1, err) != PL_OK)
             return err->code;
+        live_take(d, d->pre + k * d->frame_bytes);
     }
+    live_flush(d);
     d->frames = pre;
     d->pre_len = 0;
     d->last_error[0] = '\0';
@@ -454,6 +522,9 @@ static pl_status begin(daemon_t *d, pl_err *err)
 
 static pl_status finish(daemon_t *d, const char *why, pl_err *err)
 {
+    live_flush(d);
+    if (d->live)
+        pl_live_end(d->live, why);
     pl_writer *w = pl_recorder_writer(d->rec);
     pl_writer_stats ws;
     pl_status st = pl_writer_end_run(w, PL_RUN_COMPLETE, err);
@@ -510,6 +581,10 @@ static pl_status step(daemon_t *d, pl_err *err)
     size_t got = 0;
     pl_status st = d->type->read(d->src, d->buf, d->block, &got, err);
     pl_writer *w = pl_recorder_writer(d->rec);
+    struct timespec read_at;
+    clock_gettime(CLOCK_REALTIME, &read_at);
+    live_flush(d);
+    d->lv_wall = (double)read_at.tv_sec + (double)read_at.tv_nsec * 1e-9;
     if (st == PL_EOVERRUN) {
         logf_(d, "%s", err->msg);
         if (d->st == D_RECORDING) {
@@ -573,6 +648,7 @@ static pl_status step(daemon_t *d, pl_err *err)
         if (st != PL_OK)
             return commit_failed(d, err);
         d->frames++;
+        live_take(d, f);
         /* Motion counts when it lasts 1 ms (a speckle drop-out of the LDV
          * is a spike, not a prism); any departure resets the stillness. */
         if (m) {
@@ -588,6 +664,7 @@ static pl_status step(daemon_t *d, pl_err *err)
         if (d->max_frames >= 0 && d->frames >= d->max_frames)
             return finish(d, "duration", err);
     }
+    live_flush(d);
     return PL_OK;
 }
 
@@ -1035,6 +1112,27 @@ static pl_status open_pipeline(daemon_t *d, pl_err *err)
     return PL_OK;
 }
 
+/* [live] search: the impact search's thread, or one line saying why the
+ * daemon goes without it (it records all the same). */
+static void open_live(daemon_t *d)
+{
+    if (!d->rc->live.search) {
+        logf_(d, "live: off ([live] search = off): impacts appear when each run is processed");
+        return;
+    }
+    pl_live_options lo;
+    pl_err err = {0};
+    pl_live_options_default(&lo);
+    lo.cpu_share = d->rc->live.cpu_share;
+    if (pl_live_create(&d->live, &lo, &err) != PL_OK) {
+        d->live = NULL;
+        logf_(d, "live: off: %s", err.msg);
+        return;
+    }
+    logf_(d, "live: impacts searched while recording, at most %.0f %% of a core",
+          100 * lo.cpu_share);
+}
+
 pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
                         const pl_daemon_options *opt, pl_err *err)
 {
@@ -1065,6 +1163,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
         return err->code;
     }
     take_up_unfinished(&d);
+    open_live(&d);
     struct stat mine = {0};
     lstat(opt->socket_path, &mine);
     logf_(&d, "listening on %s (source %s, database %s)", opt->socket_path,
@@ -1076,11 +1175,13 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     while (!d.quit && !(opt->stop && *opt->stop)) {
         if (d.st == D_IDLE) {
             /* nothing to acquire: sleep until a client stirs (or 100 ms) */
-            struct pollfd p[2 + MAX_CLIENTS];
+            struct pollfd p[3 + MAX_CLIENTS];
             nfds_t n = 0;
             p[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
             if (pl_pipeline_fd(d.pipe) >= 0)   /* a step's output, or its end */
                 p[n++] = (struct pollfd){.fd = pl_pipeline_fd(d.pipe), .events = POLLIN};
+            if (d.live)   /* a run's last look, its events */
+                p[n++] = (struct pollfd){.fd = pl_live_fd(d.live), .events = POLLIN};
             for (int i = 0; i < MAX_CLIENTS; i++)
                 if (cl[i].fd >= 0)
                     p[n++] = (struct pollfd){.fd = cl[i].fd,
@@ -1093,6 +1194,8 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
         }
         pl_pipeline_poll(d.pipe);
+        if (d.live)
+            pl_live_drain(d.live, stream_event, &d);
         late_retry(&d);
         accept_clients(&d, lfd);
         if (d.n_streams > 0 && mono_s() - d.last_status >= 0.5)
@@ -1111,6 +1214,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
     }
     close_source(&d);
     close(lfd);
+    pl_live_destroy(d.live);
     pl_pipeline_destroy(d.pipe);
     /* one last try; what still fails is left to the next start (a run
      * left 'recording' is marked then, as its stored frames say) */

@@ -27,6 +27,8 @@ void pl_rigconf_init(pl_rigconf *rc)
     rc->sim.ramp_length_m = NAN;
     rc->sim.seed = -1;
     rc->sim.motion_s = NAN;
+    rc->live.search = 1;
+    rc->live.cpu_share = 0.2;
 }
 
 typedef struct {
@@ -239,6 +241,27 @@ static int sim_key(ctx *c, const char *key, const char *val)
     return -1;
 }
 
+/* [live]: the daemon's online impact search (acquire/live.h). */
+static int live_key(ctx *c, const char *key, const char *val)
+{
+    const char *sec = "live";
+    double v;
+    if (!strcmp(key, "search")) {
+        if (!strcmp(val, "on") || !strcmp(val, "off")) {
+            c->rc->live.search = !strcmp(val, "on");
+            return 1;
+        }
+        snprintf(c->msg, sizeof c->msg, "[live] search: expected on or off, got '%.200s'", val);
+        return 0;
+    }
+    if (!strcmp(key, "cpu_share")) {
+        if (!number(c, sec, key, val, 0.01, 1, &v)) return 0;
+        c->rc->live.cpu_share = v;
+        return 1;
+    }
+    return -1;
+}
+
 /* after_run: a list of steps; validate needs the processed run, so it
  * cannot come without process (nor before it: the order is fixed). */
 static int pipeline_key(ctx *c, const char *key, const char *val)
@@ -297,7 +320,8 @@ static int on_key(ctx *c, const char *sec, const char *key, const char *val)
         const char *name;
         int (*key)(ctx *c, const char *key, const char *val);
     } sections[] = {{"daq", daq_key}, {"beams", beams_key}, {"store", store_key},
-                    {"run", run_key}, {"sim", sim_key}, {"pipeline", pipeline_key}};
+                    {"run", run_key}, {"sim", sim_key}, {"pipeline", pipeline_key},
+                    {"live", live_key}};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         if (strcmp(sec, sections[i].name))
             continue;
@@ -307,7 +331,7 @@ static int on_key(ctx *c, const char *sec, const char *key, const char *val)
         return r > 0;
     }
     snprintf(c->msg, sizeof c->msg, "unknown section [%s] (expected daq, "
-             "beams, store, run, sim or pipeline)", sec);
+             "beams, store, run, sim, pipeline or live)", sec);
     return 0;
 }
 

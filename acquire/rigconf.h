@@ -14,6 +14,8 @@
  *   [pipeline] after_run = process, validate | process | none: what the
  *            daemon runs on each run it stored, as soon as the run stops;
  *            fit = lambda0,t0,beta (validate's --fit; default validate's)
+ *   [live]   search = on | off: the impact search while recording (on);
+ *            cpu_share = the most of one core its looks take (0.2)
  *
  * docs/acquire.md has an example.  Unknown sections or keys are errors:
  * a misspelt key must not be silently ignored on a rig.
@@ -54,6 +56,11 @@ typedef struct {
     unsigned after_run;          /* PL_AFTER_* bits; 0: none */
     char fit[64];                /* [pipeline] fit: validate's --fit; "": its
                                     default (PL_FIT_DEFAULT) */
+    struct {                     /* [live]: the online impact search while
+                                    recording (acquire/live.h) */
+        int search;              /* search = on (1, default) or off */
+        double cpu_share;        /* the most of one core its looks take (0.2) */
+    } live;
 } pl_rigconf;
 
 /* Defaults: comedi on /dev/comedi0, first streaming AI subdevice, channels

@@ -1189,6 +1189,26 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
 }
 
 
+const char *pl_process_config_for_run(pl_process_config *c, pl_store *store,
+                                      const pl_prism *prism, const char *ramp_name,
+                                      const pl_channel ch[2])
+{
+    /* the ramp's slope places the impacts by the arcs' tops when they
+     * ring (process/lattice.h); a run without a ramp goes without */
+    pl_ramp ramp;
+    pl_err ignored;
+    pl_ramp_init(&ramp);
+    if (ramp_name && ramp_name[0] && pl_ramp_get(store, ramp_name, &ramp, &ignored) == PL_OK) {
+        if (isnan(c->lattice.beta_rad))
+            c->lattice.beta_rad = ramp.beta_rad;
+        if (isnan(c->ramp_length_m))
+            c->ramp_length_m = ramp.length_m;
+    }
+    if (isnan(c->a0_m))
+        c->a0_m = prism->a0_m;
+    return pl_proc_decoder_delay(c, ch);
+}
+
 /* pl_process_run() and pl_process_run_summary(). */
 static pl_status process_run(pl_store *store, long long run_id, const pl_process_config *cfg,
                              int summary, pl_process_result *out, pl_err *err)
@@ -1204,21 +1224,8 @@ static pl_status process_run(pl_store *store, long long run_id, const pl_process
         free(gaps);
         return st;
     }
-    /* the ramp's slope places the impacts by the arcs' tops when they
-     * ring (process/lattice.h); a run without a ramp goes without */
     pl_process_config c = *cfg;
-    pl_ramp ramp;
-    pl_err ignored;
-    pl_ramp_init(&ramp);
-    if (info.ramp[0] && pl_ramp_get(store, info.ramp, &ramp, &ignored) == PL_OK) {
-        if (isnan(c.lattice.beta_rad))
-            c.lattice.beta_rad = ramp.beta_rad;
-        if (isnan(c.ramp_length_m))
-            c.ramp_length_m = ramp.length_m;
-    }
-    if (isnan(c.a0_m))
-        c.a0_m = prism.a0_m;
-    const char *delay_from = pl_proc_decoder_delay(&c, ch);
+    const char *delay_from = pl_process_config_for_run(&c, store, &prism, info.ramp, ch);
     /* a long run in segments, unless its caller wants the full-rate
      * series or the recording has gaps (pl_proc_bridge_gaps() is the whole's) */
     char why[256] = "";

@@ -16,6 +16,8 @@
 #define PL_PROCESS_PROCESS_H
 
 #include "core/error.h"
+#include "core/sample.h"
+#include "db/catalog.h"
 #include "db/derived.h"
 #include "db/store.h"
 #include "process/beams.h"
@@ -152,6 +154,16 @@ pl_status pl_process_signals(const double *v1, const double *v2, size_t n,
 
 /* Frees the arrays of a result. */
 void pl_process_result_free(pl_process_result *res);
+
+/* Completes c for a run of prism on ramp ramp_name (a name in store's
+ * catalogue; NULL or "": none) recorded through channels ch, as
+ * pl_process_run() does: the ramp's slope and length and the prism's a0
+ * where c leaves them NaN, and the decoders' delay (c's when given, else
+ * the channels' mean when both state one).  Returns where the delay came
+ * from, as the processing record says it (decoder_delay_from=). */
+const char *pl_process_config_for_run(pl_process_config *c, pl_store *store,
+                                      const pl_prism *prism, const char *ramp_name,
+                                      const pl_channel ch[2]);
 
 /* Processes stored run run_id and replaces its derived data (processing
  * record, series omega/theta/Lp/vp1/vp2 at 1 kHz (decimation 10: the
