@@ -90,8 +90,9 @@ typedef struct {
                                 found yet */
     int looked;              /* 0: nothing to look at yet (no motion, or
                                 too little since the release) */
-    int ended;               /* 1: the motion ended (the prism left the
-                                beams); later looks report nothing */
+    int ended;               /* 1: this look saw the motion end (the prism
+                                left the beams); a later look may see it go
+                                on (looks never stop on it) */
     long long frames;        /* the run's frames the look saw */
 } pl_online_news;
 
