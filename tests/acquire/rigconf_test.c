@@ -249,13 +249,34 @@ static void expect_error(fixture *f, const char *text, const char *want)
         fail_msg("got '%s', expected '%s'", err.msg, full);
 }
 
+/* [live]: the search on by default at a fifth of a core; off; bad values
+ * named. */
+static void test_live(void **state)
+{
+    fixture *f = *state;
+    pl_rigconf rc;
+    pl_rigconf_init(&rc);
+    assert_int_equal(rc.live.search, 1);
+    assert_true(rc.live.cpu_share == 0.2);
+    pl_err err = {0};
+    assert_int_equal(tu_write_file(f->ini, "[live]\nsearch = off\ncpu_share = 0.5\n"), 0);
+    assert_int_equal(pl_rigconf_read(&rc, f->ini, &err), PL_OK);
+    assert_int_equal(rc.live.search, 0);
+    assert_true(rc.live.cpu_share == 0.5);
+    expect_error(f, "[live]\nsearch = maybe\n",
+                 "2: [live] search: expected on or off, got 'maybe'");
+    expect_error(f, "[live]\ncpu_share = 2\n",
+                 "2: [live] cpu_share: expected a number in [0.01, 1], got '2'");
+    expect_error(f, "[live]\nshare = 0.1\n", "2: [live] share: unknown key");
+}
+
 static void test_mistakes(void **state)
 {
     fixture *f = *state;
     expect_error(f, "[daq]\nrate_hz = 10000\n; comment\nchanels = 0,1\n",
                  "4: [daq] chanels: unknown key");
     expect_error(f, "[dac]\nrate_hz = 1\n",
-                 "2: unknown section [dac] (expected daq, beams, store, run, sim or pipeline)");
+                 "2: unknown section [dac] (expected daq, beams, store, run, sim, pipeline or live)");
     expect_error(f, "[pipeline]\nafter_run = process, report\n",
                  "2: [pipeline] after_run: expected process, validate or none, got 'report'");
     expect_error(f, "[pipeline]\nafter_run = validate\n",
@@ -355,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_decoder_delay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_after_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_live, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_scales, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_in_characters, setup, teardown),
