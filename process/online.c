@@ -59,6 +59,11 @@ struct pl_online {
     size_t out_cap;
     size_t count;
     double last_t, last_lp;  /* the last impact reported; NaN: none */
+    /* the looks' arrays, kept from look to look (vp1, vp2, omega, theta,
+     * the combined omega; pool_n doubles each): new ones each look cost
+     * the kernel's first-touch faults, a seventh of a look's time */
+    double *pool[5];
+    size_t pool_n;
     double track_next;       /* the track's next point (run clock, s) */
     double *track;           /* track_cap omega values, then as many L_p */
     size_t track_cap;
@@ -133,6 +138,16 @@ pl_status pl_online_create(pl_online **out, const pl_online_config *cfg, pl_err 
     return PL_OK;
 }
 
+/* Frees the looks' arrays. */
+static void pool_drop(pl_online *o)
+{
+    for (int k = 0; k < 5; k++) {
+        free(o->pool[k]);
+        o->pool[k] = NULL;
+    }
+    o->pool_n = 0;
+}
+
 void pl_online_destroy(pl_online *o)
 {
     if (!o)
@@ -141,6 +156,7 @@ void pl_online_destroy(pl_online *o)
         free(o->rv[c]);
         free(o->lv[c]);
     }
+    pool_drop(o);
     free(o->out);
     free(o->track);
     free(o);
@@ -291,13 +307,46 @@ static void add_findings(pl_online *o, const char *text, double shift_s, int fin
     }
 }
 
+/* The look's arrays back from its result r (processing moved all but the
+ * combined omega there), so that freeing r leaves them; when r lost them
+ * (a refused look frees its arrays) the pool is empty again. */
+static void pool_return(pl_online *o, pl_process_result *r, int refused)
+{
+    if (refused) {
+        free(o->pool[4]);   /* the combined omega stays the caller's */
+        for (int k = 0; k < 5; k++)
+            o->pool[k] = NULL;
+        o->pool_n = 0;
+        return;
+    }
+    double **own[4] = {&r->vp1, &r->vp2, &r->omega, &r->theta};
+    for (int k = 0; k < 4; k++) {
+        if (*own[k] != o->pool[k])   /* moved elsewhere: not ours to keep */
+            o->pool[k] = NULL;
+        *own[k] = NULL;
+    }
+    if (!o->pool[0] || !o->pool[1] || !o->pool[2] || !o->pool[3])
+        pool_drop(o);
+}
+
 /* The look's arrays: frames [a, total) of the run after, when spliced,
  * the lead-in; *len their length.  -1 when out of memory. */
-static int look_arrays(const pl_online *o, long long a, run_arrays *arr, size_t *pre)
+static int look_arrays(pl_online *o, long long a, run_arrays *arr, size_t *pre)
 {
-    size_t lead = o->spliced ? o->ln : 0, tail = (size_t)(o->total - a);
-    if (pl_proc_arrays_alloc(arr, lead + tail, 0) != 0)
-        return -1;
+    size_t lead = o->spliced ? o->ln : 0, tail = (size_t)(o->total - a), n = lead + tail;
+    int touched = n <= o->pool_n;
+    if (!touched) {
+        pool_drop(o);
+        for (int k = 0; k < 5; k++)
+            if (!(o->pool[k] = malloc(n * sizeof(double)))) {
+                pool_drop(o);
+                return -1;
+            }
+        o->pool_n = n;
+    }
+    memset(arr, 0, sizeof *arr);
+    *arr = (run_arrays){{o->pool[0], o->pool[1]}, o->pool[2], o->pool[3], o->pool[4], n,
+                        touched, 0};
     size_t from = (size_t)(a - o->r_from);
     for (int c = 0; c < 2; c++) {
         if (lead)
@@ -488,7 +537,8 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
     o->looks++;
     pl_status st = pl_proc_process_owned(&arr, NULL, NULL, rate, o->c.h_m[0], o->c.h_m[1],
                                          o->c.N, &cs, &r, NULL, &o->io, &perr);
-    pl_proc_arrays_free(&arr);
+    if (st != PL_OK)
+        pool_return(o, NULL, 1);
     if (st == PL_ENOMEM) {
         *err = perr;
         return st;
@@ -530,6 +580,7 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
     if (st == PL_OK && !o->spliced &&
         o->total - o->release > (long long)(win + (size_t)(SETTLE_EXTRA_S * rate)))
         st = settle(o, &r, shift, err);
+    pool_return(o, &r, 0);
     pl_process_result_free(&r);
     return st;
 }
