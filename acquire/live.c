@@ -433,10 +433,11 @@ static size_t take_queue(pl_live *lv, search *s)
         }
         s->buf_cap = n;
     }
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 2 && n > 0; c++) {
         size_t first = lv->qcap - lv->qhead < n ? lv->qcap - lv->qhead : n;
         memcpy(s->buf[c], lv->q[c] + lv->qhead, first * sizeof(double));
-        memcpy(s->buf[c] + first, lv->q[c], (n - first) * sizeof(double));
+        if (n > first)
+            memcpy(s->buf[c] + first, lv->q[c], (n - first) * sizeof(double));
     }
     lv->qhead = (lv->qhead + n) % (lv->qcap ? lv->qcap : 1);
     lv->qlen = 0;
@@ -636,7 +637,8 @@ void pl_live_push(pl_live *lv, const double *v1, const double *v2, size_t n, dou
             size_t at = (lv->qhead + lv->qlen) % lv->qcap;
             size_t first = lv->qcap - at < n ? lv->qcap - at : n;
             memcpy(lv->q[c] + at, v[c], first * sizeof(double));
-            memcpy(lv->q[c], v[c] + first, (n - first) * sizeof(double));
+            if (n > first)
+                memcpy(lv->q[c], v[c] + first, (n - first) * sizeof(double));
         }
         lv->qlen += n;
         lv->pushed += (long long)n;
