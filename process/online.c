@@ -92,7 +92,7 @@ void pl_online_config_default(pl_online_config *cfg)
     pl_process_config_default(&cfg->proc);
     cfg->lead_s = 1.0;
     cfg->window_s = 1.5;
-    cfg->guard_s = 0.03;
+    cfg->guard_s = 0.015;
 }
 
 pl_status pl_online_create(pl_online **out, const pl_online_config *cfg, pl_err *err)

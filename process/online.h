@@ -48,7 +48,7 @@ typedef struct {
                                 release (1 s) */
     double window_s;         /* motion a spliced look processes (1.5 s) */
     double guard_s;          /* an impact is reported once the run holds
-                                this much after it (0.03 s) */
+                                this much after it (0.015 s) */
 } pl_online_config;
 
 /* Defaults for all but rate_hz, h_m, N and proc's run-specific fields
