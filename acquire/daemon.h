@@ -20,9 +20,16 @@
  *           retried once a second);
  *   stream  the connection becomes a live stream: per block read, the
  *           min/max of both velocities each millisecond ("D" lines), the
- *           state every 0.5 s ("S"), lines lost to a slow client ("G");
- *           a bounded queue per client, never waited on (docs/acquire.md);
+ *           state every 0.5 s ("S"), the live impact search's events
+ *           ("E" and a JSON object: acquire/live.h), lines lost to a slow
+ *           client ("G"); a bounded queue per client, never waited on
+ *           (docs/acquire.md);
  *   quit    end any run cleanly and exit (`prismlab acquire quit`).
+ *
+ * While a run records, the impact search runs on the incoming samples on
+ * a thread of its own ([live] in the rig file, on by default when [run]
+ * names a prism of the catalogue: acquire/live.h); the recording never
+ * waits on it.
  *
  * With [pipeline] after_run in the rig file, each run that stops is handed
  * to the after-run pipeline (acquire/pipeline.h): processed and validated
