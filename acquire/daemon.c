@@ -352,14 +352,16 @@ static void stream_event(void *ctx, const char *line, size_t n)
 
 static void stream_status(daemon_t *d)
 {
-    char line[400], pipe[200];
+    char line[512], pipe[200], live[96];
     pl_writer_stats ws;
     pl_writer_get_stats(pl_recorder_writer(d->rec), &ws);
     describe_pipeline(d, pipe, sizeof pipe);
+    pl_live_describe(d->live, live, sizeof live);
     int n = snprintf(line, sizeof line, "S state=%s run=%lld frames=%lld overruns=%lld "
-                     "last_run=%lld %s\n", state_name[d->st],
+                     "last_run=%lld %s %s\n", state_name[d->st],
                      d->st == D_RECORDING ? d->run_id : -1LL,
-                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run, pipe);
+                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run, pipe,
+                     live);
     stream_line(d, line, (size_t)n);
     d->last_status = mono_s();
 }
@@ -695,13 +697,14 @@ static void command(daemon_t *d, client *c, const char *cmd)
          * the loop has stopped the run; the cause stays until the next. */
         const char *why = d->last_error[0] ? d->last_error
                           : ws.failed ? "a commit failed" : NULL;
-        char book[240];
+        char book[240], live[96];
         describe_book(d, book, sizeof book);
+        pl_live_describe(d->live, live, sizeof live);
         reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld "
-              "%s %s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
+              "%s %s %s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
-              ws.ring_capacity, ws.overruns, d->last_run, pipe, book, why ? " error=" : "",
-              why ? why : "");
+              ws.ring_capacity, ws.overruns, d->last_run, pipe, book, live,
+              why ? " error=" : "", why ? why : "");
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {
             reply(c, "error already %s", state_name[d->st]);

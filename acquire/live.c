@@ -57,6 +57,10 @@ struct pl_live {
     mark marks[MARKS];
     size_t n_marks;          /* waiting for the thread */
     long long done_gen;      /* the gen the thread has finished */
+    /* what status says (pl_live_describe()) */
+    const char *state;       /* "idle", "searching", "paused", "off" */
+    long long shown_run;
+    size_t shown_impacts;
     /* events for the daemon's loop */
     char *ev;
     size_t ev_len, ev_cap;
@@ -221,6 +225,16 @@ static void ev_send(pl_live *lv, event *e)
 
 /* --- the search --------------------------------------------------------- */
 
+/* What status says of the search, set from the thread. */
+static void show(pl_live *lv, const char *state, long long run, size_t impacts)
+{
+    pthread_mutex_lock(&lv->mu);
+    lv->state = state;
+    lv->shown_run = run;
+    lv->shown_impacts = impacts;
+    pthread_mutex_unlock(&lv->mu);
+}
+
 /* The wall time the run's frame f arrived at; NaN when its mark is gone. */
 static double arrival(const search *s, long long f)
 {
@@ -359,9 +373,11 @@ static void look(pl_live *lv, search *s, int final)
         ev_str(&e, "why", err.msg);
         ev_send(lv, &e);
         s->paused = 1;
+        show(lv, "paused", s->run, s->impacts);
         return;
     }
     send_news(lv, s, &nw);
+    show(lv, "searching", s->run, s->impacts);
     s->cpu_ema = s->looks == 1 ? c : 0.7 * s->cpu_ema + 0.3 * c;
     double pace = fmax(lv->opt.min_look_s, s->cpu_ema / lv->opt.cpu_share);
     if (pace > PACE_STEP * s->pace || pace * PACE_STEP < s->pace) {
@@ -391,6 +407,9 @@ static void search_begin(pl_live *lv, search *s)
     s->frames = 0;
     s->pace = lv->opt.min_look_s;
     s->next_look = 0;
+    lv->state = lv->searched ? "searching" : "off";
+    lv->shown_run = s->run;
+    lv->shown_impacts = 0;
     s->unlooked = 0;
     int on = lv->searched;
     pl_online_config cfg = lv->cfg;
@@ -495,6 +514,7 @@ static void *worker(void *arg)
             ev_str(&e, "why", w);
             ev_send(lv, &e);
             s.paused = 1;
+            show(lv, "paused", s.run, s.impacts);
         }
         if (!s.paused && (ended || (s.unlooked && mono_s() >= s.next_look))) {
             look(lv, &s, ended);
@@ -503,6 +523,7 @@ static void *worker(void *arg)
         if (ended) {
             search_end(&s);
             send_stop(lv, &s, why);
+            show(lv, "idle", s.run, s.impacts);
         }
         pthread_mutex_lock(&lv->mu);
         if (ended || lv->gen != s.gen || lv->quit || lv->qlen > 0)
@@ -537,7 +558,8 @@ pl_status pl_live_create(pl_live **out, const pl_live_options *opt, pl_err *err)
     if (!lv)
         return pl_err_set(err, PL_ENOMEM, "live search: out of memory");
     lv->opt = *opt;
-    lv->gen = lv->ended_gen = lv->done_gen = -1;
+    lv->gen = lv->ended_gen = lv->done_gen = lv->shown_run = -1;
+    lv->state = "idle";
     if (pipe2(lv->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
         int e = errno;
         free(lv);
@@ -708,6 +730,21 @@ int pl_live_run_config(pl_store *catalog, const char *prism, const char *ramp,
     cfg->h_m[1] = info->channel[1].beam_height_m;
     pl_process_config_for_run(&cfg->proc, catalog, &p, ramp, info->channel);
     return 1;
+}
+
+void pl_live_describe(pl_live *lv, char *buf, size_t size)
+{
+    if (!lv) {
+        snprintf(buf, size, "live=off");
+        return;
+    }
+    pthread_mutex_lock(&lv->mu);
+    if (lv->shown_run < 0)
+        snprintf(buf, size, "live=%s", lv->state);
+    else
+        snprintf(buf, size, "live=%s live_run=%lld live_impacts=%zu", lv->state, lv->shown_run,
+                 lv->shown_impacts);
+    pthread_mutex_unlock(&lv->mu);
 }
 
 int pl_live_fd(const pl_live *lv)

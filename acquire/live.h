@@ -91,6 +91,12 @@ int pl_live_run_config(pl_store *catalog, const char *prism, const char *ramp,
                        const pl_source_info *info, pl_online_config *cfg, char *off,
                        size_t off_size);
 
+/* The search's words for the daemon's status, into buf: "live=off" (lv
+ * NULL: [live] search = off), or live=idle|searching|paused|off (off: the
+ * run is not searched, its start event says why) with live_run= and
+ * live_impacts= (reported so far) once a run began. */
+void pl_live_describe(pl_live *lv, char *buf, size_t size);
+
 /* A descriptor that is readable while events wait (for poll()). */
 int pl_live_fd(const pl_live *lv);
 
