@@ -360,8 +360,8 @@ static void stream_status(daemon_t *d)
     int n = snprintf(line, sizeof line, "S state=%s run=%lld frames=%lld overruns=%lld "
                      "last_run=%lld %s %s\n", state_name[d->st],
                      d->st == D_RECORDING ? d->run_id : -1LL,
-                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run, pipe,
-                     live);
+                     d->st == D_RECORDING ? d->frames : 0LL, ws.overruns, d->last_run, live,
+                     pipe);
     stream_line(d, line, (size_t)n);
     d->last_status = mono_s();
 }
@@ -703,7 +703,7 @@ static void command(daemon_t *d, client *c, const char *cmd)
         reply(c, "ok state=%s run=%lld frames=%lld ring=%zu/%zu overruns=%lld last_run=%lld "
               "%s %s %s%s%s", state_name[d->st], d->st == D_RECORDING ? d->run_id : -1LL,
               d->st == D_RECORDING ? ws.frames_committed : 0LL, ws.ring_fill,
-              ws.ring_capacity, ws.overruns, d->last_run, pipe, book, live,
+              ws.ring_capacity, ws.overruns, d->last_run, live, pipe, book,
               why ? " error=" : "", why ? why : "");
     } else if (!strcmp(cmd, "arm")) {
         if (d->st != D_IDLE) {

@@ -11,12 +11,12 @@
  *   start   begin a run now (from armed: with the pre-trigger frames);
  *   stop    end the run (state complete) and close the source;
  *   status  one line: state, run, frames, ring fill, overruns, the
- *           pipeline's words, dropped= (runs its full queue turned away),
- *           unfinished= (the daemon's runs without processing or verdict
- *           that it will not do), unmarked= (runs whose final state waits
- *           for disk space), the live search's words (live=, live_run=,
- *           live_impacts=: acquire/live.h), and "error=<cause>" after a
- *           commit failed (a
+ *           live search's words (live=, live_run=, live_impacts=:
+ *           acquire/live.h), the pipeline's words, dropped= (runs its full
+ *           queue turned away), unfinished= (the daemon's runs without
+ *           processing or verdict that it will not do), unmarked= (runs
+ *           whose final state waits for disk space), and "error=<cause>"
+ *           after a commit failed (a
  *           full disk: the run is stopped at once, overrun where its
  *           stored frames end; when even that mark cannot be stored, it is
  *           retried once a second);
