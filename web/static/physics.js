@@ -6,14 +6,15 @@
 // impacts listed, one line for each notice (finding, pace, paused, a run
 // not searched) and the search's summary at the stop.  live.js makes it
 // with plPhysics(live) and feeds it; what the tests read goes in
-// live.physics (impacts received, ticks drawn, track points, the stop).
+// live.physics (impacts received, ticks drawn, track points, the stop;
+// busyMs, the time this code has taken, for the bench).
 'use strict';
 window.plPhysics = function (live) {
   const KEEP = 12000;      // track points kept: 120 s at the search's 10 ms
   const LISTED = 8;        // newest impacts in the table
-  const EVERY_MS = 200;    // redraws at most this often: the search looks every 50 ms or more
+  const EVERY_MS = 250;    // redraws at most this often (4 a second; docs/web.md)
   const ph = live.physics = { run: -1, impacts: 0, ticksDrawn: 0, trackPoints: 0, lastRatio: null,
-                              release: null, stop: null, notices: 0, gaps: 0, joined: false };
+                              release: null, stop: null, notices: 0, gaps: 0, joined: false, busyMs: 0 };
   const t = [], om = [], lp = [];
   let marks = [];          // impacts still inside the track kept: {t, ratio, confirmed}
   let newest = [];         // the last LISTED impacts' events
@@ -70,6 +71,7 @@ window.plPhysics = function (live) {
     ph.ticksDrawn = drawn;
   }
 
+  let drawStart = 0;
   function xRange(lo, hi) {
     if (marks.length) {
       lo = lo === null ? marks[0].t : Math.min(lo, marks[0].t);
@@ -91,7 +93,9 @@ window.plPhysics = function (live) {
     series: [{ label: 't (s)' },
              { label: 'omega (rad/s)', scale: 'omega', stroke: '#2ca02c', width: 1, points: { show: false } },
              { label: 'L_p', scale: 'lp', stroke: '#9467bd', width: 1, points: { show: false } }],
-    hooks: { draw: [drawMarks] },
+    // uPlot draws in a microtask after setData: its time is taken here
+    hooks: { drawClear: [() => { drawStart = performance.now(); }],
+             draw: [u => { drawMarks(u); ph.busyMs += performance.now() - drawStart; }] },
   }, [t, om, lp], el);
 
   function notice(key, cls, text) {
@@ -149,11 +153,13 @@ window.plPhysics = function (live) {
   function draw() {
     timer = null;
     if (!dirty) return;
+    const t0 = performance.now();
     dirty = false;
     lastDraw = Date.now();
     plot.setData([t, om, lp]);
     stateEl.textContent = ph.run < 0 ? 'no run searched yet' : stateText();
     table();
+    ph.busyMs += performance.now() - t0;
   }
   function schedule() {
     dirty = true;
@@ -199,6 +205,7 @@ window.plPhysics = function (live) {
 
   // An event ("E {json}"); a new run clears the last one's physics.
   function onEvent(line) {
+    const t0 = performance.now();
     const e = JSON.parse(line.slice(2));
     if (e.run !== ph.run) reset(e.run, e.event !== 'start');
     switch (e.event) {
@@ -219,6 +226,7 @@ window.plPhysics = function (live) {
       case 'stop': onStop(e); break;
     }
     schedule();
+    ph.busyMs += performance.now() - t0;
   }
 
   // n lines the daemon could not queue for this page: some may have been
