@@ -163,7 +163,9 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
                 if (end)
                     return snprintf(buf, max, "event: gap\ndata: G 1\n\n");
             }
-            if (s->in_len == sizeof s->in) {   /* a line longer than the buffer */
+            /* full, and not one whole line in it: a line longer than the
+             * buffer (a full buffer of whole lines is read on above) */
+            if (s->in_len == sizeof s->in && !memchr(s->in, '\n', s->in_len)) {
                 s->in_len = 0;
                 s->skip = 1;
             }
