@@ -26,7 +26,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,20 +118,10 @@ static char *get_live(int port)
         fail_msg("connect: port %d", port);
     static const char req[] = "GET /api/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
     assert_int_equal(write(fd, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
-    size_t cap = 1 << 18, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (len + 4096 > cap)
-            buf = realloc(buf, cap *= 2);
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, 20000) <= 0)
-            fail_msg("/api/live: not ended within 20 s of its last bytes (%zu so far)", len);
-        ssize_t r = read(fd, buf + len, cap - len - 1);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    buf[len] = '\0';
+    size_t len;
+    char *buf = tu_read_all(fd, 20000, &len);
+    if (!buf)
+        fail_msg("/api/live: not ended within 20 s of its last bytes (%zu so far)", len);
     close(fd);
     char *b = strstr(buf, "\r\n\r\n");
     assert_non_null(b);
