@@ -7,12 +7,18 @@
 // must be there and grow; the newest impact's ratio is read from the
 // page's table (steel-38 on glass: near 0.996); the omega plot has
 // points.  After the stop event, the ticks drawn and the page's count
-// equal the stop event's `impacts`, and the summary says so.  Prints
-// "live_impacts: ..." lines; exits 1 on a failure or a console error.
+// equal the stop event's `impacts`, and the summary says so.  Then, with
+// SIG given, the same page sees a run the daemon does not search: it
+// writes SIG.swap, the test script restarts the daemon with a rig naming
+// no prism and writes SIG.swapped; armed again from the page, the new
+// run clears the last one's physics and says why it is not searched.
+// Prints "live_impacts: ..." lines; exits 1 on a failure or a console
+// error.
 import { session } from './harness.mjs';
+import fs from 'node:fs';
 import path from 'node:path';
 
-const [url, token, shots] = process.argv.slice(2);
+const [url, token, shots, sig] = process.argv.slice(2);
 const s = session('live_impacts');
 
 // What the page shows now, and the daemon's state from the server.
@@ -77,6 +83,30 @@ async function whileRecording() {
     s.fail(`the page has ${c.impacts} impacts (${c.ticks} ticks drawn), the stop event ${stop.impacts}`);
   if (!c.summary.includes(`${stop.impacts} impacts`)) s.fail(`the summary: '${c.summary}'`);
   await page.screenshot({ path: path.join(shots, 'web-live-impacts.png'), fullPage: true });
+  if (sig) await notSearched(page, stop.run);
+}
+
+// The daemon restarted with no prism named: the next run is not searched.
+async function notSearched(page, last) {
+  fs.writeFileSync(sig + '.swap', '');
+  await page.waitForFunction(() => window.plLive.state === null, null, { timeout: 30000 })
+    .catch(() => s.fail('the page did not see the daemon go'));
+  for (let i = 0; i < 600 && !fs.existsSync(sig + '.swapped'); i++) await page.waitForTimeout(100);
+  await page.waitForFunction(() => window.plLive.state === 'idle', null, { timeout: 30000 })
+    .catch(() => s.fail('the page did not see the new daemon'));
+  await page.click('#arm');
+  await page.waitForFunction(r => window.plLive.physics.run > r, last, { timeout: 20000 })
+    .catch(() => s.fail('no event of the next run'));
+  await page.waitForFunction(() => /^run \d+: 0 impacts/.test(document.getElementById('physics-state').textContent),
+                             null, { timeout: 5000 }).catch(() => {});
+  const c = await sample(page);
+  const notice = await page.locator('#notices li').allTextContents();
+  console.log(`live_impacts: the next run: state '${c.state}', notices ${JSON.stringify(notice)}, ` +
+              `${c.ticks} ticks, ${c.omega} omega points, summary '${c.summary}'`);
+  if (!notice.some(n => n.startsWith('not searched live: no [run] prism')))
+    s.fail(`no notice that the run is not searched: ${JSON.stringify(notice)}`);
+  if (c.impacts || c.ticks || c.omega || c.row || c.summary)
+    s.fail('the last run\'s physics is still shown');
 }
 
 await s.run([whileRecording]);
