@@ -99,7 +99,7 @@ window.plPhysics = function (live) {
   }, [t, om, lp], el);
 
   function notice(key, cls, text) {
-    let li = key && noticeEl.querySelector(`li[data-key="${key}"]`);
+    let li = key && noticeEl.querySelector(`li[data-key="${CSS.escape(key)}"]`);
     if (!li) {
       li = document.createElement('li');
       if (key) li.dataset.key = key;
