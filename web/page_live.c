@@ -39,7 +39,18 @@ enum MHD_Result pl_web_page_live(pl_web *w, struct MHD_Connection *c)
                     "<div class=\"plot\" id=\"plot-live\"></div>\n"
                     "<p class=\"hint\">The last 10 s of both channels as the daemon reads them "
                     "(min and max of each 5 ms).  <span id=\"latency\"></span></p>\n"
+                    "<h2>Physics</h2>\n"
+                    "<p id=\"physics-state\"></p>\n<ul id=\"notices\"></ul>\n"
+                    "<div class=\"plot\" id=\"plot-physics\"></div>\n"
+                    "<table id=\"impacts-live\"><thead><tr><th>t (s)</th><th>ratio &plusmn; se</th>"
+                    "<th>omega before &rarr; after (rad/s)</th><th>L<sub>p</sub></th>"
+                    "<th>latency (ms)</th></tr></thead><tbody></tbody></table>\n"
+                    "<p id=\"summary\"></p>\n"
+                    "<p class=\"hint\">The daemon's impact search while the prism rolls: a view, "
+                    "from the moment this page joined; the run's stored result is processing of the "
+                    "whole run after the stop.</p>\n"
                     "<script src=\"/static/uPlot.iife.min.js\"></script>\n"
+                    "<script src=\"/static/physics.js\"></script>\n"
                     "<script src=\"/static/live.js\"></script>\n");
     pl_web_page_end(&b);
     return pl_web_send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b, NULL);
@@ -51,6 +62,7 @@ typedef struct {
     char in[65536];
     size_t in_len;
     int said_hello;
+    int skip;               /* dropping a line too long for in[] */
     double last_sent;
 } sse;
 
@@ -80,8 +92,10 @@ static int stream_connect(const char *path, char *why, size_t size)
     return fd;
 }
 
-/* Turns the daemon's lines into events: "S ..." status, "D ..." data,
- * "G n" a gap (n lines the daemon could not queue for us). */
+/* Turns the daemon's lines into events, each line its event's data as
+ * it came: "S ..." status, "D ..." data, "E {json}" physics (the live
+ * search's events, acquire/live.h), "G n" a gap (n lines the daemon
+ * could not queue for us). */
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
@@ -109,14 +123,19 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         while ((nl = memchr(s->in, '\n', s->in_len))) {
             size_t k = (size_t)(nl - s->in);
             const char *ev = s->in[0] == 'D' ? "data" : s->in[0] == 'S' ? "status"
-                           : s->in[0] == 'G' ? "gap" : s->in[0] == 'e' ? "nodaemon" : "reply";
-            if (out + k + 32 > max)
-                return out ? (ssize_t)out : MHD_CONTENT_READER_END_WITH_ERROR;
-            out += (size_t)snprintf(buf + out, max - out, "event: %s\ndata: ", ev);
-            memcpy(buf + out, s->in, k);
-            out += k;
-            memcpy(buf + out, "\n\n", 2);
-            out += 2;
+                           : s->in[0] == 'E' ? "physics" : s->in[0] == 'G' ? "gap"
+                           : s->in[0] == 'e' ? "nodaemon" : "reply";
+            if (out + k + 32 > max && out)
+                return (ssize_t)out;
+            if (k + 32 > max) {   /* never fits a block: lost, and said so */
+                out += (size_t)snprintf(buf + out, max - out, "event: gap\ndata: G 1\n\n");
+            } else {
+                out += (size_t)snprintf(buf + out, max - out, "event: %s\ndata: ", ev);
+                memcpy(buf + out, s->in, k);
+                out += k;
+                memcpy(buf + out, "\n\n", 2);
+                out += 2;
+            }
             s->in_len -= k + 1;
             memmove(s->in, nl + 1, s->in_len);
         }
@@ -135,8 +154,21 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
                 return n;
             }
             s->in_len += (size_t)got;
-            if (s->in_len == sizeof s->in)   /* a line longer than the buffer: not ours */
+            if (s->skip) {   /* the rest of a line too long for the buffer */
+                char *end = memchr(s->in, '\n', s->in_len);
+                size_t drop = end ? (size_t)(end - s->in) + 1 : s->in_len;
+                s->in_len -= drop;
+                memmove(s->in, s->in + drop, s->in_len);
+                s->skip = !end;
+                if (end)
+                    return snprintf(buf, max, "event: gap\ndata: G 1\n\n");
+            }
+            /* full, and not one whole line in it: a line longer than the
+             * buffer (a full buffer of whole lines is read on above) */
+            if (s->in_len == sizeof s->in && !memchr(s->in, '\n', s->in_len)) {
                 s->in_len = 0;
+                s->skip = 1;
+            }
         } else if (mono_now() - s->last_sent > 5) {
             s->last_sent = mono_now();
             return snprintf(buf, max, ": keepalive\n\n");

@@ -8,6 +8,7 @@
 #include "db/store.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,33 @@ int tu_write_file(const char *path, const char *text)
         return -1;
     fputs(text, f);
     return fclose(f);
+}
+
+char *tu_read_all(int fd, int timeout_ms, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (; buf;) {
+        if (n + 4096 > cap) {
+            char *more = realloc(buf, cap *= 2);
+            if (!more)
+                break;
+            buf = more;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, timeout_ms) <= 0)
+            break;
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r <= 0) {
+            buf[n] = '\0';
+            *len = n;
+            return buf;
+        }
+        n += (size_t)r;
+    }
+    free(buf);
+    *len = n;
+    return NULL;
 }
 
 const char *tu_prismlab_path(void)

@@ -44,6 +44,11 @@ char *tu_path(const char *dir, const char *name);
 /* Writes text to path (truncating); returns 0 on success. */
 int tu_write_file(const char *path, const char *text);
 
+/* Reads fd to its end into a malloc'd, NUL-terminated buffer (its length
+ * in *len); NULL when timeout_ms pass without a byte (or memory runs
+ * out), *len then what had come. */
+char *tu_read_all(int fd, int timeout_ms, size_t *len);
+
 /* Runs the prismlab binary with a NULL-terminated argv (argv[0] ignored)
  * and returns its exit status (-1 when it did not exit normally).  Its
  * stdout and stderr go to out and errout (each at most size bytes,

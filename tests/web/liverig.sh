@@ -2,7 +2,8 @@
 # source is the simulator in real time, its daemon, and prismlab serve
 # --control over its database.  The caller sets bin and dir, then
 # `trap liverig_cleanup EXIT INT TERM`.
-#   rig_ini DB DURATION_S [SIM LINES...]  writes $dir/rig.ini
+#   rig_ini DB DURATION_S [SIM LINES...]  writes $dir/rig.ini (at
+#                                         $rig_rate_hz, default 10000)
 #   start_daemon DB                       daemon in the background: $dpid
 #   start_serve DB                        serve in the background: $spid,
 #                                         $url, $token
@@ -25,7 +26,7 @@ rig_ini() {
     rdb=$1 rdur=$2
     shift 2
     {
-        printf '[daq]\nsource = sim\nrate_hz = 10000\n'
+        printf '[daq]\nsource = sim\nrate_hz = %s\n' "${rig_rate_hz:-10000}"
         printf '[beams]\nh1_m = 0.0199\nh2_m = 0.0116\nsign1 = 1\nsign2 = -1\nldv_scale_mps_per_v = 0.025\n'
         printf '[store]\ndb = %s\n' "$rdb"
         printf '[run]\nprism = steel-38\nramp = glass-0.4079\nexperiment = live\nlambda0_deg = 4.5\nduration_s = %s\n' "$rdur"

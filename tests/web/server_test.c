@@ -26,7 +26,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,20 +57,10 @@ static int http(int port, const char *method, const char *path, const char *head
                      headers && strstr(headers, "Host:") ? "" : "Host: 127.0.0.1\r\n",
                      headers ? headers : "");
     assert_int_equal(write(fd, req, (size_t)n), n);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (len + 4096 > cap)
-            buf = realloc(buf, cap *= 2);
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, 10000) <= 0)
-            fail_msg("%s %s: no answer within 10 s", method, path);
-        ssize_t r = read(fd, buf + len, cap - len - 1);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    buf[len] = '\0';
+    size_t len;
+    char *buf = tu_read_all(fd, 10000, &len);
+    if (!buf)
+        fail_msg("%s %s: no answer within 10 s", method, path);
     close(fd);
     int code = 0;
     sscanf(buf, "HTTP/1.%*d %d", &code);

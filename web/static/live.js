@@ -5,6 +5,7 @@
 // --control (the token comes from this page's URL, ?token=...).  With the
 // rig's after-run pipeline ([pipeline] after_run), what it does and a link
 // to the last run whose verdict is stored (the S line's verdict_run).
+// The live search's events (`physics`) go to physics.js.
 // window.plLive holds what the tests read: blocks drawn, the latency from
 // the daemon's read of a block to its draw, gaps, the state, verdictRun.
 'use strict';
@@ -193,6 +194,8 @@
   es.addEventListener('open', () => { live.connected = true; });
   es.addEventListener('data', e => onData(e.data));
   es.addEventListener('status', e => onStatus(e.data));
-  es.addEventListener('gap', e => { live.gaps += +e.data.split(' ')[1]; });
+  const physics = window.plPhysics(live);
+  es.addEventListener('physics', e => physics.onEvent(e.data));
+  es.addEventListener('gap', e => { const n = +e.data.split(' ')[1]; live.gaps += n; physics.onGap(n); });
   es.addEventListener('nodaemon', e => { live.state = null; stateEl.textContent = e.data; noLevel('no daemon'); });
 })();
