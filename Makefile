@@ -94,7 +94,13 @@ $(1)/obj/%.o: %.c
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(FCO) $$(ALL_CFLAGS) -c $$< -o $$@
 
-$(1)/gen/webassets.c: $(WEB_ASSETS) web/embed.sh
+# The same for the web page's files: a script added to web/static is
+# embedded even when it is older than the generated file (a merge).
+$(1)/gen/webassets.list: FORCE
+	@mkdir -p $$(@D)
+	@echo '$(WEB_ASSETS)' > $$@.tmp; if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv -f $$@.tmp $$@; fi
+
+$(1)/gen/webassets.c: $(WEB_ASSETS) web/embed.sh $(1)/gen/webassets.list
 	@mkdir -p $$(@D)
 	sh web/embed.sh $(WEB_ASSETS) > $$@.tmp && mv $$@.tmp $$@
 

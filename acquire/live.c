@@ -74,6 +74,7 @@ typedef struct {
     pl_online *o;
     int active, paused, released;
     int unlooked;            /* frames pushed to o since its last look */
+    int unsearched, stopped; /* a run not searched; its stop event sent */
     double next_look;        /* monotonic s */
     double cpu_ema, pace, cpu_s;
     size_t looks;
@@ -410,7 +411,8 @@ static void search_begin(pl_live *lv, search *s)
     lv->state = lv->searched ? "searching" : "off";
     lv->shown_run = s->run;
     lv->shown_impacts = 0;
-    s->unlooked = 0;
+    s->unlooked = s->stopped = 0;
+    s->unsearched = !lv->searched;
     int on = lv->searched;
     pl_online_config cfg = lv->cfg;
     char off[256];
@@ -434,6 +436,7 @@ static void search_begin(pl_live *lv, search *s)
         ev_put(&e, ",\"live\":false");
         ev_str(&e, "why", off);
         s->active = 0;
+        s->unsearched = 1;
     }
     ev_send(lv, &e);
     pthread_mutex_lock(&lv->mu);
@@ -485,6 +488,17 @@ static void *worker(void *arg)
                 pthread_mutex_lock(&lv->mu);
             }
             search_begin(lv, &s);
+            continue;
+        }
+        if (!s.active && s.unsearched && !s.stopped && lv->ended_gen == s.gen) {
+            /* a run not searched starts and stops all the same */
+            char why[128];
+            snprintf(why, sizeof why, "%s", lv->why);
+            s.frames = lv->pushed;
+            s.stopped = 1;
+            pthread_mutex_unlock(&lv->mu);
+            send_stop(lv, &s, why);
+            pthread_mutex_lock(&lv->mu);
             continue;
         }
         if (!s.active) {
@@ -648,6 +662,8 @@ void pl_live_push(pl_live *lv, const double *v1, const double *v2, size_t n, dou
 {
     pthread_mutex_lock(&lv->mu);
     if (!lv->searched || lv->ended_gen == lv->gen || lv->overflow) {
+        if (!lv->searched && lv->ended_gen != lv->gen)
+            lv->pushed += (long long)n;   /* for the stop event's frames */
         pthread_mutex_unlock(&lv->mu);
         return;
     }
