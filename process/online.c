@@ -31,6 +31,12 @@
  * from looks of 2-5 impacts; from 10 on every live instant of those runs
  * lies within 0.26 ms of offline's, the median latency unchanged. */
 #define FIRST_IMPACTS 10
+/* A look reports an impact only when it holds the next one too: the arc
+ * after it is then measured whole (without it the clean foreign pink
+ * run's live ratios fell from 85 to 49-62 of 85 within offline's
+ * errors; waiting for more impacts cost 0.1-0.2 s of latency each and
+ * moved no ratio by its error). */
+#define AFTER_IMPACTS 1
 /* A finding is reported once this many looks in a row show it, or the
  * last look: a window's newest samples are its extremes and its fits
  * stand on a second or two, so a single look sees clipping where the
@@ -78,12 +84,6 @@ struct pl_online {
     int n_kinds;
     size_t looks;
     int ended;
-    size_t first_impacts;    /* FIRST_IMPACTS */
-    size_t after;            /* impacts a look must hold after one it reports
-                                (1: waiting for more cost the foreign runs
-                                0.1-0.2 s of latency per impact waited for
-                                and moved their ratios by less than their
-                                errors) */
 };
 
 void pl_online_config_default(pl_online_config *cfg)
@@ -117,9 +117,6 @@ pl_status pl_online_create(pl_online **out, const pl_online_config *cfg, pl_err 
     o->c = *cfg;
     o->c.proc.threads = 1;
     o->c.proc.lattice.threads = 1;
-    /* one spectrum segment: the live view shows none, and the cut-off is
-     * the first looks' */
-    o->c.proc.psd_max_segments = 1;
     /* whole looks span the lead-in, a window and its settling; the
      * buffer keeps twice that, moved down when full */
     o->rcap = (size_t)(2 * (cfg->lead_s + cfg->window_s + SETTLE_EXTRA_S + 1.0) * cfg->rate_hz);
@@ -132,8 +129,6 @@ pl_status pl_online_create(pl_online **out, const pl_online_config *cfg, pl_err 
     }
     o->release = -1;
     o->last_t = o->last_lp = NAN;
-    o->after = 1;
-    o->first_impacts = FIRST_IMPACTS;
     *out = o;
     return PL_OK;
 }
@@ -402,7 +397,7 @@ static pl_status report_impacts(pl_online *o, const pl_process_result *r, double
         /* the look's last impact waits for the next look but at the end:
          * its arc after is not measured whole, and on the first looks its
          * ratio's scatter stands on two impacts */
-        if (x < from_x || x >= to_x || (!all && i + o->after >= r->n_impacts))
+        if (x < from_x || x >= to_x || (!all && i + AFTER_IMPACTS >= r->n_impacts))
             continue;
         /* half the slot's interval from the last reported: the same impact
          * as a look before placed it */
@@ -520,6 +515,9 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
     long long shift = a - (long long)pre;
     pl_process_config cs = o->c.proc;
     if (o->spliced) {
+        /* one spectrum segment: the live view shows none, and the cut-off
+         * that the whole looks took from theirs stands */
+        cs.psd_max_segments = 1;
         cs.cutoff_hz = o->cutoff_hz;
         if (isfinite(o->beta_rad))
             cs.lattice.beta_rad = o->beta_rad;
@@ -567,7 +565,7 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
                                : (double)r.release;
     /* the run's first impacts wait until a look holds enough of them for
      * the instants' global lag (the tops' shift, the ringing) to stand */
-    if (!o->spliced && !final && r.n_impacts < o->first_impacts)
+    if (!o->spliced && !final && r.n_impacts < FIRST_IMPACTS)
         to_x = from_x;
     st = report_impacts(o, &r, from_x, to_x, final || ended, shift, news, err);
     if (st == PL_OK)
