@@ -22,8 +22,30 @@ struct pl_watch {
     char path[1024];
     char *buf;               /* bytes read, not yet handed on */
     size_t len, off, cap;
-    int greeted;             /* the daemon's "ok streaming" was read */
 };
+
+static int fill(pl_watch *w, double wait_s, pl_err *err);
+static char *take_line(pl_watch *w);
+static double mono_s(void);
+
+/* The daemon's answer to "stream", at most 5 s away (it serves a command
+ * between source reads of at most ~100 ms). */
+static pl_status greeting(pl_watch *w, pl_err *err)
+{
+    double until = mono_s() + 5;
+    char *line;
+    while (!(line = take_line(w))) {
+        double left = until - mono_s();
+        if (left <= 0)
+            return pl_err_set(err, PL_EIO, "%s: the daemon did not answer", w->path);
+        if (fill(w, left, err) < 0)
+            return err->code;
+    }
+    if (strncmp(line, "ok", 2))
+        return pl_err_set(err, PL_ESTATE, "%s: the daemon refused the stream: %s",
+                          w->path, line);
+    return PL_OK;
+}
 
 pl_status pl_watch_open(pl_watch **out, const char *path, pl_err *err)
 {
@@ -40,10 +62,12 @@ pl_status pl_watch_open(pl_watch **out, const char *path, pl_err *err)
         return err->code;
     }
     static const char cmd[] = "stream\n";
-    if (write(w->fd, cmd, sizeof cmd - 1) != (ssize_t)(sizeof cmd - 1)) {
-        pl_err_set(err, PL_EIO, "%s: write: %s", path, strerror(errno));
+    pl_status st = write(w->fd, cmd, sizeof cmd - 1) != (ssize_t)(sizeof cmd - 1)
+                       ? pl_err_set(err, PL_EIO, "%s: write: %s", path, strerror(errno))
+                       : greeting(w, err);
+    if (st != PL_OK) {
         pl_watch_close(w);
-        return PL_EIO;
+        return st;
     }
     *out = w;
     return PL_OK;
@@ -129,12 +153,7 @@ pl_status pl_watch_next(pl_watch *w, double timeout_s, volatile sig_atomic_t *st
     for (;;) {
         char *line;
         while ((line = take_line(w))) {
-            if (!w->greeted) {
-                if (strncmp(line, "ok", 2))
-                    return pl_err_set(err, PL_ESTATE, "%s: the daemon refused the "
-                                      "stream: %s", w->path, line);
-                w->greeted = 1;
-            } else if (line[0] == 'G' && line[1] == ' ') {
+            if (line[0] == 'G' && line[1] == ' ') {
                 *lost += strtoll(line + 2, NULL, 10);
             } else if (line[0] == 'E' && line[1] == ' ') {
                 *json = line + 2;

@@ -19,7 +19,9 @@
 
 typedef struct pl_watch pl_watch;
 
-/* Connects to the daemon at socket_path and asks for its stream.  PL_EIO
+/* Connects to the daemon at socket_path, asks for its stream and returns
+ * once the daemon has said yes: the events of a run armed after are all
+ * seen.  PL_EIO
  * naming the socket and how to start a daemon when none answers; PL_ESTATE
  * with the daemon's words when it refuses (as many viewers as it serves
  * already). */

@@ -277,6 +277,7 @@ static int run_watch(int argc, char **argv)
     pl_watch *w = NULL;
     if (pl_watch_open(&w, path, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
+    fprintf(stderr, "prismlab %s: watching %s\n", cmd, path);
     pl_cli_on_stop(on_signal);
     long stops = 0;
     while (!stop_flag && (runs == 0 || stops < runs)) {
@@ -290,8 +291,7 @@ static int run_watch(int argc, char **argv)
         if (st != PL_OK) {
             pl_watch_close(w);
             fprintf(stderr, "prismlab %s: %s\n", cmd, err.msg);
-            return st == PL_ESTATE && timeout > 0 && !strstr(err.msg, "refused")
-                       ? PL_EXIT_USAGE : PL_EXIT_DATA;
+            return st == PL_ESTATE ? PL_EXIT_USAGE : PL_EXIT_DATA;   /* the timeout */
         }
         if (json)
             stops += print_event(json, as_json);
