@@ -159,7 +159,7 @@ one_rate() {
     grep -q '"event":"track"' "$out/json" || fail "$rate Hz: --json left out the track events"
 }
 
-# The 0.1 s holds at 10 kHz (0.075-0.089 s measured beside two
+# The 0.1 s holds at 10 kHz (0.075-0.095 s measured beside two
 # other builds on 2 cores, load average 3-4; 0.113 and 0.141 s at 3.8 and
 # 5.0).  At 20 kHz a look (2.5 s of samples, both channels) takes 15-20 ms
 # of CPU, so at 20 % of a core the looks come every 0.08-0.1 s and the
