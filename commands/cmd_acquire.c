@@ -44,6 +44,11 @@ static const char synopsis[] =
 #define RIG_DB(d) \
     PL_OPT_STRING("db", d, "FILE", "the database (default: [store] db of rig.ini)")
 
+/* The daemon a client talks to: daemon_socket() names its socket. */
+#define DAEMON_SOCKET(config, sock, db) \
+    PL_OPT_STRING("config", config, "rig.ini", "the rig: its database's socket"), \
+    PL_OPT_STRING("socket", sock, "PATH", "the daemon's socket"), RIG_DB(db)
+
 #define DAEMON_ABOUT \
     "daemon: keeps the rig ready and takes commands on a Unix socket (default\n" \
     "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n" \
@@ -215,9 +220,7 @@ static int run_client(const char *action, int argc, char **argv)
     const char *cmd = client_command.name, *config = NULL, *sock = NULL, *db = NULL;
     pl_err err = {0};
     pl_opt opts[] = {
-        PL_OPT_STRING("config", &config, "rig.ini", "the rig: its database's socket"),
-        PL_OPT_STRING("socket", &sock, "PATH", "the daemon's socket"),
-        RIG_DB(&db),
+        DAEMON_SOCKET(&config, &sock, &db),
         PL_OPT_END()};
     int rc = pl_cli_parse(&client_command, opts, argc, argv, NULL);
     if (rc != PL_CLI_CONTINUE)
@@ -260,9 +263,7 @@ static int run_watch(int argc, char **argv)
     double timeout = 0;
     pl_err err = {0};
     pl_opt opts[] = {
-        PL_OPT_STRING("config", &config, "rig.ini", "the rig: its database's socket"),
-        PL_OPT_STRING("socket", &sock, "PATH", "the daemon's socket"),
-        RIG_DB(&db),
+        DAEMON_SOCKET(&config, &sock, &db),
         PL_OPT_FLAG("json", &as_json, "each event's JSON object, one a line"),
         PL_OPT_INT("runs", &runs, 1, 1e9, "N", "exit after N runs' stop events (default: never)"),
         PL_OPT_DOUBLE("timeout", &timeout, 0.1, 86400, "S",
