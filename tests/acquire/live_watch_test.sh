@@ -31,6 +31,9 @@
 #      reports it holds little motion before it, and says so (live se
 #      20-27 against 0.0003-0.0005 offline).
 #  The text watcher prints one line per impact event and the stop line.
+#  Then `watch --timeout 1` beside the idle daemon ends with status 1 (its
+#  S lines are no events), and with the daemon gone `watch` says which
+#  socket and how to start one (status 2).
 name=live_watch_test
 . tests/util/daemon.sh
 wj= wt=
@@ -75,9 +78,18 @@ one_rate() {
     ! grep -q 'dropped' "$out/json.err" "$out/text.err" ||
         fail "$rate Hz: the daemon dropped stream lines: $(cat "$out/json.err" "$out/text.err")"
     daemon_wait "run $run: pipeline: done" 600
+    # an idle daemon: the S lines every 0.5 s are no event
+    st=0
+    $bin acquire watch --config "$dir/rig.ini" --timeout 1 >"$out/idle" 2>&1 || st=$?
+    [ $st = 1 ] && grep -q "d.db.sock: no event for 1 s" "$out/idle" ||
+        fail "$rate Hz: watch --timeout 1 beside an idle daemon: status $st, $(cat "$out/idle")"
     $bin acquire quit --config "$dir/rig.ini" >/dev/null || fail "$rate Hz: quit"
     wait "$pid" || true
     pid=
+    st=0
+    $bin acquire watch --config "$dir/rig.ini" >"$out/none" 2>&1 || st=$?
+    [ $st = 2 ] && grep -q "$db.sock: no daemon answers .*start one with prismlab acquire daemon --config rig.ini" "$out/none" ||
+        fail "$rate Hz: watch with no daemon: status $st, $(cat "$out/none")"
 
     grep -q "\"event\":\"start\",\"run\":$run,.*\"rate_hz\":$rate,.*\"live\":true" "$out/json" ||
         fail "$rate Hz: no start event with the live search on: $(head -1 "$out/json")"
