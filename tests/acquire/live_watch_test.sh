@@ -24,7 +24,9 @@
 #      by a fraction of a standard error (median 0.13-0.17 se), now and
 #      then by more: 1-3 impacts of 262 were 1.05-1.9 offline se apart,
 #      in neighbouring pairs or among the last, and which ones varies from
-#      run to run (the looks fall where the wall clock puts them).  So: at
+#      run to run (the looks fall where the wall clock puts them); at
+#      20 kHz always the two either side of beam 1's 0.5 ms drop-out at
+#      3.8707 s, which each search bridges with its own estimates.  So: at
 #      least 98 % of the matched impacts within one offline se, none
 #      beyond 3 se, each one outside printed.  The run's first impact is
 #      left out when its live ratio_se is the larger: the look that
