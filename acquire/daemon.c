@@ -1258,8 +1258,7 @@ static pl_status refused_socket(const char *path, pl_err *err)
                       (unsigned)(sb.st_mode & 0777));
 }
 
-pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
-                            size_t size, pl_err *err)
+pl_status pl_daemon_connect(const char *path, int *out, pl_err *err)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
@@ -1275,6 +1274,16 @@ pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
                           "with prismlab acquire daemon --config rig.ini", path,
                           strerror(e));
     }
+    *out = fd;
+    return PL_OK;
+}
+
+pl_status pl_daemon_command(const char *path, const char *cmd, char *out,
+                            size_t size, pl_err *err)
+{
+    int fd;
+    if (pl_daemon_connect(path, &fd, err) != PL_OK)
+        return err->code;
     char line[160];
     int n = snprintf(line, sizeof line, "%s\n", cmd);
     if (write(fd, line, (size_t)n) != n) {

@@ -93,6 +93,11 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
 int pl_daemon_take_line(char *in, size_t *len, size_t size, const char *data,
                         size_t n, char *line, size_t line_size);
 
+/* A connection to the daemon at socket_path (blocking, close-on-exec)
+ * into *fd.  PL_EIO naming the socket and how to start a daemon when none
+ * answers, or whose socket it is when this user may not use it. */
+pl_status pl_daemon_connect(const char *socket_path, int *fd, pl_err *err);
+
 /* Sends one command line to the daemon at socket_path and copies its reply
  * (one line, without the newline) into reply. */
 pl_status pl_daemon_command(const char *socket_path, const char *command,

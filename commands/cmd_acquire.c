@@ -1,12 +1,13 @@
 /* commands/cmd_acquire.c - `prismlab acquire`: one recording from the rig
  * (a DAQ card through comedi, or the rig simulator in real time) into the
  * store, in the foreground (record), or the recording daemon and the
- * commands it takes (daemon, arm, start, stop, status).  Only this file
- * prints. */
+ * commands it takes (daemon, arm, start, stop, status), and the live
+ * search's events as they come (watch).  Only this file prints. */
 #include "acquire/daemon.h"
 #include "acquire/record.h"
 #include "acquire/rigconf.h"
 #include "acquire/sim/sim_source.h"
+#include "acquire/watch.h"
 #include "commands.h"
 #include "core/cli.h"
 #include "db/store.h"
@@ -22,6 +23,8 @@ static const char synopsis[] =
     "usage: prismlab acquire daemon --config rig.ini [--socket PATH] [--pretrigger S]\n"
     "                               [--threshold MPS] [--still S] [--db FILE]\n"
     "       prismlab acquire arm|start|stop|status|quit (--config rig.ini | --socket PATH)\n"
+    "       prismlab acquire watch (--config rig.ini | --socket PATH) [--json] [--runs N]\n"
+    "                              [--timeout S]\n"
     "       prismlab acquire record --config rig.ini [--duration S] [--prism P]\n"
     "                               [--ramp R] [--experiment E] [--lambda0-deg DEG]\n"
     "                               [--note TEXT] [--db FILE]\n";
@@ -41,6 +44,11 @@ static const char synopsis[] =
 #define RIG_DB(d) \
     PL_OPT_STRING("db", d, "FILE", "the database (default: [store] db of rig.ini)")
 
+/* The daemon a client talks to: daemon_socket() names its socket. */
+#define DAEMON_SOCKET(config, sock, db) \
+    PL_OPT_STRING("config", config, "rig.ini", "the rig: its database's socket"), \
+    PL_OPT_STRING("socket", sock, "PATH", "the daemon's socket"), RIG_DB(db)
+
 #define DAEMON_ABOUT \
     "daemon: keeps the rig ready and takes commands on a Unix socket (default\n" \
     "<db>.sock, mode 0660): arm (wait for the release, keep --pretrigger seconds\n" \
@@ -56,17 +64,37 @@ static const char synopsis[] =
     "queued again, or named in the log and status with the pipeline off.\n" \
     "docs/acquire.md.\n"
 
+#define WATCH_ABOUT \
+    "watch: the daemon's live impact search as it runs ([live] search = on):\n" \
+    "one line per event from the daemon's stream, as the prism rolls.  Text:\n" \
+    "start (rate, N, or why the search is off), release, each impact (t, L_p,\n" \
+    "omega before -> after, ratio +- its standard error, latency: from the\n" \
+    "sample's arrival to the event), finding (a quality finding, the first\n" \
+    "time), pace (the looks slowed or sped up to keep to their share of a\n" \
+    "core), paused (the search fell behind and stopped for this run; the\n" \
+    "recording keeps every frame), stop (the run's summary).  --json: each\n" \
+    "event's JSON object as the daemon sent it, track events (omega and L_p\n" \
+    "over time) included.  The recorded run is processed offline at the stop\n" \
+    "as always: the live lines are a view of it.  docs/guide.md.\n"
+#define WATCH_FOOTER \
+    "Exit status 0 after --runs stop events or on Ctrl-C; 1 when no event came\n" \
+    "for --timeout seconds; 2 when the daemon is not there or closes the stream.\n" \
+    "Lines the daemon dropped for this viewer are counted on stderr.\n"
+
 /* `prismlab acquire --help`: every action, their options under each one's
  * own --help. */
 static const pl_cli_command overview = {
     .name = "acquire", .usage = synopsis,
-    .about = RECORD_ABOUT "\n" RECORD_FOOTER "\n" DAEMON_ABOUT,
+    .about = RECORD_ABOUT "\n" RECORD_FOOTER "\n" DAEMON_ABOUT "\n" WATCH_ABOUT,
     .footer = "'prismlab acquire ACTION --help' lists the action's options.\n"};
 static const pl_cli_command record_command = {
     .name = "acquire", .usage = synopsis, .about = RECORD_ABOUT,
     .footer = RECORD_FOOTER};
 static const pl_cli_command daemon_command = {
     .name = "acquire daemon", .usage = synopsis, .about = DAEMON_ABOUT};
+static const pl_cli_command watch_command = {
+    .name = "acquire watch", .usage = synopsis, .about = WATCH_ABOUT,
+    .footer = WATCH_FOOTER};
 static const pl_cli_command client_command = {
     .name = "acquire", .usage = synopsis,
     .about = "arm, start, stop, status, quit: the action sent to the daemon, its\n"
@@ -167,30 +195,39 @@ static int run_daemon(int argc, char **argv)
     return st == PL_OK ? PL_EXIT_OK : pl_cli_fail(cmd, &err);
 }
 
-static int run_client(const char *action, int argc, char **argv)
+/* The daemon's socket into path: --socket, else <db>.sock of --db or of
+ * the rig file's [store] db; an exit status when none can be named. */
+static int daemon_socket(const char *cmd, const char *sock, const char *config,
+                         const char *db, char *path, size_t size)
 {
-    const char *cmd = client_command.name, *config = NULL, *sock = NULL, *db = NULL;
     pl_err err = {0};
-    pl_opt opts[] = {
-        PL_OPT_STRING("config", &config, "rig.ini", "the rig: its database's socket"),
-        PL_OPT_STRING("socket", &sock, "PATH", "the daemon's socket"),
-        RIG_DB(&db),
-        PL_OPT_END()};
-    int rc = pl_cli_parse(&client_command, opts, argc, argv, NULL);
-    if (rc != PL_CLI_CONTINUE)
-        return rc;
-    char path[1100];
     if (sock) {
-        snprintf(path, sizeof path, "%s", sock);
+        snprintf(path, size, "%s", sock);
     } else if (config || db) {
         pl_rigconf conf;
         pl_rigconf_init(&conf);
         if (config && pl_rigconf_read(&conf, config, &err) != PL_OK)
             return pl_cli_fail(cmd, &err);
-        snprintf(path, sizeof path, "%s.sock", db ? db : conf.db);
+        snprintf(path, size, "%s.sock", db ? db : conf.db);
     } else {
         return pl_cli_usage_error(cmd, "give --socket PATH or --config rig.ini");
     }
+    return PL_EXIT_OK;
+}
+
+static int run_client(const char *action, int argc, char **argv)
+{
+    const char *cmd = client_command.name, *config = NULL, *sock = NULL, *db = NULL;
+    pl_err err = {0};
+    pl_opt opts[] = {
+        DAEMON_SOCKET(&config, &sock, &db),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&client_command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    char path[1100];
+    if ((rc = daemon_socket(cmd, sock, config, db, path, sizeof path)) != PL_EXIT_OK)
+        return rc;
     char reply[512];
     if (pl_daemon_command(path, action, reply, sizeof reply, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
@@ -201,6 +238,66 @@ static int run_client(const char *action, int argc, char **argv)
      * take the database at once */
     if (!strcmp(action, "quit") && pl_daemon_wait_gone(path, 30, &err) != PL_OK)
         return pl_cli_fail(cmd, &err);
+    return PL_EXIT_OK;
+}
+
+/* One event on stdout: its JSON, or its readable line (none for track);
+ * 1 when it was a run's stop. */
+static int print_event(const char *json, int as_json)
+{
+    char kind[16] = "", line[1024];
+    pl_watch_kind(json, kind, sizeof kind);
+    if (as_json)
+        printf("%s\n", json);
+    else if (pl_watch_format(json, line, sizeof line))
+        printf("%s\n", line);
+    fflush(stdout);   /* a pipe gets each event as it comes, not at exit */
+    return !strcmp(kind, "stop");
+}
+
+static int run_watch(int argc, char **argv)
+{
+    const char *cmd = watch_command.name, *config = NULL, *sock = NULL, *db = NULL;
+    int as_json = 0;
+    long runs = 0;
+    double timeout = 0;
+    pl_err err = {0};
+    pl_opt opts[] = {
+        DAEMON_SOCKET(&config, &sock, &db),
+        PL_OPT_FLAG("json", &as_json, "each event's JSON object, one a line"),
+        PL_OPT_INT("runs", &runs, 1, 1e9, "N", "exit after N runs' stop events (default: never)"),
+        PL_OPT_DOUBLE("timeout", &timeout, 0.1, 86400, "S",
+                      "exit 1 when no event comes for S seconds (default: wait)"),
+        PL_OPT_END()};
+    int rc = pl_cli_parse(&watch_command, opts, argc, argv, NULL);
+    if (rc != PL_CLI_CONTINUE)
+        return rc;
+    char path[1100];
+    if ((rc = daemon_socket(cmd, sock, config, db, path, sizeof path)) != PL_EXIT_OK)
+        return rc;
+    pl_watch *w = NULL;
+    if (pl_watch_open(&w, path, &err) != PL_OK)
+        return pl_cli_fail(cmd, &err);
+    fprintf(stderr, "prismlab %s: watching %s\n", cmd, path);
+    pl_cli_on_stop(on_signal);
+    long stops = 0;
+    while (!stop_flag && (runs == 0 || stops < runs)) {
+        const char *json;
+        long long lost;
+        pl_status st = pl_watch_next(w, timeout, &stop_flag, &json, &lost, &err);
+        if (lost)
+            fprintf(stderr, "prismlab %s: the daemon dropped %lld stream line%s for this "
+                    "viewer (it read too slowly): events may be missing\n", cmd, lost,
+                    lost == 1 ? "" : "s");
+        if (st != PL_OK) {
+            pl_watch_close(w);
+            fprintf(stderr, "prismlab %s: %s\n", cmd, err.msg);
+            return st == PL_ESTATE ? PL_EXIT_USAGE : PL_EXIT_DATA;   /* the timeout */
+        }
+        if (json)
+            stops += print_event(json, as_json);
+    }
+    pl_watch_close(w);
     return PL_EXIT_OK;
 }
 
@@ -354,6 +451,8 @@ int pl_cmd_acquire(int argc, char **argv)
         return run_client(argv[1], argc - 1, argv + 1);
     if (!strcmp(argv[1], "record"))
         return run_record(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "watch"))
+        return run_watch(argc - 1, argv + 1);
     return pl_cli_usage_error(overview.name, "unknown action '%s' (expected daemon, "
-                              "arm, start, stop, status, quit or record)", argv[1]);
+                              "arm, start, stop, status, quit, record or watch)", argv[1]);
 }
