@@ -274,6 +274,11 @@ static void send_stop(pl_live *lv, search *s, const char *why)
     }
     ev_num(&e, "latency_median_s", med);
     ev_put(&e, ",\"paused\":%s", s->paused ? "true" : "false");
+    pthread_mutex_lock(&lv->mu);
+    long long lost = lv->ev_dropped;
+    lv->ev_dropped = 0;
+    pthread_mutex_unlock(&lv->mu);
+    ev_put(&e, ",\"events_lost\":%lld", lost);
     ev_str(&e, "why", why);
     ev_send(lv, &e);
 }

@@ -28,8 +28,10 @@
  *   pace     look_s, why: the looks' new interval
  *   paused   behind_s, why
  *   stop     frames, impacts, lp, ratio_mean, ratio_sd, looks, cpu_s,
- *            latency_median_s, paused, why: the run ended and the search
- *            with it (a run not searched has its stop too, with 0 impacts)
+ *            latency_median_s, paused, events_lost (events the daemon's
+ *            loop had no room for: it stalled for a megabyte of them), why:
+ *            the run ended and the search with it (a run not searched has
+ *            its stop too, with 0 impacts)
  *
  * The daemon sends each as an "E <json>" line to its stream clients
  * (acquire/daemon.h); `prismlab acquire watch` prints them.

@@ -307,13 +307,18 @@ static void impact_line(const char *j, char *line, size_t size, const char *head
 
 static void stop_line(const char *j, char *line, size_t size, const char *head)
 {
-    char why[200];
+    char why[200], lost[96] = "";
+    double n_lost = num(j, "events_lost");
+    if (n_lost > 0)
+        snprintf(lost, sizeof lost, "; %.0f event%s lost (the daemon's loop stalled)", n_lost,
+                 n_lost == 1 ? "" : "s");
     snprintf(line, size, "%s stop (%s): %.0f impacts, L_p=%.2f, ratio %.6f sd %.2g, "
-             "median latency %.3f s, %.0f looks, %.2f s CPU, %.0f frames%s", head,
+             "median latency %.3f s, %.0f looks, %.2f s CPU, %.0f frames%s%s", head,
              str(j, "why", why, sizeof why), num(j, "impacts"), num(j, "lp"),
              num(j, "ratio_mean"), num(j, "ratio_sd"), num(j, "latency_median_s"),
              num(j, "looks"), num(j, "cpu_s"), num(j, "frames"),
-             flag(j, "paused") ? "; the search paused: the stored run is processed whole" : "");
+             flag(j, "paused") ? "; the search paused: the stored run is processed whole" : "",
+             lost);
 }
 
 int pl_watch_format(const char *j, char *line, size_t size)
