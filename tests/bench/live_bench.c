@@ -36,15 +36,13 @@
  *   live_bench figures    the figures only
  *   live_bench soak       the soak only */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
+#include "tests/util/livestream.h"
+
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,65 +109,47 @@ typedef struct {
                                          line that is no longer recording) */
     double proc_t0, proc_t1;          /* their times */
     double rss10, rss_end;            /* MB, 10 s in and at the stop */
+    pid_t pid;                        /* the daemon */
+    double t0;                        /* the arm's time */
 } session;
 
-/* The number after "key": in a JSON line, NAN when absent or null. */
-static double jnum(const char *line, const char *key)
+/* One E line taken into s. */
+static void take(session *s, const char *line)
 {
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\":", key);
-    const char *p = strstr(line, k);
-    if (!p)
-        return NAN;
-    char *end;
-    double v = strtod(p + strlen(k), &end);
-    return end == p + strlen(k) ? NAN : v;
-}
-
-static int is_event(const char *line, const char *kind)
-{
-    char k[64];
-    snprintf(k, sizeof k, "E {\"event\":\"%s\"", kind);
-    return strncmp(line, k, strlen(k)) == 0;
-}
-
-/* One E line taken into s; pid is the daemon's, t0 the arm's time. */
-static void take(session *s, const char *line, pid_t pid, double t0)
-{
-    double wall = jnum(line, "wall_ms");
-    if (is_event(line, "start")) {
+    pid_t pid = s->pid;
+    double wall = tu_json_num(line, "wall_ms");
+    if (tu_is_event(line, "start")) {
         s->started = 1;
         s->live = strstr(line, "\"live\":true") != NULL;
-        s->run = (long long)jnum(line, "run");
+        s->run = (long long)tu_json_num(line, "run");
         s->start_ms = wall;
-    } else if (is_event(line, "impact")) {
+    } else if (tu_is_event(line, "impact")) {
         if (s->impacts++ == 0)
             s->first_ms = wall;
         s->last_ms = wall;
-        double l = jnum(line, "latency_s");
+        double l = tu_json_num(line, "latency_s");
         if (isfinite(l) && s->n_lat < s->cap_lat)
             s->lat[s->n_lat++] = l;
-    } else if (is_event(line, "pace")) {
+    } else if (tu_is_event(line, "pace")) {
         s->paces++;
-    } else if (is_event(line, "paused")) {
+    } else if (tu_is_event(line, "paused")) {
         s->paused = 1;
         fprintf(stderr, "live_bench: %s", line);
-    } else if (is_event(line, "stop")) {
+    } else if (tu_is_event(line, "stop")) {
         s->proc_cpu1 = proc_cpu_s(pid);
         s->proc_t1 = now_s();
         s->rss_end = rss_mb(pid);
         s->stopped = 1;
         s->stop_ms = wall;
-        s->frames = (long long)jnum(line, "frames");
-        s->cpu_s = jnum(line, "cpu_s");
+        s->frames = (long long)tu_json_num(line, "frames");
+        s->cpu_s = tu_json_num(line, "cpu_s");
     }
-    if (s->rss10 < 0 && now_s() - t0 >= 10)
-        s->rss10 = rss_mb(pid);
 }
 
 /* An S line: the run's end without a search (no stop event then). */
-static void take_status(session *s, const char *line, pid_t pid)
+static void take_status(session *s, const char *line)
 {
+    pid_t pid = s->pid;
     long long o = 0;
     const char *p = strstr(line, "overruns=");
     if (p && sscanf(p, "overruns=%lld", &o) == 1 && o > s->overruns)
@@ -190,63 +170,6 @@ static void take_status(session *s, const char *line, pid_t pid)
             s->proc_t1 = now_s();
         }
     }
-}
-
-static int connect_stream(const char *path)
-{
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    memcpy(a.sun_path, path, strlen(path) + 1);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        write(fd, "stream\n", 7) != 7) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Reads the stream on fd until the stop event (or limit_s).  The lines
- * are read as fast as they come: a slow client loses lines (G). */
-static void read_stream(int fd, session *s, pid_t pid, double limit_s)
-{
-    static const size_t cap = 1 << 22;
-    char *buf = malloc(cap);
-    size_t n = 0;
-    double t0 = now_s();
-    while (buf && !s->stopped && !(s->ended && !s->live) &&
-           now_s() - t0 < limit_s) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, 200) <= 0) {
-            if (s->rss10 < 0 && s->started && now_s() - t0 >= 10)
-                s->rss10 = rss_mb(pid);
-            continue;
-        }
-        ssize_t k = read(fd, buf + n, cap - 1 - n);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-        buf[n] = 0;
-        char *line = buf, *nl;
-        while ((nl = strchr(line, '\n'))) {
-            *nl = 0;
-            if (line[0] == 'E')
-                take(s, line, pid, t0);
-            else if (line[0] == 'S')
-                take_status(s, line, pid);
-            line = nl + 1;
-        }
-        n -= (size_t)(line - buf);
-        memmove(buf, line, n);
-        if (n == cap - 1)
-            n = 0;   /* a line longer than 4 MB: not ours to keep */
-    }
-    free(buf);
 }
 
 typedef struct {
@@ -270,6 +193,20 @@ static int write_rig(const rig *r, const char *ini, const char *db)
     if (r->cpu_share > 0)
         fprintf(f, "cpu_share = %g\n", r->cpu_share);
     return fclose(f);
+}
+
+/* A line of the stream: 1 at the run's end (the stop event; the run's
+ * end on the S lines when it is not searched). */
+static int take_line(void *ctx, const char *line)
+{
+    session *s = ctx;
+    if (line[0] == 'E')
+        take(s, line);
+    else if (line[0] == 'S')
+        take_status(s, line);
+    if (s->rss10 < 0 && now_s() - s->t0 >= 10)
+        s->rss10 = rss_mb(s->pid);
+    return s->stopped || (s->ended && !s->live);
 }
 
 /* The run's state and frames in the store, once it is no longer
@@ -316,16 +253,13 @@ static int run_session(const rig *r, session *s)
         execl("bin/prismlab", "prismlab", "acquire", "daemon", "--config", ini, (char *)NULL);
         _exit(127);
     }
-    int fd = -1;
-    for (int i = 0; i < 200 && fd < 0; i++) {
-        fd = connect_stream(sock);
-        if (fd < 0)
-            usleep(50000);
-    }
+    s->pid = pid;
+    int fd = tu_stream_open(sock, 10);
+    s->t0 = now_s();
     snprintf(cmd, sizeof cmd, "bin/prismlab acquire arm --config %s >/dev/null", ini);
     int rc = fd < 0 || sh(cmd) != 0 ? -1 : 0;
     if (rc == 0)
-        read_stream(fd, s, pid, r->secs + 120);
+        tu_stream_read(fd, r->secs + 120, take_line, s);
     if (rc == 0 && s->run > 0)
         rc = stored_run(db, s);
     if (fd >= 0)
