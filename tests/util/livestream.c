@@ -18,15 +18,18 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int connect_once(const char *sock)
+/* A connection to sock that has sent cmd and its newline, or -1. */
+static int connect_once(const char *sock, const char *cmd)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     if (strlen(sock) >= sizeof a.sun_path)
         return -1;
     memcpy(a.sun_path, sock, strlen(sock) + 1);
+    char line[160];
+    int n = snprintf(line, sizeof line, "%s\n", cmd);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        send(fd, "stream\n", 7, MSG_NOSIGNAL) == 7)
+        send(fd, line, (size_t)n, MSG_NOSIGNAL) == n)
         return fd;
     if (fd >= 0)
         close(fd);
@@ -37,9 +40,33 @@ int tu_stream_open(const char *sock, double wait_s)
 {
     double t0 = mono_s();
     int fd;
-    while ((fd = connect_once(sock)) < 0 && mono_s() - t0 < wait_s)
-        usleep(50000);
+    while ((fd = connect_once(sock, "stream")) < 0 && mono_s() - t0 < wait_s)
+        nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
     return fd;
+}
+
+int tu_daemon_ask(const char *sock, const char *cmd, char *reply, size_t size, double wait_s)
+{
+    int fd = connect_once(sock, cmd);
+    size_t got = 0;
+    double t0 = mono_s();
+    while (fd >= 0 && got + 1 < size && !memchr(reply, '\n', got) && mono_s() - t0 < wait_s) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 200) <= 0)
+            continue;
+        ssize_t k = read(fd, reply + got, size - 1 - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    if (fd >= 0)
+        close(fd);
+    reply[got] = 0;
+    char *nl = strchr(reply, '\n');
+    if (!nl)
+        return -1;
+    *nl = 0;
+    return 0;
 }
 
 int tu_stream_read(int fd, double limit_s, int (*fn)(void *ctx, const char *line), void *ctx)

@@ -5,9 +5,17 @@
 #ifndef PL_TESTS_LIVESTREAM_H
 #define PL_TESTS_LIVESTREAM_H
 
+#include <stddef.h>
+
 /* Connects to the daemon's socket sock, retrying for up to wait_s while
  * the daemon starts, and asks for its stream: the descriptor, or -1. */
 int tu_stream_open(const char *sock, double wait_s);
+
+/* Sends the one-line command cmd to the daemon on sock and waits up to
+ * wait_s for its reply line (into reply, newline removed): 0, or -1.
+ * `prismlab acquire` waits 5 s; a simulated source of half an hour takes
+ * longer than that to render when arm opens it. */
+int tu_daemon_ask(const char *sock, const char *cmd, char *reply, size_t size, double wait_s);
 
 /* Reads fd's lines as fast as they come (a slow client loses lines) and
  * calls fn with each, its newline removed, until fn returns nonzero (that
