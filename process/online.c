@@ -431,8 +431,10 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
         return st;
     }
     if (st != PL_OK) {
-        /* no motion yet is the quiet before the release, said by nothing */
-        if (o->release >= 0 || o->spliced) {
+        /* no motion yet is the quiet before the release, said by nothing;
+         * at the run's end it is why the run has no impacts (as process
+         * says at the stop) */
+        if (o->release >= 0 || o->spliced || final) {
             char line[PL_ONLINE_FINDINGS];
             snprintf(line, sizeof line, "refused reason=\"%s\"", perr.msg);
             add_findings(o, line, 0, news);
