@@ -37,6 +37,7 @@
  *   live_bench soak       the soak only */
 #define _POSIX_C_SOURCE 200809L
 #include "tests/util/livestream.h"
+#include "tests/util/procstat.h"
 
 #include <math.h>
 #include <signal.h>
@@ -52,39 +53,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Field 14+15 (utime, stime) of /proc/PID/stat, seconds. */
-static double proc_cpu_s(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f || !fgets(buf, sizeof buf, f)) {
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    fclose(f);
-    char *p = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static double rss_mb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    double kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb / 1024.0;
 }
 
 static int sh(const char *cmd)
@@ -136,9 +104,9 @@ static void take(session *s, const char *line)
         s->paused = 1;
         fprintf(stderr, "live_bench: %s", line);
     } else if (tu_is_event(line, "stop")) {
-        s->proc_cpu1 = proc_cpu_s(pid);
+        s->proc_cpu1 = tu_proc_cpu_s(pid);
         s->proc_t1 = now_s();
-        s->rss_end = rss_mb(pid);
+        s->rss_end = tu_proc_rss_mb(pid);
         s->stopped = 1;
         s->stop_ms = wall;
         s->frames = (long long)tu_json_num(line, "frames");
@@ -156,7 +124,7 @@ static void take_status(session *s, const char *line)
         s->overruns = o;
     if (strstr(line, "state=recording")) {
         if (!s->recording) {
-            s->proc_cpu0 = proc_cpu_s(pid);
+            s->proc_cpu0 = tu_proc_cpu_s(pid);
             s->proc_t0 = now_s();
             p = strstr(line, " run=");
             if (!s->run && p)
@@ -166,7 +134,7 @@ static void take_status(session *s, const char *line)
     } else if (s->recording && !s->ended) {
         s->ended = 1;
         if (!s->stopped) {
-            s->proc_cpu1 = proc_cpu_s(pid);
+            s->proc_cpu1 = tu_proc_cpu_s(pid);
             s->proc_t1 = now_s();
         }
     }
@@ -205,7 +173,7 @@ static int take_line(void *ctx, const char *line)
     else if (line[0] == 'S')
         take_status(s, line);
     if (s->rss10 < 0 && now_s() - s->t0 >= 10)
-        s->rss10 = rss_mb(s->pid);
+        s->rss10 = tu_proc_rss_mb(s->pid);
     return s->stopped || (s->ended && !s->live);
 }
 
