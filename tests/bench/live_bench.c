@@ -14,6 +14,8 @@
  *     queueing, the push, the events' sending);
  *   live_latency_median_RATE, _p90_RATE, _max_RATE: the impacts'
  *     latency_s (the sample at t_s read from the card -> its event made);
+ *   live_look_cpu_RATE: a look's CPU, the mean (cpu_s over the stop
+ *     event's looks): the engine's cost (process/online.h) at that rate;
  *   live_impacts_RATE: impacts the search reported;
  *   live_spread_RATE: the first impact event to the last over the
  *     recording time (1 = spread over the run, 0 = a batch at the stop).
@@ -70,7 +72,7 @@ typedef struct {
     char state[64];                   /* and its state there */
     size_t impacts, n_lat, cap_lat;
     double *lat;
-    double cpu_s, first_ms, last_ms, start_ms, stop_ms;
+    double cpu_s, looks, first_ms, last_ms, start_ms, stop_ms;
     double proc_cpu0, proc_cpu1;      /* the daemon's CPU when it is seen
                                          recording, and at its end (the
                                          stop event, if any, else the S
@@ -111,6 +113,7 @@ static void take(session *s, const char *line)
         s->stop_ms = wall;
         s->frames = (long long)tu_json_num(line, "frames");
         s->cpu_s = tu_json_num(line, "cpu_s");
+        s->looks = tu_json_num(line, "looks");
     }
 }
 
@@ -285,6 +288,7 @@ static int figures(const char *dir, double rate_hz, double secs)
                       (off.proc_cpu1 - off.proc_cpu0) / (off.proc_t1 - off.proc_t0);
         printf("live_cpu_share_%dkhz: %.3f core\n", k, on.cpu_s / rec_on);
         printf("live_cpu_share_proc_%dkhz: %.3f core\n", k, proc);
+        printf("live_look_cpu_%dkhz: %.1f ms\n", k, 1e3 * on.cpu_s / on.looks);
         printf("live_latency_median_%dkhz: %.3f s\n", k, quantile(on.lat, on.n_lat, 0.5));
         printf("live_latency_p90_%dkhz: %.3f s\n", k, quantile(on.lat, on.n_lat, 0.9));
         printf("live_latency_max_%dkhz: %.3f s\n", k, quantile(on.lat, on.n_lat, 1));
