@@ -78,9 +78,9 @@ typedef struct {
                                          stop event, if any, else the S
                                          line that is no longer recording) */
     double proc_t0, proc_t1;          /* their times */
-    double rss10, rss_end;            /* MB, 10 s in and at the stop */
+    double rss10, rss_end;            /* MB, 10 s into the recording and
+                                         at its last S line */
     pid_t pid;                        /* the daemon */
-    double t0;                        /* the arm's time */
 } session;
 
 /* One E line taken into s. */
@@ -108,7 +108,6 @@ static void take(session *s, const char *line)
     } else if (tu_is_event(line, "stop")) {
         s->proc_cpu1 = tu_proc_cpu_s(pid);
         s->proc_t1 = now_s();
-        s->rss_end = tu_proc_rss_mb(pid);
         s->stopped = 1;
         s->stop_ms = wall;
         s->frames = (long long)tu_json_num(line, "frames");
@@ -175,8 +174,13 @@ static int take_line(void *ctx, const char *line)
         take(s, line);
     else if (line[0] == 'S')
         take_status(s, line);
-    if (s->rss10 < 0 && now_s() - s->t0 >= 10)
-        s->rss10 = tu_proc_rss_mb(s->pid);
+    /* while recording: the source (the simulator's rendered recording)
+     * is freed at the run's end */
+    if (line[0] == 'S' && s->recording && !s->ended) {
+        if (s->rss10 < 0 && now_s() - s->proc_t0 >= 10)
+            s->rss10 = tu_proc_rss_mb(s->pid);
+        s->rss_end = tu_proc_rss_mb(s->pid);
+    }
     return s->stopped || (s->ended && !s->live);
 }
 
@@ -226,7 +230,6 @@ static int run_session(const rig *r, session *s)
     }
     s->pid = pid;
     int fd = tu_stream_open(sock, 10);
-    s->t0 = now_s();
     char reply[256];
     int rc = fd < 0 || tu_daemon_ask(sock, "arm", reply, sizeof reply, 600) != 0 ||
                      strncmp(reply, "ok", 2) != 0 ? -1 : 0;
