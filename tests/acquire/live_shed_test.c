@@ -128,9 +128,11 @@ static void test_a_hundredth_of_a_core(void **state)
     assert_true(h.paces >= 1);
     assert_non_null(strstr(h.pace_why, "at most 1 % of a core"));
     assert_true(h.max_look_s >= 0.1);
-    /* the search's CPU near the share: well under the 0.1-0.2 of a core
-     * it takes at its default pace (tests/bench/live_bench.c) */
-    assert_true(h.cpu_s / RUN_S < 0.05);
+    /* the search's CPU near the share (the looks before the first pace
+     * event and the last one come on top): well under the 0.1-0.2 of a
+     * core it takes at its default pace (tests/bench/live_bench.c);
+     * 0.013-0.015 here, 0.032 under the sanitizers */
+    assert_true(h.cpu_s / RUN_S < 0.08);
     /* slower, not blind: the rolling prism's impacts still come */
     assert_true(h.impacts > 10);
     /* and every frame recorded: the run whole, what the search saw */
