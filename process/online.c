@@ -53,6 +53,7 @@ struct pl_online {
     double *rv[2];
     size_t rn, rcap;
     long long r_from, total;
+    long long looked;        /* total at the last look */
     /* once spliced: the lead-in, the run's frames [lead_from, release) */
     double *lv[2];
     size_t ln;
@@ -501,6 +502,15 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
         long long need = (long long)floor((o->last_t - SPLICE_SETTLE_S - SPLICE_LEAN_S) * rate);
         if (!isnan(o->last_t) && need < a)
             a = need;
+        /* the frames after the last impact, some of them never looked at,
+         * gone from the buffer: the looks came too far apart (a tiny
+         * share of a core), and the impacts there would go unseen
+         * without a word */
+        if (!isnan(o->last_t) && need < o->r_from && o->r_from > o->looked - (long long)win)
+            return pl_err_set(err, PL_EOVERRUN, "online search: %.1f s between looks, more "
+                              "than its buffer keeps (%.1f s); impacts there would go unseen",
+                              (double)(o->total - o->looked) / rate,
+                              (double)(o->rcap / 2) / rate);
         if (a <= o->release)
             a = o->release + 1;
     }
@@ -543,8 +553,10 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
     }
     if (st != PL_OK) {
         /* no motion yet is the quiet before the release, and none left the
-         * stillness after the prism left the beams: said by nothing */
-        if ((o->release >= 0 || o->spliced) && !o->ended) {
+         * stillness after the prism left the beams: said by nothing; at
+         * the end of a run that never released it is why the run has no
+         * impacts (as process says at the stop) */
+        if (((o->release >= 0 || o->spliced) && !o->ended) || (final && o->release < 0)) {
             char line[PL_ONLINE_FINDINGS];
             snprintf(line, sizeof line, "refused reason=\"%s\"", perr.msg);
             add_findings(o, line, 0, final, news);
@@ -580,5 +592,6 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
         st = settle(o, &r, shift, err);
     pool_return(o, &r, 0);
     pl_process_result_free(&r);
+    o->looked = o->total;
     return st;
 }

@@ -110,7 +110,9 @@ pl_status pl_online_push(pl_online *o, const double *v1, const double *v2, size_
 /* Looks at the run so far.  final: the run has ended, so impacts up to
  * its last sample are reported (no guard).  A window that processing
  * refuses is no error: the look reports nothing new, and the refusal's
- * words become a finding once.  PL_ENOMEM only. */
+ * words become a finding once.  PL_ENOMEM, or PL_EOVERRUN when frames
+ * after the last impact reported left the buffer before a look saw them
+ * (looks seconds apart): the search can no longer see every impact. */
 pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *err);
 
 /* Impacts reported so far. */

@@ -67,7 +67,7 @@ cp "$vm/comedi.ko" "$vm/comedi_test.ko" "$root/lib/"
 # where it looks for them: ../libexec/prismlab from its folder
 cp "$bin" "$root/bin/prismlab"
 mkdir -p "$root/libexec/prismlab"
-for cmd in db acquire run process validate; do
+for cmd in db acquire run process validate prism ramp; do
     cp "$(dirname "$bin")/../libexec/prismlab/prismlab-$cmd" "$root/libexec/prismlab/" ||
         fail "no program for '$cmd' beside $bin (make)"
 done
@@ -78,6 +78,9 @@ for f in "$bin" "$root"/libexec/prismlab/prismlab-*; do ldd "$f"; done |
 done
 cp tests/acquire/vm/init "$root/init"
 cc -O2 -static -o "$root/bin/trickle" tests/acquire/vm/trickle.c || fail "cannot build the VM's slow client"
+cc -O2 -static -std=c11 -D_POSIX_C_SOURCE=200809L -I. -o "$root/bin/events" \
+    tests/acquire/vm/events.c tests/util/livestream.c || fail "cannot build the VM's event client"
+cp fixtures/catalog/prisms.csv fixtures/catalog/ramps.csv "$root/"
 chmod +x "$root/init"
 echo "$record_s" >"$root/record_s"
 rig() {   # rig FILE SUBDEVICE DEVICE BUFFER
@@ -137,6 +140,19 @@ echo "$pipe" | grep -q "run $prun: pipeline: process failed (exit status 2): pri
 grep -q 'VM-RESULT pipelinelambda0 no \[run\] lambda0_deg: lambda0,t0,beta fitted' "$log.txt" ||
     fail "the daemon did not say how lambda0 is taken: $(grep 'VM-RESULT pipelinelambda0' "$log.txt")"
 
+# The live search on the same run: it ran (start live:true), the stream
+# carried its stop event, and like process it found no prism in the
+# driver's waveforms: no impact, and process's reason as its finding.
+live=$(grep 'VM-RESULT live' "$log.txt" | sed 's/^VM-RESULT //')
+echo "$live" | grep -q '^liveevents rc=0 ' || fail "no stop event on the pipeline run's stream: $live"
+echo "$live" | grep -q '^liveevents rc=0 impacts=0$' || fail "the live search reported impacts in the driver's waveforms: $live"
+echo "$live" | grep -q "^live E {\"event\":\"start\",\"run\":$prun,.*\"live\":true" ||
+    fail "the live search did not run on the card's run $prun: $live"
+echo "$live" | grep -q "^live E {\"event\":\"stop\",\"run\":$prun,.*\"impacts\":0," ||
+    fail "the live search's stop event: $live"
+echo "$live" | grep -q "^live E {\"event\":\"finding\",\"run\":$prun,.*\"kind\":\"refused\",.*no motion: the rotary speed never exceeds" ||
+    fail "the live search did not say why it found no impact (process: no motion): $live"
+
 # 4. The database, back on the host.
 db=$work/vm.db
 sed -n '/^VM-BEGIN-DB$/,/^VM-END-DB$/p' "$log.txt" | sed '1d;$d' | base64 -d >"$db"
@@ -172,5 +188,6 @@ echo "$show2" | grep -q 'state: *overrun (samples lost from frame [0-9]*)' ||
 cost=$(grep -o 'cpu=[0-9.]*% maxrss=[0-9]*kB' "$log.txt" | head -1)
 echo "comedi_vm_test: daemon from the card with a client trickling: $(echo "$slow" | sed 's/^VM-RESULT slowclient //')"
 echo "comedi_vm_test: the daemon's pipeline on run $prun from the card: $(echo "$pipe" | sed 's/.*pipeline: //')"
+echo "$live" | sed 's/^/comedi_vm_test: /'
 echo "comedi_vm_test: ${record_s} s through the real comedi_test driver, 0 frames lost; recorder $cost (CPU under QEMU's TCG emulation: an upper bound); overrun detected: $(echo "$show2" | grep state)"
 rm -rf "$work"

@@ -11,6 +11,8 @@
  * tens of MB for 63 s here), so the resident figures include it; the
  * growth during the recording is the daemon's own.  A card's driver does not
  * cost the daemon that memory. */
+#include "tests/util/procstat.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,40 +26,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f || !fgets(buf, sizeof buf, f)) {
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    fclose(f);
-    char *p = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    /* fields after the command: state ppid pgrp session tty tpgid flags
-     * minflt cminflt majflt cmajflt utime stime */
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static double rss_mb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    double kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb / 1024.0;
 }
 
 static int run(const char *cmd)
@@ -109,13 +77,13 @@ int main(void)
     /* an endless ramp: the simulated prism rolls for the whole minute */
     /* measured up to a second before the run's end: the daemon closes the
      * source (and frees the simulator's memory) when the run ends */
-    double t0 = now_s(), c0 = cpu_s(pid), rss10 = -1;
+    double t0 = now_s(), c0 = tu_proc_cpu_s(pid), rss10 = -1;
     while (now_s() - t0 < secs - 1.0) {
         usleep(200000);
         if (rss10 < 0 && now_s() - t0 >= 10)
-            rss10 = rss_mb(pid);
+            rss10 = tu_proc_rss_mb(pid);
     }
-    double wall = now_s() - t0, c1 = cpu_s(pid), rss60 = rss_mb(pid);
+    double wall = now_s() - t0, c1 = tu_proc_cpu_s(pid), rss60 = tu_proc_rss_mb(pid);
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
     printf("daemon_cpu_%.0fs: %.2f %%\n", secs, 100 * (c1 - c0) / wall);
