@@ -24,6 +24,7 @@ void pl_lattice_config_default(pl_lattice_config *cfg)
     cfg->smooth_slots = 15;
     cfg->threads = 0;
     cfg->beta_rad = NAN;
+    cfg->beta_fixed = 0;
     cfg->end_seen = 0;
     cfg->to_contact = 0;
     cfg->decoder_delay_s = NAN;
@@ -83,8 +84,9 @@ static size_t settle_slots(walk *wk, slots *sl, size_t m, const pl_lattice_confi
  * pass's tops are not counted twice).  On 200 further corpus chains a
  * second pass brought a chain with 1/f noise from 0.212 to 0.193 ms
  * of median time error; a third changed no figure. */
-static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double *ths,
-                          double *vars, double bend, tops *tp, pl_lattice_stats *st)
+static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, int beta_fixed,
+                          double *ths, double *vars, double bend, tops *tp,
+                          pl_lattice_stats *st)
 {
     enum { TOP_PASSES = 2 };
     st->beta_data_rad = st->beta_data_se_rad = st->energy_ratio = st->beta_used_rad = NAN;
@@ -108,7 +110,7 @@ static void place_by_tops(const walk *wk, slot *v, size_t m, double beta, double
             memcpy(vars, vars0, m * sizeof *vars);
             pl_lat_tops_free(tp);
         }
-        st->top_shift_s = pl_lat_top_shift(wk, v, m, ths, vars, bend, beta, tp, st) / wk->rate;
+        st->top_shift_s = pl_lat_top_shift(wk, v, m, ths, vars, bend, beta, beta_fixed, tp, st) / wk->rate;
     }
     free(ths0);
     free(vars0);
@@ -180,7 +182,7 @@ pl_status pl_lattice_find(double *om, const double *theta, size_t n,
     double bend = 0;
     m = settle_slots(&wk, &sl, m, cfg, ths, vars, &bend, st);
     tops tp;
-    place_by_tops(&wk, sl.v, m, cfg->beta_rad, ths, vars, bend, &tp, st);
+    place_by_tops(&wk, sl.v, m, cfg->beta_rad, cfg->beta_fixed, ths, vars, bend, &tp, st);
     *n_out = pl_lat_collect(&wk, sl.v, m, ths, vars, &seed, &tp, imp, st);
     pl_lat_tops_free(&tp);
     if ((cfg->to_contact || !isnan(cfg->decoder_delay_s)) &&

@@ -64,6 +64,14 @@ typedef struct {
                               the result does not depend on it */
     double beta_rad;       /* the ramp's slope: the arcs' tops place the
                               impacts (top_shift()); NaN: unknown */
+    int beta_fixed;        /* 1: beta_rad places the impacts and gives their
+                              ratios even where the run's own tops fix the
+                              slope better (the run's own line is still
+                              measured and reported): a window of a run
+                              that a longer stretch measured the slope on
+                              (process/online.h's spliced looks); 0
+                              (default): the run's own when it fixes the
+                              loss to a tenth */
     int end_seen;          /* 1: the window's end is where the prism left
                               the beams, seen in the data, so theta up to it
                               is measured and every slot it turns through

@@ -516,7 +516,7 @@ static void tops_fit(const walk *wk, const slot *v, size_t m, tops *tp, double *
  * of 3-5 %, the run's own none.  A run near its terminal speed, whose
  * tops barely change, keeps the ramp's. */
 static double tops_beta(const walk *wk, const tops *tp, size_t m, double K, double scale,
-                        double beta, pl_lattice_stats *st)
+                        double beta, int fixed, pl_lattice_stats *st)
 {
     energy e;
     if (pl_lat_energy_fit(tp->top, tp->low, tp->low_var, m, K, wk->delta, scale, &e) == 0) {
@@ -524,7 +524,7 @@ static double tops_beta(const walk *wk, const tops *tp, size_t m, double K, doub
         st->beta_data_se_rad = e.beta_se;
         st->energy_ratio = e.r;
         st->energy_ratio_se = e.r_se;
-        if (!isfinite(beta) || e.r_se < 0.1 * (1 - e.r)) {
+        if (!isfinite(beta) || (!fixed && e.r_se < 0.1 * (1 - e.r))) {
             beta = e.beta;
             st->beta_from_data = 1;
         }
@@ -746,7 +746,8 @@ static void add_bend(double *vars, size_t m, double bend)
  * smoothed angle (ths) by omega times it.  Returns the shift in samples
  * (0 when fewer than 8 slots have tops both sides). */
 double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
-                        double bend, double beta, tops *tp, pl_lattice_stats *st)
+                        double bend, double beta, int beta_fixed, tops *tp,
+                        pl_lattice_stats *st)
 {
     size_t sz = (m ? m : 1) * sizeof(double);
     double *lag = malloc(sz), shift = 0, scale, K;
@@ -759,7 +760,7 @@ double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, do
         return 0;
     }
     tops_fit(wk, v, m, tp, &scale, &K);
-    beta = tops_beta(wk, tp, m, K, scale, beta, st);
+    beta = tops_beta(wk, tp, m, K, scale, beta, beta_fixed, st);
     if (isfinite(beta) && K > 0) {
         double al = wk->delta / 2;
         tp->A = scale * scale * K * (1 - cos(al + beta));

@@ -65,7 +65,8 @@ void pl_lat_tops_free(tops *t);
 /* Fits the tops of every contact phase between neighbouring slots into
  * *tp (freed by pl_lat_tops_free(), also after a failure), picks the
  * slope (beta, the ramp's, NaN when unknown; or the run's own from the
- * tops' speeds: st's beta_* and energy_* figures), moves every smoothed
+ * tops' speeds: st's beta_* and energy_* figures; beta whatever they say
+ * when beta_fixed and beta is known), moves every smoothed
  * angle ths by the one lag that puts the impacts where the tops do, then
  * joins each impact's own tops' angle to ths and vars.  The instants so
  * far lag the impacts by what no model of the transition knows; the tops
@@ -74,6 +75,7 @@ void pl_lat_tops_free(tops *t);
  * as one with the tops' own.  Returns the shift in samples (0 when not
  * applied). */
 double pl_lat_top_shift(const walk *wk, const slot *v, size_t m, double *ths, double *vars,
-                        double bend, double beta, tops *tp, pl_lattice_stats *st);
+                        double bend, double beta, int beta_fixed, tops *tp,
+                        pl_lattice_stats *st);
 
 #endif

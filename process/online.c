@@ -406,6 +406,12 @@ static pl_status report_impacts(pl_online *o, const pl_process_result *r, double
                              : i + 1 < r->n_impacts ? r->impacts[i + 1].t_s - p->t_s : 0);
         if (!isnan(o->last_t) && t <= o->last_t + half)
             continue;
+        /* a step the look could not measure (its arcs cut by a drop-out
+         * at the window's edge: a simulated run's impact placed 10 ms
+         * off, with no standard error) waits, and those after it with
+         * it, for a look that measures it */
+        if (!all && !isfinite(p->ratio_se))
+            break;
         /* the slots from the last reported, on this look's theta */
         double lp = lp_at(o, r, x, (o->last_t - shift_s - r->decoder_shift_s) * rate);
         pl_online_impact *q = &o->out[news->n_impacts++];
@@ -481,27 +487,25 @@ static pl_status settle(pl_online *o, const pl_process_result *r, long long shif
     return PL_OK;
 }
 
-pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *err)
+/* Where the look's samples start: *a, the run's frame (-1: too little
+ * new to look at).  PL_EOVERRUN when frames never looked at are gone
+ * from the buffer. */
+static pl_status look_start(pl_online *o, long long *a, pl_err *err)
 {
-    memset(news, 0, sizeof *news);
-    news->release_t = o->release >= 0 ? (double)o->release / o->c.rate_hz : NAN;
-    news->frames = o->total;
-    news->ended = o->ended;
     double rate = o->c.rate_hz;
     size_t lead = (size_t)(o->c.lead_s * rate), win = (size_t)(o->c.window_s * rate);
-    long long a;
     if (!o->spliced) {
         /* before the release: the last lead-in and window; after it: from
          * the lead-in before it */
         long long span = (long long)(lead + win + (size_t)(SETTLE_EXTRA_S * rate));
-        a = o->release >= 0 ? o->release - (long long)lead : o->total - span;
+        *a = o->release >= 0 ? o->release - (long long)lead : o->total - span;
     } else {
-        a = o->total - (long long)win;
+        *a = o->total - (long long)win;
         /* back to the last impact reported and its neighbours, so that
          * L_p carries from it (a look that comes late sees a longer run) */
         long long need = (long long)floor((o->last_t - SPLICE_SETTLE_S - SPLICE_LEAN_S) * rate);
-        if (!isnan(o->last_t) && need < a)
-            a = need;
+        if (!isnan(o->last_t) && need < *a)
+            *a = need;
         /* the frames after the last impact, some of them never looked at,
          * gone from the buffer: the looks came too far apart (a tiny
          * share of a core), and the impacts there would go unseen
@@ -511,40 +515,103 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
                               "than its buffer keeps (%.1f s); impacts there would go unseen",
                               (double)(o->total - o->looked) / rate,
                               (double)(o->rcap / 2) / rate);
-        if (a <= o->release)
-            a = o->release + 1;
+        if (*a <= o->release)
+            *a = o->release + 1;
     }
-    if (a < o->r_from)
-        a = o->r_from;
-    if (o->total - a < (long long)(0.05 * rate))
+    if (*a < o->r_from)
+        *a = o->r_from;
+    if (o->total - *a < (long long)(0.05 * rate))
+        *a = -1;
+    return PL_OK;
+}
+
+/* The processing of a look of n samples, the first pre of them the
+ * lead-in and the rest the run's from frame a, into *cs and o->io. */
+static void look_config(pl_online *o, long long a, size_t pre, size_t n, pl_process_config *cs)
+{
+    *cs = o->c.proc;
+    if (!o->spliced) {
+        o->io = (seg_io){0};
+        o->io.fs = (pl_frontend_splice){0, 0, 0, 0, n};
+        return;
+    }
+    /* one spectrum segment: the live view shows none, and the cut-off
+     * that the whole looks took from theirs stands */
+    cs->psd_max_segments = 1;
+    cs->cutoff_hz = o->cutoff_hz;
+    /* the first looks' slope, measured on the prism's speeding up; a
+     * window's own (its tops at a near-steady speed) moved the ratios of
+     * a simulated run by 4e-5, twice their errors */
+    if (isfinite(o->beta_rad)) {
+        cs->lattice.beta_rad = o->beta_rad;
+        cs->lattice.beta_fixed = 1;
+    }
+    /* events are counted past the splice's reach (an edge of the window
+     * is no drop-out, jump or lost beam of the run's) */
+    size_t core = pre + (size_t)((SPLICE_SETTLE_S + 2 * SPLICE_LEAN_S) * o->c.rate_hz);
+    o->io.fs = (pl_frontend_splice){pre, (size_t)a, o->mains_hz, core < n ? core : n, n};
+}
+
+/* What a processed look r (its frame i the run's i + shift, the lead-in
+ * its first pre) adds to news. */
+static pl_status look_news(pl_online *o, pl_process_result *r, size_t pre, long long shift,
+                           int final, pl_online_news *news, pl_err *err)
+{
+    double rate = o->c.rate_hz;
+    size_t win = (size_t)(o->c.window_s * rate);
+    news->looked = 1;
+    if (!o->spliced)
+        o->release = (long long)r->release + shift;
+    news->release_t = (double)o->release / rate;
+    /* A look that sees the motion end may be wrong (a short window of 1/f
+     * noise took the prism for gone on a foreign run): the looks go on,
+     * and the end only lets the look's last impact be reported when it
+     * lies a guard before the newest sample. */
+    int ended = r->end + 1 < r->n && (double)r->end < (double)r->n - o->c.guard_s * rate;
+    double to_x = final ? (double)r->n : (double)r->n - o->c.guard_s * rate;
+    double from_x = o->spliced ? (double)pre + (SPLICE_SETTLE_S + SPLICE_LEAN_S) * rate
+                               : (double)r->release;
+    /* the run's first impacts wait until a look holds enough of them for
+     * the instants' global lag (the tops' shift, the ringing) to stand */
+    if (!o->spliced && !final && r->n_impacts < FIRST_IMPACTS)
+        to_x = from_x;
+    pl_status st = report_impacts(o, r, from_x, to_x, final || ended, shift, news, err);
+    if (st == PL_OK)
+        st = report_track(o, r, from_x, to_x, shift, news, err);
+    if (st == PL_OK) {
+        add_findings(o, r->faults, (double)shift / rate, final, news);
+        o->ended = ended;
+        news->ended = ended;
+    }
+    if (st == PL_OK && !o->spliced &&
+        o->total - o->release > (long long)(win + (size_t)(SETTLE_EXTRA_S * rate)))
+        st = settle(o, r, shift, err);
+    return st;
+}
+
+pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *err)
+{
+    memset(news, 0, sizeof *news);
+    news->release_t = o->release >= 0 ? (double)o->release / o->c.rate_hz : NAN;
+    news->frames = o->total;
+    news->ended = o->ended;
+    long long a;
+    if (look_start(o, &a, err) != PL_OK)
+        return err->code;
+    if (a < 0)
         return PL_OK;
     run_arrays arr;
     size_t pre;
     if (look_arrays(o, a, &arr, &pre) != 0)
         return pl_err_set(err, PL_ENOMEM, "online search: out of memory");
-    long long shift = a - (long long)pre;
-    pl_process_config cs = o->c.proc;
-    if (o->spliced) {
-        /* one spectrum segment: the live view shows none, and the cut-off
-         * that the whole looks took from theirs stands */
-        cs.psd_max_segments = 1;
-        cs.cutoff_hz = o->cutoff_hz;
-        if (isfinite(o->beta_rad))
-            cs.lattice.beta_rad = o->beta_rad;
-        /* events are counted past the splice's reach (an edge of the
-         * window is no drop-out, jump or lost beam of the run's) */
-        size_t core = pre + (size_t)((SPLICE_SETTLE_S + 2 * SPLICE_LEAN_S) * rate);
-        o->io.fs = (pl_frontend_splice){pre, (size_t)a, o->mains_hz,
-                                        core < arr.n ? core : arr.n, arr.n};
-    } else {
-        o->io = (seg_io){0};
-        o->io.fs = (pl_frontend_splice){0, 0, 0, 0, arr.n};
-    }
+    pl_process_config cs;
+    look_config(o, a, pre, arr.n, &cs);
     pl_process_result r;
     pl_err perr = {0};
     o->looks++;
-    pl_status st = pl_proc_process_owned(&arr, NULL, NULL, rate, o->c.h_m[0], o->c.h_m[1],
-                                         o->c.N, &cs, &r, NULL, &o->io, &perr);
+    o->looked = o->total;
+    pl_status st = pl_proc_process_owned(&arr, NULL, NULL, o->c.rate_hz, o->c.h_m[0],
+                                         o->c.h_m[1], o->c.N, &cs, &r, NULL, &o->io, &perr);
     if (st != PL_OK)
         pool_return(o, NULL, 1);
     if (st == PL_ENOMEM) {
@@ -563,35 +630,8 @@ pl_status pl_online_look(pl_online *o, int final, pl_online_news *news, pl_err *
         }
         return PL_OK;
     }
-    news->looked = 1;
-    if (!o->spliced)
-        o->release = (long long)r.release + shift;
-    news->release_t = (double)o->release / rate;
-    /* A look that sees the motion end may be wrong (a short window of 1/f
-     * noise took the prism for gone on a foreign run): the looks go on,
-     * and the end only lets the look's last impact be reported when it
-     * lies a guard before the newest sample. */
-    int ended = r.end + 1 < r.n && (double)r.end < (double)r.n - o->c.guard_s * rate;
-    double to_x = final ? (double)r.n : (double)r.n - o->c.guard_s * rate;
-    double from_x = o->spliced ? (double)pre + (SPLICE_SETTLE_S + SPLICE_LEAN_S) * rate
-                               : (double)r.release;
-    /* the run's first impacts wait until a look holds enough of them for
-     * the instants' global lag (the tops' shift, the ringing) to stand */
-    if (!o->spliced && !final && r.n_impacts < FIRST_IMPACTS)
-        to_x = from_x;
-    st = report_impacts(o, &r, from_x, to_x, final || ended, shift, news, err);
-    if (st == PL_OK)
-        st = report_track(o, &r, from_x, to_x, shift, news, err);
-    if (st == PL_OK) {
-        add_findings(o, r.faults, (double)shift / rate, final, news);
-        o->ended = ended;
-        news->ended = ended;
-    }
-    if (st == PL_OK && !o->spliced &&
-        o->total - o->release > (long long)(win + (size_t)(SETTLE_EXTRA_S * rate)))
-        st = settle(o, &r, shift, err);
+    st = look_news(o, &r, pre, a - (long long)pre, final, news, err);
     pool_return(o, &r, 0);
     pl_process_result_free(&r);
-    o->looked = o->total;
     return st;
 }

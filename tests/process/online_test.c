@@ -193,8 +193,9 @@ static void replay_set(const char *set, int runs, int clean)
     print_message("%s: %zu impacts live, %zu within 0.5 ms, %zu ratios within the "
                   "difference's se\n", set, live, near, comb);
     assert_true(near == live);
-    if (clean)
-        assert_true((double)comb >= 0.98 * (double)live);
+    /* the clean runs: 665 of 665; the faulty: 529 of 576, the shaking
+     * floor and the drifting mains the most of those outside */
+    assert_true((double)comb >= (clean ? 0.99 : 0.9) * (double)live);
     pl_store_close(store);
     tu_rmtree(dir);
     free(db);
@@ -244,7 +245,7 @@ static void simulator_20khz(void **state)
     /* count within 1 %, 99 % within 0.5 ms: here all of them */
     assert_int_equal(s.live, s.offline);
     assert_int_equal(s.near, s.live);
-    assert_true((double)s.in_se >= 0.97 * (double)s.live);
+    assert_true((double)s.in_se >= 0.99 * (double)s.live);
     assert_true(s.lp_err < 0.01);
     /* reported while it rolls: the first impacts within a second of the
      * release (0.5 s) */
@@ -281,7 +282,8 @@ static void bad_config(void **state)
 }
 
 /* Quiet samples only: nothing is reported and nothing is said (the
- * quiet before a release is no finding). */
+ * quiet before a release is no finding) until the last look, which says
+ * why the run has no impacts. */
 static void quiet_only(void **state)
 {
     (void)state;
@@ -305,7 +307,11 @@ static void quiet_only(void **state)
         assert_int_equal(pl_online_push(o, v1, v2, 500, &err), PL_OK);
         assert_int_equal(pl_online_look(o, blk == 59, &nw, &err), PL_OK);
         assert_int_equal(nw.n_impacts, 0);
-        assert_string_equal(nw.findings, "");
+        /* the last look says why the run has no impacts, as process would */
+        if (blk < 59)
+            assert_string_equal(nw.findings, "");
+        else
+            assert_non_null(strstr(nw.findings, "refused reason=\"no motion"));
         assert_true(isnan(nw.release_t));
     }
     assert_int_equal(pl_online_count(o), 0);
