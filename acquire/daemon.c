@@ -1115,6 +1115,27 @@ static pl_status open_pipeline(daemon_t *d, pl_err *err)
     return PL_OK;
 }
 
+/* Nothing to acquire: sleeps until a client, the pipeline or the live
+ * search stirs, or 100 ms. */
+static void idle_wait(daemon_t *d, int lfd)
+{
+    struct pollfd p[3 + MAX_CLIENTS];
+    nfds_t n = 0;
+    const client *cl = d->cl;
+    p[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+    if (pl_pipeline_fd(d->pipe) >= 0)   /* a step's output, or its end */
+        p[n++] = (struct pollfd){.fd = pl_pipeline_fd(d->pipe), .events = POLLIN};
+    if (d->live)   /* a run's last look, its events */
+        p[n++] = (struct pollfd){.fd = pl_live_fd(d->live), .events = POLLIN};
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (cl[i].fd >= 0)
+            p[n++] = (struct pollfd){.fd = cl[i].fd,
+                                     .events = cl[i].out_len ||
+                                               (cl[i].sbuf && cl[i].s_off < cl[i].s_len)
+                                               ? POLLOUT : POLLIN};
+    poll(p, n, 100);
+}
+
 /* [live] search: the impact search's thread, or one line saying why the
  * daemon goes without it (it records all the same). */
 static void open_live(daemon_t *d)
@@ -1177,21 +1198,7 @@ pl_status pl_daemon_run(const pl_rigconf *rc, const pl_source_spec *source,
         cl[i].fd = -1;
     while (!d.quit && !(opt->stop && *opt->stop)) {
         if (d.st == D_IDLE) {
-            /* nothing to acquire: sleep until a client stirs (or 100 ms) */
-            struct pollfd p[3 + MAX_CLIENTS];
-            nfds_t n = 0;
-            p[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
-            if (pl_pipeline_fd(d.pipe) >= 0)   /* a step's output, or its end */
-                p[n++] = (struct pollfd){.fd = pl_pipeline_fd(d.pipe), .events = POLLIN};
-            if (d.live)   /* a run's last look, its events */
-                p[n++] = (struct pollfd){.fd = pl_live_fd(d.live), .events = POLLIN};
-            for (int i = 0; i < MAX_CLIENTS; i++)
-                if (cl[i].fd >= 0)
-                    p[n++] = (struct pollfd){.fd = cl[i].fd,
-                                             .events = cl[i].out_len ||
-                                                       (cl[i].sbuf && cl[i].s_off < cl[i].s_len)
-                                                       ? POLLOUT : POLLIN};
-            poll(p, n, 100);
+            idle_wait(&d, lfd);
         } else if ((st = step(&d, err)) != PL_OK) {
             logf_(&d, "error: %s", err->msg);
             st = PL_OK;   /* the daemon survives a bad run; the log says why */
