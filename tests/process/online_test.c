@@ -257,6 +257,16 @@ static void simulator_20khz(void **state)
     free(dir);
 }
 
+/* A 22-edged prism's search at 10 kHz, beams at 20 and 11 mm. */
+static void config_22(pl_online_config *c)
+{
+    pl_online_config_default(c);
+    c->rate_hz = 10000;
+    c->N = 22;
+    c->h_m[0] = 0.02;
+    c->h_m[1] = 0.011;
+}
+
 /* A bad configuration is named. */
 static void bad_config(void **state)
 {
@@ -264,10 +274,8 @@ static void bad_config(void **state)
     pl_online_config c;
     pl_online *o = NULL;
     pl_err err = {0};
-    pl_online_config_default(&c);
-    c.rate_hz = 10000;
-    c.N = 22;
-    c.h_m[0] = c.h_m[1] = 0.02;
+    config_22(&c);
+    c.h_m[1] = c.h_m[0];
     assert_int_equal(pl_online_create(&o, &c, &err), PL_EINVAL);
     assert_non_null(strstr(err.msg, "beam heights"));
     c.h_m[1] = 0.01;
@@ -290,11 +298,7 @@ static void quiet_only(void **state)
     pl_online_config c;
     pl_online *o = NULL;
     pl_err err = {0};
-    pl_online_config_default(&c);
-    c.rate_hz = 10000;
-    c.N = 22;
-    c.h_m[0] = 0.02;
-    c.h_m[1] = 0.011;
+    config_22(&c);
     assert_int_equal(pl_online_create(&o, &c, &err), PL_OK);
     double v1[500], v2[500];
     unsigned long seed = 7;
