@@ -62,7 +62,11 @@ static const char synopsis[] =
     "verdict_run=).  At start it takes up its runs that an earlier daemon\n" \
     "left without processing or validation (killed, or its queue was full):\n" \
     "queued again, or named in the log and status with the pipeline off.\n" \
-    "docs/acquire.md.\n"
+    "While a run records it searches the incoming samples for impacts on a\n" \
+    "thread of its own, at most [live] cpu_share (0.2) of a core ([live]\n" \
+    "search = off: not; [run] prism names the prism), never holding up the\n" \
+    "recording; status says live=, live_impacts=; `acquire watch` prints its\n" \
+    "events.  docs/acquire.md.\n"
 
 #define WATCH_ABOUT \
     "watch: the daemon's live impact search as it runs ([live] search = on):\n" \
