@@ -79,10 +79,11 @@ struct pl_online {
     double track_next;       /* the track's next point (run clock, s) */
     double *track;           /* track_cap omega values, then as many L_p */
     size_t track_cap;
-    /* the findings' kinds, each with the looks in a row that showed it
-     * (PERSIST of them report it) */
+    /* the findings' kinds, each with the looks in a row that showed its
+     * event starting at the same instant (PERSIST of them report it) */
     struct {
         char kind[48];
+        double at;           /* the event's instant (run clock); NaN: none */
         int in_row;
         size_t last_look;
         int reported;
@@ -205,6 +206,24 @@ static void finding_kind(const char *line, size_t len, char *kind, size_t size)
     kind[strcspn(kind, " \n") + (ch && (size_t)(ch - line) < len ? 10 : 0)] = '\0';
 }
 
+/* Whether the word w (n bytes) is key followed by a number, into *v. */
+static int key_number(const char *w, size_t n, const char *key, double *v)
+{
+    size_t kl = strlen(key);
+    if (n <= kl || strncmp(w, key, kl))
+        return 0;
+    char *end;
+    *v = strtod(w + kl, &end);
+    return end == w + n;
+}
+
+/* The length of the word at line[i] in a line of len bytes. */
+static size_t word_at(const char *line, size_t len, size_t i)
+{
+    size_t w = strcspn(line + i, " \n");
+    return w > len - i ? len - i : w;
+}
+
 /* A fault line of a look, its instants (the keys ending "_s=" that name
  * a time: at_s, from_s, to_s, first_end_s) moved to the run's clock by
  * shift_s, into out. */
@@ -213,21 +232,14 @@ static void shift_line(const char *line, size_t len, double shift_s, char *out, 
     static const char *const keys[] = {"at_s=", "from_s=", "to_s=", "first_end_s="};
     size_t k = 0;
     for (size_t i = 0; i < len && k + 1 < size;) {
-        size_t word = strcspn(line + i, " \n");
-        if (word > len - i)
-            word = len - i;
+        size_t word = word_at(line, len, i);
         int timed = 0;
-        for (size_t j = 0; j < sizeof keys / sizeof keys[0] && !timed; j++) {
-            size_t kl = strlen(keys[j]);
-            if (word > kl && !strncmp(line + i, keys[j], kl)) {
-                char *end;
-                double v = strtod(line + i + kl, &end);
-                if (end == line + i + word) {
-                    k += (size_t)snprintf(out + k, size - k, "%s%.4f", keys[j], v + shift_s);
-                    timed = 1;
-                }
+        double v;
+        for (size_t j = 0; j < sizeof keys / sizeof keys[0] && !timed; j++)
+            if (key_number(line + i, word, keys[j], &v)) {
+                k += (size_t)snprintf(out + k, size - k, "%s%.4f", keys[j], v + shift_s);
+                timed = 1;
             }
-        }
         if (!timed)
             k += (size_t)snprintf(out + k, size - k, "%.*s", (int)word, line + i);
         i += word;
@@ -239,20 +251,22 @@ static void shift_line(const char *line, size_t len, double shift_s, char *out, 
     out[k < size ? k : size - 1] = '\0';
 }
 
-/* The lines of text whose kind no earlier look reported, into news.  A
- * jump of the lattice's phase is left out: it is a file's missing buffer
- * that the run's own clock shows, which a live recording cannot have
- * unseen (the driver reports an overrun), while a window of a second and
- * a half holds too few drops for the whole run's test (a simulated run
- * without one showed one in a look, at 2.38 s).  So is omega's drift off
- * the impacts' clock (omega_drift): a
- * window of a second and a half gives too loose a figure for it: 0.8-0.9 %
- * on a clean foreign run (1/f noise) whose whole run gives 0.52 %, the
- * tolerance being 0.75 % (process.c); the stop's processing says it.
- * Clipping is taken from spliced looks (and the last): its rails are a
- * channel's extremes in the look, and over the first half second of
- * motion those are the speed's peaks so far (our simulator's run at
- * 20 kHz: 10 samples at 0.89 s "clipped" in three looks in a row). */
+/* The instant the event of a fault line starts at, on the look's clock:
+ * its from_s, else its at_s; NaN for neither. */
+static double line_instant(const char *line, size_t len)
+{
+    double from = NAN, at = NAN, v;
+    for (size_t i = 0; i < len; i++) {
+        size_t word = word_at(line, len, i);
+        if (key_number(line + i, word, "from_s=", &v))
+            from = v;
+        else if (key_number(line + i, word, "at_s=", &v))
+            at = v;
+        i += word;
+    }
+    return isnan(from) ? at : from;
+}
+
 /* Whether a finding's kind (its first word, its channel) is word's. */
 static int is_kind(const char *kind, const char *word)
 {
@@ -260,51 +274,57 @@ static int is_kind(const char *kind, const char *word)
     return !strncmp(kind, word, n) && (kind[n] == ' ' || kind[n] == '\0');
 }
 
+/* A look's fault lines into news, each kind once it has shown the same
+ * event (same kind, same starting instant to 5 ms: a window's edge moves
+ * with the window) in PERSIST looks in a row, or at the last look.  A
+ * jump of the lattice's phase is left out: it is a file's missing buffer
+ * that the run's own clock shows, which a live recording cannot have
+ * unseen (the driver reports an overrun), while a window of a second and
+ * a half holds too few drops for the whole run's test (a simulated run
+ * without one showed one in a look, at 2.38 s).  So is omega's drift off
+ * the impacts' clock (omega_drift): a window of a second and a half gives
+ * too loose a figure for it: 0.8-0.9 % on a clean foreign run (1/f
+ * noise) whose whole run gives 0.52 %, the tolerance being 0.75 %
+ * (process.c); the stop's processing says it.  Clipping is taken from
+ * spliced looks (and the last): its rails are a channel's extremes in
+ * the look, and over the first half second of motion those are the
+ * speed's peaks so far (our simulator's run at 20 kHz: 10 samples at
+ * 0.89 s "clipped" in three looks in a row). */
 static void add_findings(pl_online *o, const char *text, double shift_s, int final,
                          pl_online_news *news)
 {
-    for (const char *p = text; *p;) {
+    for (const char *p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
         size_t len = strcspn(p, "\n");
         char kind[48];
         finding_kind(p, len, kind, sizeof kind);
-        int skip = is_kind(kind, "time_jump") || is_kind(kind, "omega_drift") || len == 0 ||
-                   (!o->spliced && !final && is_kind(kind, "clipped"));
-        for (int k = 0; k < o->n_kinds; k++)
-            skip |= o->kinds[k].reported && !strcmp(o->kinds[k].kind, kind);
-        /* an event is the same in the next look when it starts at the same
-         * instant of the run (a window's edge moves with the window) */
-        const char *at = strstr(p, "from_s=");
-        at = at && (size_t)(at - p) < len ? at + 7 : NULL;
-        if (!at && (at = strstr(p, "at_s=")) && (size_t)(at - p) < len)
-            at += 5;
-        else if (!at)
-            at = NULL;
-        size_t kl = strlen(kind);
-        if (at)
-            snprintf(kind + kl, sizeof kind - kl, "@%.2f", strtod(at, NULL) + shift_s);
+        if (len == 0 || is_kind(kind, "time_jump") || is_kind(kind, "omega_drift") ||
+            (!o->spliced && !final && is_kind(kind, "clipped")))
+            continue;
         int k = 0;
         while (k < o->n_kinds && strcmp(o->kinds[k].kind, kind))
             k++;
-        if (!skip && k == o->n_kinds && o->n_kinds < MAX_KINDS) {
-            snprintf(o->kinds[k].kind, sizeof o->kinds[k].kind, "%s", kind);
-            o->kinds[k].in_row = 0;
-            o->kinds[k].reported = 0;
+        if (k == MAX_KINDS)
+            continue;
+        if (k == o->n_kinds) {
             o->n_kinds++;
+            snprintf(o->kinds[k].kind, sizeof o->kinds[k].kind, "%s", kind);
+            o->kinds[k].in_row = o->kinds[k].reported = 0;
         }
-        if (!skip && k < o->n_kinds) {
-            o->kinds[k].in_row = o->kinds[k].in_row && o->kinds[k].last_look + 1 == o->looks
-                                     ? o->kinds[k].in_row + 1 : 1;
-            o->kinds[k].last_look = o->looks;
-            if (o->kinds[k].in_row >= PERSIST || final) {
-                char line[512];
-                o->kinds[k].reported = 1;
-                o->kinds[k].kind[kl] = '\0';   /* the kind, whatever its instant */
-                shift_line(p, len, shift_s, line, sizeof line);
-                size_t used = strlen(news->findings);
-                snprintf(news->findings + used, sizeof news->findings - used, "%s\n", line);
-            }
+        if (o->kinds[k].reported)
+            continue;
+        double at = line_instant(p, len) + shift_s, was = o->kinds[k].at;
+        int same = o->kinds[k].in_row && o->kinds[k].last_look + 1 == o->looks &&
+                   (isnan(at) ? isnan(was) : fabs(at - was) < 0.005);
+        o->kinds[k].in_row = same ? o->kinds[k].in_row + 1 : 1;
+        o->kinds[k].at = at;
+        o->kinds[k].last_look = o->looks;
+        if (o->kinds[k].in_row >= PERSIST || final) {
+            char line[512];
+            o->kinds[k].reported = 1;
+            shift_line(p, len, shift_s, line, sizeof line);
+            size_t used = strlen(news->findings);
+            snprintf(news->findings + used, sizeof news->findings - used, "%s\n", line);
         }
-        p += len + (p[len] == '\n');
     }
 }
 
@@ -588,7 +608,9 @@ static pl_status look_news(pl_online *o, pl_process_result *r, size_t pre, long 
         o->ended = ended;
         news->ended = ended;
     }
-    if (st == PL_OK && !o->spliced &&
+    /* spliced looks carry L_p from an impact reported: a whole look
+     * must have reported one first */
+    if (st == PL_OK && !o->spliced && !isnan(o->last_t) &&
         o->total - o->release > (long long)(win + (size_t)(SETTLE_EXTRA_S * rate)))
         st = settle(o, r, shift, err);
     return st;
