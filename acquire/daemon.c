@@ -231,16 +231,25 @@ static void live_flush(daemon_t *d)
     d->lv_n = 0;
 }
 
-/* A recorded frame's velocities for the live search; handed over when
+/* Both channels' velocities of frame p into v (0 for a channel the
+ * source lacks): read once a frame for the motion test and the live
+ * search. */
+static void frame_velocities(const daemon_t *d, const unsigned char *frame, double v[2])
+{
+    for (int c = 0; c < 2; c++)
+        v[c] = c < d->info.n_channels ? velocity(d, frame, c) : 0;
+}
+
+/* A recorded frame's velocities v for the live search; handed over when
  * the block is done (live_flush()). */
-static void live_take(daemon_t *d, const unsigned char *frame)
+static void live_take(daemon_t *d, const double v[2])
 {
     if (!d->live || !d->lv[0] || d->info.n_channels < 2)
         return;
     if (d->lv_n == d->block)
         live_flush(d);
-    d->lv[0][d->lv_n] = velocity(d, frame, 0);
-    d->lv[1][d->lv_n++] = velocity(d, frame, 1);
+    d->lv[0][d->lv_n] = v[0];
+    d->lv[1][d->lv_n++] = v[1];
 }
 
 /* The live events for the stream clients. */
@@ -250,20 +259,19 @@ static void stream_event(void *ctx, const char *line, size_t n);
  * threshold.  The resting level follows the signal slowly (1 s time
  * constant) while it is still, so a DC offset or a slow drift is not
  * taken for a release. */
-static int moving(daemon_t *d, const unsigned char *frame)
+static int moving(daemon_t *d, const double v[2])
 {
     int m = 0;
     double a = 1.0 / d->info.sample_rate_hz;
     for (int c = 0; c < 2 && c < d->info.n_channels; c++) {
-        double v = velocity(d, frame, c);
         if (!d->have_base)
-            d->base[c] = v;
-        if (fabs(v - d->base[c]) > d->opt->threshold_mps)
+            d->base[c] = v[c];
+        if (fabs(v[c] - d->base[c]) > d->opt->threshold_mps)
             m = 1;
     }
     if (!m)
         for (int c = 0; c < 2 && c < d->info.n_channels; c++)
-            d->base[c] += a * (velocity(d, frame, c) - d->base[c]);
+            d->base[c] += a * (v[c] - d->base[c]);
     d->have_base = 1;
     return m;
 }
@@ -505,7 +513,9 @@ static pl_status begin(daemon_t *d, pl_err *err)
         size_t k = (first + i) % d->pre_cap;
         if (pl_writer_push(w, d->pre + k * d->frame_bytes, 1, err) != PL_OK)
             return err->code;
-        live_take(d, d->pre + k * d->frame_bytes);
+        double v[2];
+        frame_velocities(d, d->pre + k * d->frame_bytes, v);
+        live_take(d, v);
     }
     live_flush(d);
     d->frames = pre;
@@ -629,7 +639,9 @@ static pl_status step(daemon_t *d, pl_err *err)
     size_t hold = (size_t)(d->opt->still_s * d->info.sample_rate_hz);
     for (size_t i = 0; i < got; i++) {
         const unsigned char *f = d->buf + i * d->frame_bytes;
-        int m = moving(d, f);
+        double v[2];
+        frame_velocities(d, f, v);
+        int m = moving(d, v);
         if (d->st == D_ARMED) {
             pre_push(d, f);
             d->above = m ? d->above + 1 : 0;
@@ -650,7 +662,7 @@ static pl_status step(daemon_t *d, pl_err *err)
         if (st != PL_OK)
             return commit_failed(d, err);
         d->frames++;
-        live_take(d, f);
+        live_take(d, v);
         /* Motion counts when it lasts 1 ms (a speckle drop-out of the LDV
          * is a spike, not a prism); any departure resets the stillness. */
         if (m) {
