@@ -9,17 +9,7 @@
 # the store intact and the daemon still serving.
 name=daemon_fulldisk_test
 . tests/util/daemon.sh
-sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
-cat >>"$dir/rig.ini" <<INI
-[run]
-prism = steel-38
-ramp = glass-0.4079
-lambda0_deg = 4.5
-duration_s = 60
-[sim]
-seed = 2
-paced = 1
-INI
+daemon_rig
 # 10 kHz x 2 channels x 2 bytes = 40 kB/s: ~4 s is 160 kB, in the store's
 # pages (16 KiB in a new store, 4 KiB in an older one)
 pages=$(sqlite3 "$db" 'PRAGMA page_count')

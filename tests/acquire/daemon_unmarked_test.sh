@@ -19,17 +19,7 @@
 name=daemon_unmarked_test
 . tests/util/daemon.sh
 command -v prlimit >/dev/null || fail "prlimit (util-linux) is needed: make deps"
-sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
-cat >>"$dir/rig.ini" <<INI
-[run]
-prism = steel-38
-ramp = glass-0.4079
-lambda0_deg = 4.5
-duration_s = 60
-[sim]
-seed = 2
-paced = 1
-INI
+daemon_rig
 ctl() { $bin acquire "$1" --config "$dir/rig.ini"; }
 # start_daemon [PRLIMIT-OPTION]: the daemon ignoring SIGXFSZ, under the
 # file-size limit given, once it answers

@@ -10,6 +10,9 @@
 #                                 rig's socket (a killed daemon leaves its
 #                                 socket file behind: its presence says
 #                                 nothing), at most 10 s
+#   daemon_rig                    $dir/rig.ini: the simulated rig of
+#                                 tests/util/simrig.sh rolling steel-38 on
+#                                 glass-0.4079 for up to 60 s (seed 2, paced)
 #   daemon_until CONFIG TEXT TENTHS WHAT
 #                                 until `status` holds TEXT; past TENTHS,
 #                                 fail saying WHAT and the last status
@@ -30,6 +33,13 @@ fail() {
 }
 db=$dir/d.db
 sh tests/util/catalogdb.sh "$bin" "$db"
+
+daemon_rig() {
+    sh tests/util/simrig.sh "$db" >"$dir/rig.ini"
+    printf '[run]\nprism = steel-38\nramp = glass-0.4079\nlambda0_deg = 4.5\nduration_s = 60\n' \
+        >>"$dir/rig.ini"
+    printf '[sim]\nseed = 2\npaced = 1\n' >>"$dir/rig.ini"
+}
 
 daemon_start() {
     sock=${2:-$(sed -n 's/^db = //p' "$1").sock}
