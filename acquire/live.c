@@ -3,6 +3,7 @@
 #define _GNU_SOURCE   /* pipe2 */
 #include "acquire/live.h"
 
+#include "core/json.h"
 #include "db/catalog.h"
 
 #include <errno.h>
@@ -119,72 +120,48 @@ static double cpu_s(void)
 
 /* --- events ------------------------------------------------------------- */
 
-/* An event under construction: its JSON text. */
+/* An event under construction: its JSON text, in memory (open_memstream;
+ * f NULL when that failed: the event is not sent).  Its values are
+ * written as the commands' --json write theirs (core/json.h); its keys
+ * without a space, one compact line. */
 typedef struct {
-    char s[8192];
+    FILE *f;
+    char *text;
     size_t n;
-    int big;                 /* it outgrew s: in heap h */
-    char *h;
-    size_t hcap;
 } event;
 
 static void ev_put(event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void ev_put(event *e, const char *fmt, ...)
 {
-    for (;;) {
-        char *dst = e->big ? e->h : e->s;
-        size_t cap = e->big ? e->hcap : sizeof e->s;
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(dst + e->n, cap - e->n, fmt, ap);
-        va_end(ap);
-        if (k < 0)
-            return;
-        if (e->n + (size_t)k < cap) {
-            e->n += (size_t)k;
-            return;
-        }
-        size_t ncap = 2 * (cap + (size_t)k);
-        char *h = realloc(e->big ? e->h : NULL, ncap);
-        if (!h)
-            return;   /* the event is cut; its line stays whole below */
-        if (!e->big)
-            memcpy(h, e->s, e->n);
-        e->h = h;
-        e->hcap = ncap;
-        e->big = 1;
-    }
+    if (!e->f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(e->f, fmt, ap);
+    va_end(ap);
 }
 
 /* A number as JSON: NaN and infinities are null. */
 static void ev_num(event *e, const char *key, double v)
 {
-    if (isfinite(v))
-        ev_put(e, ",\"%s\":%.9g", key, v);
-    else
-        ev_put(e, ",\"%s\":null", key);
+    ev_put(e, ",\"%s\":", key);
+    if (e->f)
+        pl_json_number(e->f, v);
 }
 
 static void ev_str(event *e, const char *key, const char *v)
 {
-    ev_put(e, ",\"%s\":\"", key);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            ev_put(e, "\\%c", *p);
-        else if (*p < 0x20)
-            ev_put(e, "\\u%04x", *p);
-        else
-            ev_put(e, "%c", *p);
-    }
-    ev_put(e, "\"");
+    ev_put(e, ",\"%s\":", key);
+    if (e->f)
+        pl_json_string(e->f, v);
 }
 
 static void ev_begin(event *e, const char *kind, long long run)
 {
+    e->text = NULL;
     e->n = 0;
-    e->big = 0;
-    e->h = NULL;
+    e->f = open_memstream(&e->text, &e->n);
     ev_put(e, "E {\"event\":\"%s\",\"run\":%lld,\"wall_ms\":%.1f", kind, run, wall_s() * 1e3);
 }
 
@@ -192,12 +169,12 @@ static void ev_begin(event *e, const char *kind, long long run)
 static void ev_send(pl_live *lv, event *e)
 {
     ev_put(e, "}\n");
-    const char *text = e->big ? e->h : e->s;
-    size_t n = e->n;
-    if (n == 0 || text[n - 1] != '\n') {   /* cut short by memory: not sent */
-        free(e->h);
+    if (!e->f || fclose(e->f) != 0) {   /* out of memory: not sent */
+        free(e->text);
         return;
     }
+    const char *text = e->text;
+    size_t n = e->n;
     pthread_mutex_lock(&lv->mu);
     if (lv->ev_len + n > EVENTS_MAX) {
         lv->ev_dropped++;
@@ -218,7 +195,7 @@ static void ev_send(pl_live *lv, event *e)
         }
     }
     pthread_mutex_unlock(&lv->mu);
-    free(e->h);
+    free(e->text);
     char one = 1;
     if (write(lv->wake[1], &one, 1) < 0 && errno != EAGAIN)
         return;   /* a full pipe wakes the loop already */
@@ -337,6 +314,8 @@ static void send_news(pl_live *lv, search *s, const pl_online_news *nw)
         ev_begin(&e, "track", s->run);
         ev_num(&e, "t0_s", nw->track_t0_s);
         ev_num(&e, "dt_s", nw->track_dt_s);
+        /* six digits a point, what a plot shows: up to 200 points an
+         * event share the viewers' stream queue with the D lines */
         for (int k = 0; k < 2; k++) {
             const double *x = k ? nw->track_lp : nw->track_omega;
             ev_put(&e, ",\"%s\":[", k ? "lp" : "omega");
